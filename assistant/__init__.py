@@ -1,0 +1,1 @@
+"""The agent: LLM providers, deterministic engine, conversation and answer rendering."""

@@ -1,0 +1,1 @@
+"""Guidance documents, their Chroma index and cited retrieval."""

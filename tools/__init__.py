@@ -1,0 +1,1 @@
+"""Deterministic, typed tools: model architectures, memory estimation, catalogs, planning."""

@@ -1,0 +1,123 @@
+"""Transformer architecture facts needed to count parameters and size memory.
+
+The numbers come from a model's HuggingFace ``config.json``. Everything downstream (memory, speed,
+planning) reads a :class:`ModelArchitecture`, never a raw config dict.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+AttentionKind = Literal["mha", "gqa", "mqa", "mla"]
+QuantMethod = Literal["gptq", "awq", "fp8", "bnb-nf4", "bnb-int8", "compressed-tensors"]
+
+
+class MoESpec(BaseModel):
+    """Mixture-of-experts layout of the MLP blocks."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    num_experts: int = Field(gt=0, description="routed experts per MoE layer")
+    experts_per_token: int = Field(gt=0, description="routed experts active for each token")
+    expert_intermediate_size: int = Field(gt=0, description="MLP width of one routed expert")
+    num_shared_experts: int = Field(default=0, ge=0, description="always-active shared experts per layer")
+    shared_expert_intermediate_size: int = Field(
+        default=0, ge=0, description="MLP width of ONE shared expert (0 when there is none)"
+    )
+    dense_layers: int = Field(
+        default=0, ge=0, description="layers whose MLP is dense (intermediate_size) instead of MoE"
+    )
+    shared_expert_gate: bool = Field(default=False, description="Qwen-MoE style sigmoid gate on shared expert")
+
+
+class MLASpec(BaseModel):
+    """DeepSeek multi-head latent attention: the KV cache stores one compressed latent per token."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kv_lora_rank: int = Field(gt=0)
+    q_lora_rank: int | None = Field(default=None, description="None: queries are not low-rank")
+    qk_rope_head_dim: int = Field(gt=0)
+    qk_nope_head_dim: int = Field(gt=0)
+    v_head_dim: int = Field(gt=0)
+
+
+class QuantSpec(BaseModel):
+    """Quantisation baked into a checkpoint (from ``quantization_config``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    method: QuantMethod
+    bits: int = Field(gt=0, le=16)
+    group_size: int | None = Field(default=None, description="weights per scale; None or -1 = per channel")
+
+
+class ParamBreakdown(BaseModel):
+    """Parameter counts (plain numbers of parameters, not bytes) by where they live."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    embedding: int
+    lm_head: int = Field(description="0 when tied to the embedding")
+    attention: int = Field(description="all layers: q/k/v/o projections, biases, q/k norms, MLA down/up")
+    dense_mlp: int = Field(description="all layers with a dense MLP")
+    routed_experts: int = Field(description="all routed experts of all MoE layers")
+    shared_experts: int = Field(description="shared experts (and their gates) of all MoE layers")
+    router: int = Field(description="MoE router weights")
+    norms: int = Field(description="layer norms incl. the final norm")
+    other: int = Field(default=0, description="parts outside the decoder, e.g. a vision tower")
+    active_routed_experts: int = Field(description="routed-expert params used by one token")
+
+    @property
+    def total(self) -> int:
+        """All parameters stored in memory."""
+        return (
+            self.embedding + self.lm_head + self.attention + self.dense_mlp + self.routed_experts
+            + self.shared_experts + self.router + self.norms + self.other
+        )
+
+    @property
+    def active(self) -> int:
+        """Parameters read for one token (MoE: only the routed experts it uses)."""
+        return self.total - self.routed_experts + self.active_routed_experts
+
+    @property
+    def linear(self) -> int:
+        """Parameters in decoder linear layers: what GPTQ/AWQ/FP8/bnb quantise (not embeddings/norms)."""
+        return self.attention + self.dense_mlp + self.routed_experts + self.shared_experts
+
+
+class ModelArchitecture(BaseModel):
+    """One decoder-only LLM, as described by its ``config.json``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="canonical display name, e.g. 'Qwen2.5-72B-Instruct'")
+    family: str = Field(description="e.g. 'Qwen2.5', 'Llama 3.1', 'DeepSeek-V3'")
+    hf_id: str | None = None
+    source_url: str = Field(description="the config.json the numbers were taken from")
+    aliases: tuple[str, ...] = ()
+    hidden_size: int = Field(gt=0)
+    num_layers: int = Field(gt=0)
+    num_attention_heads: int = Field(gt=0)
+    num_kv_heads: int = Field(gt=0)
+    head_dim: int = Field(gt=0, description="from config when given, else hidden_size / heads")
+    intermediate_size: int = Field(gt=0, description="dense MLP width")
+    vocab_size: int = Field(gt=0)
+    tie_word_embeddings: bool
+    max_context: int = Field(gt=0, description="max_position_embeddings (or documented context)")
+    gated_mlp: bool = Field(default=True, description="SwiGLU/GeGLU: three matrices instead of two")
+    qkv_bias: bool = False
+    o_bias: bool = False
+    qk_norm: bool = False
+    sliding_window: int | None = Field(default=None, description="window of sliding-window layers")
+    sliding_window_layers: int = Field(default=0, ge=0, description="how many layers use the window")
+    moe: MoESpec | None = None
+    mla: MLASpec | None = None
+    quantization: QuantSpec | None = Field(default=None, description="checkpoint's own quantization_config")
+    other_params: int = Field(default=0, ge=0, description="params outside the decoder (vision tower ...)")
+    official_params_b: float | None = Field(default=None, description="published total, billions")
+    official_params_source: str | None = None
+    torch_dtype: str = "bfloat16"

@@ -1,0 +1,1 @@
+"""Faces of gpu-advisor: CLI, Gradio chat and widget, HTTP API, Slack bot."""

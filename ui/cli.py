@@ -1,0 +1,58 @@
+"""The ``gpu-advisor`` command line.
+
+Each subcommand lives in ``ui/commands/<area>.py`` and exposes ``register(subparsers)``. Registering only
+builds argparse parsers; the handlers import heavy libraries (Chroma, LangChain, Gradio) when they run, so
+``gpu-advisor --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from tools.errors import ToolInputError
+
+# Order is the order shown in --help.
+_COMMAND_MODULES = ("core", "knowledge")
+
+
+class CommandError(Exception):
+    """A user-facing failure: printed as one line, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the top-level parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="gpu-advisor",
+        description="Which Alibaba Cloud GPU instance, how many cards, what it costs.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in _COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"ui.commands.{name}")
+        except ModuleNotFoundError as exc:  # an area not built yet must not break the others
+            if exc.name != f"ui.commands.{name}":
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse arguments, run the handler, turn user errors into one clear line."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
+    try:
+        code = args.handler(args)
+    except (ToolInputError, CommandError) as exc:
+        print(f"gpu-advisor: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
+    except BrokenPipeError:
+        raise SystemExit(0) from None
+    raise SystemExit(code or 0)

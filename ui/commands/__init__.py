@@ -1,0 +1,1 @@
+"""Subcommands of ``gpu-advisor``; each module registers its parsers with ``register(subparsers)``."""
