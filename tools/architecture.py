@@ -29,7 +29,7 @@ class MoESpec(BaseModel):
     dense_layers: int = Field(
         default=0, ge=0, description="layers whose MLP is dense (intermediate_size) instead of MoE"
     )
-    shared_expert_gate: bool = Field(default=False, description="Qwen-MoE style sigmoid gate on shared expert")
+    shared_expert_gate: bool = Field(default=False, description="Qwen-MoE sigmoid gate on the shared expert")
 
 
 class MLASpec(BaseModel):
@@ -112,6 +112,7 @@ class ModelArchitecture(BaseModel):
     qkv_bias: bool = False
     o_bias: bool = False
     qk_norm: bool = False
+    norms_per_layer: int = Field(default=2, ge=0, description="Gemma 2/3 have 4 (pre and post norms)")
     sliding_window: int | None = Field(default=None, description="window of sliding-window layers")
     sliding_window_layers: int = Field(default=0, ge=0, description="how many layers use the window")
     moe: MoESpec | None = None
@@ -121,3 +122,90 @@ class ModelArchitecture(BaseModel):
     official_params_b: float | None = Field(default=None, description="published total, billions")
     official_params_source: str | None = None
     torch_dtype: str = "bfloat16"
+
+    @property
+    def attention_kind(self) -> AttentionKind:
+        """How keys/values are shared across heads, which decides the KV-cache size."""
+        if self.mla is not None:
+            return "mla"
+        if self.num_kv_heads == 1:
+            return "mqa"
+        if self.num_kv_heads < self.num_attention_heads:
+            return "gqa"
+        return "mha"
+
+    @property
+    def moe_layers(self) -> int:
+        """Number of layers whose MLP is a mixture of experts."""
+        return 0 if self.moe is None else self.num_layers - self.moe.dense_layers
+
+    def param_breakdown(self) -> ParamBreakdown:
+        """Count parameters from the architecture (weights and biases; buffers excluded)."""
+        h = self.hidden_size
+        mlp_matrices = 3 if self.gated_mlp else 2
+        moe = self.moe
+        dense_layers = self.num_layers - self.moe_layers
+        routed = shared = router = active_routed = 0
+        if moe is not None:
+            expert = mlp_matrices * h * moe.expert_intermediate_size
+            routed = self.moe_layers * moe.num_experts * expert
+            active_routed = self.moe_layers * moe.experts_per_token * expert
+            shared_one = mlp_matrices * h * moe.shared_expert_intermediate_size
+            gate = h if moe.shared_expert_gate else 0
+            shared = self.moe_layers * (moe.num_shared_experts * shared_one + gate)
+            router = self.moe_layers * h * moe.num_experts
+        return ParamBreakdown(
+            embedding=self.vocab_size * h,
+            lm_head=0 if self.tie_word_embeddings else self.vocab_size * h,
+            attention=self.num_layers * self._attention_params_per_layer(),
+            dense_mlp=dense_layers * mlp_matrices * h * self.intermediate_size,
+            routed_experts=routed,
+            shared_experts=shared,
+            router=router,
+            norms=self.num_layers * self.norms_per_layer * h + h,
+            other=self.other_params,
+            active_routed_experts=active_routed,
+        )
+
+    def _attention_params_per_layer(self) -> int:
+        h, heads = self.hidden_size, self.num_attention_heads
+        if self.mla is not None:
+            m = self.mla
+            qk_head = m.qk_nope_head_dim + m.qk_rope_head_dim
+            if m.q_lora_rank:
+                q = h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * heads * qk_head
+            else:
+                q = h * heads * qk_head
+            kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank
+            kv += m.kv_lora_rank * heads * (m.qk_nope_head_dim + m.v_head_dim)
+            return q + kv + heads * m.v_head_dim * h
+        q_out = heads * self.head_dim
+        kv_out = self.num_kv_heads * self.head_dim
+        params = h * (q_out + 2 * kv_out) + q_out * h
+        if self.qkv_bias:
+            params += q_out + 2 * kv_out
+        if self.o_bias:
+            params += h
+        if self.qk_norm:
+            params += 2 * self.head_dim
+        return params
+
+    def kv_cache_elements_per_token_per_layer(self) -> int:
+        """Count cached numbers per token per layer: K and V heads, or MLA's latent plus RoPE key."""
+        if self.mla is not None:
+            return self.mla.kv_lora_rank + self.mla.qk_rope_head_dim
+        return 2 * self.num_kv_heads * self.head_dim
+
+    def kv_cache_elements(self, tokens: int) -> int:
+        """Numbers held in the KV cache for ONE sequence of ``tokens`` tokens, all layers.
+
+        Sliding-window layers keep at most ``sliding_window`` tokens. Multiply by the KV dtype's
+        bytes and by the number of sequences to get bytes.
+        """
+        if tokens < 0:
+            raise ValueError("tokens must be >= 0")
+        per_layer = self.kv_cache_elements_per_token_per_layer()
+        windowed = self.sliding_window_layers if self.sliding_window else 0
+        full_layers = self.num_layers - windowed
+        window_tokens = min(tokens, self.sliding_window or tokens)
+        return per_layer * (full_layers * tokens + windowed * window_tokens)
