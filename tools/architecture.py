@@ -121,7 +121,13 @@ class ModelArchitecture(BaseModel):
     other_params: int = Field(default=0, ge=0, description="params outside the decoder (vision tower ...)")
     official_params_b: float | None = Field(default=None, description="published total, billions")
     official_params_source: str | None = None
+    official_active_params_b: float | None = Field(
+        default=None, description="MoE: published params used per token, billions (same source)"
+    )
     torch_dtype: str = "bfloat16"
+    notes: str | None = Field(
+        default=None, description="how the numbers were checked, assumptions made while parsing, caveats"
+    )
 
     @property
     def attention_kind(self) -> AttentionKind:
