@@ -6,7 +6,6 @@ the instance-families document against the catalog's GPU memory per family.
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import re
 from functools import cache
@@ -14,6 +13,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from tools import catalog
+from tools.errors import UnknownNameError
 
 _DOCS_DIR = Path(__file__).resolve().parents[1] / "knowledge" / "docs"
 _LANGS = ("en", "zh")
@@ -40,21 +42,26 @@ _CONFIDENCE = {"official", "official-historical", "inferred", "uncertain"}
 _UNNAMED_MARKERS = ("unnamed", "unknown", "not named", "probably")
 
 
-def _catalog_path() -> Path:
-    # Reference copy outside the repository; the lead will point this at the project's own catalog.
-    return Path(__file__).resolve().parents[2] / "shared" / "reference" / "aliyun_gpu_catalog.csv"
-
-
 @cache
-def _catalog_rows_cached() -> tuple[dict[str, str], ...]:
-    with _catalog_path().open(encoding="utf-8", newline="") as handle:
-        return tuple(csv.DictReader(handle))
-
-
 def _catalog_rows() -> tuple[dict[str, str], ...]:
-    if not _catalog_path().is_file():
-        pytest.skip(f"catalog not found at {_catalog_path()}")
-    return _catalog_rows_cached()
+    """The project's own instance catalog, as strings in the shape the docs print them."""
+
+    def fmt(value: float | int | None) -> str:
+        return "" if value is None else f"{value:g}"
+
+    return tuple(
+        {
+            "instance_type": i.instance_type,
+            "family": i.family,
+            "vcpu": fmt(i.vcpu),
+            "mem_gib": fmt(i.memory_gib),
+            "gpu_mem_gib_per_gpu": fmt(i.gpu_memory_gib),
+            "gpu_count": fmt(i.gpu_count),
+            "gpu_model": i.gpu_model or "",
+            "gpu_likely": i.gpu_model_likely or "",
+        }
+        for i in catalog.load_instances()
+    )
 
 
 def _doc_paths() -> list[Path]:
@@ -153,10 +160,12 @@ def _family_table(body: str) -> list[dict[str, str]]:
     return rows
 
 
-def _catalog_gpu_key(gpu_model: str) -> str:
-    """'NVIDIA V100 SXM2 16GB' -> 'V100 16GB'; 'NVIDIA A100 80GB (inferred, see notes)' -> 'A100 80GB'."""
-    name = re.sub(r"\(.*?\)", "", gpu_model).replace("NVIDIA ", "").replace("SXM2 ", "")
-    return " ".join(name.split())
+def _same_gpu(doc_name: str, catalog_name: str) -> bool:
+    """'A100 80GB' in a doc and 'A100-80GB' in the catalog are the same GPU."""
+    try:
+        return catalog.get_gpu(doc_name).name == catalog.get_gpu(catalog_name).name
+    except UnknownNameError:
+        return False
 
 
 def _families() -> dict[str, list[dict[str, str]]]:
@@ -192,11 +201,14 @@ def test_family_table_matches_catalog(lang: str) -> None:
         counts = {int(float(row["gpu_count"])) for row in rows if row["gpu_count"]}
         assert {int(n) for n in re.findall(r"\d+", entry["GPUs per instance"])} == counts, family
 
-        keys = {_catalog_gpu_key(row["gpu_model"]) for row in rows}
-        assert len(keys) == 1, f"{family}: catalog has several GPU models {keys}"
-        key = keys.pop()
+        named = {row["gpu_model"] for row in rows}
+        assert len(named) == 1, f"{family}: catalog has several GPU models {named}"
+        name = named.pop()
         doc_gpu = entry["GPU"]
-        if key:
-            assert doc_gpu.split(" (")[0] == key, f"{family}: GPU {doc_gpu!r}, catalog {key!r}"
+        if name:
+            assert _same_gpu(doc_gpu.split(" (")[0], name), f"{family}: GPU {doc_gpu!r}, catalog {name!r}"
         else:
-            assert any(marker in doc_gpu for marker in _UNNAMED_MARKERS), f"{family}: unnamed in catalog"
+            likely = rows[0]["gpu_likely"]
+            unnamed = any(marker in doc_gpu for marker in _UNNAMED_MARKERS)
+            assert unnamed or _same_gpu(doc_gpu, likely), f"{family}: {doc_gpu!r} vs {likely!r}"
+            assert entry["confidence"] != "official", f"{family}: unnamed GPU cannot be 'official'"
