@@ -11,6 +11,7 @@ import argparse
 import importlib
 import logging
 import sys
+from typing import NoReturn
 
 from tools.errors import ToolInputError
 
@@ -22,9 +23,17 @@ class CommandError(Exception):
     """A user-facing failure: printed as one line, exit status 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """Argument errors as one line (no usage dump), so scripts see a single clear message."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message} (see --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Build the top-level parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="gpu-advisor",
         description="Which Alibaba Cloud GPU instance, how many cards, what it costs.",
     )
@@ -55,4 +64,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(130) from None
     except BrokenPipeError:
         raise SystemExit(0) from None
+    except Exception as exc:  # a bug: details to the log, one line to the user
+        logging.getLogger(__name__).debug("unexpected error", exc_info=True)
+        print(f"gpu-advisor: internal error: {type(exc).__name__}: {exc} (rerun with -v for details)", file=sys.stderr)
+        raise SystemExit(1) from None
     raise SystemExit(code or 0)

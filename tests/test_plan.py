@@ -1,0 +1,139 @@
+"""Planner: options that fit, honest rejections, prices with sources, layouts that make sense."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools import catalog
+from tools.errors import ToolInputError, UnknownNameError
+from tools.plan import Plan, plan_deployment
+from tools.workload import Workload, parse_workload
+
+
+def _plan(**kwargs: object) -> Plan:
+    return plan_deployment(parse_workload(kwargs))
+
+
+@pytest.fixture(scope="module")
+def qwen72_awq() -> Plan:
+    # The issue's reference question: Qwen2.5-72B, AWQ int4, 32k context, 20 concurrent sequences.
+    return _plan(model="qwen2.5-72b", quant="awq-int4", context=32768, concurrency=20)
+
+
+def test_every_option_fits_and_flags_tight_fits(qwen72_awq: Plan) -> None:
+    assert qwen72_awq.options
+    for option in qwen72_awq.options:
+        assert option.per_gpu_gib_needed <= option.per_gpu_capacity_gib
+        assert option.tight_fit == (option.headroom_pct < 10)
+        assert option.max_concurrent_sequences is not None and option.max_concurrent_sequences >= 20
+
+
+def test_prices_carry_their_source_and_date(qwen72_awq: Plan) -> None:
+    priced = [o for o in qwen72_awq.options if o.price_cny_per_hour is not None]
+    assert priced, "the cheapest options for this workload have list prices"
+    for option in priced:
+        assert option.price_source and "2023-06" in option.price_source and "cn-shanghai" in option.price_source
+    for option in qwen72_awq.options:
+        if option.price_cny_per_hour is None:
+            assert option.price_cny_per_month is None and option.cost_cny_per_million_tokens is None
+
+
+def test_single_a10_is_rejected_with_a_reason(qwen72_awq: Plan) -> None:
+    # 72B at 4 bits is ~38 GiB of weights alone: more than one A10's 22 GiB (article error #7).
+    reasons = {r.instance_type: r.reason for r in qwen72_awq.rejected}
+    assert "ecs.gn7i-c8g1.2xlarge" in reasons
+    assert "GiB" in reasons["ecs.gn7i-c8g1.2xlarge"]
+    assert all(o.instance_type != "ecs.gn7i-c8g1.2xlarge" for o in qwen72_awq.options)
+
+
+def test_options_are_ranked_by_monthly_price_among_priced(qwen72_awq: Plan) -> None:
+    monthly = [o.price_cny_per_month for o in qwen72_awq.options if o.price_cny_per_month is not None]
+    assert monthly == sorted(monthly)
+
+
+def test_layout_uses_fewest_gpus_on_an_instance_type() -> None:
+    plan = _plan(model="qwen2.5-72b", quant="awq-int4", context=32768, concurrency=20, gpu="A100-80GB")
+    best = plan.options[0]
+    # 20 x 32k tokens of KV (~200 GiB) plus ~39 GiB of weights fit on four 80 GB GPUs with TP4.
+    assert best.total_gpus == best.tensor_parallel * best.pipeline_parallel * best.data_parallel
+    assert best.total_gpus <= 4
+
+
+def test_gpu_preference_filters_options() -> None:
+    plan = _plan(model="qwen2.5-7b", context=8192, concurrency=4, gpu="L20")
+    assert plan.options and all(o.gpu_model == "L20" for o in plan.options)
+    assert any("not the requested" in r.reason for r in plan.rejected)
+
+
+def test_budget_rejects_dearer_options() -> None:
+    plan = _plan(model="qwen2.5-72b", quant="awq-int4", context=32768, concurrency=20, budget_cny_month=100000)
+    for option in plan.options:
+        assert option.price_cny_per_month is None or option.price_cny_per_month <= 100000
+    assert any(r.reason.startswith("over budget") for r in plan.rejected)
+
+
+def test_more_concurrency_never_needs_fewer_gpus() -> None:
+    def gpus(concurrency: int) -> int:
+        plan = _plan(model="qwen2.5-32b", context=16384, concurrency=concurrency, gpu="A100-80GB")
+        return min(o.total_gpus for o in plan.options)
+
+    counts = [gpus(c) for c in (1, 8, 32, 64)]
+    assert counts == sorted(counts)
+
+
+def test_qps_target_adds_replicas() -> None:
+    low = _plan(model="qwen2.5-7b", context=4096, gen_tokens=512, qps=0.1, gpu="A10")
+    high = _plan(model="qwen2.5-7b", context=4096, gen_tokens=512, qps=20, gpu="A10")
+    assert high.options[0].data_parallel > low.options[0].data_parallel
+    assert high.options[0].decode_tokens_per_s >= 20 * 512
+
+
+def test_fp8_needs_fp8_tensor_cores() -> None:
+    plan = _plan(model="qwen2.5-7b", precision="fp8", context=4096)
+    for option in plan.options:
+        assert catalog.get_gpu(option.gpu_model or option.gpu_model_likely or "").supports_fp8
+    assert any("FP8" in r.reason for r in plan.rejected if r.family == "gn7i")
+
+
+def test_moe_model_plans_on_total_parameters() -> None:
+    plan = _plan(model="qwen3-30b-a3b", context=8192, concurrency=4)
+    assert plan.params_b > 30 and plan.active_params_b < 4
+    assert all(o.memory.weights_gib * o.tensor_parallel > 50 for o in plan.options)
+
+
+def test_full_finetune_of_70b_needs_many_gpus_and_reports_time() -> None:
+    plan = _plan(model="llama3.1-70b", task="full", seq_len=2048, batch=1, train_tokens=1e9)
+    assert plan.options
+    for option in plan.options:
+        assert option.total_gpus >= 8
+        assert option.training_hours is not None and option.training_hours > 0
+
+
+def test_lora_fits_a_single_a10_for_an_8b_model() -> None:
+    plan = _plan(model="llama3.1-8b", task="lora", seq_len=2048, gpu="A10")
+    assert plan.options[0].total_gpus == 1
+
+
+def test_unknown_model_suggests_names() -> None:
+    with pytest.raises(UnknownNameError, match="Qwen2.5-72B"):
+        _plan(model="Qwen2.5-70B")
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"model": "qwen2.5-7b", "concurrency": -3}, "concurrency"),
+        ({"model": "qwen2.5-7b", "context": 0}, "context"),
+        ({"model": "qwen2.5-7b", "task": "full", "quant": "awq-int4"}, "full fine-tuning"),
+        ({"model": "qwen2.5-7b", "task": "lora", "concurrency": 4}, "concurrency"),
+        ({"model": "qwen2.5-7b", "context": 100, "gen_tokens": 200}, "gen_tokens"),
+    ],
+)
+def test_bad_workloads_get_one_clear_message(fields: dict[str, object], message: str) -> None:
+    with pytest.raises(ToolInputError, match=message):
+        parse_workload(fields)
+
+
+def test_context_beyond_the_model_is_warned() -> None:
+    plan = plan_deployment(Workload(model="llama2-7b", context=16384))
+    assert any("max_context" in w for w in plan.warnings)

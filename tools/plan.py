@@ -1,0 +1,478 @@
+"""Deployment planning: which instance type, how many, how laid out, how fast, at what cost.
+
+For every instance type in the catalog the planner finds the smallest layout that fits the workload,
+prices it, and either keeps it as an option or records why it was rejected. Options that do not fit are
+never recommended; fits with less than 10% headroom are flagged as tight.
+
+Assumptions and limits
+----------------------
+* Inference is planned for vLLM-style serving: tensor parallel inside an instance, replicas side by side,
+  pipeline parallel across instances only for models that do not fit one 8-GPU instance.
+* A GPU's usable memory is what CUDA reports when Alibaba/Karpenter publish it, else a stated fraction
+  of the nominal size; vLLM may use ``gpu_memory_utilization`` (0.9) of it.
+* Speed figures come from :mod:`tools.throughput` (bandwidth-bound decode, compute-bound prefill).
+* Prices are list prices from the price file with their region and date; a missing price stays unknown.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools import catalog, prices
+from tools.architecture import ModelArchitecture
+from tools.memory import EstimateRequest, MemoryBreakdown, MemoryEstimate, estimate_memory
+from tools.models import resolve_model
+from tools.throughput import (
+    GpuPerf,
+    SpeedAssumptions,
+    decode_speed,
+    prefill_tokens_per_s,
+    replicas_for_rate,
+    training_hours,
+)
+from tools.workload import Workload
+
+HOURS_PER_MONTH = 730
+TIGHT_HEADROOM_PCT = 10.0
+VLLM_GPU_MEMORY_UTILIZATION = 0.9
+# Where no CUDA-visible size is published: HBM parts show ~99% of nominal (A100-80GB: 81251 of 81920
+# MiB), GDDR parts with ECC ~92% (A10: 22731 of 24576 MiB; L20: 45056 of 49152), per Alibaba's
+# Karpenter GPU table. Slightly below those, to stay on the safe side.
+USABLE_FRACTION_HBM = 0.98
+USABLE_FRACTION_OTHER = 0.92
+TP_SIZES = (1, 2, 4, 8)
+UNPRICED_SLOTS = 2
+_PRE_TURING = frozenset({"Volta", "Pascal", "Maxwell"})
+MAX_NODES = 4
+
+
+class DeploymentOption(BaseModel):
+    """One way to run the workload that fits, with its speed and cost."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    instance_type: str
+    family: str
+    gpu_model: str | None = Field(description="GPU as Alibaba names it; None where the tables do not")
+    gpu_model_likely: str | None = None
+    gpu_confidence: str
+    gpu_count: int = Field(description="GPUs per instance")
+    instances: int = Field(description="instances to rent")
+    total_gpus: int
+    tensor_parallel: int = Field(description="GPUs one model copy is split across inside a node")
+    pipeline_parallel: int = Field(description="nodes one model copy spans (1 = single node)")
+    data_parallel: int = Field(description="model replicas (inference) or data-parallel ranks (training)")
+    per_gpu_gib_needed: float = Field(description="memory the workload needs on each GPU, incl. overhead")
+    per_gpu_capacity_gib: float = Field(description="usable memory of one GPU")
+    headroom_pct: float = Field(description="(capacity - needed) / capacity x 100")
+    tight_fit: bool = Field(description="headroom below 10%: expect OOM risk under fragmentation")
+    memory: MemoryBreakdown = Field(description="per-GPU memory terms, GiB")
+    max_concurrent_sequences: int | None = Field(default=None, description="KV capacity at the context")
+    decode_tokens_per_s: float | None = Field(default=None, description="output tokens/s, all replicas")
+    decode_tokens_per_s_per_stream: float | None = None
+    prefill_tokens_per_s: float | None = Field(default=None, description="prompt tokens/s, all replicas")
+    training_hours: float | None = None
+    price_cny_per_hour: float | None = Field(description="all instances together, pay-as-you-go; None = unknown")
+    price_cny_per_month: float | None = Field(description="subscription if listed, else 730 h pay-as-you-go")
+    price_month_basis: str | None = None
+    cost_cny_per_million_tokens: float | None = None
+    training_cost_cny: float | None = None
+    price_source: str | None = Field(description="where the price came from, region and as-of date")
+    notes: list[str] = Field(default_factory=list)
+
+
+class Rejection(BaseModel):
+    """An instance type the planner did not recommend, and why."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    instance_type: str
+    family: str
+    gpu_model: str | None
+    reason: str
+
+
+class Plan(BaseModel):
+    """The planner's answer: ranked options, rejections, and everything assumed on the way."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    workload: Workload
+    model: str
+    params_b: float
+    active_params_b: float
+    options: list[DeploymentOption]
+    rejected: list[Rejection]
+    assumptions: list[str]
+    warnings: list[str] = Field(default_factory=list)
+
+
+def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -> Plan:
+    """Rank the instance layouts that fit ``workload``; explain the ones that do not."""
+    arch = arch or resolve_model(workload.model)
+    wanted_gpu = catalog.get_gpu(workload.gpu) if workload.gpu else None
+    options: list[DeploymentOption] = []
+    rejected: list[Rejection] = []
+    for inst in catalog.list_instances(include_retired=workload.include_retired):
+        gpu = catalog.gpu_for_instance(inst)
+        reason = _precheck(inst, gpu, wanted_gpu, workload)
+        if reason:
+            rejected.append(_reject(inst, reason))
+            continue
+        assert gpu is not None
+        outcome = _fit(inst, gpu, arch, workload)
+        if isinstance(outcome, str):
+            rejected.append(_reject(inst, outcome))
+        elif workload.budget_cny_month and (outcome.price_cny_per_month or 0) > workload.budget_cny_month:
+            rejected.append(_reject(inst, f"over budget: ¥{outcome.price_cny_per_month:,.0f}/month"))
+        else:
+            options.append(outcome)
+    ranked = _ranked(options, workload.max_options)
+    breakdown = arch.param_breakdown()
+    return Plan(
+        workload=workload,
+        model=arch.name,
+        params_b=round(breakdown.total / 1e9, 3),
+        active_params_b=round(breakdown.active / 1e9, 3),
+        options=ranked,
+        rejected=rejected,
+        assumptions=_assumptions(workload),
+        warnings=_warnings(arch, workload, ranked),
+    )
+
+
+def _reject(inst: catalog.InstanceType, reason: str) -> Rejection:
+    return Rejection(instance_type=inst.instance_type, family=inst.family, gpu_model=inst.gpu_model, reason=reason)
+
+
+def _precheck(
+    inst: catalog.InstanceType, gpu: catalog.GPU | None, wanted: catalog.GPU | None, w: Workload
+) -> str | None:
+    if gpu is None or not inst.gpu_memory_gib:
+        return "GPU or its memory not published for this type; cannot size it"
+    if wanted is not None and gpu.name != wanted.name:
+        return f"has {gpu.name}, not the requested {wanted.name}"
+    if w.precision == "fp8" or w.quant == "fp8":
+        if not gpu.supports_fp8:
+            return f"{gpu.name} has no FP8 Tensor Cores"
+    if w.quant == "awq-int4" and gpu.arch in _PRE_TURING:
+        return f"AWQ kernels need compute capability 7.5+ (Turing or newer); {gpu.name} is {gpu.arch}"
+    if _dense_tflops(gpu, w) is None:
+        return f"no published {w.precision} throughput for {gpu.name}"
+    return None
+
+
+def _usable_gib(inst: catalog.InstanceType, gpu: catalog.GPU) -> float:
+    if gpu.usable_memory_gib:
+        return gpu.usable_memory_gib
+    hbm = (gpu.memory_type or "").upper().startswith("HBM")
+    return inst.gpu_memory_gib * (USABLE_FRACTION_HBM if hbm else USABLE_FRACTION_OTHER)
+
+
+def _dense_tflops(gpu: catalog.GPU, w: Workload) -> float | None:
+    # Weight-only int4/int8 kernels still compute in 16-bit; only fp8 uses the FP8 Tensor Cores.
+    if w.precision == "fp8" or w.quant == "fp8":
+        return gpu.fp8_dense_tflops
+    if w.precision == "fp32":
+        return gpu.tf32_dense_tflops or gpu.fp32_tflops
+    return gpu.bf16_dense_tflops or gpu.fp16_dense_tflops
+
+
+def _perf(gpu: catalog.GPU, w: Workload) -> GpuPerf:
+    tflops = _dense_tflops(gpu, w)
+    assert tflops is not None
+    return GpuPerf(
+        name=gpu.name,
+        memory_bandwidth_gb_s=gpu.memory_bandwidth_gb_s,
+        dense_tflops=tflops,
+        link_gb_s=gpu.nvlink_gb_s,
+    )
+
+
+def _fit(
+    inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload
+) -> DeploymentOption | str:
+    if w.task == "inference":
+        return _fit_inference(inst, gpu, arch, w)
+    return _fit_training(inst, gpu, arch, w)
+
+
+def _estimate(arch: ModelArchitecture, w: Workload, *, gpus: int, batch: int, capacity: float) -> MemoryEstimate:
+    ctx = w.context_tokens
+    if w.task == "inference":
+        req = EstimateRequest(
+            model=arch.name,
+            task="inference",
+            precision=w.precision,
+            quant=w.quant,
+            batch=batch,
+            prompt_tokens=max(1, ctx - w.output_tokens),
+            gen_tokens=w.output_tokens,
+            framework="vllm",
+            gpus=gpus,
+            gpu_memory_gib=capacity,
+            gpu_memory_utilization=VLLM_GPU_MEMORY_UTILIZATION,
+        )
+    else:
+        req = EstimateRequest(
+            model=arch.name,
+            task=w.task,
+            precision=w.precision,
+            quant="bnb-nf4" if w.task == "qlora" else w.quant,
+            batch=batch,
+            seq_len=ctx,
+            gpus=gpus,
+            zero=3 if (w.task == "full" and gpus > 1) else 0,
+            grad_ckpt=w.grad_ckpt,
+        )
+    return estimate_memory(req, arch)
+
+
+def _tp_problem(arch: ModelArchitecture, tp: int) -> str | None:
+    if arch.num_attention_heads % tp:
+        return f"tensor parallel {tp} does not divide {arch.num_attention_heads} attention heads"
+    if arch.mla is None and arch.num_kv_heads % tp and tp % arch.num_kv_heads:
+        return f"tensor parallel {tp} does not divide {arch.num_kv_heads} KV heads"
+    return None
+
+
+def _fit_inference(
+    inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload
+) -> DeploymentOption | str:
+    """Try every tensor/pipeline layout on this instance type; keep the one needing the fewest GPUs."""
+    capacity = _usable_gib(inst, gpu)
+    best: DeploymentOption | None = None
+    last_problem = "no layout fits"
+    for nodes in _node_counts(inst):
+        for tp in (t for t in TP_SIZES if t <= inst.gpu_count and inst.gpu_count % t == 0):
+            if nodes > 1 and tp != inst.gpu_count:
+                continue
+            if problem := _tp_problem(arch, tp):
+                last_problem = problem
+                continue
+            one = _estimate(arch, w, gpus=tp * nodes, batch=1, capacity=capacity)
+            view = one.vllm
+            if view is None or not view.fits or view.max_concurrent_sequences < 1:
+                need = one.per_gpu_total_gib
+                last_problem = (
+                    f"needs {need:.1f} GiB per GPU for one {w.context_tokens}-token sequence on "
+                    f"{tp * nodes}x {gpu.name}; vLLM may use {capacity * VLLM_GPU_MEMORY_UTILIZATION:.1f} GiB"
+                )
+                continue
+            option = _inference_option(inst, gpu, arch, w, tp, nodes, view.max_concurrent_sequences, capacity)
+            if best is None or (option.total_gpus, -option.tensor_parallel) < (best.total_gpus, -best.tensor_parallel):
+                best = option
+        if best is not None:
+            break  # a single-node layout beats any that spans nodes
+    return best if best is not None else last_problem
+
+
+def _inference_option(
+    inst: catalog.InstanceType,
+    gpu: catalog.GPU,
+    arch: ModelArchitecture,
+    w: Workload,
+    tp: int,
+    nodes: int,
+    seqs_per_replica: int,
+    capacity: float,
+) -> DeploymentOption:
+    perf = _perf(gpu, w)
+    concurrency = w.concurrency or 1
+    gpus_per_replica = tp * nodes
+    replicas = math.ceil(concurrency / max(1, seqs_per_replica))
+    batch = math.ceil(concurrency / replicas)
+    est = _estimate(arch, w, gpus=gpus_per_replica, batch=batch, capacity=capacity)
+    quantized = w.quant not in ("none", "fp8") or w.precision in ("int8", "int4")
+    # KV read per step: every sequence's cache at its average length while generating.
+    average_fill = 1 - w.output_tokens / (2 * w.context_tokens)
+    kv_split = min(gpus_per_replica, _kv_split(arch))
+    avg_kv_bytes = est.per_gpu.kv_cache_gib * 2**30 * kv_split / batch * average_fill
+    speed = decode_speed(
+        arch,
+        perf,
+        weight_bytes_total=est.per_gpu.weights_gib * 2**30 * gpus_per_replica,
+        kv_bytes_per_sequence=avg_kv_bytes,
+        batch=batch,
+        tensor_parallel=gpus_per_replica,
+        quantized=quantized,
+    )
+    if w.qps:
+        needed = w.qps * w.output_tokens
+        replicas = max(replicas, replicas_for_rate(needed, speed.tokens_per_s_total))
+    replicas_per_node = inst.gpu_count // tp if nodes == 1 else 1
+    instances = math.ceil(replicas / replicas_per_node) * nodes
+    total_tokens_s = speed.tokens_per_s_total * replicas
+    prefill = prefill_tokens_per_s(arch, perf, prompt_tokens=w.context_tokens, tensor_parallel=gpus_per_replica)
+    option = _priced_option(inst, gpu, w, instances, est, capacity)
+    option.tensor_parallel, option.pipeline_parallel, option.data_parallel = tp, nodes, replicas
+    option.max_concurrent_sequences = seqs_per_replica * replicas
+    option.decode_tokens_per_s = round(total_tokens_s, 1)
+    option.decode_tokens_per_s_per_stream = round(speed.tokens_per_s_per_stream, 1)
+    option.prefill_tokens_per_s = round(prefill * replicas, 0)
+    if option.price_cny_per_hour is not None and total_tokens_s > 0:
+        option.cost_cny_per_million_tokens = round(option.price_cny_per_hour / (total_tokens_s * 3600) * 1e6, 2)
+    if nodes > 1:
+        option.notes.append(f"pipeline parallel across {nodes} instances: needs RDMA networking between them")
+    if tp > 1 and gpu.nvlink_gb_s is None:
+        option.notes.append("tensor parallel over PCIe (no NVLink): all-reduce slows decode")
+    _note_fp16(option, gpu, w)
+    return option
+
+
+def _node_counts(inst: catalog.InstanceType) -> list[int]:
+    # Spanning nodes only makes sense for full 8-GPU machines with a fast network.
+    return [1, 2, 4] if inst.gpu_count >= 8 else [1]
+
+
+def _note_fp16(option: DeploymentOption, gpu: catalog.GPU, w: Workload) -> None:
+    # Same bytes per parameter, so the memory plan holds; only numerics differ (fp16 range, loss scaling).
+    if w.precision == "bf16" and gpu.supports_bf16 is False:
+        option.notes.append(f"{gpu.name} has no BF16: runs in FP16 (same memory; training needs loss scaling)")
+
+
+def _kv_split(arch: ModelArchitecture) -> int:
+    """GPUs the KV cache is divided across at most (MLA's latent is replicated)."""
+    return 1 if arch.mla is not None else arch.num_kv_heads
+
+
+def _fit_training(
+    inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload
+) -> DeploymentOption | str:
+    capacity = _usable_gib(inst, gpu)
+    batch = w.batch or 1
+    last = ""
+    for nodes in _node_counts(inst):
+        gpus = inst.gpu_count * nodes
+        est = _estimate(arch, w, gpus=gpus, batch=batch, capacity=capacity)
+        if est.per_gpu_total_gib <= capacity:
+            option = _priced_option(inst, gpu, w, nodes, est, capacity)
+            option.tensor_parallel, option.pipeline_parallel, option.data_parallel = 1, 1, gpus
+            if w.train_tokens:
+                hours = training_hours(
+                    arch, _perf(gpu, w), tokens=w.train_tokens, gpus=gpus, task=w.task, grad_ckpt=w.grad_ckpt
+                )
+                option.training_hours = round(hours, 2)
+                if option.price_cny_per_hour is not None:
+                    option.training_cost_cny = round(hours * option.price_cny_per_hour, 0)
+            if nodes > 1:
+                option.notes.append(f"{nodes} instances: data parallel over RDMA networking")
+            _note_fp16(option, gpu, w)
+            return option
+        last = (
+            f"needs {est.per_gpu_total_gib:.1f} GiB per GPU on {gpus}x {gpu.name} "
+            f"({capacity:.1f} GiB usable)"
+        )
+    return last
+
+
+def _priced_option(
+    inst: catalog.InstanceType,
+    gpu: catalog.GPU,
+    w: Workload,
+    instances: int,
+    est: MemoryEstimate,
+    capacity: float,
+) -> DeploymentOption:
+    needed = est.per_gpu_total_gib
+    headroom = (capacity - needed) / capacity * 100
+    quote = prices.quote(inst.instance_type, region=w.region)
+    hourly = quote.hourly * instances if quote and quote.hourly is not None else None
+    monthly = quote.monthly * instances if quote and quote.monthly is not None else None
+    return DeploymentOption(
+        instance_type=inst.instance_type,
+        family=inst.family,
+        gpu_model=inst.gpu_model,
+        gpu_model_likely=inst.gpu_model_likely,
+        gpu_confidence=inst.gpu_confidence,
+        gpu_count=inst.gpu_count,
+        instances=instances,
+        total_gpus=inst.gpu_count * instances,
+        tensor_parallel=1,
+        pipeline_parallel=1,
+        data_parallel=1,
+        per_gpu_gib_needed=round(needed, 2),
+        per_gpu_capacity_gib=round(capacity, 2),
+        headroom_pct=round(headroom, 1),
+        tight_fit=headroom < TIGHT_HEADROOM_PCT,
+        memory=est.per_gpu,
+        price_cny_per_hour=round(hourly, 2) if hourly is not None else None,
+        price_cny_per_month=round(monthly, 0) if monthly is not None else None,
+        price_month_basis=quote.monthly_basis if quote else None,
+        price_source=quote.source_line if quote else None,
+    )
+
+
+def _ranked(options: list[DeploymentOption], limit: int) -> list[DeploymentOption]:
+    """Cheapest priced options first, but keep room for the best unpriced ones.
+
+    Newer families (L20, H20-class) often have no list price in the data; ranking them after every
+    priced option would hide them entirely.
+    """
+    diverse = _diverse(sorted(options, key=_rank_key))
+    priced = [o for o in diverse if o.price_cny_per_month is not None]
+    unpriced = [o for o in diverse if o.price_cny_per_month is None]
+    unpriced_kept = unpriced[: min(UNPRICED_SLOTS, limit // 2 or 1)]
+    kept = priced[: limit - len(unpriced_kept)]
+    kept += unpriced_kept
+    return kept + [o for o in diverse if o not in kept][: limit - len(kept)]
+
+
+def _rank_key(option: DeploymentOption) -> tuple[int, float, int, bool, float]:
+    # Priced options by monthly cost; unpriced ones by GPU count; confidential-computing variants last.
+    tee = option.family.endswith("-tee")
+    if option.price_cny_per_month is not None:
+        return (0, option.price_cny_per_month, option.total_gpus, tee, -option.headroom_pct)
+    return (1, 0.0, option.total_gpus, tee, -option.headroom_pct)
+
+
+def _diverse(options: list[DeploymentOption]) -> list[DeploymentOption]:
+    """Keep the best option per (family, GPUs per instance): sizes that differ only in vCPU add noise."""
+    seen: set[tuple[str, int]] = set()
+    kept = []
+    for option in options:
+        key = (option.family.removesuffix("-tee"), option.gpu_count)
+        if key not in seen:
+            seen.add(key)
+            kept.append(option)
+    return kept
+
+
+def _assumptions(w: Workload) -> list[str]:
+    a = SpeedAssumptions()
+    items = [
+        f"context {w.context_tokens} tokens per sequence"
+        + (f", {w.output_tokens} generated" if w.task == "inference" else ""),
+    ]
+    if w.task == "inference":
+        items += [
+            f"{w.concurrency or 1} concurrent sequences" + (f", {w.qps} requests/s" if w.qps else ""),
+            f"vLLM-style serving, gpu_memory_utilization {VLLM_GPU_MEMORY_UTILIZATION}",
+            f"decode: {a.step_overhead_s * 1e3:.0f} ms per step + bytes / ({a.eta_bandwidth_dense:.2f} x bandwidth)"
+            f" (x{a.eta_bandwidth_quantized} for quantised, x{a.eta_bandwidth_moe} for MoE)",
+        ]
+    else:
+        items += [
+            f"micro-batch {w.batch or 1} per GPU, gradient checkpointing {'on' if w.grad_ckpt else 'off'}",
+            "full fine-tuning on several GPUs uses ZeRO-3 (FSDP-like sharding)",
+            f"training time at {a.mfu_training:.0%} model FLOPs utilisation",
+        ]
+    items += [
+        "usable GPU memory: published CUDA-visible figure, else "
+        f"{USABLE_FRACTION_HBM:.0%} (HBM) or {USABLE_FRACTION_OTHER:.0%} (GDDR) of nominal",
+        f"monthly price: subscription where listed, else {HOURS_PER_MONTH} h of pay-as-you-go",
+    ]
+    return items
+
+
+def _warnings(arch: ModelArchitecture, w: Workload, options: list[DeploymentOption]) -> list[str]:
+    warnings = []
+    if w.context_tokens > arch.max_context:
+        warnings.append(f"context {w.context_tokens} exceeds {arch.name}'s max_context {arch.max_context}")
+    if not options:
+        warnings.append("no instance type fits this workload; see the rejections")
+    if any(o.gpu_confidence in ("inferred", "uncertain") for o in options):
+        warnings.append("some options use GPUs Alibaba does not name; the GPU shown is inferred")
+    return warnings

@@ -1,0 +1,85 @@
+"""What the user wants to run: the input of the planner, validated with clear messages."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from tools.errors import ToolInputError
+
+Task = Literal["inference", "full", "lora", "qlora"]
+Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
+Quant = Literal["none", "gptq-int4", "gptq-int8", "awq-int4", "bnb-nf4", "bnb-int8", "fp8"]
+
+DEFAULT_CONTEXT_TOKENS = 4096
+DEFAULT_TRAIN_SEQ_LEN = 2048
+MAX_TOKENS = 10_000_000
+
+
+class Workload(BaseModel):
+    """A deployment question: model, task, numeric targets and constraints."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = Field(min_length=1, description="registry name, alias, or path to a config.json")
+    task: Task = "inference"
+    precision: Precision = "bf16"
+    quant: Quant = "none"
+    context: int | None = Field(default=None, gt=0, le=MAX_TOKENS, description="tokens per sequence")
+    gen_tokens: int | None = Field(default=None, gt=0, le=MAX_TOKENS, description="output tokens per request")
+    concurrency: int | None = Field(default=None, gt=0, le=100_000, description="sequences served at once")
+    qps: float | None = Field(default=None, gt=0, le=100_000, description="requests per second to sustain")
+    batch: int | None = Field(default=None, gt=0, le=4096, description="training micro-batch per GPU")
+    seq_len: int | None = Field(default=None, gt=0, le=MAX_TOKENS, description="training sequence length")
+    train_tokens: float | None = Field(default=None, gt=0, le=1e14, description="tokens to train on")
+    budget_cny_month: float | None = Field(default=None, gt=0, description="monthly budget, CNY")
+    region: str | None = Field(default=None, description="Alibaba Cloud region id, e.g. cn-shanghai")
+    gpu: str | None = Field(default=None, description="only instances with this GPU")
+    grad_ckpt: bool = True
+    max_options: int = Field(default=5, gt=0, le=50)
+    include_retired: bool = False
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Workload:
+        if self.task == "inference" and (self.train_tokens is not None or self.seq_len is not None):
+            raise ValueError("train_tokens and seq_len are for training tasks; use context for inference")
+        if self.task != "inference" and (self.concurrency is not None or self.qps is not None):
+            raise ValueError("concurrency and qps are for inference; training uses batch and seq_len")
+        if self.task == "full" and self.quant != "none":
+            raise ValueError(f"full fine-tuning cannot train a {self.quant} checkpoint; use qlora or quant=none")
+        if self.task == "qlora" and self.quant not in ("none", "bnb-nf4"):
+            raise ValueError("qlora trains LoRA adapters on a bnb-nf4 base; drop the quant option")
+        if self.context is not None and self.gen_tokens is not None and self.gen_tokens >= self.context:
+            raise ValueError("gen_tokens must be smaller than context (context = prompt + generated tokens)")
+        return self
+
+    @property
+    def context_tokens(self) -> int:
+        """Tokens one sequence holds: the context, or the training sequence length."""
+        if self.task == "inference":
+            return self.context or DEFAULT_CONTEXT_TOKENS
+        return self.seq_len or self.context or DEFAULT_TRAIN_SEQ_LEN
+
+    @property
+    def output_tokens(self) -> int:
+        """Generated tokens per request (default: a quarter of the context, at most 512)."""
+        return self.gen_tokens or min(512, max(1, self.context_tokens // 4))
+
+
+def parse_workload(data: dict[str, object]) -> Workload:
+    """Validate a workload dict, turning pydantic's report into one actionable line."""
+    try:
+        return Workload.model_validate({k: v for k, v in data.items() if v is not None})
+    except ValidationError as exc:
+        raise ToolInputError(validation_message(exc)) from None
+
+
+def validation_message(exc: ValidationError) -> str:
+    """One line per problem: ``field: what is wrong``, valid values included by pydantic."""
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "input"
+        msg = err["msg"].removeprefix("Value error, ")
+        parts.append(f"{where}: {msg}" if where != "input" else msg)
+    return "; ".join(parts)

@@ -1,0 +1,208 @@
+"""``estimate``, ``plan``, ``instances``, ``gpus``, ``models``: the computing core on the command line.
+
+External scripts rely on these flag names and on the ``--json`` shapes; human output is tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+_TASKS = ("inference", "full", "lora", "qlora")
+_PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+_QUANTS = ("none", "gptq-int4", "gptq-int8", "awq-int4", "bnb-nf4", "bnb-int8", "fp8")
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the core subcommands."""
+    _register_estimate(sub)
+    _register_plan(sub)
+    p = sub.add_parser("instances", help="Alibaba Cloud GPU instance types")
+    p.add_argument("--family", help="e.g. gn7i, gn8is, ebmgn7ex")
+    p.add_argument("--gpu", help="e.g. A10, L20, A100-80GB")
+    p.add_argument("--min-gpu-memory", type=float, dest="min_gpu_memory_gib", help="GiB per GPU")
+    p.add_argument("--include-retired", action="store_true")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.set_defaults(handler=_instances)
+    p = sub.add_parser("gpus", help="GPU spec-sheet figures")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.set_defaults(handler=_gpus)
+    p = sub.add_parser("models", help="model architectures the advisor knows")
+    p.add_argument("--family", help="e.g. Qwen2.5, Llama 3.1")
+    p.add_argument("--json", action="store_true", help="print a JSON list")
+    p.set_defaults(handler=_models)
+
+
+def _register_estimate(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("estimate", help="GPU memory per GPU, term by term")
+    p.add_argument("--model", help="registry name, alias, or path to a config.json")
+    p.add_argument("--task", choices=_TASKS, default="inference")
+    p.add_argument("--precision", choices=_PRECISIONS, default="bf16")
+    p.add_argument("--quant", choices=_QUANTS, default="none")
+    p.add_argument("--batch", type=int, default=1)
+    p.add_argument("--prompt-tokens", type=int)
+    p.add_argument("--gen-tokens", type=int)
+    p.add_argument("--seq-len", type=int)
+    p.add_argument("--framework", choices=("transformers", "vllm"), default="transformers")
+    p.add_argument("--gpus", type=int, default=1)
+    p.add_argument("--zero", type=int, choices=(0, 1, 2, 3), default=0)
+    p.add_argument("--grad-ckpt", action=argparse.BooleanOptionalAction, default=True)
+    p.add_argument("--lora-r", type=int, default=16)
+    p.add_argument("--optimizer", choices=("adamw", "adamw-8bit", "sgd"), default="adamw")
+    p.add_argument("--gpu-memory", type=float, dest="gpu_memory_gib", help="GiB per GPU, for the vLLM view")
+    p.add_argument("--from", dest="from_file", help="JSONL file, one request per line; prints JSONL")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_estimate)
+
+
+def _register_plan(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("plan", help="ranked instance options for a workload, with speed and cost")
+    p.add_argument("--model", required=True, help="registry name, alias, or path to a config.json")
+    p.add_argument("--task", choices=_TASKS, default="inference")
+    p.add_argument("--precision", choices=_PRECISIONS, default="bf16")
+    p.add_argument("--quant", choices=_QUANTS, default="none")
+    p.add_argument("--context", type=int, help="inference tokens per sequence (prompt + output)")
+    p.add_argument("--gen-tokens", type=int, help="inference output tokens per request")
+    p.add_argument("--concurrency", type=int, help="sequences served at once")
+    p.add_argument("--qps", type=float, help="requests per second to sustain")
+    p.add_argument("--batch", type=int, help="training micro-batch per GPU")
+    p.add_argument("--seq-len", type=int, help="training sequence length")
+    p.add_argument("--train-tokens", type=float, help="tokens to train on, e.g. 1e9")
+    p.add_argument("--budget-cny-month", type=float)
+    p.add_argument("--region", help="e.g. cn-shanghai")
+    p.add_argument("--gpu", help="only instances with this GPU, e.g. L20")
+    p.add_argument("--max-options", type=int, default=5)
+    p.add_argument("--include-retired", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=_plan)
+
+
+def _dump(obj: Any) -> str:
+    from pydantic import BaseModel
+
+    if isinstance(obj, BaseModel):
+        return obj.model_dump_json()
+    if isinstance(obj, list):
+        return json.dumps([o.model_dump(mode="json") if isinstance(o, BaseModel) else o for o in obj])
+    return json.dumps(obj)
+
+
+_ESTIMATE_KEYS = (
+    "model", "task", "precision", "quant", "batch", "prompt_tokens", "gen_tokens", "seq_len", "framework",
+    "gpus", "zero", "grad_ckpt", "lora_r", "optimizer", "gpu_memory_gib",
+)
+
+
+def _estimate(args: argparse.Namespace) -> int:
+    from tools.memory import estimate_memory, parse_request
+
+    if args.from_file:
+        return _estimate_batch(args.from_file)
+    if not args.model:
+        raise _error("--model is required (or --from FILE.jsonl)")
+    request = parse_request({k: getattr(args, k) for k in _ESTIMATE_KEYS if getattr(args, k) is not None})
+    result = estimate_memory(request)
+    if args.json:
+        print(_dump(result))
+    else:
+        from ui.tables import print_estimate
+
+        print_estimate(result)
+    return 0
+
+
+def _estimate_batch(path: str) -> int:
+    """One JSON result per input line; a bad line yields {"error": ...} and the rest go on."""
+    from tools.errors import ToolInputError
+    from tools.memory import estimate_memory, parse_request
+
+    try:
+        stream = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    except OSError as exc:
+        raise _error(f"cannot read {path}: {exc.strerror}") from None
+    out = sys.stdout
+    with stream:
+        for number, line in enumerate(stream, start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+                if not isinstance(data, dict):
+                    raise ToolInputError("each line must be a JSON object")
+                out.write(estimate_memory(parse_request(data)).model_dump_json() + "\n")
+            except json.JSONDecodeError as exc:
+                out.write(json.dumps({"error": f"line {number}: invalid JSON ({exc.msg})"}) + "\n")
+            except ToolInputError as exc:
+                out.write(json.dumps({"error": f"line {number}: {exc}"}) + "\n")
+    return 0
+
+
+_PLAN_KEYS = (
+    "model", "task", "precision", "quant", "context", "gen_tokens", "concurrency", "qps", "batch", "seq_len",
+    "train_tokens", "budget_cny_month", "region", "gpu", "max_options", "include_retired",
+)
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from tools.plan import plan_deployment
+    from tools.workload import parse_workload
+
+    workload = parse_workload({k: getattr(args, k) for k in _PLAN_KEYS})
+    result = plan_deployment(workload)
+    if args.json:
+        print(_dump(result))
+    else:
+        from ui.tables import print_plan
+
+        print_plan(result)
+    return 0
+
+
+def _instances(args: argparse.Namespace) -> int:
+    from tools import catalog
+
+    found = catalog.list_instances(
+        family=args.family, gpu=args.gpu, min_gpu_memory_gib=args.min_gpu_memory_gib,
+        include_retired=args.include_retired,
+    )
+    if args.json:
+        print(_dump(found))
+    else:
+        from ui.tables import print_instances
+
+        print_instances(found)
+    return 0
+
+
+def _gpus(args: argparse.Namespace) -> int:
+    from tools import catalog
+
+    found = catalog.list_gpus()
+    if args.json:
+        print(_dump(found))
+    else:
+        from ui.tables import print_gpus
+
+        print_gpus(found)
+    return 0
+
+
+def _models(args: argparse.Namespace) -> int:
+    from tools.models import list_models
+
+    found = list_models(family=args.family)
+    if args.json:
+        print(_dump(found))
+    else:
+        from ui.tables import print_models
+
+        print_models(found)
+    return 0
+
+
+def _error(message: str) -> Exception:
+    from ui.cli import CommandError
+
+    return CommandError(message)
