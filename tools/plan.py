@@ -17,6 +17,7 @@ Assumptions and limits
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -200,16 +201,26 @@ def _fit(
 
 
 def _estimate(arch: ModelArchitecture, w: Workload, *, gpus: int, batch: int, capacity: float) -> MemoryEstimate:
-    ctx = w.context_tokens
-    if w.task == "inference":
+    """Memory for one layout; many instance types share a GPU and count, so results are memoised."""
+    key = (w.task, w.precision, w.quant, w.context_tokens, w.output_tokens, w.grad_ckpt)
+    return _estimate_cached(arch, key, gpus, batch, round(capacity, 3))
+
+
+@lru_cache(maxsize=4096)
+def _estimate_cached(
+    arch: ModelArchitecture, key: tuple[str, str, str, int, int, bool], gpus: int, batch: int, capacity: float
+) -> MemoryEstimate:
+    # A pure function of its (hashable, immutable) arguments: caching it shares nothing mutable.
+    task, precision, quant, ctx, output_tokens, grad_ckpt = key
+    if task == "inference":
         req = EstimateRequest(
             model=arch.name,
             task="inference",
-            precision=w.precision,
-            quant=w.quant,
+            precision=precision,
+            quant=quant,
             batch=batch,
-            prompt_tokens=max(1, ctx - w.output_tokens),
-            gen_tokens=w.output_tokens,
+            prompt_tokens=max(1, ctx - output_tokens),
+            gen_tokens=output_tokens,
             framework="vllm",
             gpus=gpus,
             gpu_memory_gib=capacity,
@@ -218,14 +229,14 @@ def _estimate(arch: ModelArchitecture, w: Workload, *, gpus: int, batch: int, ca
     else:
         req = EstimateRequest(
             model=arch.name,
-            task=w.task,
-            precision=w.precision,
-            quant="bnb-nf4" if w.task == "qlora" else w.quant,
+            task=task,
+            precision=precision,
+            quant="bnb-nf4" if task == "qlora" else quant,
             batch=batch,
             seq_len=ctx,
             gpus=gpus,
-            zero=3 if (w.task == "full" and gpus > 1) else 0,
-            grad_ckpt=w.grad_ckpt,
+            zero=3 if (task == "full" and gpus > 1) else 0,
+            grad_ckpt=grad_ckpt,
         )
     return estimate_memory(req, arch)
 
@@ -397,7 +408,7 @@ def _priced_option(
         per_gpu_capacity_gib=round(capacity, 2),
         headroom_pct=round(headroom, 1),
         tight_fit=headroom < TIGHT_HEADROOM_PCT,
-        memory=est.per_gpu,
+        memory=est.per_gpu.model_copy(),
         price_cny_per_hour=round(hourly, 2) if hourly is not None else None,
         price_cny_per_month=round(monthly, 0) if monthly is not None else None,
         price_month_basis=quote.monthly_basis if quote else None,
