@@ -12,6 +12,7 @@ from typing import Any
 
 _TASKS = ("inference", "full", "lora", "qlora")
 _PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+_OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw", "paged-adamw-8bit", "sgd")
 _QUANTS = ("none", "gptq-int4", "gptq-int8", "awq-int4", "bnb-nf4", "bnb-int8", "fp8")
 
 
@@ -50,7 +51,7 @@ def _register_estimate(sub: argparse._SubParsersAction) -> None:  # type: ignore
     p.add_argument("--zero", type=int, choices=(0, 1, 2, 3), default=0)
     p.add_argument("--grad-ckpt", action=argparse.BooleanOptionalAction, default=True)
     p.add_argument("--lora-r", type=int, default=16)
-    p.add_argument("--optimizer", choices=("adamw", "adamw-8bit", "sgd"), default="adamw")
+    p.add_argument("--optimizer", choices=_OPTIMIZERS, default="adamw")
     p.add_argument("--gpu-memory", type=float, dest="gpu_memory_gib", help="GiB per GPU, for the vLLM view")
     p.add_argument("--from", dest="from_file", help="JSONL file, one request per line; prints JSONL")
     p.add_argument("--json", action="store_true", help="print JSON")

@@ -1,0 +1,300 @@
+"""Inference memory per GPU: HF transformers ``generate`` peak and the vLLM budget view."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools import memory_terms as t
+from tools.architecture import ModelArchitecture
+from tools.memory_request import EstimateRequest
+from tools.quantization import WeightFormat
+
+DEFAULT_CONTEXT_TOKENS = 4096
+VLLM_BLOCK_TOKENS = 16
+_GIB = t.GIB
+
+
+class VllmView(BaseModel):
+    """How vLLM would split one GPU: its memory budget, what is not KV cache, and the KV room left."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    budget_gib: float = Field(description="gpu_memory_utilization x GPU capacity, per GPU")
+    non_kv_gib: float = Field(description="weights + profile-run activation peak + non-torch memory, per GPU")
+    kv_capacity_gib: float = Field(description="budget - non_kv: what vLLM pre-allocates for the KV cache")
+    kv_tokens_capacity: int = Field(description="tokens of KV cache that fit (all sequences together)")
+    kv_gib_per_sequence: float = Field(description="KV cache of one sequence of prompt + generated tokens")
+    max_concurrent_sequences: int = Field(description="sequences of prompt + generated tokens held at once")
+    max_context_for_batch: int = Field(description="longest context per sequence when `batch` run at once")
+    fits: bool = Field(description="at least one full sequence fits")
+
+
+@dataclass
+class Assembly:
+    """Per-GPU terms in bytes plus the words that explain them; :mod:`tools.memory` turns it into GiB."""
+
+    weights: float = 0.0
+    kv_cache: float = 0.0
+    activations: float = 0.0
+    gradients: float = 0.0
+    optimizer: float = 0.0
+    other: float = 0.0
+    overhead: float = 0.0
+    total_tensors_all_gpus: float = 0.0
+    layout: str = "1 GPU"
+    peak_phase: str | None = None
+    assumptions: list[str] = field(default_factory=list)
+    meanings: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    vllm: VllmView | None = None
+
+    @property
+    def tensors(self) -> float:
+        """Bytes torch allocates on the busiest GPU (every term but the overhead)."""
+        return self.weights + self.kv_cache + self.activations + self.gradients + self.optimizer + self.other
+
+
+def inference_lengths(req: EstimateRequest, arch: ModelArchitecture) -> tuple[int, int, str]:
+    """Prompt and generated tokens per sequence, and a sentence saying how they were chosen."""
+    if req.prompt_tokens is not None:
+        gen = req.gen_tokens if req.gen_tokens is not None else (req.seq_len - req.prompt_tokens if req.seq_len else 0)
+        why = "" if req.gen_tokens is not None or req.seq_len else "; no generated tokens given, none counted"
+        return (
+            req.prompt_tokens,
+            gen,
+            f"{req.prompt_tokens} prompt + {gen} generated tokens per sequence{why}",
+        )
+    if req.seq_len is not None:
+        gen = req.gen_tokens or 0
+        why = "" if req.gen_tokens is not None else " (all of it treated as prompt: worst case for prefill)"
+        return req.seq_len - gen, gen, f"{req.seq_len} tokens per sequence{why}"
+    if req.gen_tokens is not None:
+        return 1, req.gen_tokens, f"1 prompt + {req.gen_tokens} generated tokens (no prompt length given)"
+    context = min(DEFAULT_CONTEXT_TOKENS, arch.max_context)
+    gen = min(512, context // 4)
+    return context - gen, gen, f"default context: {context - gen} prompt + {gen} generated tokens"
+
+
+def _kv_bytes(req: EstimateRequest, act_bytes: float) -> tuple[float, str]:
+    match req.kv_cache_dtype:
+        case "fp8" | "int8":
+            return 1.0, req.kv_cache_dtype
+        case "fp16" | "bf16":
+            return 2.0, req.kv_cache_dtype
+    return act_bytes, "fp32" if act_bytes == 4 else ("fp16" if req.precision == "fp16" else "bf16")
+
+
+def inference_terms(req: EstimateRequest, arch: ModelArchitecture, fmt: WeightFormat) -> Assembly:
+    """Per-GPU inference memory for a transformers or vLLM deployment, in bytes."""
+    prompt, gen, lengths = inference_lengths(req, arch)
+    act_bytes = 4.0 if req.precision == "fp32" else 2.0
+    kv_bytes, kv_name = _kv_bytes(req, act_bytes)
+    n = req.gpus
+    parallel = (
+        req.parallelism if req.parallelism != "auto" else ("tensor" if req.framework == "vllm" else "layer-split")
+    )
+    if n == 1:
+        parallel = "tensor"
+    vllm = req.framework == "vllm"
+    mla_expanded = arch.mla is not None and not vllm
+    a = Assembly(assumptions=[lengths])
+    if parallel == "tensor":
+        tp, fraction = n, 1.0
+        a.weights = t.tensor_parallel_weight_bytes(arch, fmt, tp)
+        a.layout = f"tensor parallel over {n} GPUs" if n > 1 else "1 GPU"
+    else:
+        tp = 1
+        weights = t.layer_split_weight_bytes(arch, fmt, n)
+        layers = t.layer_split(arch, n)
+        kv_layer = (
+            t.kv_cache_bytes(arch, prompt + gen, req.batch, kv_bytes, mla_expanded=mla_expanded) / arch.num_layers
+        )
+        busiest = max(range(n), key=lambda i: weights[i] + layers[i] * kv_layer)
+        a.weights = weights[busiest]
+        fraction = layers[busiest] / arch.num_layers
+        a.layout = f"layers split over {n} GPUs (busiest GPU: {layers[busiest]} of {arch.num_layers} layers)"
+    a.kv_cache = t.kv_cache_bytes(
+        arch, prompt + gen, req.batch, kv_bytes, tp=tp, layers_fraction=fraction, mla_expanded=mla_expanded
+    )
+    if vllm:
+        _vllm_terms(a, req, arch, tp, act_bytes)
+    else:
+        _transformers_terms(a, req, arch, fmt, prompt, tp, act_bytes)
+    kv_total = t.kv_cache_bytes(arch, prompt + gen, req.batch, kv_bytes, tp=tp, mla_expanded=mla_expanded) * tp
+    if parallel == "tensor":
+        a.total_tensors_all_gpus = a.tensors * n
+    else:
+        a.total_tensors_all_gpus = t.weight_bytes(arch, fmt) + kv_total + n * (a.activations + a.other)
+    _inference_words(a, req, arch, fmt, prompt, gen, kv_name, tp)
+    if vllm and req.gpu_memory_gib is not None:
+        a.vllm = vllm_view(a, req, arch, prompt + gen, kv_bytes, tp, fraction)
+        if not a.vllm.fits:
+            a.warnings.append(
+                f"vLLM would not start: {a.vllm.non_kv_gib:.1f} GiB of weights and runtime leave no room "
+                f"for one "
+                f"{prompt + gen}-token sequence in a {a.vllm.budget_gib:.1f} GiB budget"
+            )
+        elif a.vllm.max_concurrent_sequences < req.batch:
+            a.warnings.append(
+                f"vLLM holds {a.vllm.max_concurrent_sequences} sequences of {prompt + gen} tokens at once; "
+                f"the other {req.batch - a.vllm.max_concurrent_sequences} of batch {req.batch} would queue"
+            )
+    if parallel == "tensor" and n > 1 and arch.num_attention_heads % n:
+        a.warnings.append(f"{n}-way tensor parallel does not divide {arch.num_attention_heads} attention heads")
+    if prompt + gen > arch.max_context:
+        a.warnings.append(
+            f"{prompt + gen} tokens exceed {arch.name}'s max context of {arch.max_context}; estimate extrapolated"
+        )
+    return a
+
+
+def _transformers_terms(
+    a: Assembly,
+    req: EstimateRequest,
+    arch: ModelArchitecture,
+    fmt: WeightFormat,
+    prompt: int,
+    tp: int,
+    act_bytes: float,
+) -> None:
+    a.activations = t.prefill_activation_bytes(arch, prompt, req.batch, act_bytes, tp=tp)
+    if req.full_prompt_logits:
+        a.activations += t.prompt_logits_bytes(arch, prompt, req.batch, tp=tp)
+    a.other = t.dequant_scratch_bytes(arch, fmt, tp)
+    load_extra = t.awq_tied_load_bytes(arch, fmt, tp)
+    if load_extra > a.tensors - a.weights:
+        # The load-time copy outlives nothing but is the peak when the run itself needs less.
+        a.other += load_extra - (a.tensors - a.weights)
+    a.overhead = t.cuda_overhead_bytes(a.tensors, training=False, collective=tp > 1)
+
+
+def _vllm_terms(a: Assembly, req: EstimateRequest, arch: ModelArchitecture, tp: int, act_bytes: float) -> None:
+    a.activations = t.vllm_profile_activation_bytes(arch, req.max_num_batched_tokens, req.max_num_seqs, tp, act_bytes)
+    a.overhead = t.vllm_non_torch_bytes(req.gpus, enforce_eager=req.enforce_eager)
+
+
+def vllm_view(
+    a: Assembly,
+    req: EstimateRequest,
+    arch: ModelArchitecture,
+    context: int,
+    kv_bytes: float,
+    tp: int,
+    fraction: float,
+) -> VllmView:
+    """VLLM's budget for one GPU: KV room after weights, profile activations and non-torch memory."""
+    assert req.gpu_memory_gib is not None
+    budget = req.gpu_memory_utilization * req.gpu_memory_gib * _GIB
+    non_kv = a.weights + a.activations + a.overhead
+    room = max(0.0, budget - non_kv)
+
+    def kv(tokens: int, batch: int = 1) -> float:
+        blocks = math.ceil(tokens / VLLM_BLOCK_TOKENS) * VLLM_BLOCK_TOKENS
+        return t.kv_cache_bytes(arch, blocks, batch, kv_bytes, tp=tp, layers_fraction=fraction)
+
+    per_token = kv(VLLM_BLOCK_TOKENS) / VLLM_BLOCK_TOKENS
+    per_seq = kv(context)
+    tokens_capacity = int(room // per_token) // VLLM_BLOCK_TOKENS * VLLM_BLOCK_TOKENS if per_token else 0
+    return VllmView(
+        budget_gib=round(budget / _GIB, 3),
+        non_kv_gib=round(non_kv / _GIB, 3),
+        kv_capacity_gib=round(room / _GIB, 3),
+        kv_tokens_capacity=tokens_capacity,
+        kv_gib_per_sequence=round(per_seq / _GIB, 4),
+        max_concurrent_sequences=int(room // per_seq) if per_seq else 0,
+        max_context_for_batch=_longest_context(kv, room, req.batch, arch.max_context),
+        fits=per_seq <= room,
+    )
+
+
+def _longest_context(kv: object, room: float, batch: int, limit: int) -> int:
+    """Largest tokens per sequence with ``batch x kv(tokens) <= room``, capped at the model's max context."""
+    assert callable(kv)
+    lo, hi = 0, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if kv(mid, batch) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _inference_words(
+    a: Assembly,
+    req: EstimateRequest,
+    arch: ModelArchitecture,
+    fmt: WeightFormat,
+    prompt: int,
+    gen: int,
+    kv_name: str,
+    tp: int,
+) -> None:
+    split = f"{a.layout}"
+    kv_split = (
+        ""
+        if tp == 1
+        else (
+            ", MLA latent replicated on every GPU"
+            if arch.mla and req.framework == "vllm"
+            else f", {t.kv_heads_per_gpu(arch, tp):g} of {arch.num_kv_heads} KV heads per GPU"
+        )
+    )
+    kv_kind = (
+        "decompressed per-head K/V (HF DeepSeek code)"
+        if (arch.mla and req.framework != "vllm")
+        else (f"{arch.attention_kind.upper()} K and V")
+    )
+    a.meanings = {
+        "weights_gib": f"{fmt.description}; {split}",
+        "kv_cache_gib": (f"{kv_kind} for {req.batch} x ({prompt}+{gen}) tokens in {kv_name}, per GPU{kv_split}"),
+        "gradients_gib": "none (inference)",
+        "optimizer_gib": "none (inference)",
+    }
+    if req.framework == "vllm":
+        a.meanings["activations_gib"] = (
+            f"vLLM profile-run activation peak: {req.max_num_batched_tokens} batched tokens "
+            "through one layer "
+            f"+ sampler logits for {req.max_num_seqs} sequences"
+        )
+        a.meanings["other_gib"] = "none (vLLM's Marlin/FP8 kernels read packed weights)"
+        a.meanings["overhead_gib"] = (
+            "non-torch memory vLLM budgets: CUDA context and workspaces"
+            + ("" if req.enforce_eager else ", CUDA graphs")
+            + (", NCCL/all-reduce buffers" if req.gpus > 1 else "")
+        )
+        a.assumptions += [
+            f"vLLM: KV cache in {VLLM_BLOCK_TOKENS}-token blocks; "
+            f"gpu_memory_utilization {req.gpu_memory_utilization}; "
+            f"max_num_batched_tokens {req.max_num_batched_tokens}, max_num_seqs {req.max_num_seqs}",
+            "vLLM pre-allocates its whole budget at start-up; per_gpu_total_gib is the minimum it needs for "
+            "this batch, nvidia-smi will show about the budget",
+        ]
+    else:
+        phase = "MLP buffers" if arch.moe is None else "MLP or attention buffers"
+        a.meanings["activations_gib"] = (
+            f"prefill transient of HF generate: one layer's {phase} for {req.batch} x {prompt} tokens "
+            "+ 4 hidden-state copies"
+            + (" + logits for every prompt position" if req.full_prompt_logits else " (last-position logits only)")
+        )
+        load_copy = t.awq_tied_load_bytes(arch, fmt, tp)
+        a.meanings["other_gib"] = (
+            "none for this format"
+            if not a.other
+            else "fp16 scratch to dequantise the largest weight matrix"
+            + (", or AutoAWQ's load-time copy of the tied embedding if larger" if load_copy else "")
+        )
+        a.meanings["overhead_gib"] = (
+            "what nvidia-smi shows beyond the tensors: CUDA context and workspaces (0.5 GiB) "
+            "+ 5% allocator cache" + (" + NCCL buffers" if tp > 1 else "")
+        )
+        a.assumptions += [
+            "HF transformers >= 4.45 with FlashAttention/SDPA (no seq x seq score matrix)",
+            "peak = weights + KV for prompt + generated tokens + prefill transient (conservative by the "
+            "generated tokens' KV, which does not exist yet during prefill)",
+        ]
+        if req.gpus > 1 and tp == 1:
+            a.assumptions.append("device_map='auto' splits layers in order; each GPU runs its own prefill transient")

@@ -1,0 +1,174 @@
+"""The input of the memory estimator: one validated request, with clear messages for bad input."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from tools.errors import ToolInputError
+from tools.memory_terms import LoraTarget, Optimizer
+from tools.quantization import Precision, Quant
+
+Task = Literal["inference", "full", "lora", "qlora"]
+Framework = Literal["transformers", "vllm"]
+KvCacheDtype = Literal["auto", "fp16", "bf16", "fp8", "int8"]
+Offload = Literal["none", "optimizer", "optimizer+params"]
+Parallelism = Literal["auto", "tensor", "layer-split"]
+
+MAX_TOKENS = 10_000_000
+MAX_BATCH = 100_000
+ALL_LORA_TARGETS: tuple[LoraTarget, ...] = ("q", "k", "v", "o", "gate", "up", "down")
+_FOUR_BIT_BASES = ("bnb-nf4", "gptq-int4", "awq-int4")
+_QUANT_BITS = {
+    "gptq-int4": "int4",
+    "awq-int4": "int4",
+    "bnb-nf4": "int4",
+    "gptq-int8": "int8",
+    "bnb-int8": "int8",
+    "fp8": "fp8",
+}
+
+
+class EstimateRequest(BaseModel):
+    """What to estimate: the model, the task and how it runs. Field names match the CLI flags."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = Field(min_length=1, max_length=500, description="registry name/alias or path to a config.json")
+    task: Task = Field(default="inference", description="inference, full fine-tuning, LoRA or QLoRA")
+    precision: Precision = Field(default="bf16", description="weight/compute precision")
+    quant: Quant = Field(default="none", description="checkpoint quantisation format")
+    batch: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_BATCH,
+        description="sequences at once (inference) or micro-batch per GPU (training)",
+    )
+    prompt_tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS, description="inference prompt length")
+    gen_tokens: int | None = Field(default=None, ge=0, le=MAX_TOKENS, description="inference output length")
+    seq_len: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_TOKENS,
+        description="training sequence length; for inference the total tokens per sequence",
+    )
+    framework: Framework = "transformers"
+    gpus: int = Field(default=1, ge=1, le=4096, description="GPUs the model is spread over")
+    zero: Literal[0, 1, 2, 3] = Field(default=0, description="DeepSpeed ZeRO stage (training); FSDP full shard = 3")
+    grad_ckpt: bool = Field(default=True, description="activation (gradient) checkpointing per decoder layer")
+    lora_r: int = Field(default=16, ge=1, le=4096, description="LoRA rank")
+    optimizer: Optimizer = "adamw"
+    kv_cache_dtype: KvCacheDtype = Field(default="auto", description="auto = the activation dtype")
+    lora_targets: tuple[LoraTarget, ...] = Field(
+        default=ALL_LORA_TARGETS, min_length=1, description="matrices that get adapters (default: all linear)"
+    )
+    offload: Offload = Field(default="none", description="ZeRO CPU offload (FSDP cpu_offload = optimizer+params)")
+    gpu_memory_gib: float | None = Field(default=None, gt=0, le=4096, description="GPU capacity for the vLLM view")
+    gpu_memory_utilization: float = Field(default=0.9, gt=0, le=1, description="vLLM's share of each GPU")
+    parallelism: Parallelism = Field(
+        default="auto",
+        description="inference on >1 GPU: auto = tensor for vLLM, layer split for transformers",
+    )
+    master_weights: bool = Field(
+        default=True, description="fp32 master weights and fp32 grads (AMP); False = pure 16-bit (torchtune)"
+    )
+    optimizer_in_backward: bool = Field(default=False, description="step each parameter as its gradient is ready")
+    chunked_ce: bool = Field(default=False, description="cross-entropy over 8 logit chunks (torchtune)")
+    activation_offload: bool = Field(default=False, description="saved activations go to CPU memory (torchtune)")
+    torch_compile: bool = Field(default=False, description="torch.compile'd training step (fuses norms, SwiGLU)")
+    full_prompt_logits: bool = Field(
+        default=False, description="transformers < 4.45: logits for every prompt position (bf16 + fp32)"
+    )
+    max_num_batched_tokens: int = Field(default=8192, ge=1, le=MAX_TOKENS, description="vLLM profile batch")
+    max_num_seqs: int = Field(default=256, ge=1, le=MAX_BATCH, description="vLLM sequences per step")
+    enforce_eager: bool = Field(default=False, description="vLLM without CUDA graphs")
+
+    @field_validator("zero", mode="before")
+    @classmethod
+    def _zero_from_text(cls, value: Any) -> Any:
+        return int(value) if isinstance(value, str) and value.strip().isdigit() else value
+
+    @field_validator("lora_targets", mode="before")
+    @classmethod
+    def _split_targets(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> EstimateRequest:
+        problem = _inference_problem(self) if self.task == "inference" else _training_problem(self)
+        if problem:
+            raise ValueError(problem)
+        return self
+
+
+def _inference_problem(r: EstimateRequest) -> str | None:
+    if r.zero:
+        return "zero (ZeRO stage) is for training; for inference spread the model with gpus and parallelism"
+    if r.offload != "none":
+        return "offload is a training option (ZeRO CPU offload); set offload=none for inference"
+    if r.quant != "none" and r.precision in ("fp8", "int8", "int4") and _QUANT_BITS[r.quant] != r.precision:
+        return (
+            f"precision {r.precision} contradicts quant {r.quant}; with a quantised checkpoint use "
+            "precision bf16 or fp16 (the compute dtype)"
+        )
+    if r.seq_len is not None and r.prompt_tokens is not None:
+        expected = r.prompt_tokens + (r.gen_tokens or 0)
+        if r.gen_tokens is not None and r.seq_len != expected:
+            return f"seq_len {r.seq_len} != prompt_tokens + gen_tokens ({expected}); give two of the three"
+    if r.seq_len is not None and r.prompt_tokens is not None and r.prompt_tokens > r.seq_len:
+        return f"prompt_tokens {r.prompt_tokens} exceeds seq_len {r.seq_len} (seq_len = prompt + generated)"
+    if r.seq_len is not None and r.gen_tokens is not None and r.gen_tokens >= r.seq_len:
+        return "gen_tokens must be smaller than seq_len (seq_len = prompt + generated tokens)"
+    if (r.prompt_tokens or 0) + (r.gen_tokens or 0) > MAX_TOKENS:
+        return f"prompt_tokens + gen_tokens must be at most {MAX_TOKENS:,}"
+    if r.framework == "transformers" and r.kv_cache_dtype in ("fp8", "int8"):
+        return "kv_cache_dtype fp8/int8 is a vLLM option; transformers keeps the KV cache in the model dtype"
+    return None
+
+
+def _training_problem(r: EstimateRequest) -> str | None:
+    if r.framework != "transformers":
+        return "vllm is an inference engine; use framework=transformers for training"
+    if r.prompt_tokens is not None or r.gen_tokens is not None:
+        return "prompt_tokens and gen_tokens are for inference; use seq_len for training"
+    if r.parallelism != "auto":
+        return "training on several GPUs is data parallel (use zero); parallelism is an inference option"
+    if r.task == "full" and r.quant != "none":
+        return f"full fine-tuning cannot update a {r.quant} checkpoint; use task=qlora or quant=none"
+    if r.task == "lora" and r.quant != "none":
+        return f"LoRA on a {r.quant} base is QLoRA; use task=qlora"
+    if r.task in ("full", "lora") and r.precision in ("fp8", "int8", "int4"):
+        return f"{r.task} training needs bf16, fp16 or fp32 weights; for a 4-bit base use task=qlora"
+    if r.task == "qlora" and r.quant not in ("none", *_FOUR_BIT_BASES):
+        return f"qlora needs a 4-bit base: quant one of {', '.join(_FOUR_BIT_BASES)} (got {r.quant})"
+    if r.task == "qlora" and r.precision in ("fp8", "int8"):
+        return "qlora computes in bf16/fp16 over a 4-bit base; use precision bf16"
+    if r.offload == "optimizer+params" and r.zero != 3:
+        return "offload=optimizer+params needs zero=3 (parameters are only offloadable when sharded)"
+    if r.offload == "optimizer" and r.zero == 0:
+        return "offload=optimizer needs zero 1, 2 or 3 (DeepSpeed ZeRO-Offload)"
+    return None
+
+
+def parse_request(data: dict[str, Any]) -> EstimateRequest:
+    """Validate a request dict; a bad value becomes one :class:`ToolInputError` line naming the field.
+
+    ``None`` values are dropped so that callers can pass unset CLI flags straight through.
+    """
+    try:
+        return EstimateRequest.model_validate({k: v for k, v in data.items() if v is not None})
+    except ValidationError as exc:
+        raise ToolInputError(validation_message(exc)) from None
+
+
+def validation_message(exc: ValidationError) -> str:
+    """One short clause per problem: ``field: what is wrong`` (pydantic lists the valid literals)."""
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"].removeprefix("Value error, ")
+        parts.append(f"{where}: {msg}" if where else msg)
+    return "; ".join(parts)

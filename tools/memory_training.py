@@ -1,0 +1,244 @@
+"""Training memory per GPU: full fine-tuning, LoRA and QLoRA under DDP, ZeRO 1-3/FSDP and CPU offload.
+
+The peak is taken at whichever of two moments needs more (both are real peaks seen in profiles):
+
+* **start of backward**: weights + optimizer states + every stored activation + the loss/logits
+  buffers (or, with checkpointing, one recomputed layer) + the first gradients (lm_head/embedding);
+* **end of backward / optimizer step**: weights + optimizer states + all gradients + the first
+  layer's activations being back-propagated.
+
+A sum of all terms (what most calculators print) double-counts: activations are freed while
+gradients appear.
+"""
+
+from __future__ import annotations
+
+from tools import memory_terms as t
+from tools.architecture import ModelArchitecture
+from tools.memory_inference import Assembly
+from tools.memory_request import EstimateRequest
+from tools.quantization import WeightFormat, half
+
+DEFAULT_TRAIN_SEQ_LEN = 2048
+_GIB = t.GIB
+
+# What each strategy keeps on one GPU (the ``zero``, ``offload`` and ``optimizer`` request fields).
+ZERO_STAGES: dict[int, str] = {
+    0: "ZeRO-0 (DDP): every GPU holds all weights, gradients and optimizer states; DDP's reducer "
+    "buckets hold a second copy of the gradients",
+    1: "ZeRO-1: optimizer states and fp32 master weights sharded over the GPUs",
+    2: "ZeRO-2: optimizer states and gradients sharded over the GPUs",
+    3: "ZeRO-3 (FSDP full shard): weights, gradients and optimizer states sharded; the module being "
+    "computed and the next decoder layer are gathered whole",
+}
+OFFLOAD_MODES: dict[str, str] = {
+    "none": "everything on the GPUs",
+    "optimizer": "ZeRO-Offload: optimizer states, master weights and fp32 gradients in host RAM; "
+    "reduced gradients stream to the host a layer at a time",
+    "optimizer+params": "ZeRO-3 offload (FSDP cpu_offload): also the weight shards in host RAM; the "
+    "GPU holds only the gathered modules",
+}
+OPTIMIZERS: dict[str, str] = {
+    "adamw": "AdamW: two moments per trainable parameter (fp32 under AMP, bf16 in pure-bf16 recipes)",
+    "adamw-8bit": "8-bit AdamW (bitsandbytes/torchao): two 1-byte moments + fp32 absmax per 256 values",
+    "sgd": "SGD with momentum: one buffer per trainable parameter",
+    "paged-adamw": "bitsandbytes paged AdamW: 32-bit states in CUDA unified memory, paged to host",
+    "paged-adamw-8bit": "bitsandbytes paged 8-bit AdamW: 8-bit states in CUDA unified memory",
+}
+
+
+class _Recipe:
+    """Bytes per parameter implied by the request's precision policy."""
+
+    def __init__(self, req: EstimateRequest) -> None:
+        fp32 = req.precision == "fp32"
+        self.act_bytes = 4.0 if fp32 else 2.0
+        self.master = req.master_weights and not fp32
+        full = req.task == "full"
+        # LoRA adapters are fp32 under AMP (PEFT upcasts them), 16-bit in pure-bf16 recipes.
+        self.param_bytes = self.act_bytes if full else (4.0 if (self.master or fp32) else 2.0)
+        self.grad_bytes = 4.0 if (self.master or fp32) else 2.0
+        fp32_states = self.master or fp32
+        self.state_bytes = t.optimizer_state_bytes_per_param(
+            req.optimizer, fp32_states=fp32_states, master_copy=self.master and full
+        )
+
+    def describe(self, req: EstimateRequest) -> str:
+        """Describe the precision policy in words."""
+        if req.precision == "fp32":
+            return "fp32 weights, gradients and optimizer states"
+        if self.master:
+            return (
+                f"mixed precision: {req.precision} compute weights, fp32 gradients"
+                + (", fp32 master weights" if req.task == "full" else "")
+                + " and fp32 optimizer states"
+            )
+        return f"pure {req.precision}: weights, gradients and optimizer states all {req.precision} (torchtune)"
+
+
+def training_terms(req: EstimateRequest, arch: ModelArchitecture, base_fmt: WeightFormat) -> Assembly:
+    """Per-GPU training memory in bytes at the peak moment, with its meaning."""
+    seq = req.seq_len or DEFAULT_TRAIN_SEQ_LEN
+    tokens = req.batch * seq
+    n, zero = req.gpus, req.zero
+    s = t.shapes(arch)
+    recipe = _Recipe(req)
+    full = req.task == "full"
+    trainable = s.total if full else t.lora_trainable_params(arch, req.lora_r, req.lora_targets)
+    fmt = base_fmt if req.task == "qlora" else (half(req.precision) if req.precision in ("bf16", "fp16") else base_fmt)
+    a = Assembly()
+    a.weights = _weights(req, arch, fmt, trainable, recipe)
+    opt_shards = n if zero >= 1 else 1
+    opt_bytes = t.optimizer_state_bytes(trainable, recipe.state_bytes, opt_shards)
+    paged = req.optimizer.startswith("paged-")
+    a.optimizer = 0.0 if (paged or req.offload != "none") else opt_bytes
+    a.other = t.dequant_scratch_bytes(arch, fmt) if req.task == "qlora" else 0.0
+    grads_start, grads_end = _gradients(req, arch, trainable, recipe)
+    acts_start, acts_end = _activations(req, arch, tokens, recipe.act_bytes)
+    if acts_start + grads_start >= acts_end + grads_end:
+        a.activations, a.gradients, a.peak_phase = acts_start, grads_start, "start of backward"
+    else:
+        a.activations, a.gradients, a.peak_phase = acts_end, grads_end, "end of backward / optimizer step"
+    a.overhead = t.cuda_overhead_bytes(a.tensors, training=True, collective=n > 1)
+    a.total_tensors_all_gpus = a.tensors * n
+    a.layout = _layout(req)
+    _training_words(a, req, arch, fmt, seq, trainable, recipe, opt_bytes if paged else 0.0)
+    return a
+
+
+def _layout(req: EstimateRequest) -> str:
+    if req.gpus == 1:
+        return "1 GPU"
+    if req.zero == 0:
+        return f"data parallel over {req.gpus} GPUs (DDP: full replica on each)"
+    return f"ZeRO-{req.zero} over {req.gpus} GPUs" + ("" if req.offload == "none" else f", {req.offload} offloaded")
+
+
+def _weights(
+    req: EstimateRequest, arch: ModelArchitecture, fmt: WeightFormat, trainable: int, recipe: _Recipe
+) -> float:
+    """Model weights on one GPU: base (+ LoRA adapters), sharded by ZeRO-3 with a gather buffer."""
+    base = t.weight_bytes(arch, fmt)
+    adapters = 0.0 if req.task == "full" else trainable * recipe.param_bytes
+    if req.zero < 3 or req.gpus == 1:
+        return base + adapters
+    gather = t.zero3_gather_bytes(arch, base / t.shapes(arch).total)
+    if req.offload == "optimizer+params":
+        return gather
+    return (base + adapters) / req.gpus + gather
+
+
+def _gradients(req: EstimateRequest, arch: ModelArchitecture, trainable: int, recipe: _Recipe) -> tuple[float, float]:
+    """Gradient bytes on one GPU at the start and at the end of the backward pass."""
+    s = t.shapes(arch)
+    g = recipe.grad_bytes
+    if req.task != "full":
+        return 0.0, t.gradient_bytes(trainable, g, req.gpus if req.zero >= 2 else 1)
+    first = arch.vocab_size * arch.hidden_size * g  # lm_head (or tied embedding) gradient
+    if req.optimizer_in_backward:
+        return first, max(first, s.largest_matrix * g)
+    if req.offload != "none":
+        # ZeRO-Offload streams reduced gradients to host memory; one layer's worth is in flight.
+        return first, max(first, s.layer_params_max * g)
+    all_grads = t.gradient_bytes(trainable, g, req.gpus if req.zero >= 2 else 1)
+    if req.zero == 0 and req.gpus > 1:
+        all_grads *= 2  # DDP reducer buckets hold a second copy of every gradient
+    return first, max(first, all_grads)
+
+
+def _activations(req: EstimateRequest, arch: ModelArchitecture, tokens: int, act_bytes: float) -> tuple[float, float]:
+    """Activation bytes on one GPU at the start and at the end of the backward pass."""
+    compiled = req.torch_compile
+    stored = t.stored_activation_bytes(
+        arch,
+        tokens,
+        grad_ckpt=req.grad_ckpt,
+        offload=req.activation_offload,
+        compiled=compiled,
+        act_bytes=act_bytes,
+    )
+    loss = t.loss_logits_bytes(arch, tokens, chunked=req.chunked_ce, compiled=compiled, act_bytes=act_bytes)
+    layer = t.layer_backward_bytes(arch, tokens, compiled=compiled, act_bytes=act_bytes)
+    saved = t.layer_activation_bytes_per_token(arch, compiled=compiled, act_bytes=act_bytes) * tokens
+    first_layer = layer if (req.grad_ckpt or req.activation_offload) else layer - saved
+    return stored + max(loss, first_layer), layer
+
+
+def _training_words(
+    a: Assembly,
+    req: EstimateRequest,
+    arch: ModelArchitecture,
+    fmt: WeightFormat,
+    seq: int,
+    trainable: int,
+    recipe: _Recipe,
+    paged_bytes: float,
+) -> None:
+    n, zero = req.gpus, req.zero
+    shard = f" / {n} GPUs" if n > 1 else ""
+    kind = {"full": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA"}[req.task]
+    targets = ",".join(req.lora_targets)
+    a.assumptions = [
+        f"{kind}: micro-batch {req.batch} x {seq} tokens per GPU" + ("" if req.seq_len else " (default seq_len)"),
+        recipe.describe(req),
+        f"{OPTIMIZERS[req.optimizer]}: {recipe.state_bytes:g} B per trainable parameter"
+        + (" incl. the fp32 master copy" if recipe.master and req.task == "full" else ""),
+        "activations: FlashAttention/SDPA (no seq x seq scores), SwiGLU MLP, "
+        + ("torch.compile'd" if req.torch_compile else "eager PyTorch")
+        + ", no dropout",
+        "peak taken at the start of backward or at the end of backward, whichever is larger",
+        "optimizer step uses a fused kernel (no extra copy of the states)",
+    ]
+    if req.task != "full":
+        a.assumptions.append(f"LoRA rank {req.lora_r} on {targets} of every layer: {trainable / 1e6:.1f} M trainable")
+    if paged_bytes:
+        a.assumptions.append(
+            f"paged optimizer: {paged_bytes / _GIB:.1f} GiB of states live in CUDA unified memory, "
+            "paged to host "
+            "under pressure; not counted (torch's allocator does not see them)"
+        )
+    if n > 1:
+        a.assumptions.append(ZERO_STAGES[zero])
+    if req.offload != "none":
+        a.assumptions.append(OFFLOAD_MODES[req.offload])
+    optim_where = "host RAM (offload)" if req.offload != "none" else ("unified memory (paged)" if paged_bytes else "")
+    a.meanings = {
+        "weights_gib": (
+            f"{fmt.description}"
+            + ("" if req.task == "full" else " (frozen base) + LoRA adapters")
+            + (f"{shard} (ZeRO-3) + gathered current/next layer" if zero == 3 and n > 1 else "")
+        ),
+        "kv_cache_gib": "none (training)",
+        "activations_gib": _activation_meaning(req, a.peak_phase),
+        "gradients_gib": (
+            f"gradients alive at the {a.peak_phase}, {recipe.grad_bytes:g} B each"
+            + (f", sharded{shard} (ZeRO-2+)" if zero >= 2 and n > 1 else "")
+        ),
+        "optimizer_gib": (
+            f"optimizer states in {optim_where}: none on the GPU"
+            if optim_where
+            else "optimizer states"
+            + (" incl. fp32 master weights" if recipe.master and req.task == "full" else "")
+            + (f", sharded{shard} (ZeRO-1+)" if zero >= 1 and n > 1 else "")
+        ),
+        "other_gib": "bf16 scratch to dequantise the largest 4-bit matrix" if a.other else "none",
+        "overhead_gib": (
+            "what nvidia-smi shows beyond the tensors: CUDA context and workspaces (0.5 GiB)"
+            + (" + NCCL buffers (0.5 GiB)" if n > 1 else "")
+            + " + 10% allocator cache"
+        ),
+    }
+    if seq > arch.max_context:
+        a.warnings.append(f"seq_len {seq} exceeds {arch.name}'s max context of {arch.max_context}")
+    if req.lora_r > arch.hidden_size and req.task != "full":
+        a.warnings.append(f"lora_r {req.lora_r} exceeds the hidden size {arch.hidden_size}")
+
+
+def _activation_meaning(req: EstimateRequest, phase: str | None) -> str:
+    ckpt = "one checkpoint per layer" if req.grad_ckpt else "all layers' saved tensors"
+    if req.activation_offload:
+        ckpt = "saved activations offloaded to CPU"
+    loss = "chunked cross-entropy" if req.chunked_ce else "logits + cross-entropy (bf16 + fp32 copies)"
+    if phase == "start of backward":
+        return f"at the start of backward: {ckpt} + the larger of {loss} and one layer's backward working set"
+    return "at the end of backward: the first layer's activations and their gradients"
