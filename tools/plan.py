@@ -151,6 +151,8 @@ def _reject(inst: catalog.InstanceType, reason: str) -> Rejection:
 def _precheck(
     inst: catalog.InstanceType, gpu: catalog.GPU | None, wanted: catalog.GPU | None, w: Workload
 ) -> str | None:
+    if not isinstance(inst.gpu_count, int) or inst.gpu_count < 1:
+        return "a vGPU slice, not whole GPUs; not planned"
     if gpu is None or not inst.gpu_memory_gib:
         return "GPU or its memory not published for this type; cannot size it"
     if wanted is not None and gpu.name != wanted.name:
@@ -165,10 +167,17 @@ def _precheck(
     return None
 
 
+def _count(inst: catalog.InstanceType) -> int:
+    """Whole GPUs per instance; _precheck has already turned away slices and unknown counts."""
+    assert isinstance(inst.gpu_count, int)
+    return inst.gpu_count
+
+
 def _usable_gib(inst: catalog.InstanceType, gpu: catalog.GPU) -> float:
     if gpu.usable_memory_gib:
         return gpu.usable_memory_gib
     hbm = (gpu.memory_type or "").upper().startswith("HBM")
+    assert inst.gpu_memory_gib is not None  # _precheck turned away types without it
     return inst.gpu_memory_gib * (USABLE_FRACTION_HBM if hbm else USABLE_FRACTION_OTHER)
 
 
@@ -257,8 +266,8 @@ def _fit_inference(
     best: DeploymentOption | None = None
     last_problem = "no layout fits"
     for nodes in _node_counts(inst):
-        for tp in (t for t in TP_SIZES if t <= inst.gpu_count and inst.gpu_count % t == 0):
-            if nodes > 1 and tp != inst.gpu_count:
+        for tp in (t for t in TP_SIZES if t <= _count(inst) and _count(inst) % t == 0):
+            if nodes > 1 and tp != _count(inst):
                 continue
             if problem := _tp_problem(arch, tp):
                 last_problem = problem
@@ -313,7 +322,7 @@ def _inference_option(
     if w.qps:
         needed = w.qps * w.output_tokens
         replicas = max(replicas, replicas_for_rate(needed, speed.tokens_per_s_total))
-    replicas_per_node = inst.gpu_count // tp if nodes == 1 else 1
+    replicas_per_node = _count(inst) // tp if nodes == 1 else 1
     instances = math.ceil(replicas / replicas_per_node) * nodes
     total_tokens_s = speed.tokens_per_s_total * replicas
     prefill = prefill_tokens_per_s(arch, perf, prompt_tokens=w.context_tokens, tensor_parallel=gpus_per_replica)
@@ -335,7 +344,7 @@ def _inference_option(
 
 def _node_counts(inst: catalog.InstanceType) -> list[int]:
     # Spanning nodes only makes sense for full 8-GPU machines with a fast network.
-    return [1, 2, 4] if inst.gpu_count >= 8 else [1]
+    return [1, 2, 4] if _count(inst) >= 8 else [1]
 
 
 def _note_fp16(option: DeploymentOption, gpu: catalog.GPU, w: Workload) -> None:
@@ -356,12 +365,13 @@ def _fit_training(
     batch = w.batch or 1
     last = ""
     for nodes in _node_counts(inst):
-        gpus = inst.gpu_count * nodes
+        gpus = _count(inst) * nodes
         est = _estimate(arch, w, gpus=gpus, batch=batch, capacity=capacity)
         if est.per_gpu_total_gib <= capacity:
             option = _priced_option(inst, gpu, w, nodes, est, capacity)
             option.tensor_parallel, option.pipeline_parallel, option.data_parallel = 1, 1, gpus
             if w.train_tokens:
+                assert w.task != "inference"
                 hours = training_hours(
                     arch, _perf(gpu, w), tokens=w.train_tokens, gpus=gpus, task=w.task, grad_ckpt=w.grad_ckpt
                 )
@@ -398,9 +408,9 @@ def _priced_option(
         gpu_model=inst.gpu_model,
         gpu_model_likely=inst.gpu_model_likely,
         gpu_confidence=inst.gpu_confidence,
-        gpu_count=inst.gpu_count,
+        gpu_count=_count(inst),
         instances=instances,
-        total_gpus=inst.gpu_count * instances,
+        total_gpus=_count(inst) * instances,
         tensor_parallel=1,
         pipeline_parallel=1,
         data_parallel=1,
