@@ -1,0 +1,66 @@
+"""``gpu-advisor slack``: run the Slack bot over Socket Mode (an outbound websocket; no public URL).
+
+For the HTTP Events API instead, set ``SLACK_SIGNING_SECRET`` and run ``gpu-advisor web``: it serves
+``POST /slack/events``. Heavy imports (Bolt, LangChain, Chroma) happen inside the handler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add the ``slack`` subcommand."""
+    p = subparsers.add_parser(
+        "slack",
+        help="run the Slack bot (Socket Mode; needs SLACK_BOT_TOKEN and SLACK_APP_TOKEN)",
+        description="Answer @mentions and direct messages in Slack threads. Connects out over Socket Mode, "
+        "so no public URL is needed. See docs/slack.md for the Slack app set-up.",
+    )
+    p.add_argument(
+        "--engine",
+        choices=("auto", "llm", "offline"),
+        help="override GPU_ADVISOR_ENGINE (auto: the LLM when DASHSCOPE_API_KEY or OPENAI_BASE_URL is set)",
+    )
+    p.set_defaults(handler=run_slack)
+
+
+def run_slack(args: argparse.Namespace) -> int:
+    """Run ``gpu-advisor slack`` until interrupted."""
+    from slack_bolt.error import BoltError
+    from slack_sdk.errors import SlackApiError
+
+    from assistant.assistant import build_assistant
+    from assistant.providers import ConfigurationError
+    from assistant.settings import Settings
+    from ui.cli import CommandError
+    from ui.slack_bot import SlackConfigError, build_socket_mode_handler
+
+    settings = Settings()
+    if args.engine:
+        settings = settings.model_copy(update={"engine": args.engine})
+    if settings.slack_bot_token is None or settings.slack_app_token is None:
+        missing = [
+            n
+            for n, v in (("SLACK_BOT_TOKEN", settings.slack_bot_token), ("SLACK_APP_TOKEN", settings.slack_app_token))
+            if v is None
+        ]
+        raise CommandError(f"set {' and '.join(missing)} to run the Slack bot (see docs/slack.md)")
+    try:
+        handler = build_socket_mode_handler(settings, build_assistant(settings))
+    except (ConfigurationError, SlackConfigError) as exc:
+        raise CommandError(str(exc)) from None
+    except BoltError as exc:  # auth.test refused the bot token
+        raise CommandError(f"Slack rejected SLACK_BOT_TOKEN: {exc}") from None
+    try:
+        try:
+            handler.connect()
+        except SlackApiError as exc:  # apps.connections.open refused the app-level token
+            raise CommandError(f"Slack refused SLACK_APP_TOKEN: {exc.response.get('error')}") from None
+        print("gpu-advisor Slack bot connected (Socket Mode); Ctrl+C to stop", file=sys.stderr)
+        threading.Event().wait()
+    finally:
+        handler.close()
+    return 0
