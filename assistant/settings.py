@@ -5,17 +5,21 @@ Built once at an entry point (CLI, server, bot) and passed down; nothing else re
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DASHSCOPE_BASE_URLS: dict[str, str] = {
     "cn-beijing": "https://dashscope.aliyuncs.com/compatible-mode/v1",
     "intl": "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
     "us": "https://dashscope-us.aliyuncs.com/compatible-mode/v1",
 }
+
+
+_ORIGIN = re.compile(r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$")
 
 
 def _default_data_dir() -> Path:
@@ -27,7 +31,7 @@ def _default_data_dir() -> Path:
 class Settings(BaseSettings):
     """gpu-advisor configuration from environment variables and ``.env``."""
 
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore", env_ignore_empty=True)
 
     # LLM: vendor variable names are accepted as they are.
     dashscope_api_key: SecretStr | None = Field(default=None, validation_alias="DASHSCOPE_API_KEY")
@@ -38,6 +42,9 @@ class Settings(BaseSettings):
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
     llm_model: str = Field(default="qwen-plus", validation_alias="GPU_ADVISOR_LLM_MODEL")
     llm_timeout_s: float = Field(default=60.0, gt=0, validation_alias="GPU_ADVISOR_LLM_TIMEOUT_S")
+    dashscope_base_url: str | None = Field(default=None, validation_alias="DASHSCOPE_BASE_URL")
+    llm_max_retries: int = Field(default=1, ge=0, le=5, validation_alias="GPU_ADVISOR_LLM_MAX_RETRIES")
+    llm_max_model_calls: int = Field(default=8, ge=2, le=50, validation_alias="GPU_ADVISOR_LLM_MAX_CALLS")
     engine: Literal["auto", "llm", "offline"] = Field(default="auto", validation_alias="GPU_ADVISOR_ENGINE")
 
     # Knowledge base.
@@ -53,3 +60,27 @@ class Settings(BaseSettings):
     slack_bot_token: SecretStr | None = Field(default=None, validation_alias="SLACK_BOT_TOKEN")
     slack_signing_secret: SecretStr | None = Field(default=None, validation_alias="SLACK_SIGNING_SECRET")
     slack_app_token: SecretStr | None = Field(default=None, validation_alias="SLACK_APP_TOKEN")
+
+    # Web server: chat page, embeddable widget, HTTP API.
+    embed_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        validation_alias="GPU_ADVISOR_EMBED_ORIGINS",
+        description="comma-separated origins allowed to embed the widget and call the API from a browser "
+        "(CORS and CSP frame-ancestors), e.g. https://docs.example.com; * allows any",
+    )
+    rate_limit_per_min: int = Field(default=30, ge=0, validation_alias="GPU_ADVISOR_RATE_LIMIT_PER_MIN")
+    web_concurrency: int = Field(default=16, ge=1, le=256, validation_alias="GPU_ADVISOR_WEB_CONCURRENCY")
+
+    @field_validator("embed_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        if isinstance(value, list):
+            value = [str(v).rstrip("/") for v in value]
+            for origin in value:
+                if origin != "*" and not _ORIGIN.match(origin):
+                    raise ValueError(
+                        f"GPU_ADVISOR_EMBED_ORIGINS: {origin!r} is not an origin like https://docs.example.com"
+                    )
+        return value

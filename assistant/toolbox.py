@@ -1,0 +1,179 @@
+"""The tools both engines call: plain typed functions over ``tools/`` and ``knowledge/``.
+
+The LLM layer builds its tool schemas from these signatures and docstrings (never by hand), and the
+deterministic engine calls the very same functions, so both engines state the same numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from knowledge.base import KnowledgeBase
+from knowledge.models import Passage
+from tools import catalog
+from tools.memory import MemoryEstimate, estimate_memory, parse_request
+from tools.plan import Plan, plan_deployment
+from tools.workload import Precision, Quant, Task, parse_workload
+
+
+class InstanceList(BaseModel):
+    """Instance types matching a filter."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    count: int
+    instances: list[catalog.InstanceType]
+
+
+def estimate_gpu_memory(
+    model: str,
+    task: Task = "inference",
+    precision: Precision = "bf16",
+    quant: Quant = "none",
+    batch: int = 1,
+    prompt_tokens: int | None = None,
+    gen_tokens: int | None = None,
+    seq_len: int | None = None,
+    framework: Literal["transformers", "vllm"] = "transformers",
+    gpus: int = 1,
+    zero: Literal[0, 1, 2, 3] = 0,
+    grad_ckpt: bool = True,
+    lora_r: int = 16,
+    optimizer: Literal["adamw", "adamw-8bit", "sgd"] = "adamw",
+) -> MemoryEstimate:
+    """Estimate GPU memory per GPU for running or fine-tuning a model, term by term (GiB).
+
+    Args:
+        model: Model name or alias, e.g. "Qwen2.5-72B-Instruct", "llama3-70b", "DeepSeek-R1".
+        task: "inference", "full" (full fine-tuning), "lora" or "qlora".
+        precision: Compute/weight precision: fp32, bf16, fp16, fp8, int8 or int4.
+        quant: Checkpoint quantisation format: none, gptq-int4, gptq-int8, awq-int4, bnb-nf4, bnb-int8, fp8.
+        batch: Sequences processed together (inference) or micro-batch per GPU (training).
+        prompt_tokens: Inference prompt length in tokens.
+        gen_tokens: Inference output length in tokens.
+        seq_len: Training sequence length in tokens.
+        framework: "transformers" (HF generate) or "vllm" (adds the vLLM memory budget view).
+        gpus: Number of GPUs the model is split across (tensor parallel / ZeRO data parallel).
+        zero: DeepSpeed ZeRO stage for training (0-3).
+        grad_ckpt: Gradient (activation) checkpointing during training.
+        lora_r: LoRA rank.
+        optimizer: "adamw", "adamw-8bit" or "sgd".
+    """
+    request = parse_request(
+        {
+            "model": model,
+            "task": task,
+            "precision": precision,
+            "quant": quant,
+            "batch": batch,
+            "prompt_tokens": prompt_tokens,
+            "gen_tokens": gen_tokens,
+            "seq_len": seq_len,
+            "framework": framework,
+            "gpus": gpus,
+            "zero": zero,
+            "grad_ckpt": grad_ckpt,
+            "lora_r": lora_r,
+            "optimizer": optimizer,
+        }
+    )
+    return estimate_memory(request)
+
+
+def plan_gpu_deployment(
+    model: str,
+    task: Task = "inference",
+    precision: Precision = "bf16",
+    quant: Quant = "none",
+    context: int | None = None,
+    concurrency: int | None = None,
+    qps: float | None = None,
+    batch: int | None = None,
+    seq_len: int | None = None,
+    train_tokens: float | None = None,
+    budget_cny_month: float | None = None,
+    region: str | None = None,
+    gpu: str | None = None,
+) -> Plan:
+    """Rank Alibaba Cloud GPU instance options that fit a workload, with speed and price; list rejections.
+
+    Args:
+        model: Model name or alias, e.g. "Qwen2.5-72B-Instruct", "Qwen3-30B-A3B", "llama3.1-8b".
+        task: "inference", "full" (full fine-tuning), "lora" or "qlora".
+        precision: bf16, fp16, fp8, int8, int4 or fp32.
+        quant: none, gptq-int4, gptq-int8, awq-int4, bnb-nf4, bnb-int8 or fp8.
+        context: Inference tokens per sequence (prompt + output).
+        concurrency: Inference sequences served at the same time.
+        qps: Inference requests per second to sustain.
+        batch: Training micro-batch per GPU.
+        seq_len: Training sequence length in tokens.
+        train_tokens: Total training tokens (for training time and cost).
+        budget_cny_month: Monthly budget in CNY; dearer options are rejected.
+        region: Alibaba Cloud region id for prices, e.g. "cn-shanghai".
+        gpu: Only consider this GPU, e.g. "L20", "A10", "A100-80GB".
+    """
+    workload = parse_workload(
+        {
+            "model": model,
+            "task": task,
+            "precision": precision,
+            "quant": quant,
+            "context": context,
+            "concurrency": concurrency,
+            "qps": qps,
+            "batch": batch,
+            "seq_len": seq_len,
+            "train_tokens": train_tokens,
+            "budget_cny_month": budget_cny_month,
+            "region": region,
+            "gpu": gpu,
+        }
+    )
+    return plan_deployment(workload)
+
+
+def find_instance_types(
+    family: str | None = None,
+    gpu: str | None = None,
+    min_gpu_memory_gib: float | None = None,
+    include_retired: bool = False,
+) -> InstanceList:
+    """List Alibaba Cloud GPU instance types with their GPU, count, memory, vCPU and RAM.
+
+    Args:
+        family: Instance family, e.g. "gn7i", "gn8is", "ebmgn7ex".
+        gpu: GPU name, e.g. "A10", "L20", "A100-80GB".
+        min_gpu_memory_gib: Minimum memory per GPU in GiB.
+        include_retired: Include retired instance types.
+    """
+    found = catalog.list_instances(
+        family=family, gpu=gpu, min_gpu_memory_gib=min_gpu_memory_gib, include_retired=include_retired
+    )
+    return InstanceList(count=len(found), instances=found)
+
+
+def gpu_specs(name: str) -> catalog.GPU:
+    """Look up a GPU's spec-sheet figures: memory, bandwidth, dense TFLOPS by precision, NVLink.
+
+    Args:
+        name: GPU name, e.g. "A10", "H800", "A100 80GB", "L20", "H20".
+    """
+    return catalog.get_gpu(name)
+
+
+class GuidanceSearch:
+    """Binds the guidance search tool to one knowledge base (no global state)."""
+
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self._kb = kb
+
+    def search_guidance(self, query: str, k: int = 4) -> list[Passage]:
+        """Search the gpu-advisor guidance (instance families, sizing rules, serving, training, cost).
+
+        Args:
+            query: What to look up, in Chinese or English, e.g. "gn7i 是什么 GPU", "H800 vs A100".
+            k: Number of passages to return (1-8).
+        """
+        return self._kb.search(query, k=max(1, min(k, 8)))
