@@ -402,7 +402,7 @@ def list_gpus() -> list[GPU]:
     return list(load_gpus())
 
 
-def _gpu_names_for_filter(name: str) -> set[str]:
+def gpu_names_for_filter(name: str) -> set[str]:
     """Canonical names a GPU filter matches: an ambiguous name matches all its variants."""
     _, ambiguous = _gpu_index()
     key = normalize_gpu_name(name)
@@ -434,7 +434,7 @@ def _instance_suggestions(key: str, limit: int = 5) -> list[str]:
     size = body.rsplit(".", 1)[-1] if "." in body else ""
     out: list[str] = []
     try:
-        gpu_names = _gpu_names_for_filter(token)
+        gpu_names = gpu_names_for_filter(token)
     except UnknownNameError:
         gpu_names = set()
     by_gpu = [i for i in index.values() if i.gpu_name in gpu_names and not (i.retired or i.vgpu)]
@@ -496,7 +496,7 @@ def list_instances(
         UnknownNameError: unknown family or GPU name.
     """
     fam = _family_key(family) if family is not None else None
-    gpu_names = _gpu_names_for_filter(gpu) if gpu is not None else None
+    gpu_names = gpu_names_for_filter(gpu) if gpu is not None else None
     out = []
     for inst in load_instances():
         if (inst.retired and not include_retired) or (inst.vgpu and not include_vgpu):

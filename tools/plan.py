@@ -26,6 +26,7 @@ from tools.architecture import ModelArchitecture
 from tools.memory import EstimateRequest, MemoryBreakdown, MemoryEstimate, estimate_memory
 from tools.models import resolve_model
 from tools.throughput import (
+    DecodeSpeed,
     GpuPerf,
     SpeedAssumptions,
     decode_speed,
@@ -44,6 +45,7 @@ VLLM_GPU_MEMORY_UTILIZATION = 0.9
 USABLE_FRACTION_HBM = 0.98
 USABLE_FRACTION_OTHER = 0.92
 TP_SIZES = (1, 2, 4, 8)
+VLLM_MAX_NUM_SEQS = 256
 UNPRICED_SLOTS = 2
 _PRE_TURING = frozenset({"Volta", "Pascal", "Maxwell"})
 MAX_NODES = 4
@@ -113,12 +115,12 @@ class Plan(BaseModel):
 def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -> Plan:
     """Rank the instance layouts that fit ``workload``; explain the ones that do not."""
     arch = arch or resolve_model(workload.model)
-    wanted_gpu = catalog.get_gpu(workload.gpu) if workload.gpu else None
+    wanted_gpus = catalog.gpu_names_for_filter(workload.gpu) if workload.gpu else None
     options: list[DeploymentOption] = []
     rejected: list[Rejection] = []
     for inst in catalog.list_instances(include_retired=workload.include_retired):
         gpu = catalog.gpu_for_instance(inst)
-        reason = _precheck(inst, gpu, wanted_gpu, workload)
+        reason = _precheck(inst, gpu, wanted_gpus, workload)
         if reason:
             rejected.append(_reject(inst, reason))
             continue
@@ -149,14 +151,14 @@ def _reject(inst: catalog.InstanceType, reason: str) -> Rejection:
 
 
 def _precheck(
-    inst: catalog.InstanceType, gpu: catalog.GPU | None, wanted: catalog.GPU | None, w: Workload
+    inst: catalog.InstanceType, gpu: catalog.GPU | None, wanted: set[str] | None, w: Workload
 ) -> str | None:
     if not isinstance(inst.gpu_count, int) or inst.gpu_count < 1:
         return "a vGPU slice, not whole GPUs; not planned"
     if gpu is None or not inst.gpu_memory_gib:
         return "GPU or its memory not published for this type; cannot size it"
-    if wanted is not None and gpu.name != wanted.name:
-        return f"has {gpu.name}, not the requested {wanted.name}"
+    if wanted is not None and gpu.name not in wanted:
+        return f"has {gpu.name}, not the requested {w.gpu}"
     if w.precision == "fp8" or w.quant == "fp8":
         if not gpu.supports_fp8:
             return f"{gpu.name} has no FP8 Tensor Cores"
@@ -300,35 +302,34 @@ def _inference_option(
     capacity: float,
 ) -> DeploymentOption:
     perf = _perf(gpu, w)
-    concurrency = w.concurrency or 1
     gpus_per_replica = tp * nodes
-    replicas = math.ceil(concurrency / max(1, seqs_per_replica))
-    batch = math.ceil(concurrency / replicas)
+    capacity_batch = max(1, min(seqs_per_replica, VLLM_MAX_NUM_SEQS))
+    if w.concurrency is None and w.qps:
+        # Only a rate is given: run each replica at the batch Little's law asks for (requests in flight
+        # = rate x latency), at most its KV capacity, then add replicas until the rate is met.
+        batch = capacity_batch
+        for _ in range(3):
+            speed = _replica_speed(arch, perf, w, gpus_per_replica, batch, capacity)
+            in_flight = w.qps * (w.output_tokens / speed.tokens_per_s_per_stream)
+            batch = max(1, min(capacity_batch, math.ceil(in_flight)))
+        replicas = max(
+            math.ceil(in_flight / batch), replicas_for_rate(w.qps * w.output_tokens, speed.tokens_per_s_total)
+        )
+    else:
+        concurrency = w.concurrency or 1
+        replicas = math.ceil(concurrency / capacity_batch)
+        batch = math.ceil(concurrency / replicas)
     est = _estimate(arch, w, gpus=gpus_per_replica, batch=batch, capacity=capacity)
-    quantized = w.quant not in ("none", "fp8") or w.precision in ("int8", "int4")
-    # KV read per step: every sequence's cache at its average length while generating.
-    average_fill = 1 - w.output_tokens / (2 * w.context_tokens)
-    kv_split = min(gpus_per_replica, _kv_split(arch))
-    avg_kv_bytes = est.per_gpu.kv_cache_gib * 2**30 * kv_split / batch * average_fill
-    speed = decode_speed(
-        arch,
-        perf,
-        weight_bytes_total=est.per_gpu.weights_gib * 2**30 * gpus_per_replica,
-        kv_bytes_per_sequence=avg_kv_bytes,
-        batch=batch,
-        tensor_parallel=gpus_per_replica,
-        quantized=quantized,
-    )
-    if w.qps:
-        needed = w.qps * w.output_tokens
-        replicas = max(replicas, replicas_for_rate(needed, speed.tokens_per_s_total))
+    speed = _replica_speed(arch, perf, w, gpus_per_replica, batch, capacity)
+    if w.qps and w.concurrency is not None:
+        replicas = max(replicas, replicas_for_rate(w.qps * w.output_tokens, speed.tokens_per_s_total))
     replicas_per_node = _count(inst) // tp if nodes == 1 else 1
     instances = math.ceil(replicas / replicas_per_node) * nodes
     total_tokens_s = speed.tokens_per_s_total * replicas
     prefill = prefill_tokens_per_s(arch, perf, prompt_tokens=w.context_tokens, tensor_parallel=gpus_per_replica)
     option = _priced_option(inst, gpu, w, instances, est, capacity)
     option.tensor_parallel, option.pipeline_parallel, option.data_parallel = tp, nodes, replicas
-    option.max_concurrent_sequences = seqs_per_replica * replicas
+    option.max_concurrent_sequences = capacity_batch * replicas
     option.decode_tokens_per_s = round(total_tokens_s, 1)
     option.decode_tokens_per_s_per_stream = round(speed.tokens_per_s_per_stream, 1)
     option.prefill_tokens_per_s = round(prefill * replicas, 0)
@@ -340,6 +341,27 @@ def _inference_option(
         option.notes.append("tensor parallel over PCIe (no NVLink): all-reduce slows decode")
     _note_fp16(option, gpu, w)
     return option
+
+
+def _replica_speed(
+    arch: ModelArchitecture, perf: GpuPerf, w: Workload, gpus: int, batch: int, capacity: float
+) -> DecodeSpeed:
+    """Decode speed of one replica running ``batch`` sequences of the workload's context."""
+    est = _estimate(arch, w, gpus=gpus, batch=batch, capacity=capacity)
+    # KV read per step: every sequence's cache at its average length while generating.
+    average_fill = 1 - w.output_tokens / (2 * w.context_tokens)
+    kv_split = min(gpus, _kv_split(arch))
+    kv_per_sequence = est.per_gpu.kv_cache_gib * 2**30 * kv_split / batch * average_fill
+    quantized = w.quant not in ("none", "fp8") or w.precision in ("int8", "int4")
+    return decode_speed(
+        arch,
+        perf,
+        weight_bytes_total=est.per_gpu.weights_gib * 2**30 * gpus,
+        kv_bytes_per_sequence=kv_per_sequence,
+        batch=batch,
+        tensor_parallel=gpus,
+        quantized=quantized,
+    )
 
 
 def _node_counts(inst: catalog.InstanceType) -> list[int]:
