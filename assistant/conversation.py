@@ -1,0 +1,237 @@
+"""Conversation state re-derived from the history on every call: follow-ups change only what they name.
+
+The engines keep no memory between requests. Each call reads the user turns of ``history`` plus the new
+question, in order, and folds them into one :class:`Conversation`:
+
+* A follow-up ("那如果用 INT8 呢?", "what about 4 GPUs?", "换成 L20") changes the slots it names and keeps
+  the rest of the workload under discussion.
+* A new model in a full question starts a new topic; only the region and budget carry over. A new model
+  in a short follow-up ("那 Llama-3.1-8B 呢?") swaps the model and keeps the workload.
+* A question about something else ("gn7i 是什么?") is answered on its own and leaves the workload as it
+  was, so a later "what about INT8?" still refers to it.
+* The engine asks one clarifying question when the model or the task is missing; it never asks the same
+  question twice: if the previous turn was already that question, the stated defaults are used.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assistant.answer import Message
+from assistant.understanding import Slots, understand
+from tools.models import list_models, parse_size_b
+
+Missing = Literal["model", "task", "method"]
+"""What a plan or memory question lacks: the model, inference vs training, or the fine-tuning method."""
+
+WORKLOAD_FIELDS = (
+    "task",
+    "precision",
+    "quant",
+    "context",
+    "concurrency",
+    "qps",
+    "batch",
+    "train_tokens",
+    "budget_cny_month",
+    "region",
+    "gpu",
+    "gpus",
+)
+_KEPT_ACROSS_TOPICS = ("budget_cny_month", "region")
+_WORKLOAD_INTENTS = ("plan", "memory")
+# When a bare size names no model, these families stand for it, most common first.
+_SIZE_PREFERENCE = ("Qwen2.5", "Qwen3", "Llama 3.1", "Llama 3.3", "Llama 3", "Mixtral", "Yi-1.5")
+
+
+class Conversation(BaseModel):
+    """What the engine answers now, with what it may assume."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    slots: Slots = Field(description="the question to answer, follow-ups folded in")
+    turn: Slots = Field(description="the newest user turn alone")
+    missing: list[Missing] = Field(default_factory=list, description="still unknown; ask unless defaulted")
+    defaulted: dict[str, str] = Field(
+        default_factory=dict, description="slots filled with defaults because the user was already asked"
+    )
+    turns: int = Field(description="user turns read, the new question included")
+
+
+def read_conversation(question: str, history: Sequence[Message] = ()) -> Conversation:
+    """Fold the user turns of ``history`` and ``question`` into the state to answer now.
+
+    Args:
+        question: The new user turn.
+        history: Earlier turns, oldest first; only user turns carry slots.
+    """
+    workload: Slots | None = None
+    asked: list[Missing] = []
+    current = understand(question)
+    previous_missing: list[Missing] = []
+    user_turns = [m.content for m in history if m.role == "user"]
+    for text in user_turns:
+        turn = understand(text)
+        merged = merge(workload, turn, answering=bool(asked))
+        if merged.intent in _WORKLOAD_INTENTS:
+            state, _ = _fill_defaults(merged, previous_missing)
+            workload = state
+            previous_missing = missing_slots(state)
+        else:
+            previous_missing = []
+        asked = previous_missing
+    merged = merge(workload, current, answering=bool(asked))
+    filled, defaulted = _fill_defaults(merged, asked) if merged.intent in _WORKLOAD_INTENTS else (merged, {})
+    return Conversation(
+        slots=filled,
+        turn=current,
+        missing=missing_slots(filled) if filled.intent in _WORKLOAD_INTENTS else [],
+        defaulted=defaulted,
+        turns=len(user_turns) + 1,
+    )
+
+
+def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Slots:
+    """Combine the workload under discussion with a new turn (see the module docstring for the rules).
+
+    Args:
+        workload: The plan or memory question of earlier turns, or None.
+        turn: The new turn, understood on its own.
+        answering: The previous answer was a clarifying question, so a reply without a subject of its
+            own ("嗯，要几张卡") continues the workload.
+    """
+    if workload is None or not (_continues(workload, turn) or (answering and _no_subject(turn))):
+        return turn
+    if turn.model and turn.model != workload.model and not turn.follow_up:
+        kept = {f: getattr(workload, f) for f in _KEPT_ACROSS_TOPICS if getattr(turn, f) is None}
+        return turn.model_copy(update=kept)
+    update: dict[str, object] = {f: getattr(turn, f) for f in WORKLOAD_FIELDS if getattr(turn, f) is not None}
+    if turn.model or turn.model_error:
+        update |= {"model": turn.model, "model_mention": turn.model_mention, "model_error": turn.model_error}
+        update |= {"size_b": None}
+        update.setdefault("gpus", None)
+    elif turn.size_b:
+        update |= {"size_b": turn.size_b, "model": None, "model_mention": None, "model_error": None}
+    if turn.task_hint and turn.task is None:
+        update |= {"task_hint": turn.task_hint, "task": None}
+    if turn.precision and not turn.quant:
+        update["quant"] = None  # "那用 INT8 呢" after AWQ: the new precision replaces the old format
+    update["quant_guessed"] = turn.quant_guessed if turn.precision else workload.quant_guessed
+    if "gpu" in update and "gpus" not in update:
+        update["gpus"] = None
+    new_task = update.get("task")
+    if new_task is not None and _is_training(new_task) != _is_training(workload.task):
+        # Serving numbers mean nothing for a training run and the other way round.
+        for field in ("precision", "quant", "context", "concurrency", "qps", "batch", "train_tokens"):
+            update.setdefault(field, None)
+    update["intent"] = _merged_intent(workload, turn)
+    update |= {"injection": turn.injection, "follow_up": turn.follow_up, "accept_defaults": turn.accept_defaults}
+    return workload.model_copy(update=update)
+
+
+def _merged_intent(workload: Slots, turn: Slots) -> str:
+    # "推理" answering "inference or training?" keeps a memory question a memory question.
+    if turn.intent == "memory" or turn.model:
+        return turn.intent if turn.intent in _WORKLOAD_INTENTS else workload.intent
+    if turn.gpu and turn.intent == "plan":
+        return "plan"
+    return workload.intent
+
+
+def missing_slots(slots: Slots) -> list[Missing]:
+    """List what a plan or memory question still lacks before the tools can run."""
+    if slots.intent not in _WORKLOAD_INTENTS or slots.model_error:
+        return []
+    out: list[Missing] = []
+    if slots.model is None:
+        out.append("model")
+    if slots.task is None:
+        # "微调"/"train on my data" is training without a method; otherwise serving vs training is open.
+        out.append("method" if slots.task_hint else "task")
+    return out
+
+
+def default_for(missing: Missing, slots: Slots) -> str | None:
+    """Return the value assumed for a missing slot when the user does not say (None: no default)."""
+    if missing == "model":
+        return representative_model(slots.size_b) if slots.size_b else None
+    if missing == "method":
+        return "lora"
+    return "inference"
+
+
+def representative_model(size_b: float) -> str | None:
+    """Pick a registry model of about ``size_b`` billion parameters to stand for "a 70B model".
+
+    Prefers an exact nominal size ("70B" in the name), then the nearest within 15%, and among equals the
+    most common families first.
+    """
+    best: tuple[float, int, int, str] | None = None
+    for index, model in enumerate(list_models()):
+        nominal = parse_size_b(model.name)
+        if not nominal or "distill" in model.name.lower():
+            continue
+        distance = abs(math.log(nominal / size_b))
+        if distance > math.log(1.15):
+            continue
+        family_rank = _SIZE_PREFERENCE.index(model.family) if model.family in _SIZE_PREFERENCE else 99
+        key = (round(distance, 3), family_rank, index, model.name)
+        if best is None or key < best:
+            best = key
+    return best[3] if best else None
+
+
+def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[str, str]]:
+    """Fill what is missing with defaults when the user was already asked, accepted, or named a GPU."""
+    missing = missing_slots(slots)
+    if not missing:
+        return slots, {}
+    # "A10 能跑 70B 吗", "7B 需要 14GB 显存吗": any model of that size answers a question about a size,
+    # so a representative one is used (and said) instead of asking which.
+    feasibility = bool(
+        slots.size_b and (slots.gpu or slots.gpus or slots.intent == "memory") and slots.task_hint is None
+    )
+    defaulted: dict[str, str] = {}
+    update: dict[str, object] = {}
+    for item in missing:
+        if not (slots.accept_defaults or item in asked or feasibility):
+            continue
+        value = default_for(item, slots)
+        if value is None:
+            continue
+        defaulted[item] = value
+        update["model" if item == "model" else "task"] = value
+    return slots.model_copy(update=update), defaulted
+
+
+def _continues(workload: Slots, turn: Slots) -> bool:
+    """Whether ``turn`` changes the workload under discussion rather than asking something else."""
+    if turn.accept_defaults:
+        return True
+    if turn.intent in ("compare", "verify", "instances", "gpu_specs", "out_of_scope"):
+        return False
+    if turn.intent in _WORKLOAD_INTENTS and (turn.model or turn.model_error or turn.size_b):
+        return True
+    changes = any(getattr(turn, f) is not None for f in WORKLOAD_FIELDS) or turn.task_hint is not None
+    if not changes:
+        return False
+    return turn.follow_up or not turn.asks_explanation
+
+
+def _no_subject(turn: Slots) -> bool:
+    """Whether a turn names nothing of its own to answer about (no model, family, GPUs to compare)."""
+    quiet = turn.intent == "out_of_scope" and not (turn.off_topic or turn.injection)
+    return (
+        (turn.intent in ("guidance", "plan", "memory") or quiet)
+        and not (turn.model or turn.model_error or turn.size_b or turn.families or turn.instance_types)
+        and len(turn.gpu_mentions) < 2
+        and not turn.asks_explanation
+    )
+
+
+def _is_training(task: str | None) -> bool:
+    return task in ("full", "lora", "qlora")

@@ -1,0 +1,449 @@
+"""Markdown for the deterministic engine's answers, in Chinese or English: pure functions of tool results.
+
+Every number shown is copied from a tool result or a cited passage, at the precision the tool gave it
+(:func:`num` only drops a trailing ".0" and groups thousands), so the grounding check in
+:mod:`assistant.guards` can match it. Nothing here computes a new figure: no ratios, no sums.
+Passages are quoted, not paraphrased, with the document's own ``[n]`` markers replaced by the answer's
+citation number.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from assistant.answer import Language
+from knowledge.models import Citation, Passage
+from tools.catalog import GPU, InstanceType
+from tools.memory import MemoryEstimate
+from tools.plan import DeploymentOption, Plan
+
+NA = {"zh": "未知", "en": "n/a"}
+_MAX_REJECTED_FAMILIES = 5
+
+
+def num(value: float | int | None, lang: Language = "en") -> str:
+    """Show a tool's number as it gave it: "16,676" for 16676.0, "9.53" for 9.53, "n/a" for None."""
+    if value is None:
+        return NA[lang]
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) >= 10_000 else str(value)
+    return repr(value)
+
+
+def _t(lang: Language, zh: str, en: str) -> str:
+    return zh if lang == "zh" else en
+
+
+def cite(number: int) -> str:
+    """Return the marker of citation ``number`` as it appears in the text."""
+    return f"[{number}]"
+
+
+# ------------------------------------------------------------------------------------------ plan
+
+
+def gpu_label(option: DeploymentOption | InstanceType, lang: Language) -> str:
+    """Name the GPU of an option, marked when Alibaba does not name it ("A100-80GB (likely)")."""
+    if option.gpu_model:
+        return option.gpu_model
+    if option.gpu_model_likely:
+        return option.gpu_model_likely + _t(lang, "（推测）", " (likely)")
+    return NA[lang]
+
+
+def _price_phrase(option: DeploymentOption, lang: Language) -> str:
+    if option.price_cny_per_hour is None and option.price_cny_per_month is None:
+        return _t(lang, "价格未知（价格表中没有该规格）", "price unknown (not in the price list)")
+    parts = []
+    if option.price_cny_per_hour is not None:
+        parts.append(f"¥{num(option.price_cny_per_hour)}" + _t(lang, "/小时", "/h"))
+    if option.price_cny_per_month is not None:
+        basis = f", {option.price_month_basis}" if option.price_month_basis else ""
+        parts.append(f"¥{num(option.price_cny_per_month)}" + _t(lang, "/月", "/month") + basis)
+    source = _t(lang, f"；来源：{option.price_source}", f"; source: {option.price_source}")
+    return " · ".join(parts) + (source if option.price_source else "")
+
+
+def plan_summary(plan: Plan, lang: Language) -> str:
+    """One paragraph on the top option: layout, memory fit, speed, price (or why nothing fits)."""
+    if not plan.options:
+        return _t(
+            lang,
+            f"**没有合适的实例：** 在目录中找不到能容纳 {plan.model} 这一负载的规格，原因见下方被排除的规格。",
+            f"**Nothing fits:** no instance type in the catalog can hold this {plan.model} workload; "
+            "see the rejected types below.",
+        )
+    top = plan.options[0]
+    gpu = gpu_label(top, lang)
+    fit = _t(
+        lang,
+        f"每卡需要 {num(top.per_gpu_gib_needed)} GiB，可用 {num(top.per_gpu_capacity_gib)} GiB"
+        f"（余量 {num(top.headroom_pct)}%{'，偏紧' if top.tight_fit else ''}）",
+        f"each GPU needs {num(top.per_gpu_gib_needed)} GiB of {num(top.per_gpu_capacity_gib)} GiB usable "
+        f"(headroom {num(top.headroom_pct)}%{', tight fit' if top.tight_fit else ''})",
+    )
+    layout = _t(
+        lang,
+        f"{top.instances} 台 `{top.instance_type}`（每台 {top.gpu_count} × {gpu}，共 {top.total_gpus} 张卡；"
+        f"张量并行 {top.tensor_parallel}，副本 {top.data_parallel}）",
+        f"{top.instances} × `{top.instance_type}` ({top.gpu_count} × {gpu} each, {top.total_gpus} "
+        f"GPU{'s' if top.total_gpus > 1 else ''} in total; tensor parallel {top.tensor_parallel}, "
+        f"{top.data_parallel} replica{'s' if top.data_parallel > 1 else ''})",
+    )
+    speed = _speed_phrase(top, lang)
+    price = _price_phrase(top, lang)
+    return _t(
+        lang,
+        f"**推荐：** {layout}。{fit}。{speed}价格：{price}。",
+        f"**Recommended:** {layout}. {fit[0].upper() + fit[1:]}. {speed}Price: {price}.",
+    )
+
+
+def _speed_phrase(option: DeploymentOption, lang: Language) -> str:
+    if option.training_hours is not None:
+        cost = (
+            _t(lang, f"，费用约 ¥{num(option.training_cost_cny)}", f", about ¥{num(option.training_cost_cny)}")
+            if option.training_cost_cny is not None
+            else ""
+        )
+        return _t(
+            lang,
+            f"预计训练 {num(option.training_hours)} 小时{cost}。",
+            f"Training takes about {num(option.training_hours)} h{cost}. ",
+        )
+    if option.decode_tokens_per_s is None:
+        return ""
+    per_stream = option.decode_tokens_per_s_per_stream
+    return _t(
+        lang,
+        f"解码吞吐约 {num(option.decode_tokens_per_s)} tokens/s（每路约 {num(per_stream)} tokens/s）。",
+        f"Decode ≈ {num(option.decode_tokens_per_s)} tokens/s in total (≈ {num(per_stream)} per stream). ",
+    )
+
+
+def options_table(plan: Plan, lang: Language) -> str:
+    """Render the ranked options as a table; training plans show hours instead of speed."""
+    if not plan.options:
+        return ""
+    training = plan.workload.task != "inference"
+    speed_head = _t(lang, "训练时长 (h)", "training (h)") if training else _t(lang, "解码 tok/s", "decode tok/s")
+    head = _t(
+        lang,
+        f"| 实例规格 | GPU | 台数 × 卡数 | 每卡需要 / 可用 (GiB) | 余量 | {speed_head} | ¥/小时 | ¥/月 |",
+        f"| instance | GPU | instances × GPUs | per-GPU need / usable (GiB) | headroom | {speed_head} "
+        "| ¥/h | ¥/month |",
+    )
+    rows = [head, "|---|---|---|---|---|---|---|---|"]
+    for i, o in enumerate(plan.options):
+        mark = "★ " if i == 0 else ""
+        tight = _t(lang, " ⚠ 偏紧", " ⚠ tight") if o.tight_fit else ""
+        speed = o.training_hours if training else o.decode_tokens_per_s
+        rows.append(
+            f"| {mark}`{o.instance_type}` | {gpu_label(o, lang)} | {o.instances} × {o.gpu_count} | "
+            f"{num(o.per_gpu_gib_needed)} / {num(o.per_gpu_capacity_gib)} | {num(o.headroom_pct)}%{tight} | "
+            f"{num(speed, lang)} | {num(o.price_cny_per_hour, lang)} | {num(o.price_cny_per_month, lang)} |"
+        )
+    return "\n".join(rows)
+
+
+def option_notes(plan: Plan, lang: Language) -> list[str]:
+    """List the notes the planner attached to shown options (PCIe tensor parallel ...), deduplicated."""
+    seen: dict[str, list[str]] = {}
+    for o in plan.options:
+        for note in o.notes:
+            seen.setdefault(note, []).append(o.instance_type)
+    return [f"`{', '.join(types)}`: {note}" for note, types in seen.items()]
+
+
+def rejection_summary(plan: Plan, lang: Language, prefer: Sequence[str] = ()) -> list[str]:
+    """Why families were left out: one line per family, the families the user named first.
+
+    Args:
+        plan: The planner's result.
+        lang: Answer language.
+        prefer: Family names or GPU names the user mentioned; their rejections are listed first.
+    """
+    by_family: dict[str, tuple[str | None, str, list[str]]] = {}
+    shown = {o.family for o in plan.options}
+    for r in plan.rejected:
+        # Types without a published GPU, and other GPUs when the user asked for one, say nothing new.
+        if r.family in shown or "not published" in r.reason or "not the requested" in r.reason:
+            continue
+        gpu, reason, types = by_family.setdefault(r.family, (r.gpu_model, r.reason, []))
+        types.append(r.instance_type)
+        if _gpus_tried(r.reason) > _gpus_tried(reason):  # the family's largest layout says the most
+            by_family[r.family] = (gpu, r.reason, [r.instance_type, *types[:-1]])
+    wanted = {p.lower() for p in prefer}
+
+    def rank(item: tuple[str, tuple[str | None, str, list[str]]]) -> tuple[int, int]:
+        family, (gpu, reason, _) = item
+        named = family.lower() in wanted or (gpu or "").lower() in wanted
+        return (0 if named else 1, 0 if "GiB" in reason else 1)
+
+    lines = []
+    for family, (gpu, reason, types) in sorted(by_family.items(), key=rank)[:_MAX_REJECTED_FAMILIES]:
+        example = f" (e.g. `{types[0]}`)" if lang == "en" else f"（例如 `{types[0]}`）"
+        label = f" ({gpu})" if gpu else ""
+        lines.append(f"**{family}**{label}{example}: {reason}")
+    return lines
+
+
+def _gpus_tried(reason: str) -> int:
+    found = re.findall(r"on (\d+)x ", reason)
+    return max((int(n) for n in found), default=0)
+
+
+def plan_markdown(plan: Plan, lang: Language, prefer: Sequence[str] = ()) -> str:
+    """Summary, options table, notes, rejections, assumptions and warnings of a plan."""
+    parts = [plan_summary(plan, lang)]
+    if table := options_table(plan, lang):
+        parts.append(
+            _t(
+                lang,
+                f"**可选方案**（{plan.model}，共 {num(plan.params_b)}B 参数）：",
+                f"**Options** ({plan.model}, {num(plan.params_b)}B parameters):",
+            )
+            + "\n\n"
+            + table
+        )
+    if notes := option_notes(plan, lang):
+        parts.append(_bullets(_t(lang, "**注意：**", "**Notes:**"), notes))
+    if rejected := rejection_summary(plan, lang, prefer):
+        parts.append(_bullets(_t(lang, "**被排除的规格族（原因，工具原文）：**", "**Left out (why):**"), rejected))
+    parts.append(_bullets(_t(lang, "**关键假设（工具原文）：**", "**Key assumptions:**"), plan.assumptions))
+    if plan.warnings:
+        parts.append(_bullets(_t(lang, "**警告：**", "**Warnings:**"), plan.warnings))
+    return "\n\n".join(parts)
+
+
+# ------------------------------------------------------------------------------------------ memory
+
+_TERMS = (
+    ("weights_gib", "权重", "weights"),
+    ("kv_cache_gib", "KV cache", "KV cache"),
+    ("activations_gib", "激活", "activations"),
+    ("gradients_gib", "梯度", "gradients"),
+    ("optimizer_gib", "优化器状态", "optimizer states"),
+    ("other_gib", "其他缓冲", "other buffers"),
+    ("overhead_gib", "CUDA/框架开销", "CUDA/framework overhead"),
+)
+
+
+def estimate_markdown(est: MemoryEstimate, lang: Language) -> str:
+    """Per-GPU total, the term-by-term table with each term's meaning, assumptions and warnings."""
+    head = _t(
+        lang,
+        f"**{est.model}**（{num(est.params_b)}B 参数，{est.task}，{est.framework}，{est.layout}）："
+        f"每卡约需 **{num(est.per_gpu_total_gib)} GiB**（其中张量 {num(est.per_gpu_tensors_gib)} GiB），"
+        f"{est.num_gpus} 卡合计 {num(est.total_gib)} GiB。",
+        f"**{est.model}** ({num(est.params_b)}B parameters, {est.task}, {est.framework}, {est.layout}): about "
+        f"**{num(est.per_gpu_total_gib)} GiB per GPU** ({num(est.per_gpu_tensors_gib)} GiB of tensors), "
+        f"{num(est.total_gib)} GiB over {est.num_gpus} GPU(s).",
+    )
+    rows = [_t(lang, "| 项目 | GiB/卡 | 含义（工具原文） |", "| term | GiB per GPU | meaning |"), "|---|---|---|"]
+    terms = est.per_gpu.model_dump()
+    for key, zh, en in _TERMS:
+        value = terms.get(key)
+        if not value:
+            continue
+        rows.append(f"| {_t(lang, zh, en)} | {num(value)} | {est.meanings.get(key, '')} |")
+    parts = [head, "\n".join(rows)]
+    if est.peak_phase:
+        parts.append(_t(lang, f"峰值出现在：{est.peak_phase}", f"Peak: {est.peak_phase}"))
+    parts.append(_bullets(_t(lang, "**假设（工具原文）：**", "**Assumptions:**"), est.assumptions))
+    if est.warnings:
+        parts.append(_bullets(_t(lang, "**警告：**", "**Warnings:**"), est.warnings))
+    return "\n\n".join(parts)
+
+
+# ------------------------------------------------------------------------------------------ catalog
+
+
+def instances_table(instances: Sequence[InstanceType], lang: Language, limit: int = 12) -> str:
+    """Instance types as a table: GPU (marked when inferred), count, memory per GPU, vCPU, RAM."""
+    head = _t(
+        lang,
+        "| 实例规格 | GPU | 卡数 | 每卡显存 (GB) | vCPU | 内存 (GiB) | 卡间互联 |",
+        "| instance | GPU | GPUs | GPU memory (GB) | vCPU | RAM (GiB) | interconnect |",
+    )
+    rows = [head, "|---|---|---|---|---|---|---|"]
+    for inst in instances[:limit]:
+        rows.append(
+            f"| `{inst.instance_type}` | {gpu_label(inst, lang)} | {num(inst.gpu_count, lang)} | "
+            f"{num(inst.gpu_memory_gib, lang)} | {num(inst.vcpu, lang)} | {num(inst.memory_gib, lang)} | "
+            f"{inst.gpu_interconnect or NA[lang]} |"
+        )
+    more = len(instances) - limit
+    if more > 0:
+        rows.append(_t(lang, f"\n（另有 {more} 个规格未列出）", f"\n({more} more not shown)"))
+    return "\n".join(rows)
+
+
+_SPEC_ROWS = (
+    ("arch", "架构", "architecture", ""),
+    ("memory_gib", "显存 (GB)", "memory (GB)", ""),
+    ("memory_type", "显存类型", "memory type", ""),
+    ("memory_bandwidth_gb_s", "显存带宽 (GB/s)", "memory bandwidth (GB/s)", ""),
+    ("bf16_dense_tflops", "BF16 稠密 (TFLOPS)", "BF16 dense (TFLOPS)", ""),
+    ("fp16_dense_tflops", "FP16 稠密 (TFLOPS)", "FP16 dense (TFLOPS)", ""),
+    ("fp8_dense_tflops", "FP8 稠密 (TFLOPS)", "FP8 dense (TFLOPS)", ""),
+    ("int8_dense_tops", "INT8 稠密 (TOPS)", "INT8 dense (TOPS)", ""),
+    ("fp32_tflops", "FP32 (TFLOPS)", "FP32 (TFLOPS)", ""),
+    ("nvlink_gb_s", "NVLink (GB/s)", "NVLink (GB/s)", ""),
+    ("interconnect", "互联", "interconnect", ""),
+    ("confidence", "数据可信度", "figures from", ""),
+)
+
+
+def gpu_specs_table(gpus: Sequence[GPU], lang: Language) -> str:
+    """One column per GPU, one row per spec figure (dense throughput; "n/a" = not published)."""
+    head = "| | " + " | ".join(g.name for g in gpus) + " |"
+    rows = [head, "|---" * (len(gpus) + 1) + "|"]
+    for field, zh, en, _ in _SPEC_ROWS:
+        values = [getattr(g, field) for g in gpus]
+        if all(v is None for v in values):
+            continue
+        cells = [num(v, lang) if not isinstance(v, str) else v for v in values]
+        rows.append(f"| {_t(lang, zh, en)} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+# ------------------------------------------------------------------------------------------ passages
+
+_DOC_MARKERS = re.compile(r"\s?\[\d+\](?:\[\d+\])*")
+_SENTENCE_END = re.compile(r"(?<=[。！？；])|(?<=[.!?])\s+(?=[A-Z0-9`*\"(“])")
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of a passage: tables, headings and list markers dropped, the document's [n] removed."""
+    out = []
+    for block in re.split(r"\n\s*\n", text):
+        block = block.strip()
+        if not block or block.startswith(("|", "#", "```")):
+            continue
+        for line in block.splitlines():
+            line = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", line).strip()
+            for sentence in _SENTENCE_END.split(line):
+                sentence = _balance_bold(_DOC_MARKERS.sub("", sentence).strip())
+                if len(sentence) >= 12:
+                    out.append(sentence)
+    return out
+
+
+_STOPWORDS = {
+    "what",
+    "is",
+    "are",
+    "the",
+    "a",
+    "an",
+    "of",
+    "and",
+    "or",
+    "to",
+    "in",
+    "on",
+    "for",
+    "with",
+    "does",
+    "do",
+    "how",
+    "why",
+    "which",
+    "can",
+    "it",
+    "its",
+    "be",
+    "vs",
+    "about",
+    "me",
+    "tell",
+    "explain",
+    "i",
+    "you",
+}
+_CJK_STOP = set("的是吗呢什么吧了和与在有个")
+
+
+def _balance_bold(sentence: str) -> str:
+    """Drop a ``**`` left open where a bold phrase spanned a sentence boundary."""
+    if sentence.count("**") % 2 == 0:
+        return sentence
+    if sentence.startswith("**"):
+        return sentence[2:].lstrip()
+    head, _, tail = sentence.rpartition("**")
+    return head + tail
+
+
+def _terms(query: str) -> set[str]:
+    words = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9.\-]+|\d+[A-Za-z]+", query)} - _STOPWORDS
+    cjk = "".join(ch for ch in re.findall(r"[\u4e00-\u9fff]", query) if ch not in _CJK_STOP)
+    return words | {cjk[i : i + 2] for i in range(len(cjk) - 1)}
+
+
+_CLAIM = re.compile(r"\**(?:claim in the article|原文说法)", re.IGNORECASE)
+_FACT = re.compile(r"\**(?:correct fact|正确事实|verdict|结论)", re.IGNORECASE)
+
+
+def _overlap(terms: set[str], sentence: str) -> float:
+    lowered = sentence.lower()
+    score = float(sum(1 for t in terms if t in lowered))
+    return score + 2 if _FACT.match(sentence) else score
+
+
+def key_sentences(passage: Passage, query: str, limit: int = 2) -> list[str]:
+    """Pick the sentences of ``passage`` that share most words with ``query``, in passage order."""
+    terms = _terms(query)
+    # A correction's restated claim is the error itself; quoting it out of context would repeat it.
+    found = [s for s in sentences(passage.text) if not _CLAIM.match(s)]
+    if not found:
+        return []
+    # The opening sentence usually defines the section's subject: a small bonus answers "what is X".
+    scored = [(_overlap(terms, s) + (0.5 if i == 0 else 0), -i, s) for i, s in enumerate(found)]
+    best = sorted(scored, reverse=True)[:limit]
+    if best[0][0] == 0:
+        best = [(0, -i, s) for i, s in enumerate(found[:limit])]  # nothing matched: the opening sentences
+    return [s for _, _, s in sorted(best, key=lambda x: -x[1])]
+
+
+def quote(passage: Passage, number: int, query: str, lang: Language, limit: int = 2) -> str:
+    """Quote the passage's best sentences as a blockquote ending with its citation marker."""
+    picked = key_sentences(passage, query, limit)
+    if not picked:
+        return ""
+    joiner = "" if passage.lang == "zh" else " "
+    title = f"*{passage.section}*"
+    return f"> {title}: {joiner.join(picked)} {cite(number)}"
+
+
+def sources_markdown(citations: Sequence[Citation], lang: Language) -> str:
+    """Render the numbered source list: document, section, path and the section's first source URL."""
+    if not citations:
+        return ""
+    lines = [_t(lang, "**参考资料：**", "**Sources:**")]
+    for i, c in enumerate(citations, start=1):
+        url = f" — {c.sources[0]}" if c.sources else ""
+        lines.append(f"{cite(i)} {c.doc_title} — {c.section} (`{c.path}`){url}")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------ plain messages
+
+
+def scope_statement(lang: Language) -> str:
+    """Say what gpu-advisor answers; used for out-of-scope questions and refused instructions."""
+    return _t(
+        lang,
+        "我只回答在阿里云上运行大模型的 GPU 选型问题：选哪种 GPU 实例、需要几张卡、显存够不够、大概多少钱，"
+        "以及相关的实例规格和 GPU 参数。例如：“Qwen2.5-72B 用 INT4 部署，长上下文、多人并发，需要什么实例？”",
+        "I only answer questions about GPUs for running LLMs on Alibaba Cloud: which instance type, how many "
+        "GPUs, whether the memory fits, what it costs, plus instance families and GPU specs. For example: "
+        '"Serve Qwen2.5-72B in INT4 with a long context for many concurrent users: which instance?"',
+    )
+
+
+def _bullets(title: str, items: Sequence[str]) -> str:
+    return title + "\n" + "\n".join(f"- {item}" for item in items)

@@ -1,0 +1,725 @@
+"""Rule-based understanding of one user turn, Chinese or English, into typed slots.
+
+The deterministic engine has no language model, so it reads a question with patterns: the model (resolved
+through :func:`tools.models.resolve_model`), the task, precision or quantisation, context length,
+concurrency, QPS, batch, training tokens, budget, region, GPU preference and GPU count, plus what the user
+wants (a plan, a memory estimate, instance lists, GPU specs, a comparison, general guidance). Numbers may be
+written "32k", "5 万", "两张", "1B", "10亿". Each extractor claims the text it used, so "50k" in a budget is
+not read again as a context length.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools import catalog
+from tools.errors import UnknownNameError
+from tools.models import resolve_model
+from tools.workload import Precision, Quant, Task
+
+Intent = Literal["plan", "memory", "instances", "gpu_specs", "compare", "verify", "guidance", "out_of_scope"]
+"""What the user asks for.
+
+plan: which instances, how many, what it costs. memory: only how much GPU memory. instances: list or
+check instance types. gpu_specs: one GPU's figures. compare: two GPUs side by side. verify: a claim that a
+family has some GPU ("gn7i 是 A100 吗"). guidance: a question the guidance documents answer. out_of_scope:
+nothing about GPUs, models or Alibaba Cloud.
+"""
+
+TaskHint = Literal["finetune", "train"]
+
+
+class Slots(BaseModel):
+    """What one user turn (or a whole conversation, once merged) says. ``None`` means "not said"."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    intent: Intent = "guidance"
+    model: str | None = Field(default=None, description="canonical name from tools.models.resolve_model")
+    model_mention: str | None = Field(default=None, description="the words that named the model")
+    model_error: str | None = Field(default=None, description="why the named model did not resolve")
+    size_b: float | None = Field(default=None, description="a bare size such as '72B 模型', billions")
+    task: Task | None = None
+    task_hint: TaskHint | None = Field(default=None, description="training asked for without a method")
+    precision: Precision | None = None
+    quant: Quant | None = None
+    quant_guessed: bool = Field(default=False, description="'量化'/'quantized' without bits: 4-bit assumed")
+    context: int | None = Field(default=None, description="tokens per sequence (inference) or seq length")
+    concurrency: int | None = None
+    qps: float | None = None
+    batch: int | None = None
+    train_tokens: float | None = None
+    budget_cny_month: float | None = None
+    region: str | None = None
+    gpu: str | None = Field(default=None, description="the one GPU the user wants to use")
+    gpus: int | None = Field(default=None, description="number of GPUs the user has in mind")
+    gpu_mentions: list[str] = Field(default_factory=list, description="GPU names as written, in order")
+    families: list[str] = Field(default_factory=list)
+    instance_types: list[str] = Field(default_factory=list)
+    serving: bool = Field(default=False, description="words that imply inference: 部署, serve, 并发 ...")
+    follow_up: bool = Field(default=False, description="phrased as a change of the previous question")
+    accept_defaults: bool = Field(default=False, description="'ok', '默认就行': go on with the defaults")
+    asks_explanation: bool = Field(default=False, description="'what is', '区别', 'why': wants an explanation")
+    injection: bool = Field(default=False, description="tries to change the rules or extract secrets")
+    off_topic: bool = Field(default=False, description="names something clearly outside GPUs (poems, weather)")
+    topics: list[str] = Field(default_factory=list, description="guidance topics named: kv cache, awq ...")
+
+
+# ------------------------------------------------------------------------------------------ numbers
+
+_CN_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_UNIT = {"十": 10, "百": 100, "千": 1000}
+_MULTIPLIER = {
+    "k": 1e3,
+    "千": 1e3,
+    "w": 1e4,
+    "万": 1e4,
+    "m": 1e6,
+    "百万": 1e6,
+    "千万": 1e7,
+    "亿": 1e8,
+    "b": 1e9,
+    "t": 1e12,
+    "thousand": 1e3,
+    "million": 1e6,
+    "billion": 1e9,
+    "trillion": 1e12,
+}
+NUM = r"(\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千]+)"
+_SUFFIX = r"(thousand|million|billion|trillion|百万|千万|[kK千wW万mM亿bBtT])?"
+
+
+def chinese_int(text: str) -> int:
+    """Read a Chinese numeral below 10,000: "五" 5, "二十" 20, "十二" 12, "一百二十八" 128."""
+    total, digit = 0, 0
+    for ch in text:
+        if ch in _CN_DIGIT:
+            digit = _CN_DIGIT[ch]
+        elif ch in _CN_UNIT:
+            total += (digit or 1) * _CN_UNIT[ch]
+            digit = 0
+    return total + digit
+
+
+def parse_number(text: str, suffix: str | None = None) -> float:
+    """Turn "5", "3.5", "50,000", "两", "二十" and an optional multiplier ("万", "k", "B") into a float."""
+    text = text.replace(",", "")
+    value = float(text) if re.fullmatch(r"\d+(?:\.\d+)?", text) else float(chinese_int(text))
+    if suffix:
+        value *= _MULTIPLIER[suffix.lower()]
+    return value
+
+
+def _as_int(value: float) -> int:
+    return int(round(value))
+
+
+# ------------------------------------------------------------------------------------------ text scanning
+
+
+@dataclass
+class _Scan:
+    """The question being read, and the character spans extractors have already used."""
+
+    text: str
+    used: list[tuple[int, int]] = field(default_factory=list)
+
+    def find(self, pattern: str | re.Pattern[str]) -> re.Match[str] | None:
+        """First match of ``pattern`` that does not overlap text already used; claims it."""
+        for m in re.finditer(pattern, self.text, flags=re.IGNORECASE):
+            if not any(m.start() < end and start < m.end() for start, end in self.used):
+                self.used.append(m.span())
+                return m
+        return None
+
+    def first(self, *patterns: str) -> re.Match[str] | None:
+        """First pattern (in order of preference) that matches unused text."""
+        for pattern in patterns:
+            if m := self.find(pattern):
+                return m
+        return None
+
+
+def _normalise(text: str) -> str:
+    # Full-width digits, letters and punctuation occur in Chinese input ("３２Ｋ", "，", "？").
+    text = text.translate({cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)})
+    return text.replace("\u3000", " ")
+
+
+# ------------------------------------------------------------------------------------------ model
+
+_FAMILY_WORDS = (
+    r"通义千问|千问|qwen|qwq|llama|羊驼|deepseek|深度求索|chatglm|glm|智谱|mistral|mixtral|baichuan|百川|"
+    r"gemma|phi|internlm|书生|yi|falcon|gpt-oss|minimax|kimi"
+)
+_MODEL_START = re.compile(rf"(?<![A-Za-z])({_FAMILY_WORDS})", re.IGNORECASE)
+_PIECE = re.compile(r"[\s\-_]*([A-Za-z0-9][A-Za-z0-9.]*|[\u4e00-\u9fff]+)")
+# Words that may follow a family name inside a model name; anything else ends the name.
+_NAME_WORDS = {
+    "instruct",
+    "chat",
+    "coder",
+    "math",
+    "base",
+    "vl",
+    "moe",
+    "distill",
+    "it",
+    "hf",
+    "preview",
+    "turbo",
+    "plus",
+    "max",
+    "qwen",
+    "llama",
+    "r1",
+    "v3",
+    "v2",
+    "v2.5",
+    "v3.1",
+    "v3.2",
+    "lite",
+    "air",
+    "flash",
+    "awq",
+    "gptq",
+    "int4",
+    "int8",
+    "fp8",
+    "thinking",
+}
+_FORMAT_WORDS = {"awq", "gptq", "int4", "int8", "fp8"}
+_SIZE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*[bB](?![A-Za-z])")
+
+
+@dataclass
+class _ModelFind:
+    name: str | None = None
+    mention: str | None = None
+    error: str | None = None
+    span: tuple[int, int] | None = None
+
+
+def _model_candidates(text: str, start: int) -> list[tuple[str, int]]:
+    """Candidate names starting at a family word, longest first, each with the index where it ends."""
+    family = _MODEL_START.match(text, start)
+    assert family is not None
+    pieces = [(family.group(1), family.end())]
+    pos = family.end()
+    while len(pieces) < 6 and (m := _PIECE.match(text, pos)):
+        word = m.group(1)
+        is_cjk = bool(re.match(r"[\u4e00-\u9fff]", word))
+        if is_cjk or (not any(ch.isdigit() for ch in word) and word.lower() not in _NAME_WORDS):
+            break
+        # A gap before a plain number ends the name ("qwen 72b 20 并发") unless a size follows ("llama 3 70b").
+        if m.group(0)[:1].isspace() and re.fullmatch(r"\d+", word):
+            after = _PIECE.match(text, m.end())
+            if not (after and re.fullmatch(r"\d+(?:\.\d+)?[bB]", after.group(1))):
+                break
+        pieces.append((m.group(0), m.end()))
+        pos = m.end()
+    out = []
+    for n in range(len(pieces), 0, -1):
+        joined = "".join(p for p, _ in pieces[:n]).strip()
+        out.append((joined, pieces[n - 1][1]))
+    return out
+
+
+def _find_model(scan: _Scan) -> _ModelFind:
+    found = _ModelFind()
+    for start in (m.start() for m in _MODEL_START.finditer(scan.text)):
+        if any(s <= start < e for s, e in scan.used):
+            continue
+        candidates = _model_candidates(scan.text, start)
+        for cand, end in candidates:
+            for variant in dict.fromkeys((cand, re.sub(r"\s+", "-", cand), re.sub(r"\s+", "", cand))):
+                try:
+                    arch = resolve_model(variant)
+                except UnknownNameError:
+                    continue
+                scan.used.append((start, end))
+                return _ModelFind(name=arch.name, mention=cand, span=(start, end))
+        # Report the name without trailing format words: "Qwen-70B INT4" was looked up as "Qwen-70B".
+        trimmed = [c for c in candidates if c[0].split()[-1].lower() not in _FORMAT_WORDS] or candidates
+        longest, end = trimmed[0]
+        # Only a name with a size or version is a failed lookup worth reporting ("Qwen2.5-70B").
+        if found.error is None and any(ch.isdigit() for ch in longest):
+            try:
+                resolve_model(longest)
+            except UnknownNameError as exc:
+                found = _ModelFind(mention=longest, error=str(exc), span=(start, end))
+    if found.span:
+        scan.used.append(found.span)
+    return found
+
+
+def _find_size(scan: _Scan) -> float | None:
+    m = scan.find(rf"{NUM}\s*([bB])(?![A-Za-z])(?!\s*tokens?)|{NUM}\s*亿\s*参数")
+    if not m:
+        return None
+    if m.group(1):
+        size = parse_number(m.group(1))
+    else:
+        size = parse_number(m.group(3)) / 10  # 70 亿 = 7B
+    return size if 0.1 <= size <= 2000 else None
+
+
+# ------------------------------------------------------------------------------------------ task, precision
+
+_INFERENCE_WORDS = (
+    r"推理|部署|上线|serving|serve|inference|infer|deploy|host|在线服务|api\s*服务|对话服务|跑|运行|"
+    r"\brun\b|\brunning\b|聊天|chatbot|生成服务|吞吐|throughput|tokens?/s|延迟|latency"
+)
+_FULL_RE = r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b"
+_FINETUNE_RE = r"微调|精调|fine[\s\-]*tun\w*|finetun\w*|\bsft\b"
+_TRAIN_RE = r"训练|预训练|\btrain\w*|pre[\s\-]?train\w*"
+
+
+def _find_task(scan: _Scan) -> tuple[Task | None, TaskHint | None, bool]:
+    text = scan.text
+    serving = bool(re.search(_INFERENCE_WORDS, text, re.IGNORECASE))
+    if re.search(r"q[\s\-]?lora", text, re.IGNORECASE):
+        return "qlora", None, serving
+    if re.search(r"(?<![a-z])lora", text, re.IGNORECASE):
+        return "lora", None, serving
+    if re.search(_FULL_RE, text, re.IGNORECASE):
+        return "full", None, serving
+    finetune = re.search(_FINETUNE_RE, text, re.IGNORECASE)
+    train = re.search(_TRAIN_RE, text, re.IGNORECASE)
+    # "微调后的模型部署" is about serving the result; "跑训练" is about training.
+    if serving and re.search(r"推理|部署|serving|serve|inference|deploy|上线", text, re.IGNORECASE):
+        return "inference", None, serving
+    if finetune:
+        return None, "finetune", serving
+    if train:
+        return None, "train", serving
+    return ("inference" if serving else None), None, serving
+
+
+_PRECISIONS: tuple[tuple[str, Precision, Quant | None], ...] = (
+    (r"\bawq\b", "int4", "awq-int4"),
+    (r"gptq[\s\-_]*(?:int)?8|int8[\s\-_]*gptq", "int8", "gptq-int8"),
+    (r"\bgptq\b", "int4", "gptq-int4"),
+    (r"\bnf4\b|bnb[\s\-_]*(?:4|nf4)|bitsandbytes", "int4", "bnb-nf4"),
+    (r"\bfp8\b|\bw8a8[\s\-]*fp8\b|8\s*位浮点", "fp8", None),
+    (r"\bint8\b|\bw8a8\b|\b8[\s\-]?bits?\b|8\s*比特|8\s*位\s*(?:量化|精度|整)|8bit", "int8", None),
+    (r"\bint4\b|\bw4a16\b|\b4[\s\-]?bits?\b|4\s*比特|4\s*位\s*(?:量化|精度|整)|4bit", "int4", None),
+    (r"\bbf16\b|bfloat16", "bf16", None),
+    (r"\bfp16\b|float16|half[\s\-]precision|半精度", "fp16", None),
+    (r"\bfp32\b|float32|全精度|单精度", "fp32", None),
+)
+
+
+def _find_precision(scan: _Scan) -> tuple[Precision | None, Quant | None, bool]:
+    # Read the whole text: "Qwen2.5-72B-Instruct-AWQ" names the format inside the model name.
+    for pattern, precision, quant in _PRECISIONS:
+        if re.search(pattern, scan.text, re.IGNORECASE):
+            return precision, quant, False
+    if re.search(r"量化|quantiz|quantis|quantized|quantised", scan.text, re.IGNORECASE):
+        return "int4", None, True
+    return None, None, False
+
+
+# ------------------------------------------------------------------------------------------ workload numbers
+
+_OF = r"\s*(?:of|is|=|:|为|是|：|达到|到|约|大约|around|about|~|≈)?\s*"
+
+
+def _find_budget(scan: _Scan) -> float | None:
+    cur = r"(?:¥|￥|cny\s*|rmb\s*)"
+    cur_after = r"(?:元|块|cny|rmb|yuan|人民币)"
+    per_month = r"(?:/\s*月|每个?月|一个月|/\s*month|per\s+month|a\s+month|monthly|/\s*mo\b|月)"
+    mid = (
+        r"\s*(?:is|of|to|为|是|：|:|改成|改为|调到|提高到|降到|设为|increased\s+to|raised\s+to|cut\s+to)?\s*"
+        r"(?:每个?月|per\s+month|monthly|a\s+month|月)?\s*"
+        r"(?:不超过|最多|大约|约|around|about|under|up\s+to|of)?\s*"
+    )
+    money = rf"{cur}?{NUM}\s*{_SUFFIX}\s*{cur_after}?"
+    m = scan.first(
+        rf"(?:预算|budget){mid}{money}",
+        rf"(?:每个?月|月|monthly)\s*(?:的)?\s*(?:预算|budget){mid}{money}",
+        rf"{cur}{NUM}\s*{_SUFFIX}\s*{cur_after}?\s*{per_month}",
+        rf"{NUM}\s*{_SUFFIX}\s*{cur_after}\s*{per_month}",
+        rf"(?:不超过|最多|以内|under|below|at\s+most|up\s+to|within)\s*{cur}?{NUM}\s*{_SUFFIX}\s*{cur_after}",
+    )
+    if not m:
+        return None
+    after = scan.text[m.end() : m.end() + 12]
+    if re.match(r"\s*(?:/\s*(?:小时|h\b|hour)|每小时|per\s+hour|an?\s+hour)", after, re.IGNORECASE):
+        return None  # an hourly figure is not a monthly budget; the planner compares monthly prices
+    return parse_number(m.group(1), m.group(2))
+
+
+def _find_train_tokens(scan: _Scan) -> float | None:
+    m = scan.find(
+        rf"{NUM}\s*(thousand|million|billion|trillion|百万|千万|[kKmMbBtT万亿])\s*(?:个)?\s*(?:tokens?|token|词元)"
+    )
+    if not m:
+        return None
+    return parse_number(m.group(1), m.group(2))
+
+
+def _context_value(number: str, k: str | None) -> int:
+    value = parse_number(number)
+    return _as_int(value * 1024) if k else _as_int(value)
+
+
+def _find_context(scan: _Scan) -> int | None:
+    ctx_words = (
+        r"(?:上下文(?:长度|窗口)?|context(?:\s+(?:length|window))?|ctx|序列长度|seq(?:uence)?[\s_]*len(?:gth)?|"
+        r"max[\s_]*len|输入长度|长度)"
+    )
+    m = scan.first(
+        rf"{NUM}\s*([kK])?[\s\-]*(?:tokens?[\s\-]*)?(?:的)?\s*{ctx_words}",
+        rf"{ctx_words}{_OF}{NUM}\s*([kK])?",
+        rf"{NUM}\s*([kK])?[\s\-]*(?:tokens?|token)(?!\s*/)",
+        r"(?<![\w.¥￥])(2|4|8|16|32|64|128|256|200|100)\s*([kK])(?![\w])",
+    )
+    if not m:
+        return None
+    return _context_value(m.group(1), m.group(2))
+
+
+def _find_concurrency(scan: _Scan) -> int | None:
+    m = scan.first(
+        rf"{NUM}\s*{_SUFFIX}\s*(?:个|路)?\s*(?:并发|concurrent|simultaneous|parallel\s+(?:users|requests))",
+        rf"(?:并发(?:数|量|用户数?|请求数?)?|concurrency|concurrent\s+users|concurrent\s+requests){_OF}{NUM}\s*{_SUFFIX}",
+        rf"同时\s*(?:有)?\s*{NUM}\s*{_SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人|会话)",
+        rf"{NUM}\s*{_SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人)\s*同时",
+        rf"{NUM}\s*{_SUFFIX}\s*(?:users?|requests?|sessions?)\s*(?:at\s+(?:the\s+same\s+time|once)|concurrently|in\s+parallel)",
+        rf"(?:for|serve|serving|with)\s+{NUM}\s*{_SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
+        rf"{NUM}\s*{_SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
+    )
+    if not m:
+        return None
+    return _as_int(parse_number(m.group(1), m.group(2)))
+
+
+def _find_qps(scan: _Scan) -> float | None:
+    m = scan.first(
+        rf"(?:qps|rps|每秒请求数?){_OF}{NUM}",
+        rf"{NUM}\s*(?:qps|rps|req/s|requests?\s*(?:per\s+second|/\s*s(?:ec)?\b))",
+        rf"每秒\s*(?:处理)?\s*{NUM}\s*(?:个|次)?\s*(?:请求|query|查询|调用)",
+    )
+    return parse_number(m.group(1)) if m else None
+
+
+def _find_batch(scan: _Scan) -> int | None:
+    m = scan.first(
+        rf"(?:batch[\s_]*size|micro[\s\-_]*batch|batch|bs|批大小|批量大小|批次大小|批量){_OF}{NUM}",
+        rf"{NUM}\s*(?:的)?\s*(?:batch|批)",
+    )
+    return _as_int(parse_number(m.group(1))) if m else None
+
+
+_GPU_NAME = (
+    r"(?:rtx\s*)?4090|a100(?:\s*[\-_]?\s*(?:80|40)\s*g(?:b|ib)?)?|a800|a10|a30|a16|h800|h100|h200|h20|"
+    r"l40s|l20|l4|t4|v100(?:\s*[\-_]?\s*(?:16|32)\s*g(?:b|ib)?)?|p100|p4|m40|b200"
+)
+_GPU_RE = re.compile(rf"(?<![A-Za-z0-9])(?:nvidia\s*)?({_GPU_NAME})(?![0-9])(?:\s*(24|48|96)\s*g(?:b|ib)?\b)?", re.I)
+
+
+def _find_gpu_count(scan: _Scan) -> int | None:
+    if m := scan.find(r"单卡|单张|单\s*gpu|single\s+gpu|one\s+gpu"):
+        return 1
+    if m := scan.find(r"双卡|两卡|dual[\s\-]gpu"):
+        return 2
+    m = scan.first(
+        rf"{NUM}\s*(?:张|块)\s*(?:{_GPU_NAME})?\s*(?:卡|显卡|gpu)?",
+        rf"{NUM}\s*(?:个)?\s*(?:卡|gpus?|cards?)(?![a-z])",
+        rf"{NUM}\s*[x×*]\s*(?:nvidia\s*)?(?:{_GPU_NAME})",
+        rf"(?:{_GPU_NAME})\s*(?:gpus?\s*)?[x×*]\s*{NUM}",
+        rf"(?<![\w.])(\d{{1,2}})\s+(?:nvidia\s*)?(?:{_GPU_NAME})s?\b",
+    )
+    if not m:
+        return None
+    count = _as_int(parse_number(m.group(1)))
+    return count if 0 < count <= 512 else None
+
+
+def _find_gpus(scan: _Scan) -> list[str]:
+    names = []
+    for m in _GPU_RE.finditer(scan.text):
+        if any(s <= m.start() < e for s, e in scan.used):
+            continue
+        name = m.group(1).upper().replace("RTX", "RTX ").replace("  ", " ")
+        names.append(f"{name} {m.group(2)}GB" if m.group(2) else name)
+    return list(dict.fromkeys(names))
+
+
+# ------------------------------------------------------------------------------------------ region, catalog names
+
+_REGIONS = {
+    "上海": "cn-shanghai",
+    "北京": "cn-beijing",
+    "杭州": "cn-hangzhou",
+    "深圳": "cn-shenzhen",
+    "张家口": "cn-zhangjiakou",
+    "乌兰察布": "cn-wulanchabu",
+    "成都": "cn-chengdu",
+    "青岛": "cn-qingdao",
+    "呼和浩特": "cn-huhehaote",
+    "广州": "cn-guangzhou",
+    "河源": "cn-heyuan",
+    "香港": "cn-hongkong",
+    "新加坡": "ap-southeast-1",
+    "东京": "ap-northeast-1",
+    "日本": "ap-northeast-1",
+    "首尔": "ap-northeast-2",
+    "悉尼": "ap-southeast-2",
+    "吉隆坡": "ap-southeast-3",
+    "雅加达": "ap-southeast-5",
+    "马尼拉": "ap-southeast-6",
+    "曼谷": "ap-southeast-7",
+    "法兰克福": "eu-central-1",
+    "伦敦": "eu-west-1",
+    "硅谷": "us-west-1",
+    "弗吉尼亚": "us-east-1",
+    "迪拜": "me-east-1",
+    "shanghai": "cn-shanghai",
+    "beijing": "cn-beijing",
+    "hangzhou": "cn-hangzhou",
+    "shenzhen": "cn-shenzhen",
+    "zhangjiakou": "cn-zhangjiakou",
+    "ulanqab": "cn-wulanchabu",
+    "chengdu": "cn-chengdu",
+    "qingdao": "cn-qingdao",
+    "guangzhou": "cn-guangzhou",
+    "hong kong": "cn-hongkong",
+    "singapore": "ap-southeast-1",
+    "tokyo": "ap-northeast-1",
+    "seoul": "ap-northeast-2",
+    "sydney": "ap-southeast-2",
+    "kuala lumpur": "ap-southeast-3",
+    "jakarta": "ap-southeast-5",
+    "frankfurt": "eu-central-1",
+    "london": "eu-west-1",
+    "silicon valley": "us-west-1",
+    "virginia": "us-east-1",
+    "dubai": "me-east-1",
+}
+
+
+def _find_region(scan: _Scan) -> str | None:
+    if m := scan.find(r"\b(?:cn|ap|us|eu|me|na|sa)-[a-z]+(?:-\d+)?\b"):
+        return m.group(0).lower()
+    for word, region in _REGIONS.items():
+        if scan.find(rf"(?<![a-z]){re.escape(word)}(?![a-z])"):
+            return region
+    return None
+
+
+_INSTANCE_RE = (
+    r"(?<![\w.])(?:ecs\.)[a-z0-9\-]+\.[a-z0-9]+|(?<![\w.])(?:ebm|scc|v|s)?gn\d+[a-z]*(?:-[a-z0-9]+)*\.\d*x?large"
+)
+_FAMILY_RE = r"(?<![\w.])(?:ecs\.)?((?:ebm|scc|v|s)?gn\d+[a-z]*(?:-(?:tee|vws))?)(?![\w])"
+
+
+def _find_catalog_names(scan: _Scan) -> tuple[list[str], list[str]]:
+    instances, families = [], []
+    while m := scan.find(_INSTANCE_RE):
+        name = m.group(0).lower()
+        instances.append(name if name.startswith("ecs.") else f"ecs.{name}")
+        if fam := re.match(r"ecs\.((?:ebm|scc|v|s)?gn\d+[a-z]*)", instances[-1]):
+            families.append(fam.group(1))
+    while m := scan.find(_FAMILY_RE):
+        families.append(m.group(1).lower())
+    return list(dict.fromkeys(instances)), list(dict.fromkeys(families))
+
+
+# ------------------------------------------------------------------------------------------ intent
+
+_INJECTION_RE = (
+    r"ignore\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|your)\s+(?:instructions?|rules|prompts?)|"
+    r"disregard\s+(?:all\s+|the\s+)?(?:previous|prior|above|your)|忽略(?:之前|以上|前面|上面|你的|所有)|无视(?:之前|以上|所有)|"
+    r"system\s*prompt|系统提示|提示词|api[\s_\-]*key|密钥|secret|password|密码|token\s+of\s+your|"
+    r"developer\s+mode|jailbreak|\bDAN\b|越狱|you\s+are\s+now|pretend\s+(?:to\s+be|you)|act\s+as|扮演|"
+    r"reveal\s+your|print\s+your|show\s+(?:me\s+)?your\s+(?:instructions|prompt|config)|"
+    r"环境变量|environment\s+variables?|\benv\b"
+)
+_OUT_OF_SCOPE_RE = (
+    r"诗|poem|poetry|haiku|天气|weather|笑话|joke|菜谱|recipe|股票|stock\s+price|足球|football|电影|movie|"
+    r"翻译|translate|写一篇|作文|essay|星座|horoscope|lottery|彩票|歌词|lyrics|小说|story"
+)
+_DOMAIN_RE = (
+    r"gpu|显卡|显存|算力|实例|instance|ecs|阿里云|aliyun|alibaba|model|模型|llm|大模型|推理|训练|微调|部署|"
+    r"vllm|kv|cache|量化|quant|awq|gptq|token|价格|price|cost|成本|费用|多少钱|tflops|nvlink|cuda|vram|memory|"
+    r"内存|带宽|bandwidth|fine|lora|serving|inference|deploy|avx|hbm|gddr|fp8|bf16|fp16|int4|int8|tensor|"
+    r"pcie|rdma|cloud|云|卡|region|地域"
+)
+_MEMORY_RE = (
+    r"多少显存|显存(?:需求|占用|要多少|多少|够不够|够吗|多大)|需要多少(?:显存|内存|gpu\s*内存)|"
+    r"how\s+much\s+(?:gpu\s+)?(?:vram|memory|gpu\s+memory)|(?:vram|memory)\s+(?:do(?:es)?\s+(?:i|it|we)\s+need|needed|required|requirement|usage|footprint)|"
+    r"memory\s+estimate|estimate\s+(?:the\s+)?(?:gpu\s+)?memory|"
+    r"\d+(?:\.\d+)?\s*gi?b?\s*(?:的)?\s*显存|needs?\s+(?:about\s+)?\d+(?:\.\d+)?\s*gi?b\b"
+)
+_COMPARE_RE = (
+    r"\bvs\.?\b|versus|对比|比较|区别|差别|compare|comparison|difference|better|faster|slower|"
+    r"比.{0,8}(?:快|慢|强|弱|好|差)|哪个|which\s+is"
+)
+_SPEC_RE = (
+    r"参数|规格|规格参数|spec|specs|specification|显存多大|多大显存|带宽|bandwidth|算力|tflops|性能|performance|"
+    r"memory|显存|fp8|nvlink"
+)
+_LIST_RE = (
+    r"哪些|有什么(?!区别|不同|差别|差异)|列出|列一下|都有|所有|全部|list|which\s+instances?|what\s+instances?|"
+    r"show\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?instances?|instance\s+types?|实例规格|规格有"
+)
+_EXPLAIN_RE = (
+    r"什么|区别|差别|为什么|怎么理解|是否|原理|介绍|解释|含义|意思|what\s+is|what\s+are|what's|why|difference|"
+    r"explain|how\s+does|how\s+do\s+(?:i|you)\s+(?:choose|pick)|tell\s+me\s+about|meaning"
+)
+_TOPICS = {
+    "kv cache": r"kv\s*cache|kv\s*缓存",
+    "quantization": r"量化|quantiz|quantis|awq|gptq|int4|int8|fp8",
+    "avx512": r"avx[\s\-_]*512|avx",
+    "nvlink": r"nvlink|pcie",
+    "vllm": r"vllm",
+    "zero": r"zero[\s\-]*[123]|deepspeed|fsdp",
+    "price": r"价格|price|cost|成本|费用|多少钱|贵|cheap",
+    "tflops": r"tflops|算力",
+}
+
+
+def _intent(scan: _Scan, s: Slots, raw: str) -> Intent:
+    text = raw.lower()
+    has_workload = bool(s.model or s.model_error or s.size_b)
+    if re.search(_OUT_OF_SCOPE_RE, text) and not (has_workload or s.gpu_mentions or s.families):
+        return "out_of_scope"
+    if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or len(s.gpu_mentions) == 2):
+        return "compare"
+    if len(s.families) >= 2 and not has_workload and not s.instance_types and re.search(_COMPARE_RE, text):
+        return "compare"  # "gn7i 和 gn7e 有什么区别": compare the families' GPUs
+    if (s.families or s.instance_types) and s.gpu_mentions and not has_workload:
+        return "verify"
+    if s.instance_types and not has_workload:
+        return "instances"
+    if re.search(_MEMORY_RE, text) and has_workload and not s.gpu:
+        return "memory"
+    if has_workload:
+        return "plan"
+    if (s.families or s.gpu_mentions) and re.search(_LIST_RE, text):
+        return "instances"
+    numbers = s.concurrency or s.qps or s.train_tokens or s.budget_cny_month or s.gpus or s.context
+    if len(s.gpu_mentions) == 1 and not s.families and not numbers and (s.precision or re.search(_SPEC_RE, text)):
+        return "gpu_specs"  # "V100 能跑 bf16 吗", "H20 显存多大": about the GPU, not a workload
+    workload_words = (
+        s.task
+        or s.task_hint
+        or s.concurrency
+        or s.qps
+        or s.train_tokens
+        or s.budget_cny_month
+        or s.gpus
+        or (s.follow_up and (s.precision or s.context or s.gpu or s.batch))
+    )
+    if workload_words and not s.asks_explanation and not s.families:
+        return "plan"
+    if len(s.gpu_mentions) == 1 and not s.families and re.search(_SPEC_RE, text):
+        return "gpu_specs"
+    if not re.search(_DOMAIN_RE, text) and not (s.families or s.gpu_mentions):
+        return "out_of_scope"
+    return "guidance"
+
+
+# ------------------------------------------------------------------------------------------ public
+
+
+def understand(question: str) -> Slots:
+    """Read one user turn into :class:`Slots` (no conversation context; see ``conversation``).
+
+    Args:
+        question: The user's words, Chinese or English.
+    """
+    text = _normalise(question)
+    scan = _Scan(text)
+    model = _find_model(scan)
+    names = _find_catalog_names(scan)
+    gpu_mentions = _find_gpus(scan)  # reads, does not claim: "4 张 L20" is also a GPU count
+    budget = _find_budget(scan)
+    train_tokens = _find_train_tokens(scan)
+    qps = _find_qps(scan)
+    concurrency = _find_concurrency(scan)
+    batch = _find_batch(scan)
+    gpus = _find_gpu_count(scan)
+    region = _find_region(scan)
+    precision, quant, guessed = _find_precision(scan)
+    context = _find_context(scan)
+    size = None if model.name or model.error else _find_size(scan)
+    task, hint, serving = _find_task(scan)
+    slots = Slots(
+        model=model.name,
+        model_mention=model.mention,
+        model_error=model.error,
+        size_b=size,
+        task=task,
+        task_hint=hint,
+        precision=precision,
+        quant=quant,
+        quant_guessed=guessed,
+        context=context,
+        concurrency=concurrency,
+        qps=qps,
+        batch=batch,
+        train_tokens=train_tokens,
+        budget_cny_month=budget,
+        region=region,
+        gpu=_preferred_gpu(gpu_mentions),
+        gpus=gpus,
+        gpu_mentions=gpu_mentions,
+        instance_types=names[0],
+        families=names[1],
+        serving=serving or bool(concurrency or qps),
+        follow_up=_is_follow_up(text),
+        accept_defaults=_accepts_defaults(text),
+        asks_explanation=bool(re.search(_EXPLAIN_RE, text, re.IGNORECASE)),
+        injection=bool(re.search(_INJECTION_RE, text, re.IGNORECASE)),
+        off_topic=bool(re.search(_OUT_OF_SCOPE_RE, text, re.IGNORECASE)),
+        topics=[t for t, pattern in _TOPICS.items() if re.search(pattern, text, re.IGNORECASE)],
+    )
+    # GPTQ/AWQ checkpoints are serving formats: "in 4-bit AWQ" implies inference.
+    if slots.quant in ("awq-int4", "gptq-int4", "gptq-int8") and slots.task_hint is None:
+        slots.serving = True
+    if slots.task is None and slots.serving and slots.task_hint is None:
+        slots.task = "inference"
+    slots.intent = _intent(scan, slots, text)
+    return slots
+
+
+def _preferred_gpu(mentions: list[str]) -> str | None:
+    """Return the GPU to restrict a plan to: only when exactly one is named."""
+    if len(mentions) != 1:
+        return None
+    try:
+        return catalog.get_gpu(mentions[0]).name
+    except UnknownNameError:
+        return mentions[0]  # an ambiguous "A100" stays as written; the tools answer with its variants
+
+
+def _is_follow_up(text: str) -> bool:
+    return bool(
+        re.match(
+            r"\s*(?:那|那么|如果|换成|改成|改用|换用|要是|假如|再|还有|and\b|what\s+about|how\s+about|what\s+if|"
+            r"and\s+if|instead|then|with\b|using\b|on\b|switch|change|make\s+it|try)",
+            text,
+            re.IGNORECASE,
+        )
+        or re.search(r"呢\s*[?？]?\s*$|instead\s*[?.]?\s*$", text, re.IGNORECASE)
+    )
+
+
+def _accepts_defaults(text: str) -> bool:
+    return bool(
+        re.fullmatch(
+            r"\s*(?:好的?|好吧|行|可以|没问题|默认(?:就行|即可|吧)?|按默认(?:的)?(?:来|吧)?|随便|都行|你定|就这样|"
+            r"ok(?:ay)?|sure|yes|yep|go\s+ahead|fine|defaults?(?:\s+(?:are|is)\s+fine)?|use\s+the\s+defaults?|"
+            r"whatever|you\s+decide|sounds\s+good|(?:just\s+)?(?:assume|use)\s+(?:it|that|those|them|your\s+defaults?)|"
+            r"just\s+assume|go\s+with\s+(?:it|that|the\s+defaults?)|按你说的(?:来|办)?|就这么办)[\s!.。！,，]*",
+            text,
+            re.IGNORECASE,
+        )
+    )

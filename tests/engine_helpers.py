@@ -1,0 +1,58 @@
+"""Shared set-up for the offline-engine tests: one real knowledge base per test session, and checks.
+
+The knowledge base indexes the shipped guidance documents with the deterministic hashing embedder
+(no model download, no network). Building it takes a few seconds, so it is built once per process.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from assistant.answer import Answer, Message
+from assistant.engine import OfflineEngine
+from assistant.guards import Evidence, ungrounded_numbers
+from knowledge.base import KnowledgeBase
+from knowledge.config import KnowledgeConfig
+
+
+@functools.cache
+def shared_kb() -> KnowledgeBase:
+    """The shipped guidance, indexed with the hashing embedder in a temporary directory."""
+    data_dir = Path(tempfile.mkdtemp(prefix="gpu-advisor-engine-kb-"))
+    atexit.register(shutil.rmtree, data_dir, ignore_errors=True)
+    kb = KnowledgeBase(KnowledgeConfig(data_dir=data_dir, embedding="hashing"))
+    kb.ensure_index()
+    return kb
+
+
+@functools.cache
+def shared_engine() -> OfflineEngine:
+    """An offline engine over :func:`shared_kb` (stateless, so one serves every test)."""
+    return OfflineEngine(shared_kb())
+
+
+def conversation(*user_turns: str) -> list[Message]:
+    """A history of user turns, each followed by a placeholder assistant turn."""
+    history: list[Message] = []
+    for turn in user_turns:
+        history += [Message(role="user", content=turn), Message(role="assistant", content="(answer)")]
+    return history
+
+
+def ungrounded(answer: Answer, question: str, history: Sequence[Message] = ()) -> list[str]:
+    """Numbers in the answer that no tool call, retrieved passage or user turn supports."""
+    payloads = [part for call in answer.tool_calls for part in (call.args, call.result, call.error)]
+    evidence = Evidence(texts=[question, *(m.content for m in history)], payloads=payloads)
+    return [m.raw for m in ungrounded_numbers(answer.text, evidence)]
+
+
+def call_args(answer: Answer, name: str) -> dict[str, object]:
+    """Arguments of the first call of tool ``name`` (fails the test when it was not called)."""
+    calls = [c for c in answer.tool_calls if c.name == name]
+    assert calls, f"{name} not called; calls: {[c.name for c in answer.tool_calls]}"
+    return calls[0].args

@@ -1,0 +1,118 @@
+"""Rendering: pure functions of tool results and passages, numbers exactly as the tools gave them."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from assistant import render
+from assistant.guards import Evidence, ungrounded_numbers
+from assistant.toolbox import estimate_gpu_memory, gpu_specs, plan_gpu_deployment
+from knowledge.models import Passage
+from tools.plan import Plan
+
+
+@functools.cache
+def _plan() -> Plan:
+    return plan_gpu_deployment("Qwen2.5-7B-Instruct", concurrency=8)
+
+
+def _passage(text: str, lang: str = "en") -> Passage:
+    return Passage(
+        text=text, doc="memory-sizing", doc_title="GPU memory sizing", section="Weights", anchor="weights",
+        lang=lang, sources=["https://example.org/a"], last_verified="2026-11-30", score=1.0,
+        chunk_id=f"{lang}/memory-sizing#weights",
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(16676.0, "16,676"), (9.53, "9.53"), (4575.66, "4575.66"), (48, "48"), (133408.0, "133,408"), (None, "n/a")],
+)
+def test_num_keeps_the_tools_precision(value: float | None, shown: str) -> None:
+    assert render.num(value) == shown
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_plan_markdown_is_grounded_in_the_plan(lang: str) -> None:
+    plan = _plan()
+    text = render.plan_markdown(plan, lang)  # type: ignore[arg-type]
+    assert ungrounded_numbers(text, Evidence(payloads=[plan.model_dump(mode="json")])) == []
+    assert text.count("\n| ") == len(plan.options) + 1  # header + one row per option
+    assert f"`{plan.options[0].instance_type}`" in text
+
+
+def test_tight_fits_are_flagged_in_the_table() -> None:
+    plan = _plan()
+    tight = plan.model_copy(update={"options": [plan.options[0].model_copy(update={"tight_fit": True})]})
+    assert "⚠ tight" in render.options_table(tight, "en")
+    assert "⚠ 偏紧" in render.options_table(tight, "zh")
+    assert "tight fit" in render.plan_summary(tight, "en")
+
+
+def test_an_unpriced_option_says_price_unknown() -> None:
+    plan = _plan()
+    top = plan.options[0].model_copy(update={"price_cny_per_hour": None, "price_cny_per_month": None})
+    unpriced = plan.model_copy(update={"options": [top]})
+    assert "price unknown" in render.plan_summary(unpriced, "en")
+    assert "价格未知" in render.plan_summary(unpriced, "zh")
+
+
+def test_nothing_fits_says_so() -> None:
+    plan = _plan().model_copy(update={"options": []})
+    assert "Nothing fits" in render.plan_markdown(plan, "en")
+
+
+def test_rejections_list_the_named_gpu_first() -> None:
+    plan = plan_gpu_deployment("Qwen2.5-72B-Instruct", precision="int4", quant="awq-int4", context=32768)
+    shown = {o.family for o in plan.options}
+    last = [r.family for r in plan.rejected if r.family not in shown and "not published" not in r.reason][-1]
+    lines = render.rejection_summary(plan, "en", prefer=[last])
+    assert lines[0].startswith(f"**{last}**")
+
+
+def test_estimate_markdown_lists_nonzero_terms_with_meanings() -> None:
+    est = estimate_gpu_memory("Qwen2.5-7B-Instruct")
+    text = render.estimate_markdown(est, "en")
+    assert "| weights | 14.185 |" in text and "| gradients |" not in text
+    assert ungrounded_numbers(text, Evidence(payloads=[est.model_dump(mode="json")])) == []
+
+
+def test_gpu_specs_table_skips_rows_unknown_for_every_gpu() -> None:
+    text = render.gpu_specs_table([gpu_specs("A10"), gpu_specs("L20")], "en")
+    assert "| memory (GB) | 24 | 48 |" in text and "FP4" not in text
+
+
+def test_sentences_drop_tables_and_the_documents_own_markers() -> None:
+    text = "Weights take 2 bytes per parameter [1][4]. A 7B model needs 14 GB [2].\n\n| a | b |\n|---|---|"
+    assert render.sentences(text) == ["Weights take 2 bytes per parameter.", "A 7B model needs 14 GB."]
+
+
+def test_chinese_sentences_split_on_full_stops() -> None:
+    assert render.sentences("权重按每参数 2 字节计算 [1]。KV cache 随上下文增长。") == [
+        "权重按每参数 2 字节计算。",
+        "KV cache 随上下文增长。",
+    ]
+
+
+def test_a_corrections_claim_is_never_quoted() -> None:
+    passage = _passage("**Claim in the article:** gn7i has an A100. **Correct fact:** gn7i has the A10 24 GB.")
+    assert render.key_sentences(passage, "gn7i A100") == ["**Correct fact:** gn7i has the A10 24 GB."]
+
+
+def test_quote_ends_with_the_answers_citation_number() -> None:
+    passage = _passage("Weights take 2 bytes per parameter in BF16 [3]. Unrelated words here follow.")
+    quoted = render.quote(passage, 2, "BF16 weights bytes", "en", limit=1)
+    assert quoted == "> *Weights*: Weights take 2 bytes per parameter in BF16. [2]"
+
+
+def test_sources_are_numbered_in_order() -> None:
+    text = render.sources_markdown([_passage("x " * 10).citation(), _passage("y " * 10, "zh").citation()], "en")
+    assert text.splitlines()[1].startswith("[1] GPU memory sizing — Weights (`en/memory-sizing.md#weights`)")
+    assert text.splitlines()[2].startswith("[2] ")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_scope_statement_has_no_numbers(lang: str) -> None:
+    assert ungrounded_numbers(render.scope_statement(lang), Evidence()) == []  # type: ignore[arg-type]
