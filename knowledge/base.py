@@ -1,0 +1,179 @@
+"""The knowledge base: guidance documents, their vector index and cited search, behind one object."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from knowledge.chunking import Chunk, chunk_documents
+from knowledge.config import KnowledgeConfig
+from knowledge.documents import Document, Lang, load_documents
+from knowledge.embeddings import Embedder, make_embedder
+from knowledge.models import Passage
+from knowledge.retrieval import FusionParams, HybridRetriever, SearchMode
+from knowledge.shipped_vectors import load_shipped, text_key
+from knowledge.store import ChunkStore, open_client
+
+ProgressCallback = Callable[[int, int], None]
+"""Called as ``progress(done, total)`` while chunks are embedded."""
+
+_EMBED_BATCH = 8  # chunks per embedding call: small enough for a responsive progress bar
+
+
+class IndexReport(BaseModel):
+    """What an index build did.
+
+    Attributes:
+        collection: Chroma collection name.
+        embedding_model: Embedder ``model_id``.
+        chunks: Chunks in the documents now.
+        added: Chunks embedded for the first time.
+        updated: Chunks whose text or metadata changed, embedded again.
+        removed: Chunks deleted because their section no longer exists.
+        unchanged: Chunks left as they were.
+        seconds: Wall time of the build, seconds.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    collection: str
+    embedding_model: str
+    chunks: int
+    added: int
+    updated: int
+    removed: int
+    unchanged: int
+    seconds: float
+
+
+class KnowledgeBase:
+    """Guidance documents indexed for hybrid search with citations.
+
+    Reads the documents once, when first needed. The first search builds or refreshes the index
+    automatically (embedding only new and changed sections); :meth:`build_index` does it explicitly.
+    Thread-safe: a lock serialises index builds, searches only read.
+    """
+
+    def __init__(
+        self,
+        config: KnowledgeConfig,
+        *,
+        embedder: Embedder | None = None,
+        documents: Sequence[Document] | None = None,
+        fusion: FusionParams | None = None,
+    ) -> None:
+        """Set up without touching disk or models.
+
+        Args:
+            config: Where the index lives and which embedder to use.
+            embedder: Use this embedder instead of the one ``config`` names (tests, benchmarks).
+            documents: Use these documents instead of reading ``config.docs_dir``.
+            fusion: Hybrid ranking weights; the defaults are tuned on the retrieval eval.
+        """
+        self.config = config
+        self.embedder = embedder or make_embedder(config)
+        self._documents = tuple(documents) if documents is not None else None
+        self._fusion = fusion
+        self._lock = threading.Lock()
+        self._chunks: list[Chunk] | None = None
+        self._store: ChunkStore | None = None
+        self._retriever: HybridRetriever | None = None
+        self._report: IndexReport | None = None
+
+    @property
+    def documents(self) -> tuple[Document, ...]:
+        """The guidance documents (read on first access)."""
+        if self._documents is None:
+            self._documents = load_documents(self.config.docs_dir)
+        return self._documents
+
+    @property
+    def chunks(self) -> list[Chunk]:
+        """All chunks of all documents."""
+        if self._chunks is None:
+            self._chunks = chunk_documents(self.documents)
+        return self._chunks
+
+    def ensure_index(self, progress: ProgressCallback | None = None) -> IndexReport:
+        """Make sure the index matches the documents; only the first call in this object does work.
+
+        Returns:
+            The report of the build this object ran.
+        """
+        with self._lock:
+            if self._report is None:
+                self._report = self._sync(progress)
+            return self._report
+
+    def build_index(self, progress: ProgressCallback | None = None) -> IndexReport:
+        """Bring the index in line with the documents: embed new and changed chunks, delete removed ones.
+
+        Idempotent: a second run embeds nothing and reports every chunk as unchanged.
+        """
+        with self._lock:
+            self._report = self._sync(progress)
+            return self._report
+
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        lang: Lang | None = None,
+        mode: SearchMode = "hybrid",
+        langs: Sequence[Lang] | None = None,
+    ) -> list[Passage]:
+        """Return the ``k`` passages that best answer ``query``; build the index first if needed.
+
+        Args:
+            query: Question or keywords, Chinese or English.
+            k: Number of passages to return.
+            lang: Preferred language (a bonus, not a filter).
+            mode: ``hybrid`` (default), ``dense`` or ``keyword``.
+            langs: Search only passages in these languages (``None``: all).
+        """
+        self.ensure_index()
+        assert self._retriever is not None  # set by _sync
+        return self._retriever.search(query, k=k, lang=lang, mode=mode, langs=langs)
+
+    def _sync(self, progress: ProgressCallback | None) -> IndexReport:
+        start = time.perf_counter()
+        chunks = self.chunks
+        if self._store is None:
+            self._store = ChunkStore.open(open_client(self.config), self.embedder.model_id)
+        stored = self._store.content_hashes()
+        wanted = {c.chunk_id: c for c in chunks}
+        removed = [cid for cid in stored if cid not in wanted]
+        todo = [c for c in chunks if stored.get(c.chunk_id) != c.content_hash]
+        self._store.delete(removed)
+        self._embed_and_store(todo, progress)
+        self._retriever = HybridRetriever(chunks, self._store, self.embedder, self._fusion)
+        added = sum(1 for c in todo if c.chunk_id not in stored)
+        return IndexReport(
+            collection=self._store.name,
+            embedding_model=self.embedder.model_id,
+            chunks=len(chunks),
+            added=added,
+            updated=len(todo) - added,
+            removed=len(removed),
+            unchanged=len(chunks) - len(todo),
+            seconds=round(time.perf_counter() - start, 3),
+        )
+
+    def _embed_and_store(self, todo: list[Chunk], progress: ProgressCallback | None) -> None:
+        assert self._store is not None
+        shipped = load_shipped(self.embedder.model_id)
+        ready = [c for c in todo if text_key(c.embed_text) in shipped]
+        if ready:
+            self._store.upsert(ready, np.stack([shipped[text_key(c.embed_text)] for c in ready]))
+            todo = [c for c in todo if text_key(c.embed_text) not in shipped]
+        if progress:
+            progress(0, len(todo))
+        for first in range(0, len(todo), _EMBED_BATCH):
+            batch = todo[first : first + _EMBED_BATCH]
+            self._store.upsert(batch, self.embedder.embed_passages([c.embed_text for c in batch]))
+            if progress:
+                progress(first + len(batch), len(todo))
