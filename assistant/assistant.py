@@ -15,11 +15,10 @@ from assistant.agent import LLMEngine, LLMFailure
 from assistant.answer import Answer, AnswerEvent, Language, Message
 from assistant.language import detect_language
 from assistant.providers import EngineName, build_chat_model, engine_for, secret_values
-from assistant.settings import DASHSCOPE_BASE_URLS, Settings
+from assistant.settings import Settings, knowledge_config_from_settings
 
 if TYPE_CHECKING:
     from knowledge.base import KnowledgeBase
-    from knowledge.config import KnowledgeConfig
 
 log = logging.getLogger(__name__)
 
@@ -136,23 +135,6 @@ def _invalid_question(question: str) -> Answer | None:
     if len(question) > MAX_QUESTION_CHARS:
         return _error_answer(question, "too_long")
     return None
-
-
-def knowledge_config_from_settings(settings: Settings) -> KnowledgeConfig:
-    """Translate the application's settings into the knowledge package's own config."""
-    from knowledge.config import KnowledgeConfig
-
-    return KnowledgeConfig(
-        data_dir=settings.data_dir,
-        chroma_host=settings.chroma_host,
-        chroma_port=settings.chroma_port,
-        embedding=settings.embedding,
-        embedding_model=settings.embedding_model,
-        dashscope_api_key=settings.dashscope_api_key,
-        dashscope_base_url=settings.dashscope_base_url or DASHSCOPE_BASE_URLS[settings.dashscope_region],
-        openai_api_key=settings.openai_api_key,
-        openai_base_url=settings.openai_base_url,
-    )
 
 
 def build_assistant(settings: Settings, *, knowledge_base: KnowledgeBase | None = None) -> Assistant:

@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from knowledge.config import KnowledgeConfig
+
 DASHSCOPE_BASE_URLS: dict[str, str] = {
     "cn-beijing": "https://dashscope.aliyuncs.com/compatible-mode/v1",
     "intl": "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
@@ -68,7 +70,9 @@ class Settings(BaseSettings):
         description="comma-separated origins allowed to embed the widget and call the API from a browser "
         "(CORS and CSP frame-ancestors), e.g. https://docs.example.com; * allows any",
     )
+    # Requests per minute per client (API key or IP) on /v1/ and chat submissions; 0 turns the limit off.
     rate_limit_per_min: int = Field(default=30, ge=0, validation_alias="GPU_ADVISOR_RATE_LIMIT_PER_MIN")
+    # Chat answers computed at once across all users (Gradio's own default, 1, makes users wait in line).
     web_concurrency: int = Field(default=16, ge=1, le=256, validation_alias="GPU_ADVISOR_WEB_CONCURRENCY")
 
     @field_validator("embed_origins", mode="before")
@@ -84,3 +88,21 @@ class Settings(BaseSettings):
                         f"GPU_ADVISOR_EMBED_ORIGINS: {origin!r} is not an origin like https://docs.example.com"
                     )
         return value
+
+
+def knowledge_config_from_settings(settings: Settings) -> KnowledgeConfig:
+    """Translate the application's settings into the knowledge package's own config.
+
+    Lives here, not in the assistant module, so the CLI's ``index``/``search`` need not import LangChain.
+    """
+    return KnowledgeConfig(
+        data_dir=settings.data_dir,
+        chroma_host=settings.chroma_host,
+        chroma_port=settings.chroma_port,
+        embedding=settings.embedding,
+        embedding_model=settings.embedding_model,
+        dashscope_api_key=settings.dashscope_api_key,
+        dashscope_base_url=settings.dashscope_base_url or DASHSCOPE_BASE_URLS[settings.dashscope_region],
+        openai_api_key=settings.openai_api_key,
+        openai_base_url=settings.openai_base_url,
+    )
