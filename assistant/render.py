@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from assistant.answer import Language
 from knowledge.models import Citation, Passage
-from tools.catalog import GPU, InstanceType
+from tools.catalog import GPU, InstanceType, get_instance
 from tools.memory import MemoryEstimate
 from tools.plan import DeploymentOption, Plan
 
@@ -158,6 +158,10 @@ def option_notes(plan: Plan, lang: Language) -> list[str]:
     return [f"`{', '.join(types)}`: {note}" for note, types in seen.items()]
 
 
+def _family_of(instance_type: str) -> str:
+    return get_instance(instance_type).family
+
+
 def rejection_summary(plan: Plan, lang: Language, prefer: Sequence[str] = ()) -> list[str]:
     """Why families were left out: one line per family, the families the user named first.
 
@@ -167,7 +171,8 @@ def rejection_summary(plan: Plan, lang: Language, prefer: Sequence[str] = ()) ->
         prefer: Family names or GPU names the user mentioned; their rejections are listed first.
     """
     by_family: dict[str, tuple[str | None, str, list[str]]] = {}
-    shown = {o.family for o in plan.options}
+    # A family with any layout that fits is not "left out", even if it ranked below the table.
+    shown = {o.family for o in plan.options} | {_family_of(t) for t in plan.also_fits}
     for r in plan.rejected:
         # Types without a published GPU, and other GPUs when the user asked for one, say nothing new.
         if r.family in shown or "not published" in r.reason or "not the requested" in r.reason:

@@ -107,6 +107,9 @@ class Plan(BaseModel):
     params_b: float
     active_params_b: float
     options: list[DeploymentOption]
+    also_fits: list[str] = Field(
+        default_factory=list, description="instance types that fit but rank below the options shown"
+    )
     rejected: list[Rejection]
     assumptions: list[str]
     warnings: list[str] = Field(default_factory=list)
@@ -140,6 +143,7 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
         params_b=round(breakdown.total / 1e9, 3),
         active_params_b=round(breakdown.active / 1e9, 3),
         options=ranked,
+        also_fits=[o.instance_type for o in options if o not in ranked],
         rejected=rejected,
         assumptions=_assumptions(workload),
         warnings=_warnings(arch, workload, ranked),
@@ -153,6 +157,8 @@ def _reject(inst: catalog.InstanceType, reason: str) -> Rejection:
 def _precheck(
     inst: catalog.InstanceType, gpu: catalog.GPU | None, wanted: set[str] | None, w: Workload
 ) -> str | None:
+    if inst.gpu_count is None:
+        return "GPU count not published for this type; cannot size it"
     if not isinstance(inst.gpu_count, int) or inst.gpu_count < 1:
         return "a vGPU slice, not whole GPUs; not planned"
     if gpu is None or not inst.gpu_memory_gib:
