@@ -70,7 +70,7 @@ class Settings(BaseSettings):
         description="comma-separated origins allowed to embed the widget and call the API from a browser "
         "(CORS and CSP frame-ancestors), e.g. https://docs.example.com; * allows any",
     )
-    # Requests per minute per client (API key or IP) on /v1/ and chat submissions; 0 turns the limit off.
+    # Requests per minute per client (API key, else IP) on the HTTP API (/v1/); 0 turns the limit off.
     rate_limit_per_min: int = Field(default=30, ge=0, validation_alias="GPU_ADVISOR_RATE_LIMIT_PER_MIN")
     # Chat answers computed at once across all users (Gradio's own default, 1, makes users wait in line).
     web_concurrency: int = Field(default=16, ge=1, le=256, validation_alias="GPU_ADVISOR_WEB_CONCURRENCY")
