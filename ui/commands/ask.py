@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ui.commands.engine_option import add_engine_option, settings_from_args
+
 if TYPE_CHECKING:
     from assistant.answer import Answer, Message
 
@@ -24,11 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     p.add_argument("question", help='e.g. "Qwen2.5-72B inference, 32 users: which instance?"')
     p.add_argument("--json", action="store_true", help="print the Answer as JSON")
-    p.add_argument(
-        "--engine",
-        choices=("auto", "llm", "offline"),
-        help="override GPU_ADVISOR_ENGINE (auto: the LLM when DASHSCOPE_API_KEY or OPENAI_BASE_URL is set)",
-    )
+    add_engine_option(p)
     p.add_argument(
         "--history",
         type=Path,
@@ -42,13 +40,10 @@ def run_ask(args: argparse.Namespace) -> int:
     """Run ``gpu-advisor ask``."""
     from assistant.assistant import build_assistant
     from assistant.providers import ConfigurationError
-    from assistant.settings import Settings
     from knowledge.config import KnowledgeConfigError
     from ui.cli import CommandError
 
-    settings = Settings()
-    if args.engine:
-        settings = settings.model_copy(update={"engine": args.engine})
+    settings = settings_from_args(args)
     history = _read_history(args.history) if args.history else []
     try:
         assistant = build_assistant(settings)

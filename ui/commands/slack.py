@@ -10,6 +10,8 @@ import argparse
 import sys
 import threading
 
+from ui.commands.engine_option import add_engine_option, settings_from_args
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add the ``slack`` subcommand."""
@@ -19,11 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="Answer @mentions and direct messages in Slack threads. Connects out over Socket Mode, "
         "so no public URL is needed. See docs/slack.md for the Slack app set-up.",
     )
-    p.add_argument(
-        "--engine",
-        choices=("auto", "llm", "offline"),
-        help="override GPU_ADVISOR_ENGINE (auto: the LLM when DASHSCOPE_API_KEY or OPENAI_BASE_URL is set)",
-    )
+    add_engine_option(p)
     p.set_defaults(handler=run_slack)
 
 
@@ -34,13 +32,10 @@ def run_slack(args: argparse.Namespace) -> int:
 
     from assistant.assistant import build_assistant
     from assistant.providers import ConfigurationError
-    from assistant.settings import Settings
     from ui.cli import CommandError
     from ui.slack_bot import SlackConfigError, build_socket_mode_handler
 
-    settings = Settings()
-    if args.engine:
-        settings = settings.model_copy(update={"engine": args.engine})
+    settings = settings_from_args(args)
     if settings.slack_bot_token is None or settings.slack_app_token is None:
         missing = [
             n

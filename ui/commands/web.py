@@ -13,6 +13,8 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
+from ui.commands.engine_option import add_engine_option, settings_from_args
+
 if TYPE_CHECKING:
     from assistant.assistant import Assistant
     from assistant.settings import Settings
@@ -53,11 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def _add_server_options(parser: argparse.ArgumentParser, *, default_host: str) -> None:
     parser.add_argument("--host", default=default_host, help=f"interface to listen on (default: {default_host})")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default: {DEFAULT_PORT})")
-    parser.add_argument(
-        "--engine",
-        choices=("auto", "llm", "offline"),
-        help="override GPU_ADVISOR_ENGINE (auto: the LLM when DASHSCOPE_API_KEY or OPENAI_BASE_URL is set)",
-    )
+    add_engine_option(parser)
 
 
 def run_ui(args: argparse.Namespace) -> int:
@@ -73,13 +71,10 @@ def run_serve(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace, *, log_level: str) -> int:
     import uvicorn
 
-    from assistant.settings import Settings
     from ui.cli import CommandError
 
     _check_port_free(args.host, args.port)
-    settings = Settings()
-    if args.engine:
-        settings = settings.model_copy(update={"engine": args.engine})
+    settings = settings_from_args(args)
     assistant = _ready_assistant(settings)
     from ui.server import create_app
 
