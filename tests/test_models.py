@@ -187,6 +187,10 @@ def test_normalize_name_keeps_version_dots() -> None:
         ("llama-3.1-7b", "Llama-3.1-8B-Instruct"),
         ("deepsek-v3", "DeepSeek-V3"),
         ("Qwen2.5-72B-Instruct-AWQ", "Qwen2.5-72B-Instruct"),
+        # The original article's "Qwen-70B" (no such model): the newest Qwen near that size.
+        ("Qwen-70B", "Qwen2.5-72B-Instruct"),
+        ("qwen3-200b", "Qwen3-235B-A22B"),
+        ("llama-65b", "Llama-3.3-70B-Instruct"),
     ],
 )
 def test_unknown_name_suggests_nearest(typed: str, first_suggestion: str) -> None:

@@ -38,7 +38,7 @@ _VARIANT_TOKENS = {"instruct", "chat", "base", "it", "hf"}
 _CHINESE_QWEN = ("通义千问", "千问")
 # Newest first: a bare "qwen 72b" resolves to the first generation that has a 72B model.
 _QWEN_GENERATIONS = ("Qwen3", "Qwen2.5", "Qwen2", "Qwen1.5")
-_SIZE_TOKEN = re.compile(r"^(?:\d+x)?\d+(?:\.\d+)?b$")
+_SIZE_TOKEN = re.compile(r"^a?(?:\d+x)?\d+(?:\.\d+)?b$")  # "a22b": MoE active size
 _SIZE_IN_TEXT = re.compile(r"(?<![\d.])(?:(\d+)\s*x\s*)?(\d+(?:\.\d+)?)\s*b(?![a-z])", re.IGNORECASE)
 
 
@@ -194,12 +194,19 @@ def suggest_models(text: str, limit: int = 3) -> list[str]:
     family, size = _family_key(text), parse_size_b(text)
     ranked: list[str] = []
     if size:
-        same_family = [
-            (abs(math.log(row_size / size)), name)
-            for name in registry
-            if _family_key(name) == family and (row_size := parse_size_b(name))
-        ]
-        ranked = [name for _, name in sorted(same_family)]
+        # Same family first; a family named without its version ("Qwen-70B") matches every version.
+        brand = family.rstrip("0123456789.")
+        for matches in (lambda f: f == family, lambda f: bool(brand) and f.rstrip("0123456789.") == brand):
+            near = [
+                (abs(math.log(row_size / size)), name)
+                for name in registry
+                if matches(_family_key(name)) and (row_size := parse_size_b(name))
+            ]
+            if near:
+                # Nearest size first; among equals the newest generation (names sort by version).
+                near.sort(key=lambda item: item[1], reverse=True)
+                ranked = [name for _, name in sorted(near, key=lambda item: item[0])]
+                break
     index = _index()
     for key in difflib.get_close_matches(normalize_name(text), list(index), n=limit * 3, cutoff=0.6):
         ranked.append(index[key])
