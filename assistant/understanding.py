@@ -557,6 +557,11 @@ _MEMORY_RE = (
     r"memory\s+estimate|estimate\s+(?:the\s+)?(?:gpu\s+)?memory|"
     r"\d+(?:\.\d+)?\s*gi?b?\s*(?:的)?\s*显存|needs?\s+(?:about\s+)?\d+(?:\.\d+)?\s*gi?b\b"
 )
+# "...and which instance?": a memory question that also asks where to run it wants the full plan.
+_PLAN_CUE_RE = (
+    r"which\s+(?:instance|gpu|card|machine)|what\s+(?:instance|gpu|machine)|how\s+many\s+(?:gpus|cards)|"
+    r"选什么|选哪|哪(?:个|种|款)(?:实例|规格|卡|gpu|机器)|什么(?:实例|规格|配置|卡)|几张卡|多少张|推荐.{0,6}(?:实例|规格|配置)"
+)
 _COMPARE_RE = (
     r"\bvs\.?\b|versus|对比|比较|区别|差别|compare|comparison|difference|better|faster|slower|"
     r"比.{0,8}(?:快|慢|强|弱|好|差)|哪个|which\s+is"
@@ -598,7 +603,7 @@ def _intent(scan: _Scan, s: Slots, raw: str) -> Intent:
         return "verify"
     if s.instance_types and not has_workload:
         return "instances"
-    if re.search(_MEMORY_RE, text) and has_workload and not s.gpu:
+    if re.search(_MEMORY_RE, text) and has_workload and not s.gpu and not re.search(_PLAN_CUE_RE, text):
         return "memory"
     if has_workload:
         return "plan"

@@ -48,6 +48,9 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("llama 3 70b int8 8192 tokens QPS 5", {"model": "Llama-3-70B-Instruct", "precision": "int8", "context": 8192,
                                            "qps": 5}),
     ("How much VRAM does Qwen2.5-7B need for inference with batch 8?", {"intent": "memory", "batch": 8}),
+    # A memory question that also asks where to run it gets the plan (which carries per-GPU memory).
+    ("How much GPU memory to LoRA fine-tune Llama-3.1-8B, and which instance?", {"intent": "plan", "task": "lora"}),
+    ("Qwen2.5-14B 推理需要多少显存, 选什么实例?", {"intent": "plan", "model": "Qwen2.5-14B-Instruct"}),
     ("Full fine-tuning of Mistral 7B on 4 GPUs", {"model": "Mistral-7B-Instruct-v0.3", "task": "full", "gpus": 4}),
     ("fine-tune Llama 3.1 8B on H20 in Singapore", {"task_hint": "finetune", "gpu": "H20",
                                                    "region": "ap-southeast-1"}),
