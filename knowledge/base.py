@@ -31,10 +31,11 @@ class IndexReport(BaseModel):
         collection: Chroma collection name.
         embedding_model: Embedder ``model_id``.
         chunks: Chunks in the documents now.
-        added: Chunks embedded for the first time.
+        added: Chunks indexed for the first time.
         updated: Chunks whose text or metadata changed, embedded again.
         removed: Chunks deleted because their section no longer exists.
         unchanged: Chunks left as they were.
+        from_shipped: Of the added and updated chunks, those whose vector came with the package.
         seconds: Wall time of the build, seconds.
     """
 
@@ -47,6 +48,7 @@ class IndexReport(BaseModel):
     updated: int
     removed: int
     unchanged: int
+    from_shipped: int = 0
     seconds: float
 
 
@@ -149,7 +151,7 @@ class KnowledgeBase:
         removed = [cid for cid in stored if cid not in wanted]
         todo = [c for c in chunks if stored.get(c.chunk_id) != c.content_hash]
         self._store.delete(removed)
-        self._embed_and_store(todo, progress)
+        from_shipped = self._embed_and_store(todo, progress)
         self._retriever = HybridRetriever(chunks, self._store, self.embedder, self._fusion)
         added = sum(1 for c in todo if c.chunk_id not in stored)
         return IndexReport(
@@ -160,12 +162,14 @@ class KnowledgeBase:
             updated=len(todo) - added,
             removed=len(removed),
             unchanged=len(chunks) - len(todo),
+            from_shipped=from_shipped,
             seconds=round(time.perf_counter() - start, 3),
         )
 
-    def _embed_and_store(self, todo: list[Chunk], progress: ProgressCallback | None) -> None:
+    def _embed_and_store(self, todo: list[Chunk], progress: ProgressCallback | None) -> int:
+        """Store vectors for ``todo``; return how many came from the shipped file instead of the model."""
         assert self._store is not None
-        shipped = load_shipped(self.embedder.model_id)
+        shipped = load_shipped(self.embedder.model_id) if self.config.shipped_vectors else {}
         ready = [c for c in todo if text_key(c.embed_text) in shipped]
         if ready:
             self._store.upsert(ready, np.stack([shipped[text_key(c.embed_text)] for c in ready]))
@@ -177,3 +181,4 @@ class KnowledgeBase:
             self._store.upsert(batch, self.embedder.embed_passages([c.embed_text for c in batch]))
             if progress:
                 progress(first + len(batch), len(todo))
+        return len(ready)

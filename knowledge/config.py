@@ -45,6 +45,8 @@ class KnowledgeConfig(BaseModel):
         openai_api_key: Key for the OpenAI-compatible endpoint, if it needs one.
         openai_base_url: Base URL of the OpenAI-compatible endpoint (ending in ``/v1``).
         request_timeout_s: Timeout for one remote embedding request, seconds.
+        shipped_vectors: Reuse the vectors shipped with the docs for unchanged sections (see
+            ``knowledge.shipped_vectors``); ``False`` embeds every section, e.g. to time the model.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -62,6 +64,7 @@ class KnowledgeConfig(BaseModel):
     openai_api_key: SecretStr | None = None
     openai_base_url: str | None = None
     request_timeout_s: float = Field(default=30.0, gt=0)
+    shipped_vectors: bool = True
 
     @property
     def chroma_path(self) -> Path:

