@@ -6,15 +6,13 @@ server's threads (SQLite serialises writers; WAL lets readers run beside them).
 
 from __future__ import annotations
 
-import sqlite3
-import threading
-from collections.abc import Iterator
-from contextlib import closing, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from ui.sqlite_file import SQLiteFile
 
 FEEDBACK_FILE = "feedback.sqlite3"
 
@@ -70,8 +68,7 @@ class FeedbackStore:
     def __init__(self, path: Path) -> None:
         """Use the database at ``path``; the file and table are created on first use."""
         self.path = path
-        self._ready = False
-        self._lock = threading.Lock()
+        self._db = SQLiteFile(path, _SCHEMA)
 
     @classmethod
     def in_dir(cls, data_dir: Path) -> FeedbackStore:
@@ -83,7 +80,7 @@ class FeedbackStore:
         values = record.model_dump(exclude={"id"})
         names = ", ".join(values)
         marks = ", ".join("?" for _ in values)
-        with self._connect() as conn:
+        with self._db.connect() as conn:
             cursor = conn.execute(f"INSERT INTO feedback ({names}) VALUES ({marks})", tuple(values.values()))
             row_id = cursor.lastrowid
         return record.model_copy(update={"id": row_id})
@@ -95,22 +92,6 @@ class FeedbackStore:
         query = f"SELECT {', '.join(_COLUMNS)} FROM feedback ORDER BY id"
         if limit is not None:
             query = f"SELECT * FROM ({query} DESC LIMIT {int(limit)}) ORDER BY id"
-        with self._connect() as conn:
+        with self._db.connect() as conn:
             rows = conn.execute(query).fetchall()
         return [FeedbackRecord(**dict(zip(_COLUMNS, row, strict=True))) for row in rows]
-
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        self._ensure_schema()
-        with closing(sqlite3.connect(self.path, timeout=10)) as conn, conn:
-            yield conn
-
-    def _ensure_schema(self) -> None:
-        with self._lock:
-            if self._ready:
-                return
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with closing(sqlite3.connect(self.path, timeout=10)) as conn, conn:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute(_SCHEMA)
-            self._ready = True

@@ -9,15 +9,12 @@ Sessions idle for longer than ``ttl_s`` are forgotten; only the last ``max_messa
 from __future__ import annotations
 
 import re
-import sqlite3
-import threading
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import closing, contextmanager
 from pathlib import Path
 
 from assistant.answer import Message
+from ui.sqlite_file import SQLiteFile
 
 SESSIONS_FILE = "sessions.sqlite3"
 SESSION_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
@@ -55,8 +52,7 @@ class SessionStore:
         self.path = path
         self.max_messages = max_messages
         self.ttl_s = ttl_s
-        self._ready = False
-        self._lock = threading.Lock()
+        self._db = SQLiteFile(path, _SCHEMA)
 
     @classmethod
     def in_dir(cls, data_dir: Path) -> SessionStore:
@@ -66,7 +62,7 @@ class SessionStore:
     def history(self, session_id: str) -> list[Message]:
         """Return the last ``max_messages`` messages of the session, oldest first; empty for a new session."""
         cutoff = time.time() - self.ttl_s
-        with self._connect() as conn:
+        with self._db.connect() as conn:
             rows = conn.execute(
                 "SELECT role, content FROM turns WHERE session_id = ? AND at >= ? ORDER BY seq DESC LIMIT ?",
                 (session_id, cutoff, self.max_messages),
@@ -76,7 +72,7 @@ class SessionStore:
     def append(self, session_id: str, question: str, answer: str) -> None:
         """Record one exchange; drop expired turns and turns beyond ``max_messages`` of this session."""
         now = time.time()
-        with self._connect() as conn:
+        with self._db.connect() as conn:
             conn.executemany(
                 "INSERT INTO turns (session_id, role, content, at) VALUES (?, ?, ?, ?)",
                 [(session_id, "user", question, now), (session_id, "assistant", answer, now)],
@@ -87,19 +83,3 @@ class SessionStore:
                 (session_id, session_id, self.max_messages),
             )
             conn.execute("DELETE FROM turns WHERE at < ?", (now - self.ttl_s,))
-
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        self._ensure_schema()
-        with closing(sqlite3.connect(self.path, timeout=10)) as conn, conn:
-            yield conn
-
-    def _ensure_schema(self) -> None:
-        with self._lock:
-            if self._ready:
-                return
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with closing(sqlite3.connect(self.path, timeout=10)) as conn, conn:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.executescript(_SCHEMA)
-            self._ready = True
