@@ -126,9 +126,10 @@ def _ready_assistant(settings: Settings) -> Assistant:
                     console.print(f"embedded {done}/{total} sections")
 
             report = kb.ensure_index(progress)
+        changed = report.added + report.updated
         console.print(
-            f"index ready: {report.chunks} sections ({report.added + report.updated} new or changed) "
-            f"in {report.seconds:.1f} s"
+            f"index ready: {report.chunks} sections ({changed} new or changed, "
+            f"{report.from_shipped} of them from the vectors shipped with the docs) in {report.seconds:.1f} s"
         )
         with console.status("loading the embedding model…"):
             kb.search("warm-up", k=1)  # loads the query embedder now rather than on the first question
