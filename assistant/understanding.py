@@ -428,10 +428,11 @@ def _find_gpu_count(scan: _Scan) -> int | None:
         return 1
     if m := scan.find(r"双卡|两卡|dual[\s\-]gpu"):
         return 2
+    # The lookbehind keeps the digits of a GPU name ("L20 卡", "2 a10 gpus") from reading as a count.
     m = scan.first(
-        rf"{NUM}\s*(?:张|块)\s*(?:{_GPU_NAME})?\s*(?:卡|显卡|gpu)?",
-        rf"{NUM}\s*(?:个)?\s*(?:卡|gpus?|cards?)(?![a-z])",
-        rf"{NUM}\s*[x×*]\s*(?:nvidia\s*)?(?:{_GPU_NAME})",
+        rf"(?<![A-Za-z0-9.]){NUM}\s*(?:张|块)\s*(?:{_GPU_NAME})?\s*(?:卡|显卡|gpu)?",
+        rf"(?<![A-Za-z0-9.]){NUM}\s*(?:个)?\s*(?:卡|gpus?|cards?)(?![a-z])",
+        rf"(?<![A-Za-z0-9.]){NUM}\s*[x×*]\s*(?:nvidia\s*)?(?:{_GPU_NAME})",
         rf"(?:{_GPU_NAME})\s*(?:gpus?\s*)?[x×*]\s*{NUM}",
         rf"(?<![\w.])(\d{{1,2}})\s+(?:nvidia\s*)?(?:{_GPU_NAME})s?\b",
     )
@@ -439,6 +440,16 @@ def _find_gpu_count(scan: _Scan) -> int | None:
         return None
     count = _as_int(parse_number(m.group(1)))
     return count if 0 < count <= 512 else None
+
+
+# A GPU-looking name the catalog does not know ("H9000 GPU", "用 X100 卡"): kept as written so the tools
+# answer with "Unknown GPU ... Did you mean ...?" instead of silently planning on every GPU.
+_UNKNOWN_GPU_RE = re.compile(r"(?<![A-Za-z0-9.\-])([A-Za-z]{1,3}\d{2,4}[A-Za-z]{0,2})\s*(?:gpus?\b|显卡|卡)", re.I)
+
+
+def _find_unknown_gpu(scan: _Scan) -> list[str]:
+    m = _UNKNOWN_GPU_RE.search(scan.text)
+    return [m.group(1).upper()] if m else []
 
 
 def _find_gpus(scan: _Scan) -> list[str]:
@@ -644,7 +655,7 @@ def understand(question: str) -> Slots:
     scan = _Scan(text)
     model = _find_model(scan)
     names = _find_catalog_names(scan)
-    gpu_mentions = _find_gpus(scan)  # reads, does not claim: "4 张 L20" is also a GPU count
+    gpu_mentions = _find_gpus(scan) or _find_unknown_gpu(scan)  # reads, does not claim: "4 张 L20" is a count too
     budget = _find_budget(scan)
     train_tokens = _find_train_tokens(scan)
     qps = _find_qps(scan)

@@ -82,6 +82,11 @@ def test_gpu_family_preference_covers_its_variants() -> None:
     assert plan["options"] and all("A100" in (o["gpu_model"] or o["gpu_model_likely"]) for o in plan["options"])
 
 
+def test_unknown_gpu_preference_is_an_error_with_suggestions() -> None:
+    answer = shared_engine().answer("Serve Qwen2.5-7B-Instruct on the H9000 GPU for 4 users")
+    assert answer.kind == "error" and "Unknown GPU 'H9000'" in answer.text and "Did you mean" in answer.text
+
+
 def test_contradictory_input_is_an_error_not_a_traceback() -> None:
     answer = shared_engine().answer("Qwen2.5-7B 全参微调 AWQ")
     assert answer.kind in ("error", "recommendation") and "Traceback" not in answer.text

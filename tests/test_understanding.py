@@ -48,6 +48,10 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("llama 3 70b int8 8192 tokens QPS 5", {"model": "Llama-3-70B-Instruct", "precision": "int8", "context": 8192,
                                            "qps": 5}),
     ("How much VRAM does Qwen2.5-7B need for inference with batch 8?", {"intent": "memory", "batch": 8}),
+    # Digits inside a GPU name are not a GPU count; an unknown GPU name is kept for the tools to reject.
+    ("Qwen2.5-72B 部署 20 并发 L20 卡", {"gpu": "L20", "gpus": None, "concurrency": 20}),
+    ("deploy qwen3-8b on 2 a10 gpus", {"gpu": "A10", "gpus": 2}),
+    ("Serve Qwen2.5-7B-Instruct on the H9000 GPU for 4 users", {"gpu": "H9000", "gpus": None}),
     # A memory question that also asks where to run it gets the plan (which carries per-GPU memory).
     ("How much GPU memory to LoRA fine-tune Llama-3.1-8B, and which instance?", {"intent": "plan", "task": "lora"}),
     ("Qwen2.5-14B 推理需要多少显存, 选什么实例?", {"intent": "plan", "model": "Qwen2.5-14B-Instruct"}),
