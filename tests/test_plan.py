@@ -137,3 +137,10 @@ def test_bad_workloads_get_one_clear_message(fields: dict[str, object], message:
 def test_context_beyond_the_model_is_warned() -> None:
     plan = plan_deployment(Workload(model="llama2-7b", context=16384))
     assert any("max_context" in w for w in plan.warnings)
+
+
+def test_region_without_list_prices_shows_another_regions_price_and_says_so() -> None:
+    plan = _plan(model="qwen2.5-7b", context=4096, region="cn-beijing")
+    priced = [o for o in plan.options if o.price_source]
+    assert priced and all(o.price_source.startswith("cn-shanghai") for o in priced)
+    assert any("no list prices for cn-beijing" in w for w in plan.warnings)

@@ -427,7 +427,8 @@ def _priced_option(
 ) -> DeploymentOption:
     needed = est.per_gpu_total_gib
     headroom = (capacity - needed) / capacity * 100
-    quote = prices.quote(inst.instance_type, region=w.region)
+    # No list price in the asked region: show another region's, labelled by its source line.
+    quote = prices.quote(inst.instance_type, region=w.region) or prices.quote(inst.instance_type)
     hourly = quote.hourly * instances if quote and quote.hourly is not None else None
     monthly = quote.monthly * instances if quote and quote.monthly is not None else None
     return DeploymentOption(
@@ -524,4 +525,7 @@ def _warnings(arch: ModelArchitecture, w: Workload, options: list[DeploymentOpti
         warnings.append("no instance type fits this workload; see the rejections")
     if any(o.gpu_confidence in ("inferred", "uncertain") for o in options):
         warnings.append("some options use GPUs Alibaba does not name; the GPU shown is inferred")
+    if w.region and w.region not in prices.price_regions():
+        known = ", ".join(prices.price_regions()) or "none"
+        warnings.append(f"no list prices for {w.region}; prices shown are from {known} (see each price's source)")
     return warnings
