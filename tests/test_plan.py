@@ -88,11 +88,75 @@ def test_qps_target_adds_replicas() -> None:
     assert high.options[0].decode_tokens_per_s >= 20 * 512
 
 
-def test_fp8_needs_fp8_tensor_cores() -> None:
-    plan = _plan(model="qwen2.5-7b", precision="fp8", context=4096)
+def test_fp8_runs_natively_on_fp8_gpus_weight_only_on_ampere_and_not_before() -> None:
+    plan = _plan(model="qwen2.5-7b", precision="fp8", context=4096, max_options=50)
     for option in plan.options:
-        assert catalog.get_gpu(option.gpu_model or option.gpu_model_likely or "").supports_fp8
-    assert any("FP8" in r.reason for r in plan.rejected if r.family == "gn7i")
+        gpu = catalog.get_gpu(option.gpu_model or option.gpu_model_likely or "")
+        assert gpu.supports_fp8 or (gpu.arch == "Ampere" and any("weight-only" in n for n in option.notes))
+    assert any("FP8" in r.reason for r in plan.rejected if r.family in ("gn6v", "gn6e", "gn6i"))
+
+
+def test_fp8_checkpoint_is_not_planned_on_volta() -> None:
+    # DeepSeek-R1 ships FP8 weights: V100 (Volta) has neither FP8 Tensor Cores nor FP8 Marlin kernels.
+    plan = _plan(model="deepseek-r1", context=8192, gpu="V100")
+    assert not plan.options
+    assert any("FP8" in r.reason for r in plan.rejected if r.family in ("gn6v", "gn6e"))
+
+
+def test_top_option_is_the_same_whatever_the_number_of_options() -> None:
+    one = _plan(model="llama3.1-8b", context=4096, max_options=1)
+    five = _plan(model="llama3.1-8b", context=4096, max_options=5)
+    assert one.options[0].instance_type == five.options[0].instance_type
+    assert one.options[0].price_cny_per_hour is not None
+
+
+def test_comfortable_fits_rank_before_tight_ones() -> None:
+    plan = _plan(model="qwen2.5-72b", quant="awq-int4", context=32768, concurrency=20, max_options=10)
+    flags = [o.tight_fit for o in plan.options if o.price_cny_per_hour is not None]
+    assert flags == sorted(flags)
+
+
+def test_lora_shards_the_frozen_base_when_one_gpu_cannot_hold_it() -> None:
+    # Qwen2.5-14B LoRA at 4k: ~28 GiB of bf16 base does not fit one A10 (22 GiB), ZeRO-3 over 4 does.
+    plan = _plan(model="qwen2.5-14b", task="lora", seq_len=4096, gpu="A10")
+    assert plan.options and any("ZeRO-3" in n for n in plan.options[0].notes)
+
+
+def test_qps_sizing_counts_prefill_work() -> None:
+    # 10 req/s of 32k-token prompts is ~326k prompt tokens/s: prefill, not decode, sets the fleet size.
+    plan = _plan(model="qwen2.5-7b", qps=10, context=32768, gen_tokens=128, gpu="A100-80GB")
+    best = plan.options[0]
+    assert best.prefill_tokens_per_s is not None and best.prefill_tokens_per_s >= 10 * (32768 - 128)
+
+
+def test_pipeline_stages_split_the_kv_cache() -> None:
+    # Across two 8-GPU instances each GPU keeps half of the layers, so half of the KV cache.
+    plan = _plan(model="deepseek-r1", context=131072, concurrency=16, gpu="H20", max_options=10)
+    multi = [o for o in plan.options if o.pipeline_parallel > 1]
+    single = _plan(model="deepseek-r1", context=8192, concurrency=1, gpu="H20", max_options=10)
+    assert multi or single.options
+    for option in multi:
+        assert option.per_gpu_gib_needed <= option.per_gpu_capacity_gib
+
+
+def test_multi_instance_layouts_only_on_rdma_capable_types() -> None:
+    plan = _plan(model="llama3.1-405b", context=8192, concurrency=4, max_options=50)
+    for option in plan.options:
+        if option.instances > 1 and option.pipeline_parallel > 1:
+            inst = catalog.get_instance(option.instance_type)
+            note = (inst.network_note or "").lower()
+            assert (inst.network_gbps or 0) >= 100 or "rdma" in note or "roce" in note
+
+
+def test_budget_warns_when_unpriced_options_could_not_be_checked() -> None:
+    plan = _plan(model="qwen2.5-72b", quant="awq-int4", context=32768, concurrency=20, budget_cny_month=30000)
+    assert any("could not be checked" in w for w in plan.warnings)
+    assert any("costs more than" in w for w in plan.warnings)
+
+
+def test_gpu_missing_from_the_catalog_is_said() -> None:
+    plan = _plan(model="qwen2.5-7b", context=4096, gpu="H100")
+    assert not plan.options and any("no instance type in the catalog has" in w for w in plan.warnings)
 
 
 def test_moe_model_plans_on_total_parameters() -> None:
@@ -127,6 +191,7 @@ def test_unknown_model_suggests_names() -> None:
         ({"model": "qwen2.5-7b", "task": "full", "quant": "awq-int4"}, "full fine-tuning"),
         ({"model": "qwen2.5-7b", "task": "lora", "concurrency": 4}, "concurrency"),
         ({"model": "qwen2.5-7b", "context": 100, "gen_tokens": 200}, "gen_tokens"),
+        ({"model": "qwen2.5-7b", "region": "mars"}, "region"),
     ],
 )
 def test_bad_workloads_get_one_clear_message(fields: dict[str, object], message: str) -> None:

@@ -17,13 +17,14 @@ Assumptions and limits
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools import catalog, prices
 from tools.architecture import ModelArchitecture
-from tools.memory import EstimateRequest, MemoryBreakdown, MemoryEstimate, estimate_memory
+from tools.memory import MemoryBreakdown, MemoryEstimate, estimate_memory, parse_request
 from tools.models import resolve_model
 from tools.throughput import (
     DecodeSpeed,
@@ -31,7 +32,6 @@ from tools.throughput import (
     SpeedAssumptions,
     decode_speed,
     prefill_tokens_per_s,
-    replicas_for_rate,
     training_hours,
 )
 from tools.workload import Workload
@@ -48,6 +48,9 @@ TP_SIZES = (1, 2, 4, 8)
 VLLM_MAX_NUM_SEQS = 256
 UNPRICED_SLOTS = 2
 _PRE_TURING = frozenset({"Volta", "Pascal", "Maxwell"})
+# vLLM runs FP8 checkpoints weight-only (FP8 Marlin, W8A16) on Ampere; older GPUs cannot run them.
+_WEIGHT_ONLY_FP8_ARCHS = frozenset({"Ampere"})
+MULTI_NODE_MIN_GBPS = 100
 MAX_NODES = 4
 
 
@@ -121,9 +124,11 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
     wanted_gpus = catalog.gpu_names_for_filter(workload.gpu) if workload.gpu else None
     options: list[DeploymentOption] = []
     rejected: list[Rejection] = []
+    gpu_offered = wanted_gpus is None
     for inst in catalog.list_instances(include_retired=workload.include_retired):
         gpu = catalog.gpu_for_instance(inst)
-        reason = _precheck(inst, gpu, wanted_gpus, workload)
+        gpu_offered = gpu_offered or (gpu is not None and gpu.name in (wanted_gpus or ()))
+        reason = _precheck(inst, gpu, wanted_gpus, arch, workload)
         if reason:
             rejected.append(_reject(inst, reason))
             continue
@@ -146,7 +151,7 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
         also_fits=[o.instance_type for o in options if o not in ranked],
         rejected=rejected,
         assumptions=_assumptions(workload),
-        warnings=_warnings(arch, workload, ranked),
+        warnings=_warnings(arch, workload, ranked, rejected, gpu_offered),
     )
 
 
@@ -155,7 +160,11 @@ def _reject(inst: catalog.InstanceType, reason: str) -> Rejection:
 
 
 def _precheck(
-    inst: catalog.InstanceType, gpu: catalog.GPU | None, wanted: set[str] | None, w: Workload
+    inst: catalog.InstanceType,
+    gpu: catalog.GPU | None,
+    wanted: set[str] | None,
+    arch: ModelArchitecture,
+    w: Workload,
 ) -> str | None:
     if inst.gpu_count is None:
         return "GPU count not published for this type; cannot size it"
@@ -165,12 +174,11 @@ def _precheck(
         return "GPU or its memory not published for this type; cannot size it"
     if wanted is not None and gpu.name not in wanted:
         return f"has {gpu.name}, not the requested {w.gpu}"
-    if w.precision == "fp8" or w.quant == "fp8":
-        if not gpu.supports_fp8:
-            return f"{gpu.name} has no FP8 Tensor Cores"
+    if _fp8_weights(arch, w) and not gpu.supports_fp8 and gpu.arch not in _WEIGHT_ONLY_FP8_ARCHS:
+        return f"FP8 weights need FP8 Tensor Cores or Ampere's weight-only FP8 kernels; {gpu.name} is {gpu.arch}"
     if w.quant == "awq-int4" and gpu.arch in _PRE_TURING:
         return f"AWQ kernels need compute capability 7.5+ (Turing or newer); {gpu.name} is {gpu.arch}"
-    if _dense_tflops(gpu, w) is None:
+    if _dense_tflops(gpu, w, arch) is None:
         return f"no published {w.precision} throughput for {gpu.name}"
     return None
 
@@ -189,17 +197,17 @@ def _usable_gib(inst: catalog.InstanceType, gpu: catalog.GPU) -> float:
     return inst.gpu_memory_gib * (USABLE_FRACTION_HBM if hbm else USABLE_FRACTION_OTHER)
 
 
-def _dense_tflops(gpu: catalog.GPU, w: Workload) -> float | None:
-    # Weight-only int4/int8 kernels still compute in 16-bit; only fp8 uses the FP8 Tensor Cores.
-    if w.precision == "fp8" or w.quant == "fp8":
+def _dense_tflops(gpu: catalog.GPU, w: Workload, arch: ModelArchitecture) -> float | None:
+    # Weight-only int4/int8 kernels still compute in 16-bit; FP8 uses FP8 Tensor Cores where they exist.
+    if _fp8_weights(arch, w) and gpu.supports_fp8:
         return gpu.fp8_dense_tflops
     if w.precision == "fp32":
         return gpu.tf32_dense_tflops or gpu.fp32_tflops
     return gpu.bf16_dense_tflops or gpu.fp16_dense_tflops
 
 
-def _perf(gpu: catalog.GPU, w: Workload) -> GpuPerf:
-    tflops = _dense_tflops(gpu, w)
+def _perf(gpu: catalog.GPU, w: Workload, arch: ModelArchitecture) -> GpuPerf:
+    tflops = _dense_tflops(gpu, w, arch)
     assert tflops is not None
     return GpuPerf(
         name=gpu.name,
@@ -217,43 +225,41 @@ def _fit(
     return _fit_training(inst, gpu, arch, w)
 
 
-def _estimate(arch: ModelArchitecture, w: Workload, *, gpus: int, batch: int, capacity: float) -> MemoryEstimate:
+def _estimate(
+    arch: ModelArchitecture, w: Workload, *, gpus: int, batch: int, capacity: float, zero: int = 0
+) -> MemoryEstimate:
     """Memory for one layout; many instance types share a GPU and count, so results are memoised."""
     key = (w.task, w.precision, w.quant, w.context_tokens, w.output_tokens, w.grad_ckpt)
-    return _estimate_cached(arch, key, gpus, batch, round(capacity, 3))
+    return _estimate_cached(arch, key, gpus, batch, round(capacity, 3), zero)
 
 
 @lru_cache(maxsize=4096)
 def _estimate_cached(
-    arch: ModelArchitecture, key: tuple[str, str, str, int, int, bool], gpus: int, batch: int, capacity: float
+    arch: ModelArchitecture,
+    key: tuple[str, str, str, int, int, bool],
+    gpus: int,
+    batch: int,
+    capacity: float,
+    zero: int,
 ) -> MemoryEstimate:
     # A pure function of its (hashable, immutable) arguments: caching it shares nothing mutable.
     task, precision, quant, ctx, output_tokens, grad_ckpt = key
+    # parse_request turns a contradictory combination (int8 + gptq-int4 ...) into a ToolInputError.
     if task == "inference":
-        req = EstimateRequest(
-            model=arch.name,
-            task="inference",
-            precision=precision,
-            quant=quant,
-            batch=batch,
-            prompt_tokens=max(1, ctx - output_tokens),
-            gen_tokens=output_tokens,
-            framework="vllm",
-            gpus=gpus,
-            gpu_memory_gib=capacity,
-            gpu_memory_utilization=VLLM_GPU_MEMORY_UTILIZATION,
+        req = parse_request(
+            {
+                "model": arch.name, "task": "inference", "precision": precision, "quant": quant, "batch": batch,
+                "prompt_tokens": max(1, ctx - output_tokens), "gen_tokens": output_tokens, "framework": "vllm",
+                "gpus": gpus, "gpu_memory_gib": capacity, "gpu_memory_utilization": VLLM_GPU_MEMORY_UTILIZATION,
+            }
         )
     else:
-        req = EstimateRequest(
-            model=arch.name,
-            task=task,
-            precision=precision,
-            quant="bnb-nf4" if task == "qlora" else quant,
-            batch=batch,
-            seq_len=ctx,
-            gpus=gpus,
-            zero=3 if (task == "full" and gpus > 1) else 0,
-            grad_ckpt=grad_ckpt,
+        req = parse_request(
+            {
+                "model": arch.name, "task": task, "precision": precision,
+                "quant": "bnb-nf4" if task == "qlora" else quant, "batch": batch, "seq_len": ctx, "gpus": gpus,
+                "zero": zero, "grad_ckpt": grad_ckpt,
+            }
         )
     return estimate_memory(req, arch)
 
@@ -266,11 +272,34 @@ def _tp_problem(arch: ModelArchitecture, tp: int) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """Per-GPU memory of one model copy laid out as ``tp`` GPUs x ``nodes`` pipeline stages."""
+
+    tp: int
+    nodes: int
+    memory: MemoryBreakdown
+    total_gib: float  # per GPU, incl. overhead
+
+
+def _layout(arch: ModelArchitecture, w: Workload, tp: int, nodes: int, batch: int, capacity: float) -> _Layout:
+    # Pipeline stages split the layers: each GPU keeps 1/nodes of the weights and of the KV cache of a
+    # tensor-parallel group that holds all layers; activations and overhead stay per GPU.
+    est = _estimate(arch, w, gpus=tp, batch=batch, capacity=capacity)
+    if nodes == 1:
+        return _Layout(tp, 1, est.per_gpu, est.per_gpu_total_gib)
+    b = est.per_gpu
+    memory = b.model_copy(update={"weights_gib": b.weights_gib / nodes, "kv_cache_gib": b.kv_cache_gib / nodes})
+    moved = (b.weights_gib + b.kv_cache_gib) * (1 - 1 / nodes)
+    return _Layout(tp, nodes, memory, est.per_gpu_total_gib - moved)
+
+
 def _fit_inference(
     inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload
 ) -> DeploymentOption | str:
     """Try every tensor/pipeline layout on this instance type; keep the one needing the fewest GPUs."""
     capacity = _usable_gib(inst, gpu)
+    budget = capacity * VLLM_GPU_MEMORY_UTILIZATION
     best: DeploymentOption | None = None
     last_problem = "no layout fits"
     for nodes in _node_counts(inst):
@@ -280,16 +309,17 @@ def _fit_inference(
             if problem := _tp_problem(arch, tp):
                 last_problem = problem
                 continue
-            one = _estimate(arch, w, gpus=tp * nodes, batch=1, capacity=capacity)
-            view = one.vllm
-            if view is None or not view.fits or view.max_concurrent_sequences < 1:
-                need = one.per_gpu_total_gib
+            one = _layout(arch, w, tp, nodes, 1, capacity)
+            kv_per_seq = one.memory.kv_cache_gib
+            fixed = one.total_gib - kv_per_seq
+            if one.total_gib > budget:
                 last_problem = (
-                    f"needs {need:.1f} GiB per GPU for one {w.context_tokens}-token sequence on "
-                    f"{tp * nodes}x {gpu.name}; vLLM may use {capacity * VLLM_GPU_MEMORY_UTILIZATION:.1f} GiB"
+                    f"needs {one.total_gib:.1f} GiB per GPU for one {w.context_tokens}-token sequence on "
+                    f"{tp * nodes}x {gpu.name}; vLLM may use {budget:.1f} GiB"
                 )
                 continue
-            option = _inference_option(inst, gpu, arch, w, tp, nodes, view.max_concurrent_sequences, capacity)
+            seqs = int((budget - fixed) // kv_per_seq) if kv_per_seq > 0 else VLLM_MAX_NUM_SEQS
+            option = _inference_option(inst, gpu, arch, w, tp, nodes, seqs, capacity)
             if best is None or (option.total_gpus, -option.tensor_parallel) < (best.total_gpus, -best.tensor_parallel):
                 best = option
         if best is not None:
@@ -307,33 +337,31 @@ def _inference_option(
     seqs_per_replica: int,
     capacity: float,
 ) -> DeploymentOption:
-    perf = _perf(gpu, w)
-    gpus_per_replica = tp * nodes
+    perf = _perf(gpu, w, arch)
     capacity_batch = max(1, min(seqs_per_replica, VLLM_MAX_NUM_SEQS))
+    prompt = max(1, w.context_tokens - w.output_tokens)
+    prefill = prefill_tokens_per_s(arch, perf, prompt_tokens=prompt, tensor_parallel=tp)
     if w.concurrency is None and w.qps:
         # Only a rate is given: run each replica at the batch Little's law asks for (requests in flight
         # = rate x latency), at most its KV capacity, then add replicas until the rate is met.
         batch = capacity_batch
         for _ in range(3):
-            speed = _replica_speed(arch, perf, w, gpus_per_replica, batch, capacity)
-            in_flight = w.qps * (w.output_tokens / speed.tokens_per_s_per_stream)
+            speed = _replica_speed(arch, perf, w, tp, nodes, batch, capacity)
+            in_flight = w.qps * (w.output_tokens / speed.tokens_per_s_per_stream + prompt / prefill)
             batch = max(1, min(capacity_batch, math.ceil(in_flight)))
-        replicas = max(
-            math.ceil(in_flight / batch), replicas_for_rate(w.qps * w.output_tokens, speed.tokens_per_s_total)
-        )
+        replicas = max(math.ceil(in_flight / batch), _replicas_for_rate(w, prompt, speed, prefill))
     else:
         concurrency = w.concurrency or 1
         replicas = math.ceil(concurrency / capacity_batch)
         batch = math.ceil(concurrency / replicas)
-    est = _estimate(arch, w, gpus=gpus_per_replica, batch=batch, capacity=capacity)
-    speed = _replica_speed(arch, perf, w, gpus_per_replica, batch, capacity)
+    layout = _layout(arch, w, tp, nodes, batch, capacity)
+    speed = _replica_speed(arch, perf, w, tp, nodes, batch, capacity)
     if w.qps and w.concurrency is not None:
-        replicas = max(replicas, replicas_for_rate(w.qps * w.output_tokens, speed.tokens_per_s_total))
+        replicas = max(replicas, _replicas_for_rate(w, prompt, speed, prefill))
     replicas_per_node = _count(inst) // tp if nodes == 1 else 1
     instances = math.ceil(replicas / replicas_per_node) * nodes
     total_tokens_s = speed.tokens_per_s_total * replicas
-    prefill = prefill_tokens_per_s(arch, perf, prompt_tokens=w.context_tokens, tensor_parallel=gpus_per_replica)
-    option = _priced_option(inst, gpu, w, instances, est, capacity)
+    option = _priced_option(inst, gpu, w, instances, layout, capacity)
     option.tensor_parallel, option.pipeline_parallel, option.data_parallel = tp, nodes, replicas
     option.max_concurrent_sequences = capacity_batch * replicas
     option.decode_tokens_per_s = round(total_tokens_s, 1)
@@ -342,43 +370,69 @@ def _inference_option(
     if option.price_cny_per_hour is not None and total_tokens_s > 0:
         option.cost_cny_per_million_tokens = round(option.price_cny_per_hour / (total_tokens_s * 3600) * 1e6, 2)
     if nodes > 1:
-        option.notes.append(f"pipeline parallel across {nodes} instances: needs RDMA networking between them")
+        option.notes.append(
+            f"pipeline parallel across {nodes} instances over RDMA; stages run one after another for each token"
+        )
     if tp > 1 and gpu.nvlink_gb_s is None:
         option.notes.append("tensor parallel over PCIe (no NVLink): all-reduce slows decode")
-    _note_fp16(option, gpu, w)
+    _note_precision(option, gpu, arch, w)
     return option
 
 
+def _replicas_for_rate(w: Workload, prompt: int, speed: DecodeSpeed, prefill_tokens_s: float) -> int:
+    """Replicas that keep up with ``qps``: each spends time on prefill and on decode for every request."""
+    assert w.qps is not None
+    load = w.qps * (w.output_tokens / speed.tokens_per_s_total + prompt / prefill_tokens_s)
+    return max(1, math.ceil(load))
+
+
 def _replica_speed(
-    arch: ModelArchitecture, perf: GpuPerf, w: Workload, gpus: int, batch: int, capacity: float
+    arch: ModelArchitecture, perf: GpuPerf, w: Workload, tp: int, nodes: int, batch: int, capacity: float
 ) -> DecodeSpeed:
-    """Decode speed of one replica running ``batch`` sequences of the workload's context."""
-    est = _estimate(arch, w, gpus=gpus, batch=batch, capacity=capacity)
+    """Decode speed of one replica running ``batch`` sequences of the workload's context.
+
+    Pipeline stages do not speed up a token (they run in turn), so speed is that of the ``tp`` GPUs of
+    one stage reading the whole model.
+    """
+    est = _estimate(arch, w, gpus=tp, batch=batch, capacity=capacity)
     # KV read per step: every sequence's cache at its average length while generating.
     average_fill = 1 - w.output_tokens / (2 * w.context_tokens)
-    kv_split = min(gpus, _kv_split(arch))
+    kv_split = min(tp, _kv_split(arch))
     kv_per_sequence = est.per_gpu.kv_cache_gib * 2**30 * kv_split / batch * average_fill
     quantized = w.quant not in ("none", "fp8") or w.precision in ("int8", "int4")
     return decode_speed(
         arch,
         perf,
-        weight_bytes_total=est.per_gpu.weights_gib * 2**30 * gpus,
+        weight_bytes_total=est.per_gpu.weights_gib * 2**30 * tp,
         kv_bytes_per_sequence=kv_per_sequence,
         batch=batch,
-        tensor_parallel=gpus,
+        tensor_parallel=tp,
         quantized=quantized,
     )
 
 
 def _node_counts(inst: catalog.InstanceType) -> list[int]:
-    # Spanning nodes only makes sense for full 8-GPU machines with a fast network.
-    return [1, 2, 4] if _count(inst) >= 8 else [1]
+    # Spanning instances only makes sense for full 8-GPU machines with RDMA or a very fast network.
+    return [1, 2, 4] if _count(inst) >= 8 and _multi_node_network(inst) else [1]
 
 
-def _note_fp16(option: DeploymentOption, gpu: catalog.GPU, w: Workload) -> None:
-    # Same bytes per parameter, so the memory plan holds; only numerics differ (fp16 range, loss scaling).
+def _multi_node_network(inst: catalog.InstanceType) -> bool:
+    note = f"{inst.network_note or ''} {inst.status_note or ''}".lower()
+    return (inst.network_gbps or 0) >= MULTI_NODE_MIN_GBPS or "rdma" in note or "roce" in note
+
+
+def _note_precision(option: DeploymentOption, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload) -> None:
+    # Same bytes per parameter, so the memory plan holds; only numerics or kernels differ.
     if w.precision == "bf16" and gpu.supports_bf16 is False:
         option.notes.append(f"{gpu.name} has no BF16: runs in FP16 (same memory; training needs loss scaling)")
+    if _fp8_weights(arch, w) and not gpu.supports_fp8:
+        option.notes.append(f"{gpu.name} has no FP8 Tensor Cores: FP8 weights run weight-only (W8A16), 16-bit math")
+
+
+def _fp8_weights(arch: ModelArchitecture, w: Workload) -> bool:
+    """FP8 weights: asked for, or the checkpoint's own format (DeepSeek-V3/R1) when no other quant is."""
+    checkpoint_fp8 = arch.quantization is not None and arch.quantization.method == "fp8"
+    return w.precision == "fp8" or w.quant == "fp8" or (w.quant == "none" and checkpoint_fp8)
 
 
 def _kv_split(arch: ModelArchitecture) -> int:
@@ -394,27 +448,46 @@ def _fit_training(
     last = ""
     for nodes in _node_counts(inst):
         gpus = _count(inst) * nodes
-        est = _estimate(arch, w, gpus=gpus, batch=batch, capacity=capacity)
-        if est.per_gpu_total_gib <= capacity:
-            option = _priced_option(inst, gpu, w, nodes, est, capacity)
-            option.tensor_parallel, option.pipeline_parallel, option.data_parallel = 1, 1, gpus
-            if w.train_tokens:
-                assert w.task != "inference"
-                hours = training_hours(
-                    arch, _perf(gpu, w), tokens=w.train_tokens, gpus=gpus, task=w.task, grad_ckpt=w.grad_ckpt
-                )
-                option.training_hours = round(hours, 2)
-                if option.price_cny_per_hour is not None:
-                    option.training_cost_cny = round(hours * option.price_cny_per_hour, 0)
-            if nodes > 1:
-                option.notes.append(f"{nodes} instances: data parallel over RDMA networking")
-            _note_fp16(option, gpu, w)
-            return option
-        last = (
-            f"needs {est.per_gpu_total_gib:.1f} GiB per GPU on {gpus}x {gpu.name} "
-            f"({capacity:.1f} GiB usable)"
-        )
+        # Full fine-tuning shards everything (ZeRO-3); (Q)LoRA tries plain data parallel first and shards
+        # the frozen base only when one GPU cannot hold it.
+        stages = (3,) if w.task == "full" and gpus > 1 else (0, 3) if gpus > 1 else (0,)
+        for zero in stages:
+            est = _estimate(arch, w, gpus=gpus, batch=batch, capacity=capacity, zero=zero)
+            if est.per_gpu_total_gib <= capacity:
+                return _training_option(inst, gpu, arch, w, nodes, zero, est, capacity)
+            last = (
+                f"needs {est.per_gpu_total_gib:.1f} GiB per GPU on {gpus}x {gpu.name} "
+                f"({capacity:.1f} GiB usable)"
+            )
     return last
+
+
+def _training_option(
+    inst: catalog.InstanceType,
+    gpu: catalog.GPU,
+    arch: ModelArchitecture,
+    w: Workload,
+    nodes: int,
+    zero: int,
+    est: MemoryEstimate,
+    capacity: float,
+) -> DeploymentOption:
+    gpus = _count(inst) * nodes
+    option = _priced_option(inst, gpu, w, nodes, _Layout(1, 1, est.per_gpu, est.per_gpu_total_gib), capacity)
+    option.tensor_parallel, option.pipeline_parallel, option.data_parallel = 1, 1, gpus
+    if w.train_tokens:
+        assert w.task != "inference"
+        hours = training_hours(
+            arch, _perf(gpu, w, arch), tokens=w.train_tokens, gpus=gpus, task=w.task, grad_ckpt=w.grad_ckpt
+        )
+        option.training_hours = round(hours, 2)
+        if option.price_cny_per_hour is not None:
+            option.training_cost_cny = round(hours * option.price_cny_per_hour, 0)
+    option.notes.append(f"DeepSpeed ZeRO-{zero}" if zero else "plain data parallel (DDP)")
+    if nodes > 1:
+        option.notes.append(f"{nodes} instances: data parallel over RDMA networking")
+    _note_precision(option, gpu, arch, w)
+    return option
 
 
 def _priced_option(
@@ -422,10 +495,10 @@ def _priced_option(
     gpu: catalog.GPU,
     w: Workload,
     instances: int,
-    est: MemoryEstimate,
+    layout: _Layout,
     capacity: float,
 ) -> DeploymentOption:
-    needed = est.per_gpu_total_gib
+    needed = layout.total_gib
     headroom = (capacity - needed) / capacity * 100
     # No list price in the asked region: show another region's, labelled by its source line.
     quote = prices.quote(inst.instance_type, region=w.region) or prices.quote(inst.instance_type)
@@ -447,7 +520,7 @@ def _priced_option(
         per_gpu_capacity_gib=round(capacity, 2),
         headroom_pct=round(headroom, 1),
         tight_fit=headroom < TIGHT_HEADROOM_PCT,
-        memory=est.per_gpu.model_copy(),
+        memory=layout.memory.model_copy(),
         price_cny_per_hour=round(hourly, 2) if hourly is not None else None,
         price_cny_per_month=round(monthly, 0) if monthly is not None else None,
         price_month_basis=quote.monthly_basis if quote else None,
@@ -462,20 +535,21 @@ def _ranked(options: list[DeploymentOption], limit: int) -> list[DeploymentOptio
     priced option would hide them entirely.
     """
     diverse = _diverse(sorted(options, key=_rank_key))
-    priced = [o for o in diverse if o.price_cny_per_month is not None]
-    unpriced = [o for o in diverse if o.price_cny_per_month is None]
-    unpriced_kept = unpriced[: min(UNPRICED_SLOTS, limit // 2 or 1)]
+    priced = [o for o in diverse if o.price_cny_per_hour is not None]
+    unpriced = [o for o in diverse if o.price_cny_per_hour is None]
+    unpriced_kept = unpriced[: min(UNPRICED_SLOTS, limit // 2)]
     kept = priced[: limit - len(unpriced_kept)]
     kept += unpriced_kept
     return kept + [o for o in diverse if o not in kept][: limit - len(kept)]
 
 
-def _rank_key(option: DeploymentOption) -> tuple[int, float, int, bool, float]:
-    # Priced options by monthly cost; unpriced ones by GPU count; confidential-computing variants last.
+def _rank_key(option: DeploymentOption) -> tuple[int, bool, float, int, bool, float]:
+    # Priced options first, comfortable fits before tight ones, then by the pay-as-you-go price of the
+    # whole deployment (the column users compare); unpriced ones by GPU count. TEE variants last.
     tee = option.family.endswith("-tee")
-    if option.price_cny_per_month is not None:
-        return (0, option.price_cny_per_month, option.total_gpus, tee, -option.headroom_pct)
-    return (1, 0.0, option.total_gpus, tee, -option.headroom_pct)
+    if option.price_cny_per_hour is not None:
+        return (0, option.tight_fit, option.price_cny_per_hour, option.total_gpus, tee, -option.headroom_pct)
+    return (1, option.tight_fit, 0.0, option.total_gpus, tee, -option.headroom_pct)
 
 
 def _diverse(options: list[DeploymentOption]) -> list[DeploymentOption]:
@@ -506,19 +580,37 @@ def _assumptions(w: Workload) -> list[str]:
     else:
         items += [
             f"micro-batch {w.batch or 1} per GPU, gradient checkpointing {'on' if w.grad_ckpt else 'off'}",
-            "full fine-tuning on several GPUs uses ZeRO-3 (FSDP-like sharding)",
+            "full fine-tuning on several GPUs uses ZeRO-3 (FSDP-like sharding)"
+            if w.task == "full"
+            else "LoRA/QLoRA: plain data parallel, ZeRO-3 when one GPU cannot hold the frozen base",
             f"training time at {a.mfu_training:.0%} model FLOPs utilisation",
         ]
     items += [
         "usable GPU memory: published CUDA-visible figure, else "
         f"{USABLE_FRACTION_HBM:.0%} (HBM) or {USABLE_FRACTION_OTHER:.0%} (GDDR) of nominal",
         f"monthly price: subscription where listed, else {HOURS_PER_MONTH} h of pay-as-you-go",
+        "ranked by pay-as-you-go price per hour; fits with under 10% headroom after comfortable ones",
     ]
     return items
 
 
-def _warnings(arch: ModelArchitecture, w: Workload, options: list[DeploymentOption]) -> list[str]:
+def _warnings(
+    arch: ModelArchitecture,
+    w: Workload,
+    options: list[DeploymentOption],
+    rejected: list[Rejection],
+    gpu_offered: bool,
+) -> list[str]:
     warnings = []
+    if not gpu_offered:
+        warnings.append(f"no instance type in the catalog has a {w.gpu} GPU")
+    if w.budget_cny_month:
+        unpriced = sum(o.price_cny_per_month is None for o in options)
+        if unpriced:
+            warnings.append(f"{unpriced} option(s) have no list price, so the budget could not be checked for them")
+        over = [r for r in rejected if r.reason.startswith("over budget")]
+        if over and not any(o.price_cny_per_month is not None for o in options):
+            warnings.append(f"every priced option that fits costs more than ¥{w.budget_cny_month:,.0f}/month")
     if w.context_tokens > arch.max_context:
         warnings.append(f"context {w.context_tokens} exceeds {arch.name}'s max_context {arch.max_context}")
     if not options:

@@ -34,7 +34,9 @@ class Workload(BaseModel):
     seq_len: int | None = Field(default=None, gt=0, le=MAX_TOKENS, description="training sequence length")
     train_tokens: float | None = Field(default=None, gt=0, le=1e14, description="tokens to train on")
     budget_cny_month: float | None = Field(default=None, gt=0, description="monthly budget, CNY")
-    region: str | None = Field(default=None, description="Alibaba Cloud region id, e.g. cn-shanghai")
+    region: str | None = Field(
+        default=None, pattern=r"^[a-z]{2}-[a-z]+(?:-\d+)?$", description="Alibaba Cloud region id, e.g. cn-shanghai"
+    )
     gpu: str | None = Field(default=None, description="only instances with this GPU")
     grad_ckpt: bool = True
     max_options: int = Field(default=5, gt=0, le=50)

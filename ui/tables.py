@@ -74,7 +74,10 @@ def print_plan(plan: Plan) -> None:
     console.print(table)
     sources = sorted({o.price_source for o in plan.options if o.price_source})
     _print_list(console, "price sources", sources or ["no list price known for these types"])
-    reasons = Counter(f"{r.family}: {r.reason}" for r in plan.rejected)
+    notes = [f"#{i} {note}" for i, o in enumerate(plan.options, start=1) for note in o.notes]
+    _print_list(console, "notes", notes)
+    # With a GPU filter, "has X, not the requested Y" says nothing the user did not ask for.
+    reasons = Counter(f"{r.family}: {r.reason}" for r in plan.rejected if "not the requested" not in r.reason)
     _print_list(console, "rejected (most common reasons)", [f"{n}x {why}" for why, n in reasons.most_common(8)])
     _print_list(console, "assumptions", plan.assumptions)
     _print_list(console, "warnings", plan.warnings)
