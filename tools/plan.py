@@ -141,6 +141,7 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
         else:
             options.append(outcome)
     ranked = _ranked(options, workload.max_options)
+    shown = {id(o) for o in ranked}
     breakdown = arch.param_breakdown()
     return Plan(
         workload=workload,
@@ -148,7 +149,7 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
         params_b=round(breakdown.total / 1e9, 3),
         active_params_b=round(breakdown.active / 1e9, 3),
         options=ranked,
-        also_fits=[o.instance_type for o in options if o not in ranked],
+        also_fits=[o.instance_type for o in options if id(o) not in shown],
         rejected=rejected,
         assumptions=_assumptions(workload),
         warnings=_warnings(arch, workload, ranked, rejected, gpu_offered),
@@ -540,7 +541,9 @@ def _ranked(options: list[DeploymentOption], limit: int) -> list[DeploymentOptio
     unpriced_kept = unpriced[: min(UNPRICED_SLOTS, limit // 2)]
     kept = priced[: limit - len(unpriced_kept)]
     kept += unpriced_kept
-    return kept + [o for o in diverse if o not in kept][: limit - len(kept)]
+    # Identity, not ==: pydantic equality compares every field and showed up in profiles.
+    kept_ids = {id(o) for o in kept}
+    return kept + [o for o in diverse if id(o) not in kept_ids][: limit - len(kept)]
 
 
 def _rank_key(option: DeploymentOption) -> tuple[int, bool, float, int, bool, float]:

@@ -102,11 +102,18 @@ def prices_for(instance_type: str, region: str | None = None, billing: Billing |
     name = get_instance(instance_type).instance_type
     return [
         p
-        for p in load_prices()
-        if p.instance_type == name
-        and (region is None or p.region == region)
-        and (billing is None or p.billing == billing)
+        for p in _prices_by_type().get(name, ())
+        if (region is None or p.region == region) and (billing is None or p.billing == billing)
     ]
+
+
+@functools.cache
+def _prices_by_type() -> dict[str, tuple[Price, ...]]:
+    # The planner asks for every instance type's price on each plan; a scan of all rows each time showed.
+    index: dict[str, list[Price]] = {}
+    for price in load_prices():
+        index.setdefault(price.instance_type, []).append(price)
+    return {name: tuple(rows) for name, rows in index.items()}
 
 
 def monthly_from_hourly(price: Price) -> Price:
