@@ -45,17 +45,20 @@ def test_estimate_from_jsonl_keeps_going_after_a_bad_line(tmp_path: Path) -> Non
         "not json",
         {"model": "llama3.1-8b", "task": "lora", "seq_len": 2048, "lora_r": 8},
         {"model": "qwen2.5-7b", "batch": -1},
+        "",
+        {"model": "qwen2.5-7b"},
     ]
     path = tmp_path / "requests.jsonl"
     path.write_text("\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n")
     out = run("estimate", "--from", str(path))
     assert out.returncode == 0, out.stderr
     results = [json.loads(line) for line in out.stdout.splitlines()]
-    assert len(results) == 5
+    assert len(results) == 7  # one output line per input line, blank ones included
     assert "per_gpu" in results[0] and "per_gpu" in results[3]
     assert "Did you mean" in results[1]["error"]
     assert "invalid JSON" in results[2]["error"]
     assert "batch" in results[4]["error"]
+    assert "empty line" in results[5]["error"] and "per_gpu" in results[6]
 
 
 def test_plan_json_shape_and_reference_question() -> None:

@@ -404,3 +404,15 @@ def test_thousand_estimates_with_json_take_well_under_two_seconds(qwen7b) -> Non
     for req in requests:
         json.loads(estimate_memory(req, qwen7b).model_dump_json())
     assert time.perf_counter() - start < 2.0
+
+
+@pytest.mark.parametrize(
+    ("request_fields", "message"),
+    [
+        ({"model": "llama3.1-8b", "framework": "vllm", "gpus": 3}, "does not divide"),
+        ({"model": "qwen2.5-7b", "gpus": 1000}, "at most"),
+    ],
+)
+def test_layouts_no_engine_accepts_are_refused(request_fields: dict[str, object], message: str) -> None:
+    with pytest.raises(ToolInputError, match=message):
+        estimate_memory(request_fields)

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools import memory_terms as t
 from tools.architecture import ModelArchitecture
+from tools.errors import ToolInputError
 from tools.memory_request import EstimateRequest
 from tools.quantization import WeightFormat
 
@@ -57,6 +58,18 @@ class Assembly:
         return self.weights + self.kv_cache + self.activations + self.gradients + self.optimizer + self.other
 
 
+def _check_layout(arch: ModelArchitecture, parallel: str, gpus: int) -> None:
+    """Refuse layouts no serving engine accepts, instead of computing numbers for them."""
+    if parallel == "tensor" and gpus > 1 and arch.num_attention_heads % gpus:
+        valid = [d for d in range(1, arch.num_attention_heads + 1) if arch.num_attention_heads % d == 0]
+        raise ToolInputError(
+            f"tensor parallel over {gpus} GPUs does not divide {arch.name}'s {arch.num_attention_heads} attention "
+            f"heads; use {', '.join(map(str, valid[:8]))} GPUs"
+        )
+    if parallel == "layer-split" and gpus > arch.num_layers:
+        raise ToolInputError(f"{arch.name} has {arch.num_layers} layers: a layer split uses at most that many GPUs")
+
+
 def inference_lengths(req: EstimateRequest, arch: ModelArchitecture) -> tuple[int, int, str]:
     """Prompt and generated tokens per sequence, and a sentence saying how they were chosen."""
     if req.prompt_tokens is not None:
@@ -98,6 +111,7 @@ def inference_terms(req: EstimateRequest, arch: ModelArchitecture, fmt: WeightFo
     )
     if n == 1:
         parallel = "tensor"
+    _check_layout(arch, parallel, n)
     vllm = req.framework == "vllm"
     mla_expanded = arch.mla is not None and not vllm
     a = Assembly(assumptions=[lengths])

@@ -575,7 +575,7 @@ def _assumptions(w: Workload) -> list[str]:
     ]
     if w.task == "inference":
         items += [
-            f"{w.concurrency or 1} concurrent sequences" + (f", {w.qps} requests/s" if w.qps else ""),
+            _concurrency_assumption(w),
             f"vLLM-style serving, gpu_memory_utilization {VLLM_GPU_MEMORY_UTILIZATION}",
             f"decode: {a.step_overhead_s * 1e3:.0f} ms per step + bytes / ({a.eta_bandwidth_dense:.2f} x bandwidth)"
             f" (x{a.eta_bandwidth_quantized} for quantised, x{a.eta_bandwidth_moe} for MoE)",
@@ -595,6 +595,14 @@ def _assumptions(w: Workload) -> list[str]:
         "ranked by pay-as-you-go price per hour; fits with under 10% headroom after comfortable ones",
     ]
     return items
+
+
+def _concurrency_assumption(w: Workload) -> str:
+    if w.concurrency is None and w.qps:
+        return f"{w.qps} requests/s; sequences in flight follow from the rate and the latency (Little's law)"
+    n = w.concurrency or 1
+    text = f"{n} concurrent sequence{'s' if n != 1 else ''}"
+    return text + (f", {w.qps} requests/s" if w.qps else "")
 
 
 def _warnings(

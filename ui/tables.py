@@ -86,12 +86,12 @@ def print_plan(plan: Plan) -> None:
 def print_instances(instances: Sequence[InstanceType]) -> None:
     """One row per instance type."""
     table = Table(title=f"{len(instances)} instance types")
-    for col in ("instance type", "family", "GPU", "GPUs", "GB/GPU", "vCPU", "RAM GiB", "retired"):
+    for col in ("instance type", "family", "GPU", "GPUs", "GPU memory", "vCPU", "RAM GiB", "retired"):
         table.add_column(col)
     for i in instances:
         gpu = i.gpu_model or (f"{i.gpu_model_likely}?" if i.gpu_model_likely else "unnamed")
         table.add_row(
-            i.instance_type, i.family, gpu, str(i.gpu_count), _num(i.gpu_memory_gib, "{:g}"),
+            i.instance_type, i.family, gpu, _num(i.gpu_count, "{:g}"), _num(i.gpu_memory_gib, "{:g}"),
             _num(i.vcpu, "{:d}"), _num(i.memory_gib, "{:g}"), "yes" if i.retired else "",
         )
     _console().print(table)

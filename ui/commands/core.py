@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("instances", help="Alibaba Cloud GPU instance types")
     p.add_argument("--family", help="e.g. gn7i, gn8is, ebmgn7ex")
     p.add_argument("--gpu", help="e.g. A10, L20, A100-80GB")
-    p.add_argument("--min-gpu-memory", type=float, dest="min_gpu_memory_gib", help="GiB per GPU")
+    p.add_argument("--min-gpu-memory", type=_non_negative, dest="min_gpu_memory_gib", help="GiB per GPU")
     p.add_argument("--include-retired", action="store_true")
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.set_defaults(handler=_instances)
@@ -80,6 +80,13 @@ def _register_plan(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     p.set_defaults(handler=_plan)
 
 
+def _non_negative(text: str) -> float:
+    value = float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return value
+
+
 def _dump(obj: Any) -> str:
     from pydantic import BaseModel
 
@@ -126,7 +133,9 @@ def _estimate_batch(path: str) -> int:
     out = sys.stdout
     with stream:
         for number, line in enumerate(stream, start=1):
+            # One output line per input line, so scripts can zip them; a blank line is an error line.
             if not line.strip():
+                out.write(json.dumps({"error": f"line {number}: empty line"}) + "\n")
                 continue
             try:
                 data = json.loads(line)
