@@ -116,7 +116,8 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
         update.setdefault("gpus", None)
     elif turn.size_b:
         update |= {"size_b": turn.size_b, "model": None, "model_mention": None, "model_error": None}
-    if turn.task_hint and turn.task is None:
+    if turn.task_hint and turn.task is None and not _is_training(workload.task):
+        # "训练 1 亿 tokens 要多久" after a LoRA question keeps LoRA; after a serving question it asks how.
         update |= {"task_hint": turn.task_hint, "task": None}
     if turn.precision and not turn.quant:
         update["quant"] = None  # "那用 INT8 呢" after AWQ: the new precision replaces the old format
@@ -195,10 +196,25 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
     feasibility = bool(
         slots.size_b and (slots.gpu or slots.gpus or slots.intent == "memory") and slots.task_hint is None
     )
+    # "DeepSeek-V3 FP8 on H20, how many instances?": a named model with a precision, a GPU or an instance
+    # type and no training words is a deployment question; inference is assumed (and said), not asked.
+    deployment = bool(
+        slots.model
+        and slots.task_hint is None
+        and (
+            slots.precision
+            or slots.gpu
+            or slots.gpus
+            or slots.instance_types
+            or slots.families
+            or len(slots.gpu_mentions) >= 2  # "用 L20 还是 A10 划算"
+            or len(slots.models) >= 2  # "A vs B, which is cheaper"
+        )
+    )
     defaulted: dict[str, str] = {}
     update: dict[str, object] = {}
     for item in missing:
-        if not (slots.accept_defaults or item in asked or feasibility):
+        if not (slots.accept_defaults or item in asked or feasibility or (deployment and item == "task")):
             continue
         value = default_for(item, slots)
         if value is None:

@@ -26,15 +26,18 @@ from assistant.toolbox import (
     estimate_gpu_memory,
     find_instance_types,
     gpu_specs,
+    model_card,
     plan_gpu_deployment,
+    price_of_instance,
 )
 from assistant.understanding import Slots
 from knowledge.base import KnowledgeBase
 from knowledge.models import Passage
-from tools.catalog import GPU, InstanceType
+from tools.catalog import GPU, InstanceType, get_instance
 from tools.errors import ToolInputError, UnknownNameError
 from tools.memory import MemoryEstimate
-from tools.plan import Plan
+from tools.models import parse_size_b
+from tools.plan import DeploymentOption, Plan
 from tools.workload import Workload
 
 logger = logging.getLogger(__name__)
@@ -215,8 +218,12 @@ class _Run:
             "verify": self.verify,
             "guidance": self.guidance_answer,
         }
+        if self.conv.turn.greeting:
+            return _Reply(text=render.introduction(self.lang), kind="guidance")
         if s.intent == "out_of_scope":
             return _Reply(text=render.scope_statement(self.lang), kind="out_of_scope")
+        if self.conv.turn.invalid:
+            return self.invalid_values(self.conv.turn.invalid)
         try:
             return (yield from handlers[s.intent](s))
         except ToolInputError as exc:  # a tool rejected input the engine derived; say so plainly
@@ -230,6 +237,17 @@ class _Run:
             "configuration.",
         )
         return _Reply(text=text + "\n\n" + render.scope_statement(self.lang), kind="out_of_scope")
+
+    def invalid_values(self, values: Sequence[str]) -> _Reply:
+        """Refuse impossible numbers as written instead of planning with some other number."""
+        shown = self.t("、".join(f"“{v}”" for v in values), ", ".join(f"'{v}'" for v in values))
+        text = self.t(
+            f"这些数值无效：{shown}。并发、用户数、卡数、上下文、batch 和预算都必须是正数，卡数必须是整数。"
+            "请给出有效的数值，我再计算。",
+            f"These values are not valid: {shown}. Concurrency, users, GPUs, context, batch and budget must be "
+            "positive, and GPUs come in whole numbers. Please give valid values and I'll size it.",
+        )
+        return _Reply(text=text, kind="error")
 
     def error(self, message: str) -> _Reply:
         """Turn a tool's input error into a short answer (its message already lists valid values)."""
@@ -255,15 +273,112 @@ class _Run:
             ]
             if quotes := self.quotes(corrections, self.question):
                 reply.text += "\n\n" + "\n\n".join(quotes)
-            return reply
+            substitute = _same_size_suggestion(s.model_mention, err or s.model_error)
+            if substitute is None or s.task is None:
+                return reply
+            # "Qwen-70B INT4 ... L20": no such model, but the nearest real one of that size answers the
+            # question; the name error (and the guidance's correction) is said first.
+            message = err or s.model_error
+            note = self.t(
+                f"**没有 {s.model_mention} 这个模型**（工具原文：{message}）下面按同规模的 {substitute} 计算。",
+                f"**There is no {s.model_mention} model** ({message}) The figures below are for {substitute}, "
+                "the same size.",
+            )
+            s = s.model_copy(update={"model": substitute, "model_error": None})
+            planned = yield from self.sized(s)
+            planned.text = "\n\n".join([note, *quotes, planned.text]) if quotes else f"{note}\n\n{planned.text}"
+            return planned
         if self.conv.missing:
             return self.clarify(s, self.conv.missing)
+        return (yield from self.sized(s))
+
+    def sized(self, s: Slots) -> Events:
+        """Plan or estimate a workload whose model and task are known."""
+        checks: list[str] = []
+        if s.instance_types and s.intent == "plan":
+            # "Is ecs.l20-c32g1.8xlarge good for Qwen 72B?": first whether the type exists, then the plan
+            # on the GPU it names (the real L20 types).
+            for name in s.instance_types:
+                checks.append((yield from self.check_instance(name, claimed=None)))
+            if not s.gpu and (gpu := _instance_gpu(s.instance_types[0])):
+                s = s.model_copy(update={"gpu": gpu})
         if s.families and not s.gpu and s.intent == "plan":
             s = yield from self.family_gpu(s)
         understood = self.understood_line(s)
-        if s.intent == "memory":
-            return (yield from self.memory_answer(s, understood))
-        return (yield from self.plan_answer(s, understood))
+        if s.intent == "plan" and (variants := self.variants(s)):
+            if len(self.conv.turn.models) >= 2:
+                understood = self.understood_line(s.model_copy(update={"model": " vs ".join(self.conv.turn.models)}))
+            reply = yield from self.compare_plans(variants, understood)
+        elif s.intent == "memory":
+            reply = yield from self.memory_answer(s, understood)
+        else:
+            reply = yield from self.plan_answer(s, understood)
+        if checks:
+            reply.text = "\n\n".join([*checks, reply.text])
+        return reply
+
+    def variants(self, s: Slots) -> list[tuple[str, Slots]]:
+        """Workloads to plan side by side: two models named ("A vs B"), or two GPUs for one model."""
+        models = self.conv.turn.models
+        if len(models) >= 2:
+            return [(m, s.model_copy(update={"model": m})) for m in models]
+        if not s.gpu and len(s.gpu_mentions) >= 2:
+            return [(g, s.model_copy(update={"gpu": g})) for g in s.gpu_mentions[:3]]
+        return []
+
+    def compare_plans(self, variants: list[tuple[str, Slots]], understood: str) -> Events:
+        """Plan each variant and compare their cheapest fitting options (price per hour, month, M tokens)."""
+        head = self.t(
+            "| 方案 | 最便宜的可行规格 | 卡数 | 每卡需要 / 可用 (GiB) | ¥/小时 | ¥/月 | ¥/百万 tokens |",
+            "| variant | cheapest option that fits | GPUs | per-GPU need / usable (GiB) | ¥/h | ¥/month | ¥/M tokens |",
+        )
+        rows, priced, lines = [head, "|---|---|---|---|---|---|---|"], [], []
+        for label, variant in variants:
+            plan, err = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(variant))
+            if err or not isinstance(plan, Plan) or not plan.options:
+                reason = err or self.t("没有能放下该负载的规格", "no instance type fits this workload")
+                lines.append(f"- **{label}**: {reason}")
+                continue
+            best = min(plan.options, key=lambda o: (o.price_cny_per_hour is None, o.price_cny_per_hour or 0))
+            rows.append(
+                f"| {label} | `{best.instance_type}` ({render.gpu_label(best, self.lang)}) | {best.total_gpus} | "
+                f"{render.fig(best.per_gpu_gib_needed)} / {render.fig(best.per_gpu_capacity_gib)} | "
+                f"{render.fig(best.price_cny_per_hour, self.lang)} | {render.fig(best.price_cny_per_month, self.lang)} "
+                f"| {render.fig(best.cost_cny_per_million_tokens, self.lang)} |"
+            )
+            if best.price_cny_per_hour is not None:
+                per_m = best.cost_cny_per_million_tokens
+                priced.append((best.price_cny_per_hour, per_m if per_m is not None else float("inf"), label, best))
+        parts = [understood, "\n".join(rows) if len(rows) > 2 else "", "\n".join(lines)]
+        if len(priced) >= 2:
+            parts.append(self.price_verdict(priced))
+        elif len(variants) >= 2:
+            parts.append(
+                self.t(
+                    "**结论：** 价格数据不全，无法按价格比较；上表列出各方案的可行规格。",
+                    "**Verdict:** price data is missing for some variants, so they cannot be compared on price.",
+                )
+            )
+        return _Reply(text="\n\n".join(p for p in parts if p), kind="recommendation")
+
+    def price_verdict(self, priced: list[tuple[float, float, str, DeploymentOption]]) -> str:
+        """Which variant is cheaper per hour; on equal hourly prices, per million tokens (both figures shown)."""
+        priced.sort(key=lambda p: (p[0], p[1]))
+        (low, _, a, oa), (high, _, b, ob) = priced[0], priced[-1]
+        if low < high:
+            return self.t(
+                f"**结论：** 按小时价，**{a}** 更便宜（`{oa.instance_type}` ¥{render.fig(low)}/小时，"
+                f"{b} 的 `{ob.instance_type}` 为 ¥{render.fig(high)}/小时）。",
+                f"**Verdict:** by hourly price, **{a}** is cheaper (`{oa.instance_type}` at ¥{render.fig(low)}/h vs "
+                f"`{ob.instance_type}` at ¥{render.fig(high)}/h for {b}).",
+            )
+        ca, cb = render.fig(oa.cost_cny_per_million_tokens), render.fig(ob.cost_cny_per_million_tokens)
+        return self.t(
+            f"**结论：** 两者最便宜的规格小时价相同（¥{render.fig(low)}/小时）；按每百万 tokens 成本，"
+            f"**{a}** 更便宜（¥{ca} 对 ¥{cb}）（同样的价格每小时生成更多 tokens）。",
+            f"**Verdict:** the cheapest options cost the same per hour (¥{render.fig(low)}/h); per million tokens "
+            f"**{a}** is cheaper (¥{ca} vs ¥{cb}) (it produces more tokens per hour for the price).",
+        )
 
     def family_gpu(self, s: Slots) -> Events:
         """Turn "on gn7i" into the GPU preference the planner filters by (the family's GPU)."""
@@ -273,8 +388,28 @@ class _Run:
             return s.model_copy(update={"gpu": names.pop()})
         return s
 
+    def context_limit(self, s: Slots) -> Events:
+        """Refuse a context beyond the model's maximum with an error reply (None: within it or not given)."""
+        if not s.context or not s.model:
+            return None
+        card, _ = yield from self.call("model_card", model_card, model=s.model)
+        if card is None or s.context <= card.max_context:
+            return None
+        limit, asked = render.fig(card.max_context), render.fig(s.context)
+        return _Reply(
+            text=self.t(
+                f"上下文 {asked} tokens 超过了 {s.model} 的最大上下文 {limit} tokens（模型配置），无法按这个长度规划。"
+                f"请把上下文设在 {limit} 以内。",
+                f"A context of {asked} tokens is beyond {s.model}'s maximum of {limit} tokens (its model config), "
+                f"so it cannot be planned at that length. Please keep the context within {limit}.",
+            ),
+            kind="error",
+        )
+
     def plan_answer(self, s: Slots, understood: str) -> Events:
         """Rank instance options with the planner, add the per-GPU view for a GPU count, cite guidance."""
+        if too_long := (yield from self.context_limit(s)):
+            return too_long
         plan, err = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(s))
         if err:
             return self.error(err)
@@ -289,9 +424,38 @@ class _Run:
             )
         elif s.gpu:
             parts += self.single_gpu_line(plan, s.gpu)
-        parts.append(render.plan_markdown(plan, self.lang, prefer=[*(s.gpu_mentions), *(s.families)]))
+        prefer = [*s.gpu_mentions, *s.families]
+        parts.append(render.plan_markdown(plan, self.lang, prefer=prefer, capacity=self.conv.turn.asks_capacity))
+        if s.gpu and not plan.options:
+            parts.append((yield from self.without_gpu(s)))
         if s.gpus:
-            parts.append((yield from self.gpu_count_section(s, plan)))
+            # "what about 4 GPUs?": the answer to the follow-up leads, the full plan follows.
+            lead = bool(self.conv.turn.gpus and self.conv.turn.follow_up)
+            section = yield from self.gpu_count_section(s, plan, lead=lead)
+            if lead:
+                parts.insert(1, section)
+            else:
+                parts.append(section)
+        top = plan.options[0] if plan.options else None
+        if self.conv.turn.asks_token_cost and (top is None or top.cost_cny_per_million_tokens is None):
+            parts.append(
+                self.t(
+                    "注意：推荐方案没有价格或吞吐数据，算不出每百万 tokens 成本。",
+                    "Note: the recommended option has no price or throughput figure, so its cost per million "
+                    "tokens is unknown.",
+                )
+            )
+        if s.qps and not s.context:
+            qps = render.fig(s.qps)
+            parts.append(
+                self.t(
+                    f"注意：能否达到 QPS {qps} 取决于每个请求的输入和输出长度，问题里没有给出；上面的方案按默认长度"
+                    f"（见关键假设）计算，没有来源能证明不给长度也能达到 QPS {qps}。",
+                    f"Note: whether QPS {qps} is reachable depends on each request's prompt and output lengths, "
+                    "which the question does not give; the plan uses default lengths (see the assumptions), so no "
+                    f"source backs QPS {qps} as stated.",
+                )
+            )
         if s.budget_cny_month and plan.options and plan.options[0].price_cny_per_month is None:
             parts.append(
                 self.t(
@@ -303,6 +467,53 @@ class _Run:
         if quotes := self.quotes(passages, self.plan_query(s, plan)):
             parts.append(self.t("**参考要点：**", "**From the guidance:**") + "\n\n" + "\n\n".join(quotes))
         return _Reply(text="\n\n".join(p for p in parts if p), kind="recommendation")
+
+    def without_gpu(self, s: Slots) -> Events:
+        """When nothing with the requested GPU fits: what would (smaller batch, or the best other GPU)."""
+        lines = []
+        if s.task in _TRAINING and (s.batch or 1) > 1:
+            small, _ = yield from self.call(
+                "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"batch": 1}))
+            )
+            fits = small.options[0] if isinstance(small, Plan) and small.options else None
+            verdict = (
+                self.t(
+                    f"这样 `{fits.instance_type}` 每卡需要 {render.fig(fits.per_gpu_gib_needed)} GiB，放得下。",
+                    f"`{fits.instance_type}` then needs {render.fig(fits.per_gpu_gib_needed)} GiB per GPU and fits.",
+                )
+                if fits
+                else self.t(f"但这样 {s.gpu} 仍然放不下。", f"Even then no {s.gpu} type fits.")
+            )
+            lines.append(
+                self.t(
+                    f"- 把 batch 从 {s.batch} 降到 1，用梯度累积保持等效 batch：{verdict}",
+                    f"- Lower the batch from {s.batch} to 1 and use gradient accumulation to keep the effective "
+                    f"batch: {verdict}",
+                )
+            )
+        elif s.task == "inference" and s.context:
+            lines.append(
+                self.t("- 缩短上下文或降低并发，KV cache 会变小。", "- Shorten the context or lower the concurrency.")
+            )
+        wider, _ = yield from self.call(
+            "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
+        )
+        if isinstance(wider, Plan) and wider.options:
+            top = wider.options[0]
+            lines.append(
+                self.t(
+                    f"- 不限 GPU 时最好的方案：{top.instances} 台 `{top.instance_type}`（{top.gpu_count} × "
+                    f"{render.gpu_label(top, self.lang)}），每卡需要 {render.fig(top.per_gpu_gib_needed)} GiB，"
+                    f"可用 {render.fig(top.per_gpu_capacity_gib)} GiB，"
+                    f"¥{render.fig(top.price_cny_per_hour, self.lang)}/小时。",
+                    f"- Best option on any GPU: {top.instances} × `{top.instance_type}` ({top.gpu_count} × "
+                    f"{render.gpu_label(top, self.lang)}), {render.fig(top.per_gpu_gib_needed)} GiB needed of "
+                    f"{render.fig(top.per_gpu_capacity_gib)} GiB per GPU, "
+                    f"¥{render.fig(top.price_cny_per_hour, self.lang)}/h.",
+                )
+            )
+        head = self.t(f"**{s.gpu} 放不下时可以：**", f"**What would fit instead of {s.gpu}:**")
+        return head + "\n" + "\n".join(lines) if lines else ""
 
     def single_gpu_line(self, plan: Plan, gpu: str) -> list[str]:
         """When a GPU is named: whether one card of it is enough, from the planner's own rejections."""
@@ -316,24 +527,27 @@ class _Run:
             )
         ]
 
-    def gpu_count_section(self, s: Slots, plan: Plan) -> Events:
+    def gpu_count_section(self, s: Slots, plan: Plan, lead: bool = False) -> Events:
         """Estimate per-GPU memory on the number of GPUs the user named; list the options of that size."""
         est, err = yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=s.gpus))
         if err or not isinstance(est, MemoryEstimate):
             return self.t(f"无法估算 {s.gpus} 张卡的情况：{err}", f"Could not estimate {s.gpus} GPUs: {err}")
         same = [o for o in plan.options if o.total_gpus == s.gpus]
+        where_zh, where_en = ("下表", "below") if lead else ("上表", "above")
         head = self.t(
-            f"**按 {s.gpus} 张卡算：** 每卡约需 {render.num(est.per_gpu_total_gib)} GiB（{est.layout}）。",
-            f"**On {s.gpus} GPUs:** about {render.num(est.per_gpu_total_gib)} GiB per GPU ({est.layout}).",
+            f"**按 {s.gpus} 张卡算：** 每卡约需 {render.fig(est.per_gpu_total_gib)} GiB（{est.layout}）。",
+            f"**On {s.gpus} GPUs:** about {render.fig(est.per_gpu_total_gib)} GiB per GPU ({est.layout}).",
         )
         if same:
             names = ", ".join(f"`{o.instance_type}`" for o in same)
             return head + self.t(
-                f" 上表中正好 {s.gpus} 张卡的方案：{names}。", f" Options above with exactly {s.gpus} GPUs: {names}."
+                f" {where_zh}中正好 {s.gpus} 张卡的方案：{names}。",
+                f" Options {where_en} with exactly {s.gpus} GPUs: {names}.",
             )
         return head + self.t(
-            f" 上表中没有正好 {s.gpus} 张卡的方案；规划器选的是能放下负载的最小布局。",
-            f" None of the options above uses exactly {s.gpus} GPUs; the planner picks the smallest layout that fits.",
+            f" {where_zh}中没有正好 {s.gpus} 张卡的方案；规划器选的是能放下负载的最小布局。",
+            f" None of the options {where_en} uses exactly {s.gpus} GPUs; the planner picks the smallest layout "
+            "that fits.",
         )
 
     def memory_answer(self, s: Slots, understood: str) -> Events:
@@ -359,10 +573,10 @@ class _Run:
         assume = [v for m in missing if (v := default_for(m, s))]
         if first == "model":
             question = self.t(
-                "请问是哪个模型？例如 Qwen2.5-72B-Instruct、Llama-3.1-8B-Instruct 或 DeepSeek-R1。",
-                "Which model is it? For example Qwen2.5-72B-Instruct, Llama-3.1-8B-Instruct or DeepSeek-R1.",
+                "请问是哪个模型（例如 Qwen2.5-72B-Instruct、Llama-3.1-8B-Instruct 或 DeepSeek-R1）？",
+                "Which model is it (for example Qwen2.5-72B-Instruct, Llama-3.1-8B-Instruct or DeepSeek-R1)?",
             )
-            if "task" in missing or "method" in missing:
+            if "task" in missing or "method" in missing:  # one question covering both
                 question = self.t(
                     question[:-1] + "，用来推理部署还是微调？",
                     question[:-1] + ", and is it for serving or fine-tuning?",
@@ -410,10 +624,11 @@ class _Run:
             ("gpu", "GPU", ""),
             ("gpus", self.t("卡数", "GPUs"), ""),
         )
+        unused = ("concurrency", "qps") if training else ("train_tokens",)  # plan_args drops these
         for field, label, unit in labels:
-            value = getattr(s, field)
+            value = None if field in unused else getattr(s, field)
             if value is not None:
-                shown = value if isinstance(value, str) else render.num(value)
+                shown = value if isinstance(value, str) else render.fig(value)
                 items.append(f"{label}{'' if label.endswith('¥') else ' '}{shown}{unit}")
         line = self.t("**理解的需求：** ", "**Understood:** ") + " · ".join(i for i in items if i)
         for item, value in self.conv.defaulted.items():
@@ -458,6 +673,8 @@ class _Run:
         parts: list[str] = []
         for name in s.instance_types:
             parts.append((yield from self.check_instance(name, claimed=None)))
+            if "price" in s.topics and (line := (yield from self.price_line(name, s.region))):
+                parts.append(line)
         targets = [("family", f) for f in s.families if not any(f in i for i in s.instance_types)]
         targets += [("gpu", g) for g in s.gpu_mentions] if not targets else []
         for kind, value in targets[:3]:
@@ -480,6 +697,17 @@ class _Run:
         parts += self.quotes(passages, query)
         return _Reply(text="\n\n".join(parts), kind="guidance")
 
+    def price_line(self, name: str, region: str | None) -> Events:
+        """Quote the list price of one instance type, hourly and monthly, with its source and date."""
+        quote, err = yield from self.call("price_of_instance", price_of_instance, instance_type=name, region=region)
+        if err:
+            return ""  # check_instance already said the type does not exist
+        if quote is None:
+            return self.t(f"价格表中没有 `{name}` 的价格。", f"The price list has no price for `{name}`.")
+        parts = " · ".join(render.price_parts(quote.hourly, quote.monthly, quote.monthly_basis, self.lang))
+        source = render.source_label(quote.source_line, self.lang)
+        return self.t(f"**`{name}` 价格：** {parts}；来源：{source}", f"**`{name}` price:** {parts}; source: {source}")
+
     def check_instance(self, name: str, claimed: str | None) -> Events:
         """Say whether an instance type exists; if not, what its family really offers."""
         body = name.removeprefix("ecs.")
@@ -487,8 +715,8 @@ class _Run:
         listed, err = yield from self.call("find_instance_types", find_instance_types, family=family)
         if listed is not None and any(i.instance_type == name for i in listed.instances):
             inst = next(i for i in listed.instances if i.instance_type == name)
-            gpu, count = render.gpu_label(inst, self.lang), render.num(inst.gpu_count)
-            memory, ram = render.num(inst.gpu_memory_gib), render.num(inst.memory_gib)
+            gpu, count = render.gpu_label(inst, self.lang), render.fig(inst.gpu_count)
+            memory, ram = render.fig(inst.gpu_memory_gib), render.fig(inst.memory_gib)
             return self.t(
                 f"`{name}` 存在：{gpu} × {count}，每卡 {memory} GB，{inst.vcpu} vCPU，{ram} GiB 内存。",
                 f"`{name}` exists: {count} × {gpu}, {memory} GB per GPU, {inst.vcpu} vCPU, {ram} GiB RAM.",
@@ -553,9 +781,9 @@ class _Run:
     def family_verdict(self, family: str, instances: list[InstanceType], claimed: str, holders: list[str]) -> str:
         """Yes or no: does ``family`` have the ``claimed`` GPU? With the real GPU and where the claimed one is."""
         gpus = sorted({render.gpu_label(i, self.lang) for i in instances})
-        memory = sorted({render.num(i.gpu_memory_gib) for i in instances if i.gpu_memory_gib})
+        memory = sorted({render.fig(i.gpu_memory_gib) for i in instances if i.gpu_memory_gib})
         counts = sorted({i.gpu_count for i in instances if i.gpu_count})
-        per_instance = "/".join(render.num(c) for c in counts)
+        per_instance = "/".join(render.fig(c) for c in counts)
         has = family in holders
         real = self.t(
             f"{family} 用的是 **{'、'.join(gpus)}**（每卡 {'/'.join(memory)} GB，每台 {per_instance} 张）",
@@ -642,8 +870,8 @@ class _Run:
             hi, lo, vh, vl = (a, b, va, vb) if va > vb else (b, a, vb, va)
             out.append(
                 self.t(
-                    f"{zh}：**{hi.name} 更高**（{render.num(vh)} 对 {render.num(vl)} {unit}）。",
-                    f"{en[0].upper() + en[1:]}: **{hi.name} is higher** ({render.num(vh)} vs {render.num(vl)} {unit}).",
+                    f"{zh}：**{hi.name} 更高**（{render.fig(vh)} 对 {render.fig(vl)} {unit}）。",
+                    f"{en[0].upper() + en[1:]}: **{hi.name} is higher** ({render.fig(vh)} vs {render.fig(vl)} {unit}).",
                 )
             )
         return out
@@ -676,7 +904,12 @@ class _Run:
                 parts.append(head + "\n\n" + render.instances_table(found.instances, self.lang, limit=8))
             elif err:
                 parts.append(self.t(f"`{family}`：{err}", f"`{family}`: {err}"))
-        passages = yield from self.search(self.question, n=2, prefer_sections=s.families)
+        if len(s.gpu_mentions) == 1:  # "H20 适合训练吗": the GPU's own figures next to the guidance
+            gpu = yield from self.lookup_gpu(s.gpu_mentions[0])
+            if gpu is not None:
+                parts.append(render.gpu_specs_table([gpu], self.lang))
+        sections = [*s.families, *s.gpu_mentions]
+        passages = yield from self.search(self.question, n=2, prefer_sections=sections)
         quotes = self.quotes(passages, self.question, limit=3)
         if not quotes and not parts:
             return _Reply(text=render.scope_statement(self.lang), kind="out_of_scope")
@@ -758,6 +991,24 @@ def _gpu_token(family: str) -> str | None:
         return gpu_specs(family).name
     except UnknownNameError:
         return None
+
+
+def _instance_gpu(name: str) -> str | None:
+    """Return the GPU of an instance type, or of the GPU word inside a made-up name ("ecs.l20-...")."""
+    try:
+        return get_instance(name).gpu_name
+    except UnknownNameError:
+        return _gpu_token(re.split(r"[.-]", name.removeprefix("ecs."))[0])
+
+
+def _same_size_suggestion(mention: str, message: str) -> str | None:
+    """Return the tool's first suggestion when within 15% of the unknown name's size, else None."""
+    suggestions = _suggestions(message)
+    wanted = parse_size_b(mention)
+    if not suggestions or not wanted:
+        return None
+    size = parse_size_b(suggestions[0])
+    return suggestions[0] if size and abs(size - wanted) <= 0.15 * wanted else None
 
 
 def _size_words(size_b: float) -> str:

@@ -1,10 +1,11 @@
 """Markdown for the deterministic engine's answers, in Chinese or English: pure functions of tool results.
 
-Every number shown is copied from a tool result or a cited passage, at the precision the tool gave it
-(:func:`num` only drops a trailing ".0" and groups thousands), so the grounding check in
-:mod:`assistant.guards` can match it. Nothing here computes a new figure: no ratios, no sums.
-Passages are quoted, not paraphrased, with the document's own ``[n]`` markers replaced by the answer's
-citation number.
+Every number shown is copied from a tool result or a cited passage, rounded to at most 2 decimals
+(:func:`fig`; it also drops a trailing ".0" and groups thousands), so the grounding check in
+:mod:`assistant.guards`, which compares at the displayed precision, can match it. :func:`num` shows a
+number exactly as the tool gave it (the web UI's tool-step summaries use it). Nothing here computes a
+new figure: no ratios, no sums. Passages are quoted, not paraphrased, with the document's own ``[n]``
+markers replaced by the answer's citation number.
 """
 
 from __future__ import annotations
@@ -33,6 +34,18 @@ def num(value: float | int | None, lang: Language = "en") -> str:
     return repr(value)
 
 
+def fig(value: float | int | None, lang: Language = "en") -> str:
+    """Show a tool's number with at most 2 decimals, as answers do: "19.96" for 19.958, "16,676" for 16676.0.
+
+    Rounding to the displayed precision keeps the number grounded (the guard compares at that precision).
+    """
+    if isinstance(value, float) and abs(value) >= 0.01:
+        value = round(value, 2)
+        if abs(value) >= 10_000 and not value.is_integer():
+            return f"{value:,.2f}".rstrip("0").rstrip(".")
+    return num(value, lang)
+
+
 def _t(lang: Language, zh: str, en: str) -> str:
     return zh if lang == "zh" else en
 
@@ -54,21 +67,91 @@ def gpu_label(option: DeploymentOption | InstanceType, lang: Language) -> str:
     return NA[lang]
 
 
+def basis_label(basis: str | None, lang: Language) -> str:
+    """Name the basis of a monthly price ("monthly subscription" -> "包月"); tool wording in English."""
+    if not basis or lang == "en":
+        return basis or ""
+    if basis == "monthly subscription":
+        return "包月价"
+    if m := re.fullmatch(r"pay-as-you-go x (\d+(?:\.\d+)?) h/month", basis):
+        return f"按量价 × {m.group(1)} 小时/月"
+    return f"{basis}（工具原文）"
+
+
+def source_label(source: str, lang: Language) -> str:
+    """Translate the fixed prefix of a price source ("cn-shanghai list price, CNY, as of 2023-06: URL")."""
+    if lang == "en":
+        return source
+    pattern = r"(?P<region>[a-z0-9-]+) list price, (?P<cur>[A-Z]+), as of (?P<date>[\d-]+): (?P<rest>.*)"
+    m = re.match(pattern, source, re.S)
+    if not m:
+        return source
+    rest = m["rest"].replace("(flagged as inconsistent with sibling prices; verify)", "（与同族价格不一致，请核实）")
+    return f"{m['region']} 目录价，{m['cur']}，截至 {m['date']}：{rest}"
+
+
+def price_parts(hourly: float | None, monthly: float | None, basis: str | None, lang: Language) -> list[str]:
+    """Format hourly and monthly prices as shown next to an option or a quote ("¥9.53/h", "¥4,575.66/month")."""
+    parts = []
+    if hourly is not None:
+        parts.append(f"¥{fig(hourly)}" + _t(lang, "/小时（按量付费）", "/h (pay-as-you-go)"))
+    if monthly is not None:
+        label = basis_label(basis, lang)
+        shown = _t(lang, f"（{label}）", f" ({label})") if label else ""
+        parts.append(f"¥{fig(monthly)}" + _t(lang, "/月", "/month") + shown)
+    return parts
+
+
 def _price_phrase(option: DeploymentOption, lang: Language) -> str:
     if option.price_cny_per_hour is None and option.price_cny_per_month is None:
         return _t(lang, "价格未知（价格表中没有该规格）", "price unknown (not in the price list)")
-    parts = []
-    if option.price_cny_per_hour is not None:
-        parts.append(f"¥{num(option.price_cny_per_hour)}" + _t(lang, "/小时", "/h"))
-    if option.price_cny_per_month is not None:
-        basis = f", {option.price_month_basis}" if option.price_month_basis else ""
-        parts.append(f"¥{num(option.price_cny_per_month)}" + _t(lang, "/月", "/month") + basis)
-    source = _t(lang, f"；来源：{option.price_source}", f"; source: {option.price_source}")
-    return " · ".join(parts) + (source if option.price_source else "")
+    parts = price_parts(option.price_cny_per_hour, option.price_cny_per_month, option.price_month_basis, lang)
+    if option.price_source:
+        source = source_label(option.price_source, lang)
+        return " · ".join(parts) + _t(lang, f"；来源：{source}", f"; source: {source}")
+    return " · ".join(parts)
+
+
+def capacity_phrase(option: DeploymentOption, lang: Language) -> str:
+    """How many sequences fit at once at the planned context (the KV-cache capacity), if the tool knows."""
+    if option.max_concurrent_sequences is None:
+        return ""
+    n = fig(option.max_concurrent_sequences)
+    return _t(
+        lang,
+        f"**并发容量：** `{option.instance_type}` 这一布局在该上下文长度下最多可同时容纳约 {n} 路序列"
+        "（按 KV cache 剩余显存计算，实际并发还受延迟要求限制）。",
+        f"**Concurrency capacity:** this `{option.instance_type}` layout holds about {n} sequences at once at "
+        "this context length (from the memory left for KV cache; latency targets may allow fewer).",
+    )
+
+
+def token_cost_phrase(option: DeploymentOption, lang: Language) -> str:
+    """Cost per million output tokens at full decode throughput, with its meaning (empty when unknown)."""
+    if option.cost_cny_per_million_tokens is None:
+        return ""
+    cost = fig(option.cost_cny_per_million_tokens)
+    return _t(
+        lang,
+        f"**每百万 tokens 成本：** 约 ¥{cost}（按量价格 ÷ 满负荷解码吞吐，即持续满载时每生成一百万个输出 token "
+        "的费用；负载不满时更高）。",
+        f"**Cost per million tokens:** about ¥{cost} (hourly price ÷ decode throughput at full load: what one "
+        "million output tokens cost while the instance is kept busy; higher when it idles).",
+    )
 
 
 def plan_summary(plan: Plan, lang: Language) -> str:
     """One paragraph on the top option: layout, memory fit, speed, price (or why nothing fits)."""
+    if not plan.options and plan.workload.gpu:
+        # Only the requested GPU was searched: say so, not "nothing in the catalog".
+        gpu = plan.workload.gpu
+        return _t(
+            lang,
+            f"**没有能放下的 {gpu} 规格：** 只在 {gpu} 实例中查找，没有一个能容纳 {plan.model} 这一负载，"
+            "原因见下方被排除的规格。",
+            f"**No {gpu} instance type fits:** only {gpu} types were searched and none can hold this "
+            f"{plan.model} workload; see the rejected types below.",
+        )
     if not plan.options:
         return _t(
             lang,
@@ -80,10 +163,10 @@ def plan_summary(plan: Plan, lang: Language) -> str:
     gpu = gpu_label(top, lang)
     fit = _t(
         lang,
-        f"每卡需要 {num(top.per_gpu_gib_needed)} GiB，可用 {num(top.per_gpu_capacity_gib)} GiB"
-        f"（余量 {num(top.headroom_pct)}%{'，偏紧' if top.tight_fit else ''}）",
-        f"each GPU needs {num(top.per_gpu_gib_needed)} GiB of {num(top.per_gpu_capacity_gib)} GiB usable "
-        f"(headroom {num(top.headroom_pct)}%{', tight fit' if top.tight_fit else ''})",
+        f"每卡需要 {fig(top.per_gpu_gib_needed)} GiB，可用 {fig(top.per_gpu_capacity_gib)} GiB"
+        f"（余量 {fig(top.headroom_pct)}%{'，偏紧' if top.tight_fit else ''}）",
+        f"each GPU needs {fig(top.per_gpu_gib_needed)} GiB of {fig(top.per_gpu_capacity_gib)} GiB usable "
+        f"(headroom {fig(top.headroom_pct)}%{', tight fit' if top.tight_fit else ''})",
     )
     layout = _t(
         lang,
@@ -105,22 +188,26 @@ def plan_summary(plan: Plan, lang: Language) -> str:
 def _speed_phrase(option: DeploymentOption, lang: Language) -> str:
     if option.training_hours is not None:
         cost = (
-            _t(lang, f"，费用约 ¥{num(option.training_cost_cny)}", f", about ¥{num(option.training_cost_cny)}")
+            _t(
+                lang,
+                f"，费用约 ¥{fig(option.training_cost_cny)}",
+                f", about ¥{fig(option.training_cost_cny)}",
+            )
             if option.training_cost_cny is not None
             else ""
         )
         return _t(
             lang,
-            f"预计训练 {num(option.training_hours)} 小时{cost}。",
-            f"Training takes about {num(option.training_hours)} h{cost}. ",
+            f"预计训练 {fig(option.training_hours)} 小时{cost}。",
+            f"Training takes about {fig(option.training_hours)} h{cost}. ",
         )
     if option.decode_tokens_per_s is None:
         return ""
     per_stream = option.decode_tokens_per_s_per_stream
     return _t(
         lang,
-        f"解码吞吐约 {num(option.decode_tokens_per_s)} tokens/s（每路约 {num(per_stream)} tokens/s）。",
-        f"Decode ≈ {num(option.decode_tokens_per_s)} tokens/s in total (≈ {num(per_stream)} per stream). ",
+        f"解码吞吐约 {fig(option.decode_tokens_per_s)} tokens/s（每路约 {fig(per_stream)} tokens/s）。",
+        f"Decode ≈ {fig(option.decode_tokens_per_s)} tokens/s in total (≈ {fig(per_stream)} per stream). ",
     )
 
 
@@ -143,8 +230,8 @@ def options_table(plan: Plan, lang: Language) -> str:
         speed = o.training_hours if training else o.decode_tokens_per_s
         rows.append(
             f"| {mark}`{o.instance_type}` | {gpu_label(o, lang)} | {o.instances} × {o.gpu_count} | "
-            f"{num(o.per_gpu_gib_needed)} / {num(o.per_gpu_capacity_gib)} | {num(o.headroom_pct)}%{tight} | "
-            f"{num(speed, lang)} | {num(o.price_cny_per_hour, lang)} | {num(o.price_cny_per_month, lang)} |"
+            f"{fig(o.per_gpu_gib_needed)} / {fig(o.per_gpu_capacity_gib)} | {fig(o.headroom_pct)}%{tight} | "
+            f"{fig(speed, lang)} | {fig(o.price_cny_per_hour, lang)} | {fig(o.price_cny_per_month, lang)} |"
         )
     return "\n".join(rows)
 
@@ -201,15 +288,26 @@ def _gpus_tried(reason: str) -> int:
     return max((int(n) for n in found), default=0)
 
 
-def plan_markdown(plan: Plan, lang: Language, prefer: Sequence[str] = ()) -> str:
-    """Summary, options table, notes, rejections, assumptions and warnings of a plan."""
+def plan_markdown(plan: Plan, lang: Language, prefer: Sequence[str] = (), capacity: bool = False) -> str:
+    """Summary, options table, notes, rejections, assumptions and warnings of a plan.
+
+    Args:
+        plan: The planner's result.
+        lang: Answer language.
+        prefer: Family or GPU names the user mentioned; their rejections are listed first.
+        capacity: The user asked how many requests fit: state the top option's concurrency capacity.
+    """
     parts = [plan_summary(plan, lang)]
+    if plan.options:
+        top = plan.options[0]
+        extra = [capacity_phrase(top, lang) if capacity else "", token_cost_phrase(top, lang)]
+        parts += [e for e in extra if e]
     if table := options_table(plan, lang):
         parts.append(
             _t(
                 lang,
-                f"**可选方案**（{plan.model}，共 {num(plan.params_b)}B 参数）：",
-                f"**Options** ({plan.model}, {num(plan.params_b)}B parameters):",
+                f"**可选方案**（{plan.model}，共 {fig(plan.params_b)}B 参数）：",
+                f"**Options** ({plan.model}, {fig(plan.params_b)}B parameters):",
             )
             + "\n\n"
             + table
@@ -241,12 +339,12 @@ def estimate_markdown(est: MemoryEstimate, lang: Language) -> str:
     """Per-GPU total, the term-by-term table with each term's meaning, assumptions and warnings."""
     head = _t(
         lang,
-        f"**{est.model}**（{num(est.params_b)}B 参数，{est.task}，{est.framework}，{est.layout}）："
-        f"每卡约需 **{num(est.per_gpu_total_gib)} GiB**（其中张量 {num(est.per_gpu_tensors_gib)} GiB），"
-        f"{est.num_gpus} 卡合计 {num(est.total_gib)} GiB。",
-        f"**{est.model}** ({num(est.params_b)}B parameters, {est.task}, {est.framework}, {est.layout}): about "
-        f"**{num(est.per_gpu_total_gib)} GiB per GPU** ({num(est.per_gpu_tensors_gib)} GiB of tensors), "
-        f"{num(est.total_gib)} GiB over {est.num_gpus} GPU(s).",
+        f"**{est.model}**（{fig(est.params_b)}B 参数，{est.task}，{est.framework}，{est.layout}）："
+        f"每卡约需 **{fig(est.per_gpu_total_gib)} GiB**（其中张量 {fig(est.per_gpu_tensors_gib)} GiB），"
+        f"{est.num_gpus} 卡合计 {fig(est.total_gib)} GiB。",
+        f"**{est.model}** ({fig(est.params_b)}B parameters, {est.task}, {est.framework}, {est.layout}): about "
+        f"**{fig(est.per_gpu_total_gib)} GiB per GPU** ({fig(est.per_gpu_tensors_gib)} GiB of tensors), "
+        f"{fig(est.total_gib)} GiB over {est.num_gpus} GPU(s).",
     )
     rows = [_t(lang, "| 项目 | GiB/卡 | 含义（工具原文） |", "| term | GiB per GPU | meaning |"), "|---|---|---|"]
     terms = est.per_gpu.model_dump()
@@ -254,7 +352,7 @@ def estimate_markdown(est: MemoryEstimate, lang: Language) -> str:
         value = terms.get(key)
         if not value:
             continue
-        rows.append(f"| {_t(lang, zh, en)} | {num(value)} | {est.meanings.get(key, '')} |")
+        rows.append(f"| {_t(lang, zh, en)} | {fig(value)} | {est.meanings.get(key, '')} |")
     parts = [head, "\n".join(rows)]
     if est.peak_phase:
         parts.append(_t(lang, f"峰值出现在：{est.peak_phase}", f"Peak: {est.peak_phase}"))
@@ -277,8 +375,8 @@ def instances_table(instances: Sequence[InstanceType], lang: Language, limit: in
     rows = [head, "|---|---|---|---|---|---|---|"]
     for inst in instances[:limit]:
         rows.append(
-            f"| `{inst.instance_type}` | {gpu_label(inst, lang)} | {num(inst.gpu_count, lang)} | "
-            f"{num(inst.gpu_memory_gib, lang)} | {num(inst.vcpu, lang)} | {num(inst.memory_gib, lang)} | "
+            f"| `{inst.instance_type}` | {gpu_label(inst, lang)} | {fig(inst.gpu_count, lang)} | "
+            f"{fig(inst.gpu_memory_gib, lang)} | {fig(inst.vcpu, lang)} | {fig(inst.memory_gib, lang)} | "
             f"{inst.gpu_interconnect or NA[lang]} |"
         )
     more = len(instances) - limit
@@ -311,7 +409,7 @@ def gpu_specs_table(gpus: Sequence[GPU], lang: Language) -> str:
         values = [getattr(g, field) for g in gpus]
         if all(v is None for v in values):
             continue
-        cells = [num(v, lang) if not isinstance(v, str) else v for v in values]
+        cells = [fig(v, lang) if not isinstance(v, str) else v for v in values]
         rows.append(f"| {_t(lang, zh, en)} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
 
@@ -436,6 +534,24 @@ def sources_markdown(citations: Sequence[Citation], lang: Language) -> str:
 
 
 # ------------------------------------------------------------------------------------------ plain messages
+
+
+def introduction(lang: Language) -> str:
+    """Answer a greeting: what gpu-advisor does and questions to try."""
+    return _t(
+        lang,
+        "你好！我是 gpu-advisor，帮你在阿里云上为大模型选 GPU：选哪种实例、需要几张卡、显存够不够、大概多少钱，"
+        "数字来自计算工具，结论附参考资料。可以这样问：\n"
+        "- Qwen2.5-72B 用 INT4 部署，长上下文、多人并发，需要什么实例？\n"
+        "- Llama-3.1-8B 用 LoRA 微调，要多久、多少钱？\n"
+        "- gn7i 是什么 GPU？H20 和 A100 有什么区别？",
+        "Hello! I'm gpu-advisor: I help you choose Alibaba Cloud GPUs for LLMs: which instance type, how many "
+        "GPUs, whether the memory fits and what it costs, with numbers from calculation tools and cited "
+        "guidance. Try:\n"
+        "- Serve Qwen2.5-72B in INT4 with a long context for many users: which instance?\n"
+        "- How long and how much to LoRA fine-tune Llama-3.1-8B?\n"
+        "- What GPU is in gn7i? H20 vs A100?",
+    )
 
 
 def scope_statement(lang: Language) -> str:

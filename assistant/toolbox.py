@@ -12,8 +12,9 @@ from pydantic import BaseModel, ConfigDict
 
 from knowledge.base import KnowledgeBase
 from knowledge.models import Passage
-from tools import catalog
+from tools import catalog, prices
 from tools.memory import MemoryEstimate, estimate_memory, parse_request
+from tools.models import ModelArchitecture, resolve_model
 from tools.plan import Plan, plan_deployment
 from tools.workload import Precision, Quant, Task, parse_workload
 
@@ -152,6 +153,29 @@ def find_instance_types(
         family=family, gpu=gpu, min_gpu_memory_gib=min_gpu_memory_gib, include_retired=include_retired
     )
     return InstanceList(count=len(found), instances=found)
+
+
+def price_of_instance(instance_type: str, region: str | None = None) -> prices.PriceQuote | None:
+    """Quote an instance type's list price in CNY: per hour (pay-as-you-go) and per month, with source and date.
+
+    Args:
+        instance_type: Instance type, e.g. "ecs.gn7i-c8g1.2xlarge" (the "ecs." prefix is optional).
+        region: Region id, e.g. "cn-shanghai"; omitted = the first region with a known price.
+
+    Returns:
+        The quote, or None when no price is known for the type (it exists but is unpriced).
+    """
+    catalog.get_instance(instance_type)  # an unknown name fails with suggestions, not "no price"
+    return prices.quote(instance_type, region)
+
+
+def model_card(model: str) -> ModelArchitecture:
+    """Look up a model's architecture: parameters, layers, attention heads, KV heads and maximum context.
+
+    Args:
+        model: Model name, e.g. "Qwen2.5-72B-Instruct", "Llama-3.1-8B-Instruct", "DeepSeek-V3".
+    """
+    return resolve_model(model)
 
 
 def gpu_specs(name: str) -> catalog.GPU:

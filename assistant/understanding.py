@@ -41,6 +41,7 @@ class Slots(BaseModel):
     intent: Intent = "guidance"
     model: str | None = Field(default=None, description="canonical name from tools.models.resolve_model")
     model_mention: str | None = Field(default=None, description="the words that named the model")
+    models: list[str] = Field(default_factory=list, description="every model named, in order ('A vs B')")
     model_error: str | None = Field(default=None, description="why the named model did not resolve")
     size_b: float | None = Field(default=None, description="a bare size such as '72B 模型', billions")
     task: Task | None = None
@@ -67,6 +68,12 @@ class Slots(BaseModel):
     injection: bool = Field(default=False, description="tries to change the rules or extract secrets")
     off_topic: bool = Field(default=False, description="names something clearly outside GPUs (poems, weather)")
     topics: list[str] = Field(default_factory=list, description="guidance topics named: kv cache, awq ...")
+    greeting: bool = Field(default=False, description="only a greeting: 你好, hi, hello")
+    asks_token_cost: bool = Field(default=False, description="'price per million tokens', '每百万 tokens 多少钱'")
+    asks_capacity: bool = Field(default=False, description="'how many concurrent requests fit', '能撑多少并发'")
+    invalid: list[str] = Field(
+        default_factory=list, description="impossible values as written ('并发 -5', '0.5 GPUs'); never replaced"
+    )
 
 
 # ------------------------------------------------------------------------------------------ numbers
@@ -89,7 +96,11 @@ _MULTIPLIER = {
     "billion": 1e9,
     "trillion": 1e12,
 }
-NUM = r"(\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千]+)"
+# Digits glued to a precision name belong to it: "INT4 并发" is not 4 concurrent requests, "fp16" not 16.
+NUM = (
+    r"(?<!int)(?<!fp)(?<!bf)(?<!nf)(?<!\bw)(?<!\da)(?<![\d.])"
+    r"(\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千]+)"
+)
 _SUFFIX = r"(thousand|million|billion|trillion|百万|千万|[kK千wW万mM亿bBtT])?"
 
 
@@ -363,30 +374,98 @@ def _find_train_tokens(scan: _Scan) -> float | None:
     return parse_number(m.group(1), m.group(2))
 
 
-def _context_value(number: str, k: str | None) -> int:
+def _context_value(number: str, suffix: str | None) -> int:
+    # "32k" context means 32,768 tokens (the models' own convention); "1M"/"100万" are decimal.
     value = parse_number(number)
-    return _as_int(value * 1024) if k else _as_int(value)
+    if suffix and suffix.lower() == "k":
+        return _as_int(value * 1024)
+    return _as_int(parse_number(number, suffix)) if suffix else _as_int(value)
 
 
-def _find_context(scan: _Scan) -> int | None:
-    ctx_words = (
-        r"(?:上下文(?:长度|窗口)?|context(?:\s+(?:length|window))?|ctx|序列长度|seq(?:uence)?[\s_]*len(?:gth)?|"
-        r"max[\s_]*len|输入长度|长度)"
-    )
-    m = scan.first(
-        rf"{NUM}\s*([kK])?[\s\-]*(?:tokens?[\s\-]*)?(?:的)?\s*{ctx_words}",
-        rf"{ctx_words}{_OF}{NUM}\s*([kK])?",
-        rf"{NUM}\s*([kK])?[\s\-]*(?:tokens?|token)(?!\s*/)",
-        r"(?<![\w.¥￥])(2|4|8|16|32|64|128|256|200|100)\s*([kK])(?![\w])",
-    )
+_CTX_WORDS = (
+    r"(?:上下文(?:长度|窗口)?|context(?:\s+(?:length|window))?|ctx|序列长度|seq(?:uence)?(?:[\s_]*len(?:gth)?)?(?![a-z])|"
+    r"max[\s_]*len|输入长度|长度)"
+)
+_CTX_SUFFIX = r"(million|[kKmM]|万|百万)?"
+
+
+def _find_context(scan: _Scan, *, explicit: bool = False) -> int | None:
+    """Context length; ``explicit`` reads only numbers next to a context word ("上下文 10M tokens").
+
+    The explicit pass runs before training tokens are read, so a huge context stays a context (the
+    planner then reports the model's limit) instead of turning into a training-token count.
+    """
+    patterns = [
+        # "32k 上下文", but not the "8" of "bs8 seq4096" (a context word followed by its own number)
+        rf"{NUM}\s*{_CTX_SUFFIX}[\s\-]*(?:tokens?[\s\-]*)?(?:的)?\s*{_CTX_WORDS}(?!{_OF}\d)",
+        rf"{_CTX_WORDS}{_OF}{NUM}\s*{_CTX_SUFFIX}(?![A-Za-z])",
+    ]
+    if not explicit:
+        patterns += [
+            rf"{NUM}\s*([kK])?[\s\-]*(?:tokens?|token)(?!\s*/)",
+            r"(?<![\w.¥￥])(2|4|8|16|32|64|128|256|200|100)\s*([kK])(?![\w])",
+        ]
+    m = scan.first(*patterns)
     if not m:
         return None
     return _context_value(m.group(1), m.group(2))
 
 
+# Nothing in a sizing question is negative, and GPUs come whole: such values are refused, never rounded.
+_NEGATIVE_RE = r"-\s?\d+(?:\.\d+)?(?!\s*[bB](?![A-Za-z]))(?![\d.])\s*(?:[kKwW万千]\b)?"
+_FRACTION_GPUS_RE = (
+    r"(?<![\w.])\d*\.\d+\s*(?:张|块|个)?\s*(?:nvidia\s*)?(?:(?:" + "{gpu}" + r")\s*)?(?:卡|显卡|gpus?|cards?)(?![a-z])"
+)
+_QUANTITY_WORDS = (
+    r"并发|concurren\w*|users?|requests?|用户|请求|人|张|块|卡|gpus?|cards?|qps|rps|batch|bs|批|"
+    r"上下文|context|ctx|tokens?|预算|budget|元|cny|rmb|¥|￥|月|month|实例|instances?|台"
+)
+
+
+# "per million tokens" is a unit of cost, not a number of training tokens.
+_TOKEN_COST_RE = r"(?:每|per|/)\s*(?:百万|一百万|1\s*m|million|m)\s*(?:个)?\s*(?:tokens?|token|词元)"
+
+
+def _find_token_cost(scan: _Scan) -> bool:
+    """Claim "每百万 tokens" / "per million tokens" so it is not read as a token count."""
+    return scan.find(_TOKEN_COST_RE) is not None
+
+
+def _find_invalid(scan: _Scan) -> list[str]:
+    """Claim and return negative quantities and fractional GPU counts, as written."""
+    found: list[str] = []
+    for m in re.finditer(_NEGATIVE_RE, scan.text):
+        glued = scan.text[m.start() - 1 : m.start()]
+        before = scan.text[: m.start()].rstrip()
+        # "Qwen2.5-7B", "1-2 卡", "10 - 20": a hyphen glued to a name, or between numbers, is no minus sign.
+        if (glued.isascii() and (glued.isalnum() or glued in "._")) or (before and before[-1] in "0123456789~"):
+            continue
+        near = scan.text[max(0, m.start() - 12) : m.end() + 14]
+        if not re.search(_QUANTITY_WORDS, near, re.IGNORECASE):
+            continue
+        scan.used.append(m.span())
+        found.append(_phrase(scan.text, m.start(), m.end()))
+    for m in re.finditer(_FRACTION_GPUS_RE.format(gpu=_GPU_NAME), scan.text, re.IGNORECASE):
+        if not float(re.match(r"\d*\.\d+", m.group(0)).group(0)).is_integer():  # type: ignore[union-attr]
+            scan.used.append(m.span())
+            found.append(m.group(0).strip())
+    return found
+
+
+def _phrase(text: str, start: int, end: int) -> str:
+    """Return the value with the word it quantifies ("并发 -5", "-5 users"), for the refusal message."""
+    after = re.match(r"\s*(?:个|位)?\s*([A-Za-z]+|[\u4e00-\u9fff]{1,2})", text[end:])
+    if after and re.fullmatch(_QUANTITY_WORDS, after.group(1), re.IGNORECASE):
+        return text[start : end + after.end()].strip()
+    before = re.search(r"([A-Za-z]+|[\u4e00-\u9fff]{1,4})\s*(?:[:：=为是])?\s*$", text[:start])
+    if before:
+        return text[before.start() : end].strip()
+    return text[start:end].strip()
+
+
 def _find_concurrency(scan: _Scan) -> int | None:
     m = scan.first(
-        rf"{NUM}\s*{_SUFFIX}\s*(?:个|路)?\s*(?:并发|concurrent|simultaneous|parallel\s+(?:users|requests))",
+        rf"{NUM}\s*{_SUFFIX}\s*(?:个|路)?\s*(?:并发|concurren(?:t|cy)|simultaneous|parallel\s+(?:users|requests))",
         rf"(?:并发(?:数|量|用户数?|请求数?)?|concurrency|concurrent\s+users|concurrent\s+requests){_OF}{NUM}\s*{_SUFFIX}",
         rf"同时\s*(?:有)?\s*{NUM}\s*{_SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人|会话)",
         rf"{NUM}\s*{_SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人)\s*同时",
@@ -587,7 +666,14 @@ _LIST_RE = (
 )
 _EXPLAIN_RE = (
     r"什么|区别|差别|为什么|怎么理解|是否|原理|介绍|解释|含义|意思|what\s+is|what\s+are|what's|why|difference|"
-    r"explain|how\s+does|how\s+do\s+(?:i|you)\s+(?:choose|pick)|tell\s+me\s+about|meaning"
+    r"explain|how\s+does|how\s+do\s+(?:i|you)\s+(?:choose|pick)|tell\s+me\s+about|meaning|"
+    # Suitability ("抢占式实例适合训练吗", "is the H20 good for training?") is a question for the guidance.
+    r"适合|适不适合|合适吗|值得|划算吗|suitable|suited|good\s+(?:for|choice)|worth\s+it|recommended\s+for"
+)
+_CAPACITY_RE = (
+    r"how\s+many\s+(?:concurrent|simultaneous|parallel)|how\s+many\s+(?:users|requests|sequences)|"
+    r"max(?:imum)?\s+concurren\w*|concurrency\s+capacity|"
+    r"(?:多少|几)(?:个|路)?\s*并发|并发(?:能|可以)?(?:到|有|撑|支持)?多少|最大并发|能(?:撑|支持|扛)(?:住)?多少"
 )
 _TOPICS = {
     "kv cache": r"kv\s*cache|kv\s*缓存",
@@ -596,14 +682,28 @@ _TOPICS = {
     "nvlink": r"nvlink|pcie",
     "vllm": r"vllm",
     "zero": r"zero[\s\-]*[123]|deepspeed|fsdp",
+    "spot": r"抢占式|竞价|spot\s+instances?|preemptible",
     "price": r"价格|price|cost|成本|费用|多少钱|贵|cheap",
     "tflops": r"tflops|算力",
 }
 
 
+_GREETING_RE = (
+    r"\s*(?:你好|您好|嗨|哈喽|hi|hello|hey|good\s+(?:morning|afternoon|evening))"
+    r"[\s!.。！,，~]*(?:呀|啊)?[\s!.。！]*"
+)
+# "help me pick a GPU", "帮我选个实例": a sizing request with nothing to size yet; ask for the model and task.
+_PICK_RE = (
+    r"(?:help\s+me\s+|can\s+you\s+|please\s+)?(?:pick|choose|select|recommend)\s+(?:me\s+)?(?:an?\s+|the\s+)?"
+    r"(?:gpu|instance|card|machine)|帮我选|推荐(?:一下|一个|个)?(?:gpu|显卡|卡|实例)|选(?:个|一个|什么)(?:gpu|显卡|卡|实例)"
+)
+
+
 def _intent(scan: _Scan, s: Slots, raw: str) -> Intent:
     text = raw.lower()
     has_workload = bool(s.model or s.model_error or s.size_b)
+    if not has_workload and not (s.gpu_mentions or s.families or s.topics) and re.search(_PICK_RE, text):
+        return "plan"
     if re.search(_OUT_OF_SCOPE_RE, text) and not (has_workload or s.gpu_mentions or s.families):
         return "out_of_scope"
     if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or len(s.gpu_mentions) == 2):
@@ -637,7 +737,7 @@ def _intent(scan: _Scan, s: Slots, raw: str) -> Intent:
         return "plan"
     if len(s.gpu_mentions) == 1 and not s.families and re.search(_SPEC_RE, text):
         return "gpu_specs"
-    if not re.search(_DOMAIN_RE, text) and not (s.families or s.gpu_mentions):
+    if not re.search(_DOMAIN_RE, text) and not (s.families or s.gpu_mentions or s.topics):
         return "out_of_scope"
     return "guidance"
 
@@ -654,7 +754,13 @@ def understand(question: str) -> Slots:
     text = _normalise(question)
     scan = _Scan(text)
     model = _find_model(scan)
+    models = [model.name] if model.name else []
+    while models and len(models) < 3 and (other := _find_model(scan)).name:
+        models.append(other.name)  # "Qwen3-30B-A3B vs Qwen2.5-32B": both are planned and compared
     names = _find_catalog_names(scan)
+    invalid = _find_invalid(scan)
+    token_cost = _find_token_cost(scan)
+    explicit_context = _find_context(scan, explicit=True)
     gpu_mentions = _find_gpus(scan) or _find_unknown_gpu(scan)  # reads, does not claim: "4 张 L20" is a count too
     budget = _find_budget(scan)
     train_tokens = _find_train_tokens(scan)
@@ -664,12 +770,13 @@ def understand(question: str) -> Slots:
     gpus = _find_gpu_count(scan)
     region = _find_region(scan)
     precision, quant, guessed = _find_precision(scan)
-    context = _find_context(scan)
+    context = explicit_context or _find_context(scan)
     size = None if model.name or model.error else _find_size(scan)
     task, hint, serving = _find_task(scan)
     slots = Slots(
         model=model.name,
         model_mention=model.mention,
+        models=list(dict.fromkeys(models)),
         model_error=model.error,
         size_b=size,
         task=task,
@@ -696,6 +803,10 @@ def understand(question: str) -> Slots:
         injection=bool(re.search(_INJECTION_RE, text, re.IGNORECASE)),
         off_topic=bool(re.search(_OUT_OF_SCOPE_RE, text, re.IGNORECASE)),
         topics=[t for t, pattern in _TOPICS.items() if re.search(pattern, text, re.IGNORECASE)],
+        invalid=invalid,
+        asks_capacity=bool(re.search(_CAPACITY_RE, text, re.IGNORECASE)),
+        asks_token_cost=token_cost,
+        greeting=bool(re.fullmatch(_GREETING_RE, text, re.IGNORECASE)),
     )
     # GPTQ/AWQ checkpoints are serving formats: "in 4-bit AWQ" implies inference.
     if slots.quant in ("awq-int4", "gptq-int4", "gptq-int8") and slots.task_hint is None:

@@ -122,3 +122,31 @@ def test_representative_model_prefers_exact_common_sizes() -> None:
     assert representative_model(70) == "Llama-3.1-70B-Instruct"
     assert representative_model(7) == "Qwen2.5-7B-Instruct"
     assert representative_model(1000) is None
+
+
+def test_gpu_count_follow_up_leads_with_the_answer_for_that_count() -> None:
+    history = conversation("Serve Llama-3.1-70B with 16k context for 10 concurrent users")
+    answer = shared_engine().answer("what about 4 GPUs?", history)
+    # The follow-up's answer comes right after the "Understood" line, before the recommendation.
+    assert answer.text.index("**On 4 GPUs:**") < answer.text.index("**Recommended:**")
+    assert ungrounded(answer, "what about 4 GPUs?", history) == []
+
+
+def test_a_gpu_count_in_a_full_question_stays_after_the_plan() -> None:
+    answer = shared_engine().answer("Serve Llama-3.1-70B with 16k context for 10 users on 4 GPUs")
+    assert answer.text.index("**Recommended:**") < answer.text.index("**On 4 GPUs:**")
+
+
+def test_training_follow_up_keeps_the_fine_tuning_method_and_adds_tokens() -> None:
+    history = conversation("Qwen2.5-7B LoRA 微调, batch 4")
+    answer = shared_engine().answer("训练 1 亿 tokens 要多久, 多少钱", history)
+
+    args = call_args(answer, "plan_gpu_deployment")
+    assert args["task"] == "lora" and args["train_tokens"] == 1e8 and args["batch"] == 4
+    assert answer.kind == "recommendation" and "预计训练" in answer.text
+    assert ungrounded(answer, "训练 1 亿 tokens 要多久, 多少钱", history) == []
+
+
+def test_training_words_after_a_serving_question_still_ask_the_method() -> None:
+    conv = read_conversation("那微调呢", conversation("Qwen2.5-7B 推理部署"))
+    assert conv.slots.task is None and conv.missing == ["method"]

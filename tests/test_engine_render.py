@@ -34,6 +34,40 @@ def test_num_keeps_the_tools_precision(value: float | None, shown: str) -> None:
     assert render.num(value) == shown
 
 
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(19.958, "19.96"), (9.53, "9.53"), (4575.66, "4575.66"), (233118.64, "233,118.64"), (16676.0, "16,676"),
+     (40.0, "40"), (0.004, "0.004"), (None, "n/a")],
+)
+def test_fig_shows_at_most_two_decimals(value: float | None, shown: str) -> None:
+    assert render.fig(value) == shown
+    if value is not None:  # still grounded in the tool's own value at the displayed precision
+        assert ungrounded_numbers(shown, Evidence(payloads=[{"v": value}])) == []
+
+
+def test_nothing_fits_on_a_requested_gpu_names_that_gpu() -> None:
+    plan = _plan()
+    restricted = plan.model_copy(
+        update={"options": [], "workload": plan.workload.model_copy(update={"gpu": "A10"})}
+    )
+    assert "No A10 instance type fits" in render.plan_markdown(restricted, "en")
+    assert "没有能放下的 A10 规格" in render.plan_markdown(restricted, "zh")
+
+
+@pytest.mark.parametrize(
+    ("basis", "zh"),
+    [("monthly subscription", "包月价"), ("pay-as-you-go x 730 h/month", "按量价 × 730 小时/月")],
+)
+def test_price_basis_is_translated_in_chinese(basis: str, zh: str) -> None:
+    assert render.basis_label(basis, "zh") == zh and render.basis_label(basis, "en") == basis
+
+
+def test_price_source_prefix_is_translated_in_chinese() -> None:
+    source = "cn-shanghai list price, CNY, as of 2023-06: https://example.org/p"
+    assert render.source_label(source, "zh") == "cn-shanghai 目录价，CNY，截至 2023-06：https://example.org/p"
+    assert render.source_label(source, "en") == source
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_plan_markdown_is_grounded_in_the_plan(lang: str) -> None:
     plan = _plan()
@@ -75,7 +109,9 @@ def test_rejections_list_the_named_gpu_first() -> None:
 def test_estimate_markdown_lists_nonzero_terms_with_meanings() -> None:
     est = estimate_gpu_memory("Qwen2.5-7B-Instruct")
     text = render.estimate_markdown(est, "en")
-    assert "| weights | 14.185 |" in text and "| gradients |" not in text
+    # At most two decimals are shown (14.185 GiB -> "14.19" or "14.18", whichever the float rounds to).
+    assert f"| weights | {render.fig(est.per_gpu.weights_gib)} |" in text and "| gradients |" not in text
+    assert render.fig(est.per_gpu.weights_gib) in ("14.18", "14.19")
     assert ungrounded_numbers(text, Evidence(payloads=[est.model_dump(mode="json")])) == []
 
 

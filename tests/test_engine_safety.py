@@ -15,7 +15,7 @@ from knowledge.config import KnowledgeConfig
 
 @pytest.mark.parametrize(
     ("question", "lang"),
-    [("写一首诗", "zh"), ("what's the weather in Beijing?", "en"), ("Tell me a joke", "en"), ("你好", "zh")],
+    [("写一首诗", "zh"), ("what's the weather in Beijing?", "en"), ("Tell me a joke", "en")],
 )
 def test_out_of_scope_gets_a_short_scope_statement(question: str, lang: str) -> None:
     answer = shared_engine().answer(question)
@@ -62,8 +62,8 @@ def test_an_injected_false_fact_is_answered_truthfully() -> None:
 @pytest.mark.parametrize(
     ("question", "suggestion", "lang"),
     [
-        ("Qwen2.5-70B 推理部署需要几张卡", "Qwen2.5-72B-Instruct", "zh"),
         ("How much memory does Llama-3.1-60B need for inference?", "Llama-3.1-70B-Instruct", "en"),
+        ("Qwen2.5-50B 推理部署需要几张卡", "Qwen2.5-72B-Instruct", "zh"),
     ],
 )
 def test_unknown_model_is_an_error_with_suggestions(question: str, suggestion: str, lang: str) -> None:
