@@ -60,6 +60,8 @@ _DOMAIN_TOOLS: tuple[Callable[..., Any], ...] = (
     toolbox.estimate_gpu_memory,
     toolbox.find_instance_types,
     toolbox.gpu_specs,
+    toolbox.price_of_instance,
+    toolbox.model_card,
 )
 _SEARCH_TOOL = "search_guidance"
 _MARKER = re.compile(r"\[(\d+(?:\s*[,，、]\s*\d+)*)\]")

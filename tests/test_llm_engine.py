@@ -155,7 +155,8 @@ def test_request_carries_tool_schemas_and_dashscope_options(kb: KnowledgeBase) -
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
     names = [t["function"]["name"] for t in body["tools"]]
     assert names == [
-        "plan_gpu_deployment", "estimate_gpu_memory", "find_instance_types", "gpu_specs", "search_guidance",
+        "plan_gpu_deployment", "estimate_gpu_memory", "find_instance_types", "gpu_specs", "price_of_instance",
+        "model_card", "search_guidance",
     ]
     plan = body["tools"][0]["function"]["parameters"]
     assert plan["required"] == ["model"] and "description" in plan["properties"]["concurrency"]
