@@ -36,7 +36,7 @@ from knowledge.models import Passage
 from tools.catalog import GPU, InstanceType, get_instance
 from tools.errors import ToolInputError, UnknownNameError
 from tools.memory import MemoryEstimate
-from tools.models import parse_size_b
+from tools.models import parse_size_b, resolve_model
 from tools.plan import DeploymentOption, Plan
 from tools.workload import Workload
 
@@ -46,6 +46,9 @@ Events = Generator[AnswerEvent, None, Any]
 _TOKEN_CHUNK = 48
 _TRAINING = ("full", "lora", "qlora")
 _HALF_PRECISIONS = ("bf16", "fp16", "fp32")
+
+# Documented RoPE scaling (YaRN factor 4 for Qwen2.5) reaches 4x the configured context.
+_ROPE_SCALING_FACTOR = 4
 
 
 class _Reply(BaseModel):
@@ -389,19 +392,25 @@ class _Run:
         return s
 
     def context_limit(self, s: Slots) -> Events:
-        """Refuse a context beyond the model's maximum with an error reply (None: within it or not given)."""
+        """Refuse a context far beyond the model's maximum (None: plannable, or not given).
+
+        Up to ``_ROPE_SCALING_FACTOR`` x the configured maximum is planned, with the planner's warning:
+        RoPE scaling such as YaRN stretches Qwen2.5's 32k to 128k. Beyond that the answer is a refusal.
+        """
         if not s.context or not s.model:
             return None
+        if s.context <= _ROPE_SCALING_FACTOR * resolve_model(s.model).max_context:
+            return None
         card, _ = yield from self.call("model_card", model_card, model=s.model)
-        if card is None or s.context <= card.max_context:
+        if card is None:
             return None
         limit, asked = render.fig(card.max_context), render.fig(s.context)
         return _Reply(
             text=self.t(
-                f"上下文 {asked} tokens 超过了 {s.model} 的最大上下文 {limit} tokens（模型配置），无法按这个长度规划。"
-                f"请把上下文设在 {limit} 以内。",
-                f"A context of {asked} tokens is beyond {s.model}'s maximum of {limit} tokens (its model config), "
-                f"so it cannot be planned at that length. Please keep the context within {limit}.",
+                f"上下文 {asked} tokens 远超 {s.model} 的最大上下文 {limit} tokens（模型配置），"
+                "即使用 YaRN 等 RoPE 扩展也达不到，无法按这个长度规划。",
+                f"A context of {asked} tokens is far beyond {s.model}'s maximum of {limit} tokens (its model "
+                "config), out of reach even with RoPE scaling such as YaRN, so it cannot be planned at that length.",
             ),
             kind="error",
         )

@@ -54,7 +54,7 @@ def test_ask_returns_the_answer_json_with_tool_calls_and_citations(client: httpx
     assert response.status_code == 200
     body = response.json()
     assert body["language"] == "zh" and body["engine"] == "offline" and body["kind"] == "recommendation"
-    assert body["tool_calls"][0]["name"] == "plan_gpu_deployment"
+    assert "plan_gpu_deployment" in [c["name"] for c in body["tool_calls"]]
     assert body["citations"] and body["citations"][0]["sources"]
     assert len(body["session_id"]) == 32
 

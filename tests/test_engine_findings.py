@@ -32,7 +32,7 @@ def test_a_huge_context_is_a_context_and_the_model_limit_is_stated() -> None:
     answer = shared_engine().answer(question)
     card = next(c for c in answer.tool_calls if c.name == "model_card")
     assert answer.kind == "error" and "训练 tokens" not in answer.text
-    assert "上下文 10,000,000 tokens 超过了" in answer.text
+    assert "上下文 10,000,000 tokens 远超" in answer.text
     assert f"最大上下文 {card.result['max_context']:,}" in answer.text or str(card.result["max_context"]) in answer.text
     assert ungrounded(answer, question) == []
 
@@ -160,3 +160,11 @@ def test_price_per_million_tokens_question_is_answered_not_read_as_training_toke
 def test_unknown_cost_per_million_tokens_is_said_when_asked() -> None:
     answer = shared_engine().answer("Serve Qwen2.5-72B AWQ on L20, what is the price per million tokens?")
     assert "cost per million tokens is unknown" in answer.text
+
+
+def test_a_context_within_rope_scaling_reach_is_planned_with_the_limit_warned() -> None:
+    # Qwen2.5's config says 32k; YaRN (factor 4) takes it to 128k, which users do deploy.
+    answer = shared_engine().answer("Qwen2.5-72B-Instruct 推理, AWQ, 128k 上下文, 2 并发")
+    assert answer.kind == "recommendation"
+    plan = next(c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment")
+    assert any("max_context" in w for w in plan["warnings"])
