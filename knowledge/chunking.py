@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -31,7 +32,8 @@ class Chunk(BaseModel):
         section: Section heading text (the document title for text before the first ``##``).
         anchor: GitHub-style anchor of the heading, for links like ``<doc>.md#<anchor>``.
         lang: Language of the text.
-        sources: URLs of the document's sources.
+        sources: URLs the section cites with ``[n]`` markers (numbered as in the document's front
+            matter), in document order; all of the document's sources when the section has no marker.
         last_verified: ISO date the document's facts were last checked.
         text: Section body without its heading line.
         content_hash: SHA-256 (hex, 16 chars) of everything stored for the chunk.
@@ -112,6 +114,19 @@ def _dedupe(anchor: str, seen: dict[str, int]) -> str:
     return anchor if count == 0 else f"{anchor}-{count}"
 
 
+_MARKER = re.compile(r"\[(\d+(?:\s*[,，、]\s*\d+)*)\]")
+
+
+def section_sources(doc_sources: Sequence[str], text: str) -> list[str]:
+    """Return the sources a section cites by its ``[n]`` markers; the whole list when it cites none.
+
+    A citation should link to what backs the passage, not to the document's first source.
+    """
+    cited = {int(n) for m in _MARKER.finditer(text) for n in re.split(r"[,，、\s]+", m.group(1)) if n}
+    picked = [url for i, url in enumerate(doc_sources, start=1) if i in cited]
+    return picked or list(doc_sources)
+
+
 def _make_chunk(doc: Document, heading: str, anchor: str, text: str) -> Chunk:
     fields = {
         "doc": doc.slug,
@@ -119,7 +134,7 @@ def _make_chunk(doc: Document, heading: str, anchor: str, text: str) -> Chunk:
         "section": heading,
         "anchor": anchor,
         "lang": doc.lang,
-        "sources": list(doc.sources),
+        "sources": section_sources(doc.sources, text),
         "last_verified": doc.last_verified.isoformat(),
         "text": text,
     }

@@ -96,3 +96,23 @@ def test_chunk_is_immutable() -> None:
     chunk = chunk_document(_fixture("zh", "pricing"))[0]
     with pytest.raises((TypeError, ValueError, dataclasses.FrozenInstanceError)):
         chunk.text = "changed"  # type: ignore[misc]
+
+
+def test_a_section_cites_the_sources_its_markers_point_at() -> None:
+    from knowledge.chunking import section_sources
+
+    urls = ("https://a.example", "https://b.example", "https://c.example")
+    assert section_sources(urls, "H800 is a Hopper part [3]; A100 has 312 TFLOPS [1, 3].") == [urls[0], urls[2]]
+    assert section_sources(urls, "No markers here.") == list(urls)
+    assert section_sources(urls, "Out of range [9].") == list(urls)
+
+
+def test_shipped_guidance_sections_cite_their_own_sources() -> None:
+    from knowledge.chunking import chunk_documents
+    from knowledge.documents import load_documents
+
+    docs = {(d.slug, d.lang): d for d in load_documents()}
+    chunks = chunk_documents(docs.values())
+    narrowed = [c for c in chunks if len(c.sources) < len(docs[c.doc, c.lang].sources)]
+    # The guidance marks its facts with [n]: most sections cite a subset of their document's sources.
+    assert len(narrowed) > len(chunks) / 2
