@@ -100,10 +100,10 @@ def test_human_output_is_a_table() -> None:
     ("args", "needle"),
     [
         (("estimate", "--model", "Qwen2.5-70B"), "Did you mean"),
-        (("estimate", "--model", "qwen2.5-7b", "--batch", "-4"), "batch"),
-        (("estimate", "--model", "qwen2.5-7b", "--prompt-tokens", "999999999"), "prompt_tokens"),
+        (("estimate", "--model", "qwen2.5-7b", "--batch", "-4"), "--batch:"),
+        (("estimate", "--model", "qwen2.5-7b", "--prompt-tokens", "999999999"), "--prompt-tokens:"),
         (("estimate", "--model", "qwen2.5-7b", "--task", "full", "--quant", "gptq-int4"), "gptq-int4"),
-        (("plan", "--model", "qwen2.5-7b", "--concurrency", "0"), "concurrency"),
+        (("plan", "--model", "qwen2.5-7b", "--concurrency", "0"), "--concurrency:"),
         (("plan", "--model", "qwen2.5-7b", "--gpu", "H9000"), "Unknown GPU"),
         (("estimate", "--model", "qwen2.5-7b", "--precision", "fp64"), "invalid choice"),
         (("estimate", "--model", "/nonexistent/config.json"), "config"),

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 _TASKS = ("inference", "full", "lora", "qlora")
@@ -110,7 +113,8 @@ def _estimate(args: argparse.Namespace) -> int:
         return _estimate_batch(args.from_file)
     if not args.model:
         raise _error("--model is required (or --from FILE.jsonl)")
-    request = parse_request({k: getattr(args, k) for k in _ESTIMATE_KEYS if getattr(args, k) is not None})
+    with _as_flags(_ESTIMATE_KEYS):
+        request = parse_request({k: getattr(args, k) for k in _ESTIMATE_KEYS if getattr(args, k) is not None})
     result = estimate_memory(request)
     if args.json:
         print(_dump(result))
@@ -159,7 +163,8 @@ def _plan(args: argparse.Namespace) -> int:
     from tools.plan import plan_deployment
     from tools.workload import parse_workload
 
-    workload = parse_workload({k: getattr(args, k) for k in _PLAN_KEYS})
+    with _as_flags(_PLAN_KEYS):
+        workload = parse_workload({k: getattr(args, k) for k in _PLAN_KEYS})
     result = plan_deployment(workload)
     if args.json:
         print(_dump(result))
@@ -210,6 +215,20 @@ def _models(args: argparse.Namespace) -> int:
 
         print_models(found)
     return 0
+
+
+@contextmanager
+def _as_flags(fields: tuple[str, ...]) -> Iterator[None]:
+    """Name command-line flags, not model fields, in validation errors ("--batch: ...", not "batch: ...")."""
+    from tools.errors import ToolInputError
+
+    try:
+        yield
+    except ToolInputError as exc:
+        message = str(exc)
+        for field in fields:
+            message = re.sub(rf"(^|; ){field}:", rf"\g<1>--{field.replace('_', '-')}:", message)
+        raise ToolInputError(message) from None
 
 
 def _error(message: str) -> Exception:
