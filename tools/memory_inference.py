@@ -153,7 +153,8 @@ def inference_terms(req: EstimateRequest, arch: ModelArchitecture, fmt: WeightFo
             )
         elif a.vllm.max_concurrent_sequences < req.batch:
             a.warnings.append(
-                f"vLLM holds {a.vllm.max_concurrent_sequences} sequences of {prompt + gen} tokens at once; "
+                f"vLLM holds {a.vllm.max_concurrent_sequences} sequence"
+                f"{'s' if a.vllm.max_concurrent_sequences != 1 else ''} of {prompt + gen} tokens at once; "
                 f"the other {req.batch - a.vllm.max_concurrent_sequences} of batch {req.batch} would queue"
             )
     if parallel == "tensor" and n > 1 and arch.num_attention_heads % n:

@@ -137,9 +137,9 @@ def _training_problem(r: EstimateRequest) -> str | None:
     if r.parallelism != "auto":
         return "training on several GPUs is data parallel (use zero); parallelism is an inference option"
     if r.task == "full" and r.quant != "none":
-        return f"full fine-tuning cannot update a {r.quant} checkpoint; use task=qlora or quant=none"
+        return f"full fine-tuning cannot update a quantised ({r.quant}) checkpoint; use task=qlora or quant=none"
     if r.task == "lora" and r.quant != "none":
-        return f"LoRA on a {r.quant} base is QLoRA; use task=qlora"
+        return f"LoRA on a quantised ({r.quant}) base is QLoRA; use task=qlora"
     if r.task in ("full", "lora") and r.precision in ("fp8", "int8", "int4"):
         return f"{r.task} training needs bf16, fp16 or fp32 weights; for a 4-bit base use task=qlora"
     if r.task == "qlora" and r.quant not in ("none", *_FOUR_BIT_BASES):
