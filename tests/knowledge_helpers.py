@@ -5,13 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from fakes.loopback import JsonHandler, serve
 
 FIXTURE_DOCS = Path(__file__).parent / "fixtures" / "docs"
 
@@ -41,7 +41,7 @@ def fake_embedding_server() -> Iterator[FakeEmbeddingServer]:
     """Serve ``POST /v1/embeddings`` on 127.0.0.1 (a random port) like an OpenAI-compatible endpoint."""
     state = FakeEmbeddingServer()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(JsonHandler):
         def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             state.requests.append({"path": self.path, "authorization": self.headers.get("Authorization"), "body": body})
@@ -69,23 +69,8 @@ def fake_embedding_server() -> Iterator[FakeEmbeddingServer]:
             )
 
         def _reply(self, status: int, payload: dict[str, Any]) -> None:
-            raw = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(raw)))
-            self.end_headers()
-            self.wfile.write(raw)
+            self.send_json(status, payload)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serve(Handler) as url:
+        state.url = url + "/v1"
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()

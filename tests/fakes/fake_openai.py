@@ -25,10 +25,12 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from .loopback import JsonHandler, serve
 
 Reply = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -89,8 +91,7 @@ class FakeOpenAI:
     url: str = ""
     requests: list[Recorded] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
-    _server: ThreadingHTTPServer | None = None
-    _thread: threading.Thread | None = None
+    _serving: AbstractContextManager[str] | None = None
 
     def push(self, *replies: Reply) -> None:
         """Append replies to the script."""
@@ -103,19 +104,13 @@ class FakeOpenAI:
         return [r for r in self.requests if r.path.endswith("/chat/completions")]
 
     def __enter__(self) -> FakeOpenAI:
-        handler = _handler_for(self)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
+        self._serving = serve(_handler_for(self))
+        self.url = self._serving.__enter__() + "/v1"
         return self
 
     def __exit__(self, *exc: object) -> None:
-        assert self._server is not None and self._thread is not None
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
+        assert self._serving is not None
+        self._serving.__exit__(None, None, None)
 
     def _next(self, body: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
@@ -131,7 +126,7 @@ def fake_openai(*script: Reply) -> Iterator[FakeOpenAI]:
 
 
 def _handler_for(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(JsonHandler):
         protocol_version = "HTTP/1.1"
         # SSE events are small writes; with Nagle's algorithm each could wait for a delayed ACK (40 ms).
         disable_nagle_algorithm = True
@@ -197,20 +192,7 @@ def _handler_for(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             self.wfile.flush()
 
         def _json(self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-            raw = json.dumps(payload, ensure_ascii=False).encode()
-            try:
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(raw)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
-            pass
+            self.send_json(code, payload, headers)
 
     return Handler
 

@@ -19,9 +19,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
+
+from .loopback import JsonHandler, serve
 
 BOT_USER_ID = "UBOT0001"
 BOT_ID = "BBOT0001"
@@ -161,7 +162,7 @@ def fake_slack() -> Iterator[FakeSlack]:
     """Run the fake Web API on a loopback port for the duration of the block."""
     state = FakeSlack()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(JsonHandler):
         def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
             self._handle()
 
@@ -182,26 +183,11 @@ def fake_slack() -> Iterator[FakeSlack]:
             auth = self.headers.get("Authorization") or ""
             call = SlackCall(parts.path.removeprefix("/api/"), params, auth.removeprefix("Bearer ") or None)
             state._record(call)
-            payload = json.dumps(state._answer(call)).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+            self.send_json(200, state._answer(call))
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+    with serve(Handler) as url:
+        state.url = url
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
 
 
 def signed_headers(
