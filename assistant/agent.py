@@ -35,8 +35,7 @@ from pydantic_core import to_jsonable_python
 from assistant import guards, toolbox
 from assistant.answer import Answer, AnswerEvent, AnswerKind, Language, Message, ToolCall
 from knowledge.models import Passage
-from tools.errors import ToolInputError
-from tools.workload import validation_message
+from tools.errors import ToolInputError, validation_message
 
 if TYPE_CHECKING:
     from langchain.agents.middleware import ToolCallRequest

@@ -6,6 +6,8 @@ log, never to the chat.
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 
 class ToolInputError(ValueError):
     """Bad input to a tool: unknown name, impossible size, contradictory options."""
@@ -20,3 +22,13 @@ class UnknownNameError(ToolInputError):
         self.suggestions = suggestions
         hint = f" Did you mean {', '.join(suggestions)}?" if suggestions else ""
         super().__init__(f"Unknown {kind} '{name}'.{hint}")
+
+
+def validation_message(exc: ValidationError) -> str:
+    """One short clause per problem: ``field: what is wrong`` (pydantic lists the valid literals)."""
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"].removeprefix("Value error, ")
+        parts.append(f"{where}: {msg}" if where else msg)
+    return "; ".join(parts)

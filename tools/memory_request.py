@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from tools.errors import ToolInputError
+from tools.errors import ToolInputError, validation_message
 from tools.memory_terms import LoraTarget, Optimizer
 from tools.quantization import Precision, Quant
 
@@ -162,13 +162,3 @@ def parse_request(data: dict[str, Any]) -> EstimateRequest:
         return EstimateRequest.model_validate({k: v for k, v in data.items() if v is not None})
     except ValidationError as exc:
         raise ToolInputError(validation_message(exc)) from None
-
-
-def validation_message(exc: ValidationError) -> str:
-    """One short clause per problem: ``field: what is wrong`` (pydantic lists the valid literals)."""
-    parts = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"])
-        msg = err["msg"].removeprefix("Value error, ")
-        parts.append(f"{where}: {msg}" if where else msg)
-    return "; ".join(parts)

@@ -19,7 +19,6 @@ These are planning figures (±30%), not benchmarks: measure before you commit to
 
 from __future__ import annotations
 
-import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -158,10 +157,3 @@ def training_hours(
     a = assumptions or SpeedAssumptions()
     seconds = training_flops(arch, tokens, task, grad_ckpt) / (gpus * gpu.dense_tflops * 1e12 * a.mfu_training)
     return seconds / 3600
-
-
-def replicas_for_rate(required_tokens_per_s: float, per_replica_tokens_per_s: float) -> int:
-    """Replicas needed to sustain an output-token rate (at least one)."""
-    if per_replica_tokens_per_s <= 0:
-        raise ValueError("per-replica throughput must be positive")
-    return max(1, math.ceil(required_tokens_per_s / per_replica_tokens_per_s))

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from tools.errors import ToolInputError
+from tools.errors import ToolInputError, validation_message
 
 Task = Literal["inference", "full", "lora", "qlora"]
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
@@ -75,13 +75,3 @@ def parse_workload(data: dict[str, object]) -> Workload:
         return Workload.model_validate({k: v for k, v in data.items() if v is not None})
     except ValidationError as exc:
         raise ToolInputError(validation_message(exc)) from None
-
-
-def validation_message(exc: ValidationError) -> str:
-    """One line per problem: ``field: what is wrong``, valid values included by pydantic."""
-    parts = []
-    for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"]) or "input"
-        msg = err["msg"].removeprefix("Value error, ")
-        parts.append(f"{where}: {msg}" if where != "input" else msg)
-    return "; ".join(parts)
