@@ -24,12 +24,26 @@ class ToolCall(BaseModel):
     error: str | None = None
 
 
+class AnswerDetail(BaseModel):
+    """A folded part of an answer (rejections, all assumptions, passages): shown collapsed under the text."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str
+    markdown: str
+
+
 class Answer(BaseModel):
     """A finished answer: markdown text, the tool calls its numbers come from, the passages it cites."""
 
     model_config = ConfigDict(extra="forbid")
 
-    text: str = Field(description="markdown; citations as [n] markers matching `citations`")
+    text: str = Field(
+        description="markdown; the first line answers the question; citations as [n] markers matching `citations`"
+    )
+    details: list[AnswerDetail] = Field(
+        default_factory=list, description="folded sections shown collapsed after `text` (same [n] markers)"
+    )
     language: Language
     engine: Engine = Field(description="the engine that produced the final text")
     kind: AnswerKind = "recommendation"

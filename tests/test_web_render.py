@@ -246,3 +246,19 @@ def test_answers_without_plan_or_estimate_have_no_visuals() -> None:
     answer = _answer(tool_calls=[failed, ToolCall(name="gpu_specs", args={"name": "A10"}, result={"name": "A10"})])
     assert not rw.has_visuals(answer)
     assert rw.memory_bars(answer) == [] and rw.option_rows(answer) == []
+
+
+def test_details_are_folded_in_the_chat_and_sections_in_plain_text() -> None:
+    from assistant.answer import AnswerDetail
+
+    answer = Answer(
+        text="Yes: it fits.",
+        language="en",
+        engine="offline",
+        details=[AnswerDetail(title="Rejected <options>", markdown="- A10: needs 40 of 22 GiB")],
+    )
+    chat = rw.answer_markdown(answer)
+    assert chat.startswith("Yes: it fits.")
+    assert "<details><summary>Rejected &lt;options&gt;</summary>\n\n- A10: needs 40 of 22 GiB\n\n</details>" in chat
+    plain = rw.answer_text_with_sources(answer)
+    assert "**Rejected <options>**\n\n- A10: needs 40 of 22 GiB" in plain

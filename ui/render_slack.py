@@ -88,6 +88,8 @@ def to_slack_blocks(answer: Answer) -> list[Block]:
     lang = answer.language
     plan = _plan_of(answer)
     tail: list[Block] = []
+    # Slack has no folding; details go in small print after the answer, one context block each.
+    tail += [_context(f"*{inline_mrkdwn(d.title)}*\n{markdown_to_mrkdwn(d.markdown)}") for d in answer.details]
     if answer.citations:
         tail.append(_context(_citations_mrkdwn(answer.citations, lang)))
     if answer.warnings:

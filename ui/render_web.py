@@ -118,6 +118,7 @@ def answer_markdown(answer: Answer) -> str:
     if plain_sources and text.endswith(plain_sources):
         text = text[: -len(plain_sources)].rstrip()
     parts = [link_citations(text, answer.citations)]
+    parts += [details_html(d.title, link_citations(d.markdown, answer.citations)) for d in answer.details]
     if answer.citations:
         parts.append(sources_block(answer.citations, answer.language))
     if answer.warnings:
@@ -126,13 +127,20 @@ def answer_markdown(answer: Answer) -> str:
     return "\n\n".join(parts)
 
 
+def details_html(title: str, markdown: str) -> str:
+    """Fold a section in ``<details>``, with blank lines around the body so Markdown inside still renders."""
+    return f"<details><summary>{html.escape(title)}</summary>\n\n{markdown.strip()}\n\n</details>"
+
+
 def answer_text_with_sources(answer: Answer) -> str:
-    """Return the answer's own text with its plain numbered source list (added when the engine did not).
+    """Return the answer's own text, its folded details as sections, and its plain numbered source list.
 
     For faces that show plain Markdown without links rendering (the OpenAI-compatible API).
     """
     plain_sources = sources_markdown(answer.citations, answer.language)
     text = answer.text.rstrip()
+    for detail in answer.details:
+        text += f"\n\n**{detail.title}**\n\n{detail.markdown.strip()}"
     if plain_sources and not text.endswith(plain_sources):
         text = f"{text}\n\n{plain_sources}"
     return text

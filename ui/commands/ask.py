@@ -81,6 +81,9 @@ def _print_human(answer: Answer) -> None:
 
     out = Console()
     out.print(Markdown(answer.text))
+    for detail in answer.details:
+        out.print()
+        out.print(Markdown(f"**{detail.title}**\n\n{detail.markdown}"))
     if answer.citations:
         out.print()
         for line in sources_lines(answer):
