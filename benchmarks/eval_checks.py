@@ -20,7 +20,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from assistant.answer import Answer, Message
+from assistant.answer import Answer, Message, ToolCall
 from assistant.guards import Evidence, extract_numbers, ungrounded_numbers
 from tools.plan import Plan
 
@@ -36,6 +36,9 @@ class ToolExpectation(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
     args_range: dict[str, tuple[float, float]] = Field(
         default_factory=dict, description="argument -> [low, high], inclusive"
+    )
+    result_range: dict[str, tuple[float, float]] = Field(
+        default_factory=dict, description="field of the call's result -> [low, high], inclusive"
     )
 
 
@@ -209,6 +212,8 @@ def flat_items(value: Any) -> list[tuple[str, Any]]:
 
 
 def _same(got: Any, want: Any) -> bool:
+    if isinstance(got, list):  # a tool comparing several GPUs or models takes them as a list
+        return any(_same(item, want) for item in got)
     if isinstance(want, bool) or isinstance(got, bool):
         return got is want
     if isinstance(want, int | float) and isinstance(got, int | float):
@@ -231,17 +236,21 @@ def _in_range(value: Any, low: float, high: float) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and low <= value <= high
 
 
-def call_matches(want: ToolExpectation, name: str, args: dict[str, Any]) -> bool:
-    """Whether one call (tool ``name`` with ``args``) satisfies ``want``."""
-    if want.tool and name != want.tool:
+def call_matches(want: ToolExpectation, call: ToolCall) -> bool:
+    """Whether one tool call satisfies ``want``."""
+    if want.tool and call.name != want.tool:
         return False
+    args, result = call.args, {"result": call.result}
     if not all(_has_arg(args, k, lambda got, v=v: _same(got, v)) for k, v in want.args.items()):
         return False
-    return all(_has_arg(args, k, lambda got, r=r: _in_range(got, *r)) for k, r in want.args_range.items())
+    if not all(_has_arg(args, k, lambda got, r=r: _in_range(got, *r)) for k, r in want.args_range.items()):
+        return False
+    return all(_has_arg(result, k, lambda got, r=r: _in_range(got, *r)) for k, r in want.result_range.items())
 
 
 def _describe(want: ToolExpectation) -> str:
     parts = [f"{k}={v}" for k, v in want.args.items()] + [f"{k} in {list(r)}" for k, r in want.args_range.items()]
+    parts += [f"-> {k} in {list(r)}" for k, r in want.result_range.items()]
     return f"{want.tool or 'a tool'}({', '.join(parts)})"
 
 
@@ -251,9 +260,9 @@ def _check_calls(e: Expect, answer: Answer) -> list[str]:
     if e.no_tools and made:
         problems.append(f"tools called: {[name for name, _ in made]}")
     for want in e.calls:
-        if not any(call_matches(want, name, args) for name, args in made):
+        if not any(call_matches(want, c) for c in answer.tool_calls):
             problems.append(f"no call {_describe(want)}; made {made}")
-    if e.calls_any and not any(call_matches(w, n, a) for w in e.calls_any for n, a in made):
+    if e.calls_any and not any(call_matches(w, c) for w in e.calls_any for c in answer.tool_calls):
         problems.append(f"none of {[_describe(w) for w in e.calls_any]}; made {made}")
     problems += [f"{name} called" for name in e.not_called if any(n == name for n, _ in made)]
     if e.training_tokens is not None:
@@ -325,10 +334,11 @@ def _check_honours(h: Honours, answer: Answer) -> list[str]:
     for label, name in (("gpu", h.gpu), ("instance type", h.instance_type)):
         if name is None:
             continue
-        bare = name.lower().removeprefix("ecs.")
-        if bare not in text and _norm(bare) not in _norm(text):
+        # "A10" must not match "A100": the name may not run on into another digit.
+        named = re.compile(rf"(?<![a-z0-9]){re.escape(_norm(name))}(?![0-9])")
+        if not named.search(_norm(text)):
             problems.append(f"text does not name the {label} {name}")
-        if bare not in dump and _norm(bare) not in _norm(dump):
+        if not named.search(_norm(dump)):
             problems.append(f"no tool evaluated the {label} {name}")
     if h.family:
         pattern = re.compile(rf"(?<![a-z0-9]){re.escape(h.family.lower())}(?![a-z0-9])")
@@ -386,9 +396,7 @@ _YES_EN = r"yes|fits?|enough|can|sufficient|suffices|good choice|works?|is a goo
 _NO_ZH = "不能|不够|不行|不可以|放不下|装不下|跑不了|跑不动|跑不起来|不合适|不建议|不适合|不足以|无法"
 # 能 only as a verb: not inside 性能/功能/可能/智能/效能/本能, nor the question form 能否.
 _YES_ZH = "(?<![性功智效可本])能(?!否)|可以|够|放得下|装得下|跑得动|跑得起来|合适|适合|足够|没问题"
-_VERDICT = re.compile(
-    rf"(?P<no>\b(?:{_NO_EN})\b|{_NO_ZH})|(?P<yes>\b(?:{_YES_EN})\b|{_YES_ZH})", re.IGNORECASE
-)
+_VERDICT = re.compile(rf"(?P<no>\b(?:{_NO_EN})\b|{_NO_ZH})|(?P<yes>\b(?:{_YES_EN})\b|{_YES_ZH})", re.IGNORECASE)
 _BUT = re.compile(r"\b(?:but|however|though|although)\b|但|不过|然而|只是", re.IGNORECASE)
 
 
@@ -405,6 +413,7 @@ def verdict_of(line: str) -> Verdict | None:
 _MD_LINK_TARGET = re.compile(r"\]\([^)]*\)")
 _RAW_URL = re.compile(r"https?://|www\.", re.IGNORECASE)
 _CODE = re.compile(r"`[^`]*`")
+_URL = re.compile(r"https?://\S+|www\.\S+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # Three or more plain lowercase English words in a row: an English sentence inside a Chinese answer
 # (names, units and abbreviations are capitalised or carry digits, so they do not match).
@@ -460,7 +469,8 @@ def _check_first_line(e: Expect, answer: Answer) -> list[str]:
 
 def _check_single_language(answer: Answer) -> list[str]:
     parts = [answer.text, *(d.markdown for d in answer.details)]
-    body = _CODE.sub(" ", _MD_LINK_TARGET.sub("]", "\n".join(parts)))
+    # Link targets, raw URLs (graded by no_raw_urls) and code spans are identifiers, not prose.
+    body = _CODE.sub(" ", _URL.sub(" ", _MD_LINK_TARGET.sub("]", "\n".join(parts))))
     if answer.language == "en":
         cjk = _CJK.findall(body)
         return [f"Chinese characters in an English answer: {''.join(cjk[:12])!r}"] if cjk else []
