@@ -314,7 +314,15 @@ def _check_plan(e: Expect, answer: Answer) -> list[str]:
 
 
 _COUNT_KEYS = {"gpus", "gpu_count", "num_gpus", "n_gpus", "total_gpus", "gpus_total"}
-_ZH_DIGITS = {1: "一|单", 2: "两|二|双", 3: "三", 4: "四", 6: "六", 8: "八", 16: "十六"}
+_COUNT_WORDS = {
+    1: "一|单|one|a single|single",
+    2: "两|二|双|two",
+    3: "三|three",
+    4: "四|four",
+    6: "六|six",
+    8: "八|eight",
+    16: "十六|sixteen",
+}
 REGION_NAMES = {
     "cn-hangzhou": ("杭州", "hangzhou"),
     "cn-shanghai": ("上海", "shanghai"),
@@ -335,10 +343,10 @@ def _check_honours(h: Honours, answer: Answer) -> list[str]:
         if name is None:
             continue
         # "A10" must not match "A100": the name may not run on into another digit.
-        named = re.compile(rf"(?<![a-z0-9]){re.escape(_norm(name))}(?![0-9])")
-        if not named.search(_norm(text)):
+        named = re.compile(rf"(?<![a-z0-9]){re.escape(name.lower().removeprefix('ecs.'))}(?![0-9])")
+        if not named.search(text):
             problems.append(f"text does not name the {label} {name}")
-        if not named.search(_norm(dump)):
+        if not named.search(dump):
             problems.append(f"no tool evaluated the {label} {name}")
     if h.family:
         pattern = re.compile(rf"(?<![a-z0-9]){re.escape(h.family.lower())}(?![a-z0-9])")
@@ -347,7 +355,7 @@ def _check_honours(h: Honours, answer: Answer) -> list[str]:
         if not pattern.search(dump):
             problems.append(f"no tool evaluated the family {h.family}")
     if h.gpu_count:
-        problems += _check_gpu_count(h.gpu_count, answer)
+        problems += _check_gpu_count(h.gpu_count, h.gpu, answer)
     if h.region:
         if not any(_has_arg(c.args, "region", lambda v, r=h.region: _same(v, r)) for c in answer.tool_calls):
             problems.append(f"no call priced in {h.region}")
@@ -360,13 +368,14 @@ def _check_honours(h: Honours, answer: Answer) -> list[str]:
     return problems
 
 
-def _check_gpu_count(n: int, answer: Answer) -> list[str]:
+def _check_gpu_count(n: int, gpu: str | None, answer: Answer) -> list[str]:
     problems = []
     counts = [v for c in answer.tool_calls for k, v in flat_items([c.args, c.result]) if k in _COUNT_KEYS]
     if not any(_same(v, n) for v in counts):
         problems.append(f"no tool evaluated {n} GPUs; counts seen {sorted(set(map(str, counts)))}")
-    zh = _ZH_DIGITS.get(n, str(n))
-    said = rf"(?<![\d.])(?:{n}|{zh})\s*(?:张|块|卡|×|x\b|\*|-?gpus?\b|cards?\b|个?\s*gpu)|[×x*]\s*{n}(?![\d.])"
+    number = f"{n}|{_COUNT_WORDS[n]}" if n in _COUNT_WORDS else str(n)
+    unit = r"张|块|卡|×|x\b|\*|-?gpus?\b|cards?\b|个?\s*gpu" + (f"|{re.escape(gpu)}" if gpu else "")
+    said = rf"(?<![\d.])(?:{number})\s*(?:{unit})|[×x*]\s*{n}(?![\d.])"
     if not re.search(said, answer.text, re.IGNORECASE):
         problems.append(f"text does not state {n} GPUs")
     return problems
