@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import re
 import statistics
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from types import ModuleType
 
@@ -92,11 +93,13 @@ def _answer(engine: OfflineEngine, case: Case) -> tuple[Answer | None, list[str]
 def grade(engine: OfflineEngine, name: str, cases: list[Case], *, verbose: bool) -> float:
     """Answer and check every case; print failures and pass rates overall, per category and per language."""
     by_group: dict[str, list[bool]] = defaultdict(list)
+    kinds: Counter[str] = Counter()
     passed = 0
     for case in cases:
         _, problems = _answer(engine, case)
         ok = not problems
         passed += ok
+        kinds.update({_problem_kind(p) for p in problems})
         by_group[f"category {checks.category_of(case)}"].append(ok)
         by_group[f"language {checks.language_of(case)}"].append(ok)
         if case.persona:
@@ -108,7 +111,16 @@ def grade(engine: OfflineEngine, name: str, cases: list[Case], *, verbose: bool)
     for group in sorted(by_group):
         oks = by_group[group]
         print(f"   {group:<28} {sum(oks):>3}/{len(oks):<3} = {sum(oks) / len(oks):.0%}")
+    if kinds:
+        print("   most frequent problems (questions affected):")
+        for kind, count in kinds.most_common(12):
+            print(f"   {count:>5}  {kind}")
     return rate
+
+
+def _problem_kind(problem: str) -> str:
+    """A problem line without its particulars (quoted text, lists, numbers), to count problems by kind."""
+    return re.sub(r"'[^']*'|\"[^\"]*\"|\[[^\]]*\]|\d[\d.,e+]*", "…", problem.split(";")[0])[:70]
 
 
 def latency(engine: OfflineEngine, cases: list[Case], rounds: int) -> None:
