@@ -94,11 +94,12 @@ def grade(engine: OfflineEngine, name: str, cases: list[Case], *, verbose: bool)
     """Answer and check every case; print failures and pass rates overall, per category and per language."""
     by_group: dict[str, list[bool]] = defaultdict(list)
     kinds: Counter[str] = Counter()
-    passed = 0
+    passed = content_passed = 0
     for case in cases:
         _, problems = _answer(engine, case)
         ok = not problems
         passed += ok
+        content_passed += all(checks.is_form_problem(p) for p in problems)
         kinds.update({_problem_kind(p) for p in problems})
         by_group[f"category {checks.category_of(case)}"].append(ok)
         by_group[f"language {checks.language_of(case)}"].append(ok)
@@ -108,6 +109,7 @@ def grade(engine: OfflineEngine, name: str, cases: list[Case], *, verbose: bool)
             print(f"FAIL [{name}] {case.id}: {'; '.join(problems)}")
     rate = passed / len(cases)
     print(f"\n== {name}: pass rate {passed}/{len(cases)} = {rate:.1%}")
+    print(f"   content only (answer-form checks aside): {content_passed}/{len(cases)}")
     for group in sorted(by_group):
         oks = by_group[group]
         print(f"   {group:<28} {sum(oks):>3}/{len(oks):<3} = {sum(oks) / len(oks):.0%}")

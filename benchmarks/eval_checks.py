@@ -392,6 +392,20 @@ def numbers_in(text: str) -> list[float]:
     return [v for m in extract_numbers(text) for v in m.candidates]
 
 
+_FORM_PROBLEMS = (
+    "a raw URL in the body",
+    "characters before the details",
+    "English phrases in a Chinese answer",
+    "Chinese characters in an English answer",
+    "first line is a quoted passage",
+)
+
+
+def is_form_problem(problem: str) -> bool:
+    """Whether a problem concerns only the answer's form (links, length, language mix, quoted opening)."""
+    return any(marker in problem for marker in _FORM_PROBLEMS)
+
+
 def first_line(text: str) -> str:
     """The first non-empty line of ``text``, without markdown emphasis or heading marks."""
     for line in text.splitlines():
