@@ -122,7 +122,8 @@ def grade(engine: OfflineEngine, name: str, cases: list[Case], *, verbose: bool)
 
 def _problem_kind(problem: str) -> str:
     """A problem line without its particulars (quoted text, lists, numbers), to count problems by kind."""
-    return re.sub(r"'[^']*'|\"[^\"]*\"|\[[^\]]*\]|\d[\d.,e+]*", "…", problem.split(";")[0])[:70]
+    unquoted = re.sub(r"'[^']*'|\"[^\"]*\"", "…", problem.split(";")[0])
+    return re.sub(r"\[.*\]|\d[\d.,e+]*", "…", unquoted)[:70]
 
 
 def latency(engine: OfflineEngine, cases: list[Case], rounds: int) -> None:
