@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from assistant import guards
 from assistant.answer import Answer, AnswerEvent, Language, Message, ToolCall
 from assistant.llm_faults import LLMFailure, failure_from
-from assistant.llm_middleware import CallLimits, check_budget, check_raw_args, middleware
+from assistant.llm_middleware import CallLimits, budget_callbacks, check_raw_args, middleware
 from assistant.llm_review import (
     LANGUAGE_NAMES,
     evidence,
@@ -173,6 +173,7 @@ class LLMEngine:
         prompt = system_prompt(run.language)
         with timed(run, "build"):
             agent, tool_names = self._agent(run, prompt)
+        run.started = time.monotonic()  # the budget is for the model and tools, not first-use imports
         messages = _input_messages(run)
         warnings: list[str] = []
         new = yield from self._pass(agent, messages, run, stream_tokens=True)
@@ -220,9 +221,8 @@ class LLMEngine:
         pending: dict[str, int] = {}
         raw_args: dict[tuple[Any, Any], str] = {}
         redactor = guards.StreamRedactor(self._secrets)
-        for mode, data in agent.stream({"messages": messages}, stream_mode=["messages", "updates"]):
-            # A server that trickles tokens never trips the per-read timeout; the answer's budget does.
-            check_budget(run, self._limits)
+        config = {"callbacks": budget_callbacks(run, self._limits)}
+        for mode, data in agent.stream({"messages": messages}, config, stream_mode=["messages", "updates"]):
             if mode == "messages":
                 chunk, meta = data
                 if not isinstance(chunk, AIMessageChunk) or meta.get("langgraph_node") != "model":
@@ -267,9 +267,9 @@ class LLMEngine:
             raw, echoed = guards.remove_echoed_lines(raw, rewrite_instructions())
             if echoed:
                 log.warning("the rewrite repeated the check request; those lines were dropped")
-                warnings.append(say(run.language, "cut_rewrite"))
                 if not raw:
                     raise LLMFailure.of("echoed_check")
+                warnings.append(say(run.language, "cut_rewrite"))
         if not raw.strip():
             raise LLMFailure.of("empty")
         text, leaks = guards.redact_leaks(raw, secrets=self._secrets, system_prompt=prompt)

@@ -53,6 +53,26 @@ def check_budget(run: Run, limits: CallLimits) -> float | None:
     return left
 
 
+def budget_callbacks(run: Run, limits: CallLimits) -> list[Any]:
+    """Return callbacks that stop a streaming model call as soon as the answer's time is spent.
+
+    A server that trickles tokens never trips the per-read timeout; raising from the token callback
+    (``raise_error``) ends the HTTP stream there, where an exception in the consumer would wait for
+    the model node to finish.
+    """
+    if limits.answer_timeout_s is None:
+        return []
+    from langchain_core.callbacks import BaseCallbackHandler
+
+    class AnswerBudget(BaseCallbackHandler):
+        raise_error = True
+
+        def on_llm_new_token(self, token: Any, **kwargs: Any) -> None:
+            check_budget(run, limits)
+
+    return [AnswerBudget()]
+
+
 def middleware(run: Run, limits: CallLimits, tool_names: set[str]) -> list[Any]:
     """Return the middleware of one run's agent: call limit, tool errors as text, :func:`_wrap_call`."""
     from langchain.agents.middleware import AgentMiddleware, ModelCallLimitMiddleware, ToolErrorMiddleware
