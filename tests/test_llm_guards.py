@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
+from llm_helpers import hashing_kb
 from pydantic import ValidationError
 
 from assistant.guards import (
@@ -11,6 +15,7 @@ from assistant.guards import (
     detect_language,
     extract_numbers,
     redact_leaks,
+    remove_echoed_lines,
     remove_numbers,
     ungrounded_numbers,
 )
@@ -264,3 +269,33 @@ def test_unusable_configuration_says_the_fix(values: dict[str, str], message: st
 def test_secret_values_lists_every_configured_secret() -> None:
     settings = _settings(DASHSCOPE_API_KEY="sk-a", OPENAI_API_KEY="sk-b", SLACK_BOT_TOKEN="xoxb-c")
     assert sorted(secret_values(settings)) == ["sk-a", "sk-b", "xoxb-c"]
+
+
+def test_lines_copying_the_check_request_are_dropped() -> None:
+    instruction = "Reply with the full corrected answer only."
+    text = "Here is the full corrected answer:\n\nUse ecs.gn7i-c8g1.2xlarge.\nThe answer is full and correct."
+    assert remove_echoed_lines(text, [instruction]) == (
+        "Use ecs.gn7i-c8g1.2xlarge.\nThe answer is full and correct.",
+        True,
+    )
+    assert remove_echoed_lines("Use one A10.", [instruction]) == ("Use one A10.", False)
+
+
+def test_compact_tool_schemas_keep_arguments_and_validation(tmp_path: Path) -> None:
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    from assistant.llm_tools import build_tools
+
+    kb = hashing_kb(tmp_path)
+    full = {t.name: convert_to_openai_tool(t)["function"] for t in build_tools(kb)}
+    compact_tools_ = build_tools(kb, compact=True)
+    for tool in compact_tools_:
+        shown = convert_to_openai_tool(tool)["function"]
+        params, full_params = shown["parameters"], full[tool.name]["parameters"]
+        assert params["properties"].keys() == full_params["properties"].keys()
+        assert params.get("required") == full_params.get("required")
+        assert len(json.dumps(shown)) < len(json.dumps(full[tool.name]))
+        assert all("anyOf" not in prop or len(prop["anyOf"]) > 1 for prop in params["properties"].values())
+    gpu_specs = next(t for t in compact_tools_ if t.name == "gpu_specs")
+    with pytest.raises(ValidationError):
+        gpu_specs.invoke({"name": 5})

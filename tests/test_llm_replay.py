@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 import pytest
-from fakes.fake_openai import fake_openai, recording, replay, streamed_text, text
+from fakes.fake_openai import fake_openai, recording, replay, streamed_text, text, tool_call
 from llm_helpers import API_KEY, hashing_kb, llm_settings
 
 from assistant.answer import Answer
@@ -249,3 +249,12 @@ def test_dashscope_error_codes_get_a_clear_warning_and_the_fallback(
     assert zh.warnings[0].endswith("本回答由离线引擎生成。")
     for answer in (en, zh):
         _check_invariants(answer, caplog)
+
+
+@pytest.mark.parametrize(("setting", "sent"), [("first-required", ["required", "auto"]), ("omit", [None, None])])
+def test_tool_choice_setting(kb: KnowledgeBase, setting: str, sent: list[str | None]) -> None:
+    with fake_openai(tool_call("gpu_specs", {"name": "A10"}), text("The A10 is a data-centre GPU.")) as server:
+        answer = _assistant(server.url, kb, GPU_ADVISOR_LLM_TOOL_CHOICE=setting).answer("What is an A10?")
+
+    assert answer.engine == "llm"
+    assert [r.body.get("tool_choice") for r in server.chat_requests] == sent
