@@ -76,6 +76,7 @@ def test_every_call_is_capped_by_max_tokens(kb: KnowledgeBase, caplog: pytest.Lo
 @pytest.mark.parametrize(
     ("question", "reason"),
     [(ZH_PLAN, "回答在 1024 个 token 的上限处被截断"), (EN_COOKIES, "the answer was cut off at the 1024-token limit")],
+    ids=["zh", "en"],
 )
 def test_answer_cut_off_by_the_token_limit_falls_back(
     kb: KnowledgeBase, caplog: pytest.LogCaptureFixture, question: str, reason: str
@@ -251,7 +252,11 @@ def test_dashscope_error_codes_get_a_clear_warning_and_the_fallback(
         _check_invariants(answer, caplog)
 
 
-@pytest.mark.parametrize(("setting", "sent"), [("first-required", ["required", "auto"]), ("omit", [None, None])])
+@pytest.mark.parametrize(
+    ("setting", "sent"),
+    [("first-required", ["required", "auto"]), ("omit", [None, None])],
+    ids=["first-required", "omit"],
+)
 def test_tool_choice_setting(kb: KnowledgeBase, setting: str, sent: list[str | None]) -> None:
     with fake_openai(tool_call("gpu_specs", {"name": "A10"}), text("The A10 is a data-centre GPU.")) as server:
         answer = _assistant(server.url, kb, GPU_ADVISOR_LLM_TOOL_CHOICE=setting).answer("What is an A10?")
