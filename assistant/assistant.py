@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from assistant.agent import LLMEngine, LLMFailure
 from assistant.answer import Answer, AnswerEvent, Language, Message
 from assistant.language import detect_language
-from assistant.providers import EngineName, build_chat_model, engine_for, secret_values
+from assistant.providers import EngineName, engine_for
 from assistant.settings import Settings, knowledge_config_from_settings
 
 if TYPE_CHECKING:
@@ -151,13 +151,5 @@ def build_assistant(settings: Settings, *, knowledge_base: KnowledgeBase | None 
     from knowledge.base import KnowledgeBase
 
     kb = knowledge_base or KnowledgeBase(knowledge_config_from_settings(settings))
-    llm = None
-    if engine_for(settings) == "llm":
-        llm = LLMEngine(
-            build_chat_model(settings),
-            kb,
-            secrets=secret_values(settings),
-            max_model_calls=settings.llm_max_model_calls,
-            timeout_s=settings.llm_timeout_s,
-        )
+    llm = LLMEngine.from_settings(settings, kb) if engine_for(settings) == "llm" else None
     return Assistant(OfflineEngine(kb), llm)

@@ -38,6 +38,7 @@ __all__ = [
     "extract_numbers",
     "redact_leaks",
     "redact_secrets",
+    "remove_echoed_lines",
     "remove_numbers",
     "ungrounded_numbers",
 ]
@@ -297,6 +298,33 @@ def redact_leaks(text: str, *, secrets: Iterable[str], system_prompt: str) -> tu
         text = _replace_spans(text, spans)
         found.append("system_prompt")
     return text, found
+
+
+# Guard instructions are short; a run of 4 of their words in an answer is a copy, not a coincidence.
+_ECHO_WORDS = 4
+
+
+def remove_echoed_lines(text: str, instructions: Iterable[str]) -> tuple[str, bool]:
+    """Drop every line of ``text`` that copies 4 consecutive words of one of the ``instructions``.
+
+    Small models copy the guard's rewrite request into the rewritten answer ("Here is the full
+    corrected answer: ..."); such a line is the request, not an answer, so it goes whole.
+
+    Returns:
+        The remaining text (stripped) and whether any line was dropped.
+    """
+    grams: set[tuple[str, ...]] = set()
+    for instruction in instructions:
+        words = [w for _, _, w in _words(instruction) if w]
+        grams.update(tuple(words[i : i + _ECHO_WORDS]) for i in range(len(words) - _ECHO_WORDS + 1))
+    kept, dropped = [], False
+    for line in text.splitlines():
+        words = [w for _, _, w in _words(line) if w]
+        if any(tuple(words[i : i + _ECHO_WORDS]) in grams for i in range(len(words) - _ECHO_WORDS + 1)):
+            dropped = True
+        else:
+            kept.append(line)
+    return "\n".join(kept).strip(), dropped
 
 
 class StreamRedactor:

@@ -43,10 +43,26 @@ class Settings(BaseSettings):
     openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
     llm_model: str = Field(default="qwen-plus", validation_alias="GPU_ADVISOR_LLM_MODEL")
-    llm_timeout_s: float = Field(default=60.0, gt=0, validation_alias="GPU_ADVISOR_LLM_TIMEOUT_S")
+    # Seconds for one model request; None: 60, or 300 for the `local:` provider (CPU servers read the
+    # ~2.5k-token tool schemas slowly on the first call).
+    llm_timeout_s: float | None = Field(default=None, gt=0, validation_alias="GPU_ADVISOR_LLM_TIMEOUT_S")
     dashscope_base_url: str | None = Field(default=None, validation_alias="DASHSCOPE_BASE_URL")
     llm_max_retries: int = Field(default=1, ge=0, le=5, validation_alias="GPU_ADVISOR_LLM_MAX_RETRIES")
     llm_max_model_calls: int = Field(default=8, ge=2, le=50, validation_alias="GPU_ADVISOR_LLM_MAX_CALLS")
+    # LLM against real model servers: bounded output and time, tool_choice, the local-server preset.
+    # Sent as max_tokens on every call: without it a small model can generate until the server is killed.
+    llm_max_tokens: int = Field(default=1024, ge=64, le=32768, validation_alias="GPU_ADVISOR_LLM_MAX_TOKENS")
+    # Seconds for one whole answer (every model call, tool and rewrite); None: 3 x the per-call timeout.
+    llm_answer_timeout_s: float | None = Field(default=None, gt=0, validation_alias="GPU_ADVISOR_LLM_ANSWER_TIMEOUT_S")
+    # auto: send tool_choice "auto"; first-required: the first call of a question must call a tool (servers
+    # that honour "required": OpenAI, vLLM, llama.cpp); omit: send no tool_choice (servers that reject it).
+    llm_tool_choice: Literal["auto", "first-required", "omit"] = Field(
+        default="auto", validation_alias="GPU_ADVISOR_LLM_TOOL_CHOICE"
+    )
+    # Tool descriptions cut to their first sentence (about half the prompt tokens); None: on for `local:`.
+    llm_compact_tools: bool | None = Field(default=None, validation_alias="GPU_ADVISOR_LLM_COMPACT_TOOLS")
+    # Base URL of the `local:` provider (llama.cpp's llama-server default; Ollama :11434/v1, vLLM :8000/v1).
+    local_base_url: str = Field(default="http://127.0.0.1:8080/v1", validation_alias="GPU_ADVISOR_LOCAL_BASE_URL")
     engine: Literal["auto", "llm", "offline"] = Field(default="auto", validation_alias="GPU_ADVISOR_ENGINE")
 
     # Knowledge base.

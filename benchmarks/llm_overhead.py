@@ -5,22 +5,27 @@
 
 Runs the real LLM engine (ChatOpenAI -> HTTP -> SSE -> LangGraph agent -> tools -> guards) against the
 loopback fake OpenAI server in ``tests/fakes``, so everything measured is ours or the libraries', not a
-model's. Scenarios: a direct answer (one model call) and a plan (model call, ``plan_gpu_deployment``,
-model call). Per question: p50/p95 ms of the total and of its parts: ``build`` (create_agent and tool
-wrappers), ``tools`` (the domain functions themselves), ``guards`` (citations, number grounding, leak
-filter) and ``agent`` (the rest: LangChain/LangGraph, the OpenAI client, loopback HTTP and the fake).
+model's. Scenarios: a direct answer (one model call), a plan (model call, ``plan_gpu_deployment``,
+model call), and the plan again with compact tool schemas (the ``local:`` preset); it also prints the
+size of the tool schemas sent with every call, full and compact. Per question: p50/p95 ms of the
+total and of its parts: ``build`` (create_agent and tool wrappers), ``tools`` (the domain functions
+themselves), ``guards`` (citations, number grounding, leak filter) and ``agent`` (the rest:
+LangChain/LangGraph, the OpenAI client, loopback HTTP and the fake).
 Run it from the repository root (it imports the fake from ``tests/``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from assistant.agent import LLMEngine
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from assistant.agent import LLMEngine, build_tools
 from assistant.providers import build_chat_model
 from assistant.settings import Settings
 from knowledge.base import KnowledgeBase
@@ -44,10 +49,16 @@ def _recommend(body: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-SCENARIOS: dict[str, Callable[[], list[Any]]] = {
-    "direct answer (1 model call)": lambda: [text("I size Alibaba Cloud GPU instances for LLMs. " * 8)],
-    "plan (2 model calls + planner)": lambda: [tool_call("plan_gpu_deployment", PLAN_ARGS), _recommend],
+SCENARIOS: dict[str, tuple[Callable[[], list[Any]], bool]] = {
+    "direct answer (1 model call)": (lambda: [text("I size Alibaba Cloud GPU instances for LLMs. " * 8)], False),
+    "plan (2 model calls + planner)": (lambda: [tool_call("plan_gpu_deployment", PLAN_ARGS), _recommend], False),
+    "plan, compact tool schemas": (lambda: [tool_call("plan_gpu_deployment", PLAN_ARGS), _recommend], True),
 }
+
+
+def schema_chars(kb: KnowledgeBase, *, compact: bool) -> int:
+    """Characters of the tool schemas as sent (JSON), the prompt cost every model call pays."""
+    return len(json.dumps([convert_to_openai_tool(t) for t in build_tools(kb, compact=compact)], ensure_ascii=False))
 
 
 def run_scenario(
@@ -79,10 +90,12 @@ def main() -> None:
             GPU_ADVISOR_LLM_MODEL="openai:fake",
             GPU_ADVISOR_LLM_MAX_RETRIES=0,
         )
-        engine = LLMEngine(build_chat_model(settings), kb)
+        full, compact = schema_chars(kb, compact=False), schema_chars(kb, compact=True)
+        print(f"tool schemas per call: {full} characters full, {compact} compact ({compact / full:.0%})")
         print(f"{args.turns} questions per scenario; milliseconds per question (p50 / p95)")
         print(f"{'scenario':34}" + "".join(f"{part:>16}" for part in PARTS))
-        for name, script in SCENARIOS.items():
+        for name, (script, compact_tools) in SCENARIOS.items():
+            engine = LLMEngine(build_chat_model(settings), kb, compact_tools=compact_tools)
             samples = run_scenario(engine, server, script, args.turns)
             cells = "".join(
                 f"{percentile(samples[p], 0.5):>7.1f} / {percentile(samples[p], 0.95):>6.1f}" for p in PARTS

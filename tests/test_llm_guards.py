@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
+from llm_helpers import hashing_kb
+from pydantic import ValidationError
 
 from assistant.guards import (
     Evidence,
@@ -10,12 +15,16 @@ from assistant.guards import (
     detect_language,
     extract_numbers,
     redact_leaks,
+    remove_echoed_lines,
     remove_numbers,
     ungrounded_numbers,
 )
+from assistant.llm_middleware import CallLimits
 from assistant.providers import (
     ConfigurationError,
     build_chat_model,
+    call_limits,
+    compact_tools,
     engine_for,
     secret_values,
     split_model_spec,
@@ -186,7 +195,8 @@ def test_split_model_spec(spec: str, parts: tuple[str | None, str]) -> None:
 def test_dashscope_model_uses_the_regions_compatible_endpoint(region: str) -> None:
     model = build_chat_model(_settings(DASHSCOPE_API_KEY="sk-test", DASHSCOPE_REGION=region))
     assert model.openai_api_base == DASHSCOPE_BASE_URLS[region]
-    assert model.extra_body == {"enable_thinking": False}
+    # Qwen3 thinks by default on the compatible endpoint; DashScope makes one tool call per turn by default.
+    assert model.extra_body == {"enable_thinking": False, "parallel_tool_calls": True, "max_tokens": 1024}
     assert model.streaming and model.stream_usage and model.model_name == "qwen-plus"
     assert model.max_retries == 1 and model.request_timeout == 60
 
@@ -195,7 +205,51 @@ def test_generic_endpoint_without_key_uses_a_placeholder() -> None:
     model = build_chat_model(_settings(OPENAI_BASE_URL="http://localhost:8000/v1", GPU_ADVISOR_LLM_MODEL="m"))
     assert model.openai_api_base == "http://localhost:8000/v1"
     assert model.openai_api_key is not None and model.openai_api_key.get_secret_value() == "EMPTY"
-    assert model.extra_body is None
+    assert model.extra_body == {"max_tokens": 1024}  # the name vLLM, Ollama and llama.cpp all read
+
+
+def test_openai_itself_gets_max_completion_tokens() -> None:
+    model = build_chat_model(_settings(OPENAI_API_KEY="sk-x", GPU_ADVISOR_LLM_MODEL="openai:gpt-4o-mini"))
+    assert model.max_tokens == 1024 and model.extra_body is None
+
+
+def test_local_preset_needs_no_credentials_and_waits_longer() -> None:
+    settings = _settings(GPU_ADVISOR_LLM_MODEL="local:smollm2")
+    model = build_chat_model(settings)
+    assert engine_for(settings) == "llm"
+    assert model.openai_api_base == "http://127.0.0.1:8080/v1" and model.model_name == "smollm2"
+    assert model.request_timeout == 300 and model.extra_body == {"max_tokens": 1024}
+    limits = call_limits(settings)
+    assert limits.call_timeout_s == 300 and limits.answer_timeout_s == 900
+    assert compact_tools(settings) and not compact_tools(
+        _settings(GPU_ADVISOR_LLM_MODEL="local:m", GPU_ADVISOR_LLM_COMPACT_TOOLS="false")
+    )
+
+
+def test_explicit_timeouts_and_tool_choice_win_over_the_preset() -> None:
+    settings = _settings(
+        GPU_ADVISOR_LLM_MODEL="local:m",
+        GPU_ADVISOR_LOCAL_BASE_URL="http://127.0.0.1:11434/v1",
+        GPU_ADVISOR_LLM_TIMEOUT_S="20",
+        GPU_ADVISOR_LLM_ANSWER_TIMEOUT_S="45",
+        GPU_ADVISOR_LLM_TOOL_CHOICE="first-required",
+        GPU_ADVISOR_LLM_MAX_TOKENS="300",
+    )
+    assert build_chat_model(settings).openai_api_base == "http://127.0.0.1:11434/v1"
+    assert call_limits(settings) == CallLimits(
+        max_model_calls=8, max_tokens=300, call_timeout_s=20, answer_timeout_s=45, tool_choice="first-required"
+    )
+
+
+def test_dashscope_gets_auto_for_first_required_tool_choice() -> None:
+    settings = _settings(DASHSCOPE_API_KEY="sk-test", GPU_ADVISOR_LLM_TOOL_CHOICE="first-required")
+    assert call_limits(settings).tool_choice == "auto"
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "lots"])
+def test_bad_max_tokens_is_a_settings_error(value: str) -> None:
+    with pytest.raises(ValidationError, match="GPU_ADVISOR_LLM_MAX_TOKENS"):
+        _settings(GPU_ADVISOR_LLM_MAX_TOKENS=value)
 
 
 @pytest.mark.parametrize(
@@ -215,3 +269,33 @@ def test_unusable_configuration_says_the_fix(values: dict[str, str], message: st
 def test_secret_values_lists_every_configured_secret() -> None:
     settings = _settings(DASHSCOPE_API_KEY="sk-a", OPENAI_API_KEY="sk-b", SLACK_BOT_TOKEN="xoxb-c")
     assert sorted(secret_values(settings)) == ["sk-a", "sk-b", "xoxb-c"]
+
+
+def test_lines_copying_the_check_request_are_dropped() -> None:
+    instruction = "Reply with the full corrected answer only."
+    text = "Here is the full corrected answer:\n\nUse ecs.gn7i-c8g1.2xlarge.\nThe answer is full and correct."
+    assert remove_echoed_lines(text, [instruction]) == (
+        "Use ecs.gn7i-c8g1.2xlarge.\nThe answer is full and correct.",
+        True,
+    )
+    assert remove_echoed_lines("Use one A10.", [instruction]) == ("Use one A10.", False)
+
+
+def test_compact_tool_schemas_keep_arguments_and_validation(tmp_path: Path) -> None:
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    from assistant.llm_tools import build_tools
+
+    kb = hashing_kb(tmp_path)
+    full = {t.name: convert_to_openai_tool(t)["function"] for t in build_tools(kb)}
+    compact_tools_ = build_tools(kb, compact=True)
+    for tool in compact_tools_:
+        shown = convert_to_openai_tool(tool)["function"]
+        params, full_params = shown["parameters"], full[tool.name]["parameters"]
+        assert params["properties"].keys() == full_params["properties"].keys()
+        assert params.get("required") == full_params.get("required")
+        assert len(json.dumps(shown)) < len(json.dumps(full[tool.name]))
+        assert all("anyOf" not in prop or len(prop["anyOf"]) > 1 for prop in params["properties"].values())
+    gpu_specs = next(t for t in compact_tools_ if t.name == "gpu_specs")
+    with pytest.raises(ValidationError):
+        gpu_specs.invoke({"name": 5})

@@ -8,10 +8,17 @@ random port. Each chat request takes the next scripted reply:
 * ``status(500)`` / ``status(429)``: an HTTP error in the OpenAI error format;
 * ``delay(seconds, reply)``: wait before answering (beyond the client timeout to script a timeout);
 * ``malformed_tool_call(name)``: a tool call whose arguments are not JSON;
-* a callable ``reply(body) -> reply``: computed from the request (e.g. quote the last tool result).
+* a callable ``reply(body) -> reply``: computed from the request (e.g. quote the last tool result);
+* ``replay(exchange)``: a recorded real exchange (``recording(...)``) sent back as the server sent it,
+  SSE event by event (optionally slowed down: a late first byte, a delay between events), or its
+  HTTP error status and body.
 
 Every request is recorded (path, headers, parsed JSON body) for assertions. When the script runs out
 the server answers HTTP 500 "script exhausted", which a test sees as an unexpected fallback.
+
+Recordings live in ``tests/fixtures/recordings/``: ``llama-server/`` holds real llama.cpp traffic
+(see its README), ``derived.jsonl`` holds exchanges derived from those chunk shapes and from DashScope's
+documented error bodies (regenerate with ``python tests/fixtures/recordings/derive.py``).
 
 Usage::
 
@@ -28,6 +35,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any
 
 from .loopback import JsonHandler, serve
@@ -36,6 +44,7 @@ Reply = dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]]
 
 _FRAGMENT_CHARS = 7
 _TEXT_CHUNK_CHARS = 6
+RECORDINGS = Path(__file__).parents[1] / "fixtures" / "recordings"
 
 
 def text(content: str) -> dict[str, Any]:
@@ -53,8 +62,9 @@ def tool_calls(*calls: tuple[str, dict[str, Any] | str, str | None]) -> dict[str
     rendered = []
     for i, (name, args, call_id) in enumerate(calls):
         arguments = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
-        rendered.append({"id": call_id or f"call_{name}_{i}_{time.monotonic_ns() % 10**8}", "name": name,
-                         "arguments": arguments})
+        rendered.append(
+            {"id": call_id or f"call_{name}_{i}_{time.monotonic_ns() % 10**8}", "name": name, "arguments": arguments}
+        )
     return {"kind": "tool_calls", "calls": rendered}
 
 
@@ -71,6 +81,51 @@ def status(code: int, message: str = "scripted failure", retry_after_ms: int | N
 def delay(seconds: float, then: Reply | None = None) -> dict[str, Any]:
     """Wait ``seconds`` before sending ``then`` (default: a short text)."""
     return {"kind": "delay", "seconds": seconds, "then": then or text("late")}
+
+
+def recording(name: str, index: int | str = 0) -> dict[str, Any]:
+    """Exchange ``index`` of ``tests/fixtures/recordings/<name>.jsonl`` (``"llama-server/plain"``, ``"derived"``).
+
+    For ``derived`` the index may also be the exchange's ``id``.
+    """
+    lines = (RECORDINGS / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
+    exchanges = [json.loads(line) for line in lines if line.strip()]
+    if isinstance(index, str):
+        return next(e for e in exchanges if e.get("id") == index)
+    return exchanges[index]
+
+
+def replay(exchange: dict[str, Any], *, first_byte_s: float = 0.0, event_gap_s: float = 0.0) -> dict[str, Any]:
+    """Send a recorded exchange back as recorded: its status, and its body event by event.
+
+    Args:
+        exchange: One line of a recording (``status``, ``response``).
+        first_byte_s: Seconds before the response starts (a slow prompt read on a CPU server).
+        event_gap_s: Seconds between two SSE events (a slow generator).
+    """
+    return {
+        "kind": "replay",
+        "status": exchange["status"],
+        "body": exchange["response"],
+        "first_byte_s": first_byte_s,
+        "event_gap_s": event_gap_s,
+    }
+
+
+def sse_events(body: str) -> list[str]:
+    """The events of a recorded SSE body, each without its blank-line terminator (comments kept)."""
+    return [event for event in body.split("\n\n") if event.strip()]
+
+
+def streamed_text(body: str) -> str:
+    """The assistant content a recorded SSE body streams, joined."""
+    parts = []
+    for event in sse_events(body):
+        for line in event.splitlines():
+            if line.startswith("data: ") and line != "data: [DONE]":
+                for choice in json.loads(line[6:]).get("choices", []):
+                    parts.append(choice.get("delta", {}).get("content") or "")
+    return "".join(parts)
 
 
 @dataclass
@@ -149,6 +204,8 @@ def _handler_for(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
 
         def _answer(self, reply: dict[str, Any], body: dict[str, Any]) -> None:
             match reply["kind"]:
+                case "replay":
+                    self._replay(reply)
                 case "delay":
                     time.sleep(reply["seconds"])
                     then = reply["then"]
@@ -184,6 +241,29 @@ def _handler_for(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
+                pass
+            self.close_connection = True
+
+        def _replay(self, reply: dict[str, Any]) -> None:
+            time.sleep(reply["first_byte_s"])
+            if reply["status"] != 200:
+                raw = reply["body"].encode()
+                self.send_response(reply["status"])
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            try:
+                for event in sse_events(reply["body"]):
+                    self.wfile.write(event.encode() + b"\n\n")
+                    self.wfile.flush()
+                    time.sleep(reply["event_gap_s"])
+            except (BrokenPipeError, ConnectionResetError):  # the client gave up (budget, timeout)
                 pass
             self.close_connection = True
 
