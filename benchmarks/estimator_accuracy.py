@@ -207,11 +207,16 @@ def heldout_case(row: dict[str, str]) -> HeldoutCase:
         req["precision"] = "fp16"
     if row["quant"] != "none":
         req["quant"] = row["quant"]
+    req["framework"] = row["stack"]
+    version = re.match(r"\d+(\.\d+)*", row["stack_version"])
+    if version and row["stack"] in ("transformers", "vllm", "sglang"):
+        req["framework_version"] = version.group(0)
+    if "modules_to_save" in settings:
+        req["modules_to_save"] = ("embed", "lm_head")
     if task == "inference":
         req["prompt_tokens"] = int(row["prompt_tokens"])
         req["gen_tokens"] = int(row["gen_tokens"])
         if row["stack"] == "vllm":
-            req["framework"] = "vllm"
             for key in ("max_num_batched_tokens", "max_num_seqs"):
                 if key in settings:
                     req[key] = int(settings[key])

@@ -43,10 +43,13 @@ _TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
 _TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3_text"}
 _KNOWN_TYPES = frozenset(
     "llama mistral mixtral qwen2 qwen2_moe qwen3 qwen3_moe deepseek_v2 deepseek_v3 gemma gemma2"
-    " gemma3_text chatglm glm glm4 baichuan internlm2".split()
+    " gemma3_text chatglm glm glm4 baichuan internlm2 qwen".split()
 )
+# Qwen (v1) remote code: ``intermediate_size`` is the width of w1 and w2 together; each is half of it
+# (QWenMLP: ``ff_dim_in = config.intermediate_size // 2``).
+_HALVED_INTERMEDIATE_TYPES = {"qwen"}
 # Qwen2 hard-codes bias=True on q/k/v (and False on o_proj) instead of reading attention_bias.
-_QKV_BIAS_ALWAYS = {"qwen2", "qwen2_moe"}
+_QKV_BIAS_ALWAYS = {"qwen2", "qwen2_moe", "qwen"}
 # attention_bias covers q/k/v only here; in Llama-style code it also covers o_proj.
 _ATTENTION_BIAS_QKV_ONLY = {"glm", "glm4"}
 _QK_NORM_TYPES = {"qwen3", "qwen3_moe", "gemma3_text"}
@@ -128,13 +131,12 @@ def architecture_from_config(
         "num_attention_heads": heads,
         "num_kv_heads": _kv_heads(text, heads),
         "head_dim": _head_dim(text, hidden, heads),
-        "intermediate_size": _int(text, ("intermediate_size", "ffn_hidden_size", "n_inner")),
+        "intermediate_size": _int(text, ("intermediate_size", "ffn_hidden_size", "n_inner"))
+        // (2 if model_type in _HALVED_INTERMEDIATE_TYPES else 1),
         # GLM's embedding is padded_vocab_size rows; its vocab_size is the tokenizer's.
         "vocab_size": _int(text, ("padded_vocab_size", "vocab_size"), "vocab_size"),
         "tie_word_embeddings": _tied(cfg, text, model_type, notes),
-        "max_context": _int(
-            text, ("max_position_embeddings", "seq_length", "model_max_length", "max_sequence_length")
-        ),
+        "max_context": _int(text, ("max_position_embeddings", "seq_length", "model_max_length", "max_sequence_length")),
         "qk_norm": _qk_norm(text, model_type),
         "norms_per_layer": 4 if model_type in _FOUR_NORM_TYPES else 2,
         "moe": _moe(text, layers, model_type),

@@ -11,6 +11,12 @@ from tools import memory_terms as t
 from tools.architecture import ModelArchitecture
 from tools.errors import ToolInputError
 from tools.memory_request import EstimateRequest
+from tools.memory_stack import (
+    is_remote_code,
+    is_serving_engine,
+    kv_cache_copies_at_peak,
+    prompt_logits_bytes_per_element,
+)
 from tools.quantization import WeightFormat
 
 DEFAULT_CONTEXT_TOKENS = 4096
@@ -107,12 +113,14 @@ def inference_terms(req: EstimateRequest, arch: ModelArchitecture, fmt: WeightFo
     kv_bytes, kv_name = _kv_bytes(req, act_bytes)
     n = req.gpus
     parallel = (
-        req.parallelism if req.parallelism != "auto" else ("tensor" if req.framework == "vllm" else "layer-split")
+        req.parallelism
+        if req.parallelism != "auto"
+        else ("tensor" if is_serving_engine(req.framework) else "layer-split")
     )
     if n == 1:
         parallel = "tensor"
     _check_layout(arch, parallel, n)
-    vllm = req.framework == "vllm"
+    vllm = is_serving_engine(req.framework)
     mla_expanded = arch.mla is not None and not vllm
     a = Assembly(assumptions=[lengths])
     if parallel == "tensor":
@@ -132,12 +140,16 @@ def inference_terms(req: EstimateRequest, arch: ModelArchitecture, fmt: WeightFo
         a.layout = f"layers split over {n} GPUs (busiest GPU: {layers[busiest]} of {arch.num_layers} layers)"
     a.kv_cache = t.kv_cache_bytes(
         arch, prompt + gen, req.batch, kv_bytes, tp=tp, layers_fraction=fraction, mla_expanded=mla_expanded
-    )
+    ) * kv_cache_copies_at_peak(req.framework, req.framework_version, arch)
     if vllm:
         _vllm_terms(a, req, arch, tp, act_bytes)
     else:
         _transformers_terms(a, req, arch, fmt, prompt, tp, act_bytes)
-    kv_total = t.kv_cache_bytes(arch, prompt + gen, req.batch, kv_bytes, tp=tp, mla_expanded=mla_expanded) * tp
+    kv_total = (
+        t.kv_cache_bytes(arch, prompt + gen, req.batch, kv_bytes, tp=tp, mla_expanded=mla_expanded)
+        * tp
+        * kv_cache_copies_at_peak(req.framework, req.framework_version, arch)
+    )
     if parallel == "tensor":
         a.total_tensors_all_gpus = a.tensors * n
     else:
@@ -176,8 +188,11 @@ def _transformers_terms(
     act_bytes: float,
 ) -> None:
     a.activations = t.prefill_activation_bytes(arch, prompt, req.batch, act_bytes, tp=tp)
-    if req.full_prompt_logits:
-        a.activations += t.prompt_logits_bytes(arch, prompt, req.batch, tp=tp)
+    per_logit = (
+        6.0 if req.full_prompt_logits else prompt_logits_bytes_per_element(req.framework, req.framework_version, arch)
+    )
+    if per_logit:
+        a.activations += t.prompt_logits_bytes(arch, prompt, req.batch, tp=tp, bytes_per_element=per_logit)
     a.other = t.dequant_scratch_bytes(arch, fmt, tp)
     load_extra = t.awq_tied_load_bytes(arch, fmt, tp)
     if load_extra > a.tensors - a.weights:
@@ -254,13 +269,13 @@ def _inference_words(
         if tp == 1
         else (
             ", MLA latent replicated on every GPU"
-            if arch.mla and req.framework == "vllm"
+            if arch.mla and is_serving_engine(req.framework)
             else f", {t.kv_heads_per_gpu(arch, tp):g} of {arch.num_kv_heads} KV heads per GPU"
         )
     )
     kv_kind = (
         "decompressed per-head K/V (HF DeepSeek code)"
-        if (arch.mla and req.framework != "vllm")
+        if (arch.mla and not is_serving_engine(req.framework))
         else (f"{arch.attention_kind.upper()} K and V")
     )
     a.meanings = {
@@ -269,7 +284,7 @@ def _inference_words(
         "gradients_gib": "none (inference)",
         "optimizer_gib": "none (inference)",
     }
-    if req.framework == "vllm":
+    if is_serving_engine(req.framework):
         a.meanings["activations_gib"] = (
             f"vLLM profile-run activation peak: {req.max_num_batched_tokens} batched tokens "
             "through one layer "
@@ -290,10 +305,19 @@ def _inference_words(
         ]
     else:
         phase = "MLP buffers" if arch.moe is None else "MLP or attention buffers"
+        per_logit = (
+            6.0
+            if req.full_prompt_logits
+            else prompt_logits_bytes_per_element(req.framework, req.framework_version, arch)
+        )
         a.meanings["activations_gib"] = (
             f"prefill transient of HF generate: one layer's {phase} for {req.batch} x {prompt} tokens "
             "+ 4 hidden-state copies"
-            + (" + logits for every prompt position" if req.full_prompt_logits else " (last-position logits only)")
+            + (
+                f" + logits for every prompt position ({per_logit:g} B each)"
+                if per_logit
+                else " (last-position logits only)"
+            )
         )
         load_copy = t.awq_tied_load_bytes(arch, fmt, tp)
         a.meanings["other_gib"] = (
@@ -306,10 +330,18 @@ def _inference_words(
             "what nvidia-smi shows beyond the tensors: CUDA context and workspaces (0.5 GiB) "
             "+ 5% allocator cache" + (" + NCCL buffers" if tp > 1 else "")
         )
+        version = req.framework_version or ">= 4.45 (current)"
+        copies = kv_cache_copies_at_peak(req.framework, req.framework_version, arch)
         a.assumptions += [
-            "HF transformers >= 4.45 with FlashAttention/SDPA (no seq x seq score matrix)",
+            f"HF transformers {version} with FlashAttention/SDPA (no seq x seq score matrix)"
+            + (f"; {arch.name} runs its own remote code" if is_remote_code(arch) else ""),
             "peak = weights + KV for prompt + generated tokens + prefill transient (conservative by the "
             "generated tokens' KV, which does not exist yet during prefill)",
         ]
         if req.gpus > 1 and tp == 1:
             a.assumptions.append("device_map='auto' splits layers in order; each GPU runs its own prefill transient")
+        if copies > 1:
+            a.assumptions.append(
+                "tuple KV cache (transformers < 4.36 or remote code): each decode step concatenates a new "
+                "cache while the previous one is still held, so two copies are alive at the peak"
+            )

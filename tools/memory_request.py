@@ -7,11 +7,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from tools.errors import ToolInputError, validation_message
+from tools.memory_stack import SERVING_ENGINES, VERSION_PATTERN, Framework, is_serving_engine
 from tools.memory_terms import LoraTarget, Optimizer
 from tools.quantization import Precision, Quant
 
 Task = Literal["inference", "full", "lora", "qlora"]
-Framework = Literal["transformers", "vllm"]
+ModuleToSave = Literal["embed", "lm_head"]
 KvCacheDtype = Literal["auto", "fp16", "bf16", "fp8", "int8"]
 Offload = Literal["none", "optimizer", "optimizer+params"]
 Parallelism = Literal["auto", "tensor", "layer-split"]
@@ -53,7 +54,17 @@ class EstimateRequest(BaseModel):
         le=MAX_TOKENS,
         description="training sequence length; for inference the total tokens per sequence",
     )
-    framework: Framework = "transformers"
+    framework: Framework = Field(
+        default="transformers",
+        description="software stack: transformers, vllm, sglang, tensorrt-llm (inference); transformers, "
+        "deepspeed, torchtune, peft (training)",
+    )
+    framework_version: str | None = Field(
+        default=None,
+        max_length=40,
+        pattern=VERSION_PATTERN,
+        description="stack version, e.g. 4.38.2; older versions change what is allocated (None = current)",
+    )
     gpus: int = Field(default=1, ge=1, le=4096, description="GPUs the model is spread over")
     zero: Literal[0, 1, 2, 3] = Field(default=0, description="DeepSpeed ZeRO stage (training); FSDP full shard = 3")
     grad_ckpt: bool = Field(default=True, description="activation (gradient) checkpointing per decoder layer")
@@ -80,6 +91,10 @@ class EstimateRequest(BaseModel):
     full_prompt_logits: bool = Field(
         default=False, description="transformers < 4.45: logits for every prompt position (bf16 + fp32)"
     )
+    modules_to_save: tuple[ModuleToSave, ...] = Field(
+        default=(), description="PEFT modules_to_save trained in full: embed and/or lm_head"
+    )
+    use_dora: bool = Field(default=False, description="PEFT DoRA (weight-decomposed LoRA)")
     max_num_batched_tokens: int = Field(default=8192, ge=1, le=MAX_TOKENS, description="vLLM profile batch")
     max_num_seqs: int = Field(default=256, ge=1, le=MAX_BATCH, description="vLLM sequences per step")
     enforce_eager: bool = Field(default=False, description="vLLM without CUDA graphs")
@@ -88,6 +103,13 @@ class EstimateRequest(BaseModel):
     @classmethod
     def _zero_from_text(cls, value: Any) -> Any:
         return int(value) if isinstance(value, str) and value.strip().isdigit() else value
+
+    @field_validator("modules_to_save", mode="before")
+    @classmethod
+    def _split_modules(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
 
     @field_validator("lora_targets", mode="before")
     @classmethod
@@ -126,12 +148,18 @@ def _inference_problem(r: EstimateRequest) -> str | None:
         return f"prompt_tokens + gen_tokens must be at most {MAX_TOKENS:,}"
     if r.framework == "transformers" and r.kv_cache_dtype in ("fp8", "int8"):
         return "kv_cache_dtype fp8/int8 is a vLLM option; transformers keeps the KV cache in the model dtype"
+    if not (r.framework == "transformers" or is_serving_engine(r.framework)):
+        return f"{r.framework} is a training stack; for inference use transformers, {', '.join(SERVING_ENGINES)}"
+    if r.modules_to_save or r.use_dora:
+        return "modules_to_save and use_dora are PEFT training options; leave them unset for inference"
     return None
 
 
 def _training_problem(r: EstimateRequest) -> str | None:
-    if r.framework != "transformers":
-        return "vllm is an inference engine; use framework=transformers for training"
+    if is_serving_engine(r.framework):
+        return f"{r.framework} is an inference engine; use transformers, deepspeed, torchtune or peft for training"
+    if r.task == "full" and (r.modules_to_save or r.use_dora):
+        return "modules_to_save and use_dora are LoRA options; full fine-tuning already trains every module"
     if r.prompt_tokens is not None or r.gen_tokens is not None:
         return "prompt_tokens and gen_tokens are for inference; use seq_len for training"
     if r.parallelism != "auto":

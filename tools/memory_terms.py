@@ -246,12 +246,15 @@ def _attention_widths(arch: ModelArchitecture) -> tuple[int, int]:
     return arch.num_attention_heads * arch.head_dim, arch.num_kv_heads * arch.head_dim
 
 
-def prompt_logits_bytes(arch: ModelArchitecture, prompt_tokens: int, batch: int, *, tp: int = 1) -> float:
-    """Logits for every prompt position in bf16 and fp32 (transformers < 4.45): ``tokens x vocab x 6`` B.
+def prompt_logits_bytes(
+    arch: ModelArchitecture, prompt_tokens: int, batch: int, *, tp: int = 1, bytes_per_element: float = 6.0
+) -> float:
+    """Logits for every prompt position: ``tokens x vocab x bytes`` (6 = bf16 + fp32, transformers < 4.45).
 
-    transformers 4.45+ computes logits only for the last position during generate (negligible).
+    transformers 4.45+ computes logits only for the last position during generate (negligible); which
+    stacks keep which copies is :func:`tools.memory_stack.prompt_logits_bytes_per_element`.
     """
-    return prompt_tokens * batch * arch.vocab_size * (2 + 4) / tp
+    return prompt_tokens * batch * arch.vocab_size * bytes_per_element / tp
 
 
 def vllm_profile_activation_bytes(

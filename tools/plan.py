@@ -218,9 +218,7 @@ def _perf(gpu: catalog.GPU, w: Workload, arch: ModelArchitecture) -> GpuPerf:
     )
 
 
-def _fit(
-    inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload
-) -> DeploymentOption | str:
+def _fit(inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload) -> DeploymentOption | str:
     if w.task == "inference":
         return _fit_inference(inst, gpu, arch, w)
     return _fit_training(inst, gpu, arch, w)
@@ -249,17 +247,31 @@ def _estimate_cached(
     if task == "inference":
         req = parse_request(
             {
-                "model": arch.name, "task": "inference", "precision": precision, "quant": quant, "batch": batch,
-                "prompt_tokens": max(1, ctx - output_tokens), "gen_tokens": output_tokens, "framework": "vllm",
-                "gpus": gpus, "gpu_memory_gib": capacity, "gpu_memory_utilization": VLLM_GPU_MEMORY_UTILIZATION,
+                "model": arch.name,
+                "task": "inference",
+                "precision": precision,
+                "quant": quant,
+                "batch": batch,
+                "prompt_tokens": max(1, ctx - output_tokens),
+                "gen_tokens": output_tokens,
+                "framework": "vllm",
+                "gpus": gpus,
+                "gpu_memory_gib": capacity,
+                "gpu_memory_utilization": VLLM_GPU_MEMORY_UTILIZATION,
             }
         )
     else:
         req = parse_request(
             {
-                "model": arch.name, "task": task, "precision": precision,
-                "quant": "bnb-nf4" if task == "qlora" else quant, "batch": batch, "seq_len": ctx, "gpus": gpus,
-                "zero": zero, "grad_ckpt": grad_ckpt,
+                "model": arch.name,
+                "task": task,
+                "precision": precision,
+                "quant": "bnb-nf4" if task == "qlora" else quant,
+                "batch": batch,
+                "seq_len": ctx,
+                "gpus": gpus,
+                "zero": zero,
+                "grad_ckpt": grad_ckpt,
             }
         )
     return estimate_memory(req, arch)
@@ -456,10 +468,7 @@ def _fit_training(
             est = _estimate(arch, w, gpus=gpus, batch=batch, capacity=capacity, zero=zero)
             if est.per_gpu_total_gib <= capacity:
                 return _training_option(inst, gpu, arch, w, nodes, zero, est, capacity)
-            last = (
-                f"needs {est.per_gpu_total_gib:.1f} GiB per GPU on {gpus}x {gpu.name} "
-                f"({capacity:.1f} GiB usable)"
-            )
+            last = f"needs {est.per_gpu_total_gib:.1f} GiB per GPU on {gpus}x {gpu.name} ({capacity:.1f} GiB usable)"
     return last
 
 

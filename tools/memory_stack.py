@@ -1,0 +1,174 @@
+"""Which software stack allocates the memory, and how that changes the numbers: one function per behaviour.
+
+The physics (bytes per weight, per cached token, per activation) lives in :mod:`tools.memory_terms`;
+this module says what a given framework *does* with it, version by version. Every function names the
+behaviour it models and where it is documented; ``tests/test_memory_stack.py`` holds one golden test per
+quirk. Versions are compared as numbers (``"4.38.2"`` < ``"4.45"``); an unknown version means the current
+behaviour of that framework.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from tools.architecture import ModelArchitecture
+
+Framework = Literal["transformers", "vllm", "sglang", "tensorrt-llm", "deepspeed", "torchtune", "peft"]
+SERVING_ENGINES: tuple[Framework, ...] = ("vllm", "sglang", "tensorrt-llm")
+TRAINING_STACKS: tuple[Framework, ...] = ("transformers", "deepspeed", "torchtune", "peft")
+VERSION_PATTERN = r"^\d+(\.\d+){0,3}([.+-]?[0-9A-Za-z.]*)?$"
+
+# Families whose HF code ships with the checkpoint (trust_remote_code) and predates transformers' Cache
+# classes: Qwen (v1) modeling_qwen.py keeps tuple KV caches and computes lm_head over every position.
+REMOTE_CODE_TUPLE_CACHE_FAMILIES = frozenset({"Qwen", "qwen"})
+
+# transformers v4.45.0 (Sep 2024): generate() asks for the last position's logits only
+# (``num_logits_to_keep``) and no longer upcasts every position to fp32.
+LAST_POSITION_LOGITS_SINCE = (4, 45)
+# transformers v4.36.0 (Dec 2023): DynamicCache replaces each layer's tensors in place; before it the
+# legacy tuple cache was concatenated into new tuples while generate() still held the old ones.
+IN_PLACE_CACHE_SINCE = (4, 36)
+# vLLM v0.8.0 (Mar 2025) made the V1 engine the default; V1 captures CUDA graphs for the profiled
+# batch sizes before sizing the KV cache and keeps the sampler's logits smaller.
+VLLM_V1_SINCE = (0, 8)
+
+
+def parse_version(text: str | None) -> tuple[int, ...] | None:
+    """``"4.38.2"`` -> ``(4, 38, 2)``; ``"0.6.5.post1"`` -> ``(0, 6, 5)``; None or no digits -> None."""
+    if not text:
+        return None
+    parts = re.findall(r"\d+", text.split("+")[0])[:3]
+    return tuple(int(p) for p in parts) if parts else None
+
+
+def is_serving_engine(framework: str) -> bool:
+    """vLLM, SGLang and TensorRT-LLM pre-allocate a KV pool and shard with tensor parallelism."""
+    return framework in SERVING_ENGINES
+
+
+def is_remote_code(arch: ModelArchitecture) -> bool:
+    """Say whether the checkpoint runs its own modelling code (trust_remote_code) with tuple caches."""
+    return arch.family in REMOTE_CODE_TUPLE_CACHE_FAMILIES
+
+
+def _older(version: str | None, since: tuple[int, ...]) -> bool:
+    parsed = parse_version(version)
+    return parsed is not None and parsed < since
+
+
+def prompt_logits_bytes_per_element(framework: str, version: str | None, arch: ModelArchitecture) -> float:
+    """Bytes per (prompt token x vocab entry) that HF generate() keeps for the prompt's logits.
+
+    * transformers < 4.45: ``lm_head`` over every prompt position in bf16, then ``.float()``: 2 + 4 = 6 B
+      (Qwen2 speed benchmark, transformers 4.38.2: Qwen2-0.5B at a 30k prompt peaks at 27.6 GiB).
+    * remote code without the upcast (Qwen v1 ``modeling_qwen.py``): every position in bf16, 2 B.
+    * transformers >= 4.45 and serving engines: the last position only, 0 (negligible).
+    """
+    if framework != "transformers":
+        return 0.0
+    if is_remote_code(arch):
+        return 2.0  # its own lm_head call, whatever the transformers version
+    if _older(version, LAST_POSITION_LOGITS_SINCE):
+        return 6.0
+    return 0.0
+
+
+def kv_cache_copies_at_peak(framework: str, version: str | None, arch: ModelArchitecture) -> float:
+    """How many copies of the KV cache are alive at the end of a decode step.
+
+    Tuple caches (transformers < 4.36, and remote code such as Qwen v1) build the new cache with
+    ``torch.cat`` while generate() still holds the previous step's tuple: two copies. DynamicCache
+    (4.36+) and serving engines' paged caches write in place: one.
+    """
+    if framework != "transformers":
+        return 1.0
+    if _older(version, IN_PLACE_CACHE_SINCE) or is_remote_code(arch):
+        return 2.0
+    return 1.0
+
+
+def vllm_engine(version: str | None) -> Literal["V0", "V1"]:
+    """Return vLLM's engine generation: V1 from 0.8 on (and when the version is not given)."""
+    return "V0" if _older(version, VLLM_V1_SINCE) else "V1"
+
+
+# ------------------------------------------------------------------------------------ memory views
+
+# The caching allocator rounds blocks up (2 MiB segments for large tensors, 512 B for small) and keeps
+# freed blocks for reuse: reserved - allocated at the peak is about the largest transient that was freed
+# (it cannot be reused by a differently sized request) plus a few % of rounding over live tensors.
+RESERVED_ROUNDING = 0.02
+
+
+def reserved_bytes(allocated: float, largest_transient: float) -> float:
+    """Estimate ``torch.cuda.max_memory_reserved()``: allocated + rounding + the largest freed transient.
+
+    The slack grows with the biggest short-lived buffer (prefill MLP or logits, the loss, a ZeRO bucket),
+    not as a flat share of the tensors: a 70B model at batch 1 reserves little beyond its weights, a
+    0.5B model with a 30k-token prompt reserves almost its whole logits tensor again.
+    """
+    return allocated * (1 + RESERVED_ROUNDING) + largest_transient
+
+
+def nvidia_smi_bytes(reserved: float, cuda_context: float) -> float:
+    """Estimate nvidia-smi for the process: reserved by the allocator plus the CUDA context/workspaces."""
+    return reserved + cuda_context
+
+
+# ------------------------------------------------------------------------------------ training stacks
+
+
+def default_master_weights(framework: str) -> bool:
+    """Say whether the stack keeps fp32 master weights: torchtune trains in pure bf16, the others use AMP."""
+    return framework != "torchtune"
+
+
+def modules_to_save_params(arch: ModelArchitecture, modules: tuple[str, ...]) -> int:
+    """Parameters PEFT trains in full when ``modules_to_save`` names the embedding and/or the LM head.
+
+    PEFT wraps each named module in ``ModulesToSaveWrapper``: the frozen original stays and a trainable
+    copy is added, so each costs one more copy of its weights plus gradients and optimizer states
+    (Qwen v1 README: "LoRA (emb)" needs 13.6 GB more than LoRA on Qwen-7B).
+    """
+    embed = arch.vocab_size * arch.hidden_size
+    total = 0
+    if "embed" in modules:
+        total += embed
+    if "lm_head" in modules:
+        total += embed  # tied heads are wrapped separately too (PEFT copies the module it is given)
+    return total
+
+
+def dora_magnitude_params(arch: ModelArchitecture, targets_out_features: int) -> int:
+    """DoRA adds one trainable magnitude per output feature of every adapted matrix (PEFT ``use_dora``)."""
+    return targets_out_features
+
+
+def dora_weight_norm_bytes(largest_matrix_elements: int, act_bytes: float = 2) -> float:
+    """DoRA recomputes ``||W + BA||`` per adapted layer: one dense copy of the largest adapted matrix."""
+    return largest_matrix_elements * act_bytes
+
+
+# DeepSpeed defaults (deepspeed/runtime/zero/config.py): reduce_bucket_size and allgather_bucket_size
+# 5e8 elements; HF Trainer's "auto" sets reduce_bucket_size = hidden^2,
+# stage3_prefetch_bucket_size = 0.9 x hidden^2, stage3_param_persistence_threshold = 10 x hidden.
+DEEPSPEED_BUCKET_ELEMENTS = 500_000_000
+
+
+def zero_bucket_bytes(arch: ModelArchitecture, zero: int, *, hf_auto: bool, grad_bytes: float = 2) -> float:
+    """DeepSpeed ZeRO communication buckets alive at the gradient peak, one GPU.
+
+    ZeRO 1/2: one reduce bucket (ZeRO 2 contiguous gradient buffer aside) and one all-gather bucket for
+    the updated partitions; ZeRO 3: the reduce bucket plus the prefetch bucket (counted here; the gathered
+    layer itself is in the weights term). With HF ``auto`` values the buckets scale with hidden^2.
+    """
+    if zero == 0:
+        return 0.0
+    h2 = arch.hidden_size**2
+    reduce_elems = h2 if hf_auto else DEEPSPEED_BUCKET_ELEMENTS
+    if zero == 3:
+        prefetch = 0.9 * h2 if hf_auto else 50_000_000
+        return (reduce_elems + prefetch) * grad_bytes
+    allgather = h2 if hf_auto else DEEPSPEED_BUCKET_ELEMENTS
+    return (reduce_elems + allgather) * grad_bytes
