@@ -128,25 +128,32 @@ def modules_to_save_params(arch: ModelArchitecture, modules: tuple[str, ...]) ->
     """Parameters PEFT trains in full when ``modules_to_save`` names the embedding and/or the LM head.
 
     PEFT wraps each named module in ``ModulesToSaveWrapper``: the frozen original stays and a trainable
-    copy is added, so each costs one more copy of its weights plus gradients and optimizer states
-    (Qwen v1 README: "LoRA (emb)" needs 13.6 GB more than LoRA on Qwen-7B).
+    copy is added (a tied head is wrapped separately from the embedding, so both count).
     """
     embed = arch.vocab_size * arch.hidden_size
-    total = 0
-    if "embed" in modules:
-        total += embed
-    if "lm_head" in modules:
-        total += embed  # tied heads are wrapped separately too (PEFT copies the module it is given)
-    return total
+    return embed * sum(1 for m in ("embed", "lm_head") if m in modules)
 
 
-def dora_magnitude_params(arch: ModelArchitecture, targets_out_features: int) -> int:
-    """DoRA adds one trainable magnitude per output feature of every adapted matrix (PEFT ``use_dora``)."""
-    return targets_out_features
+# Bytes per modules_to_save parameter (16-bit base): trainable copy 2 + gradient 2 (kept across
+# gradient-accumulation steps) + AdamW's two moments in the parameter dtype 4 + the foreach step's
+# temporary (sqrt of the second moment) 2. Qwen v1 README "LoRA (emb)" minus "LoRA": 10.7-11.2 B per
+# wrapped parameter on Qwen-1.8B/7B/14B.
+MODULES_TO_SAVE_BYTES = {"weights": 2.0, "gradients": 2.0, "optimizer": 6.0}
 
 
-def dora_weight_norm_bytes(largest_matrix_elements: int, act_bytes: float = 2) -> float:
-    """DoRA recomputes ``||W + BA||`` per adapted layer: one dense copy of the largest adapted matrix."""
+def modules_to_save_bytes(arch: ModelArchitecture, modules: tuple[str, ...], act_bytes: float) -> dict[str, float]:
+    """Bytes of the trainable copies PEFT keeps for ``modules_to_save``, by memory term, one GPU."""
+    params = modules_to_save_params(arch, modules)
+    scale = act_bytes / 2
+    return {term: params * per * scale for term, per in MODULES_TO_SAVE_BYTES.items()}
+
+
+def dora_transient_bytes(largest_matrix_elements: int, act_bytes: float = 2) -> float:
+    """DoRA's extra working set: PEFT composes ``W + scale * B @ A`` densely to take its column norm.
+
+    One dense copy of the adapted matrix (plus its norm vector, negligible) exists while a layer runs;
+    the magnitude vectors add only ``out_features`` parameters per matrix.
+    """
     return largest_matrix_elements * act_bytes
 
 

@@ -17,6 +17,7 @@ from tools import memory_terms as t
 from tools.architecture import ModelArchitecture
 from tools.memory_inference import Assembly
 from tools.memory_request import EstimateRequest
+from tools.memory_stack import default_master_weights, dora_transient_bytes, modules_to_save_bytes, zero_bucket_bytes
 from tools.quantization import WeightFormat, half
 
 DEFAULT_TRAIN_SEQ_LEN = 2048
@@ -53,7 +54,11 @@ class _Recipe:
     def __init__(self, req: EstimateRequest) -> None:
         fp32 = req.precision == "fp32"
         self.act_bytes = 4.0 if fp32 else 2.0
-        self.master = req.master_weights and not fp32
+        # An unset master_weights follows the stack (torchtune: pure bf16; HF/PEFT/DeepSpeed: AMP).
+        chosen = (
+            req.master_weights if "master_weights" in req.model_fields_set else default_master_weights(req.framework)
+        )
+        self.master = chosen and not fp32
         full = req.task == "full"
         # LoRA adapters are fp32 under AMP (PEFT upcasts them), 16-bit in pure-bf16 recipes.
         self.param_bytes = self.act_bytes if full else (4.0 if (self.master or fp32) else 2.0)
@@ -95,6 +100,16 @@ def training_terms(req: EstimateRequest, arch: ModelArchitecture, base_fmt: Weig
     a.other = t.dequant_scratch_bytes(arch, fmt) if req.task == "qlora" else 0.0
     grads_start, grads_end = _gradients(req, arch, trainable, recipe)
     acts_start, acts_end = _activations(req, arch, tokens, recipe.act_bytes)
+    if req.use_dora:
+        dora = dora_transient_bytes(s.largest_matrix, recipe.act_bytes)
+        acts_start, acts_end = acts_start + dora, acts_end + dora
+    saved = modules_to_save_bytes(arch, req.modules_to_save, recipe.act_bytes)
+    a.weights += saved["weights"]
+    a.optimizer += 0.0 if (paged or req.offload != "none") else saved["optimizer"]
+    # Their gradients stay alive across micro-batches (gradient accumulation), so in both phases.
+    grads_start, grads_end = grads_start + saved["gradients"], grads_end + saved["gradients"]
+    if req.framework == "deepspeed" and n > 1:
+        a.other += zero_bucket_bytes(arch, zero, hf_auto=True, grad_bytes=recipe.act_bytes)
     if acts_start + grads_start >= acts_end + grads_end:
         a.activations, a.gradients, a.peak_phase = acts_start, grads_start, "start of backward"
     else:
@@ -191,6 +206,18 @@ def _training_words(
     ]
     if req.task != "full":
         a.assumptions.append(f"LoRA rank {req.lora_r} on {targets} of every layer: {trainable / 1e6:.1f} M trainable")
+    if req.modules_to_save:
+        a.assumptions.append(
+            f"PEFT modules_to_save={','.join(req.modules_to_save)}: a trainable copy of each next to the frozen "
+            "original, with its gradient, AdamW moments and the foreach step's temporary (10 B per parameter)"
+        )
+    if req.use_dora:
+        a.assumptions.append("DoRA: one dense copy of the largest adapted matrix while its layer runs")
+    if req.framework == "deepspeed" and n > 1:
+        a.assumptions.append(
+            "DeepSpeed with HF 'auto' buckets: reduce_bucket_size = hidden^2"
+            + (", stage3_prefetch_bucket_size = 0.9 x hidden^2" if zero == 3 else ", allgather bucket hidden^2")
+        )
     if paged_bytes:
         a.assumptions.append(
             f"paged optimizer: {paged_bytes / _GIB:.1f} GiB of states live in CUDA unified memory, "
@@ -221,7 +248,11 @@ def _training_words(
             + (" incl. fp32 master weights" if recipe.master and req.task == "full" else "")
             + (f", sharded{shard} (ZeRO-1+)" if zero >= 1 and n > 1 else "")
         ),
-        "other_gib": "bf16 scratch to dequantise the largest 4-bit matrix" if a.other else "none",
+        "other_gib": (
+            ("bf16 scratch to dequantise the largest 4-bit matrix" if req.task == "qlora" else "")
+            + (" + DeepSpeed reduce/prefetch buckets" if req.framework == "deepspeed" and n > 1 else "")
+        ).strip(" +")
+        or "none",
         "overhead_gib": (
             "what nvidia-smi shows beyond the tensors: CUDA context and workspaces (0.5 GiB)"
             + (" + NCCL buffers (0.5 GiB)" if n > 1 else "")
