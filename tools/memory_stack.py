@@ -93,29 +93,6 @@ def vllm_engine(version: str | None) -> Literal["V0", "V1"]:
     return "V0" if _older(version, VLLM_V1_SINCE) else "V1"
 
 
-# ------------------------------------------------------------------------------------ memory views
-
-# The caching allocator rounds blocks up (2 MiB segments for large tensors, 512 B for small) and keeps
-# freed blocks for reuse: reserved - allocated at the peak is about the largest transient that was freed
-# (it cannot be reused by a differently sized request) plus a few % of rounding over live tensors.
-RESERVED_ROUNDING = 0.02
-
-
-def reserved_bytes(allocated: float, largest_transient: float) -> float:
-    """Estimate ``torch.cuda.max_memory_reserved()``: allocated + rounding + the largest freed transient.
-
-    The slack grows with the biggest short-lived buffer (prefill MLP or logits, the loss, a ZeRO bucket),
-    not as a flat share of the tensors: a 70B model at batch 1 reserves little beyond its weights, a
-    0.5B model with a 30k-token prompt reserves almost its whole logits tensor again.
-    """
-    return allocated * (1 + RESERVED_ROUNDING) + largest_transient
-
-
-def nvidia_smi_bytes(reserved: float, cuda_context: float) -> float:
-    """Estimate nvidia-smi for the process: reserved by the allocator plus the CUDA context/workspaces."""
-    return reserved + cuda_context
-
-
 # ------------------------------------------------------------------------------------ training stacks
 
 

@@ -2,7 +2,9 @@
 
 For every instance type in the catalog the planner finds the smallest layout that fits the workload,
 prices it, and either keeps it as an option or records why it was rejected. Options that do not fit are
-never recommended; fits with less than 10% headroom are flagged as tight.
+never recommended. Every memory figure carries the estimator's uncertainty band (p10-p90 of measured /
+predicted on held-out published measurements, :mod:`tools.memory_band`); fits are checked against the
+band's upper end, and a fit whose band crosses the usable memory is flagged as tight.
 
 Assumptions and limits
 ----------------------
@@ -25,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools import catalog, prices
 from tools.architecture import ModelArchitecture
 from tools.memory import MemoryBreakdown, MemoryEstimate, estimate_memory, parse_request
+from tools.memory_band import band_for
 from tools.models import resolve_model
 from tools.throughput import (
     DecodeSpeed,
@@ -37,7 +40,6 @@ from tools.throughput import (
 from tools.workload import Workload
 
 HOURS_PER_MONTH = 730
-TIGHT_HEADROOM_PCT = 10.0
 VLLM_GPU_MEMORY_UTILIZATION = 0.9
 # Where no CUDA-visible size is published: HBM parts show ~99% of nominal (A100-80GB: 81251 of 81920
 # MiB), GDDR parts with ECC ~92% (A10: 22731 of 24576 MiB; L20: 45056 of 49152), per Alibaba's
@@ -73,7 +75,12 @@ class DeploymentOption(BaseModel):
     per_gpu_gib_needed: float = Field(description="memory the workload needs on each GPU, incl. overhead")
     per_gpu_capacity_gib: float = Field(description="usable memory of one GPU")
     headroom_pct: float = Field(description="(capacity - needed) / capacity x 100")
-    tight_fit: bool = Field(description="headroom below 10%: expect OOM risk under fragmentation")
+    tight_fit: bool = Field(
+        description="the estimate's p90 band crosses the usable memory: it fits at the estimate, not at the upper end"
+    )
+    per_gpu_gib_upper: float | None = Field(
+        default=None, description="upper end (p90) of the per-GPU memory band; compared with the capacity"
+    )
     memory: MemoryBreakdown = Field(description="per-GPU memory terms, GiB")
     max_concurrent_sequences: int | None = Field(default=None, description="KV capacity at the context")
     decode_tokens_per_s: float | None = Field(default=None, description="output tokens/s, all replicas")
@@ -464,11 +471,19 @@ def _fit_training(
         # Full fine-tuning shards everything (ZeRO-3); (Q)LoRA tries plain data parallel first and shards
         # the frozen base only when one GPU cannot hold it.
         stages = (3,) if w.task == "full" and gpus > 1 else (0, 3) if gpus > 1 else (0,)
+        # A stage whose band's upper end fits beats one that fits only at the estimate (then tight).
+        fitting = []
         for zero in stages:
             est = _estimate(arch, w, gpus=gpus, batch=batch, capacity=capacity, zero=zero)
             if est.per_gpu_total_gib <= capacity:
-                return _training_option(inst, gpu, arch, w, nodes, zero, est, capacity)
-            last = f"needs {est.per_gpu_total_gib:.1f} GiB per GPU on {gpus}x {gpu.name} ({capacity:.1f} GiB usable)"
+                fitting.append((est.per_gpu_band_high_gib > capacity, zero, est))
+            else:
+                last = (
+                    f"needs {est.per_gpu_total_gib:.1f} GiB per GPU on {gpus}x {gpu.name} ({capacity:.1f} GiB usable)"
+                )
+        if fitting:
+            _, zero, est = min(fitting, key=lambda item: item[0])
+            return _training_option(inst, gpu, arch, w, nodes, zero, est, capacity)
     return last
 
 
@@ -510,6 +525,9 @@ def _priced_option(
 ) -> DeploymentOption:
     needed = layout.total_gib
     headroom = (capacity - needed) / capacity * 100
+    band = band_for("transformers" if w.task != "inference" else "vllm", w.task)
+    upper = needed * band.p90
+    tight = upper > capacity
     # No list price in the asked region: show another region's, labelled by its source line.
     quote = prices.quote(inst.instance_type, region=w.region) or prices.quote(inst.instance_type)
     hourly = quote.hourly * instances if quote and quote.hourly is not None else None
@@ -529,13 +547,25 @@ def _priced_option(
         per_gpu_gib_needed=round(needed, 2),
         per_gpu_capacity_gib=round(capacity, 2),
         headroom_pct=round(headroom, 1),
-        tight_fit=headroom < TIGHT_HEADROOM_PCT,
+        tight_fit=tight,
+        per_gpu_gib_upper=round(upper, 2),
         memory=layout.memory.model_copy(),
         price_cny_per_hour=round(hourly, 2) if hourly is not None else None,
         price_cny_per_month=round(monthly, 0) if monthly is not None else None,
         price_month_basis=quote.monthly_basis if quote else None,
         price_source=quote.source_line if quote else None,
+        notes=[_band_note(needed, upper, capacity)],
     )
+
+
+def _band_note(needed: float, upper: float, capacity: float) -> str:
+    """Say how the fit was checked: against the band's upper end."""
+    if upper > capacity:
+        return (
+            f"tight: fits at the estimate ({needed:.1f} GiB) but the band's upper end ({upper:.1f} GiB) "
+            f"exceeds the usable {capacity:.1f} GiB per GPU"
+        )
+    return f"fits at the band's upper end ({upper:.1f} of {capacity:.1f} GiB usable per GPU)"
 
 
 def _ranked(options: list[DeploymentOption], limit: int) -> list[DeploymentOption]:
@@ -601,7 +631,10 @@ def _assumptions(w: Workload) -> list[str]:
         "usable GPU memory: published CUDA-visible figure, else "
         f"{USABLE_FRACTION_HBM:.0%} (HBM) or {USABLE_FRACTION_OTHER:.0%} (GDDR) of nominal",
         f"monthly price: subscription where listed, else {HOURS_PER_MONTH} h of pay-as-you-go",
-        "ranked by pay-as-you-go price per hour; fits with under 10% headroom after comfortable ones",
+        "ranked by pay-as-you-go price per hour; tight fits (the memory band's upper end exceeds the usable "
+        "memory) after comfortable ones",
+        band_for("vllm" if w.task == "inference" else "transformers", w.task).sentence()
+        + "; fits are checked against the upper end",
     ]
     return items
 
