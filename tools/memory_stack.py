@@ -29,9 +29,6 @@ LAST_POSITION_LOGITS_SINCE = (4, 45)
 # transformers v4.36.0 (Dec 2023): DynamicCache replaces each layer's tensors in place; before it the
 # legacy tuple cache was concatenated into new tuples while generate() still held the old ones.
 IN_PLACE_CACHE_SINCE = (4, 36)
-# vLLM v0.8.0 (Mar 2025) made the V1 engine the default; V1 captures CUDA graphs for the profiled
-# batch sizes before sizing the KV cache and keeps the sampler's logits smaller.
-VLLM_V1_SINCE = (0, 8)
 
 
 def parse_version(text: str | None) -> tuple[int, ...] | None:
@@ -86,11 +83,6 @@ def kv_cache_copies_at_peak(framework: str, version: str | None, arch: ModelArch
     if _older(version, IN_PLACE_CACHE_SINCE) or is_remote_code(arch):
         return 2.0
     return 1.0
-
-
-def vllm_engine(version: str | None) -> Literal["V0", "V1"]:
-    """Return vLLM's engine generation: V1 from 0.8 on (and when the version is not given)."""
-    return "V0" if _older(version, VLLM_V1_SINCE) else "V1"
 
 
 # ------------------------------------------------------------------------------------ training stacks

@@ -236,13 +236,20 @@ def _estimate(
 ) -> MemoryEstimate:
     """Memory for one layout; many instance types share a GPU and count, so results are memoised."""
     key = (w.task, w.precision, w.quant, w.context_tokens, w.output_tokens, w.grad_ckpt)
-    return _estimate_cached(arch, key, gpus, batch, round(capacity, 3), zero)
+    stack = (_framework(w), w.framework_version)
+    return _estimate_cached(arch, key, stack, gpus, batch, round(capacity, 3), zero)
+
+
+def _framework(w: Workload) -> str:
+    """Return the stack the estimate models: the workload's, else vLLM to serve and HF Trainer to train."""
+    return w.framework or ("vllm" if w.task == "inference" else "transformers")
 
 
 @lru_cache(maxsize=4096)
 def _estimate_cached(
     arch: ModelArchitecture,
     key: tuple[str, str, str, int, int, bool],
+    stack: tuple[str, str | None],
     gpus: int,
     batch: int,
     capacity: float,
@@ -250,6 +257,7 @@ def _estimate_cached(
 ) -> MemoryEstimate:
     # A pure function of its (hashable, immutable) arguments: caching it shares nothing mutable.
     task, precision, quant, ctx, output_tokens, grad_ckpt = key
+    framework, version = stack
     # parse_request turns a contradictory combination (int8 + gptq-int4 ...) into a ToolInputError.
     if task == "inference":
         req = parse_request(
@@ -261,7 +269,8 @@ def _estimate_cached(
                 "batch": batch,
                 "prompt_tokens": max(1, ctx - output_tokens),
                 "gen_tokens": output_tokens,
-                "framework": "vllm",
+                "framework": framework,
+                "framework_version": version,
                 "gpus": gpus,
                 "gpu_memory_gib": capacity,
                 "gpu_memory_utilization": VLLM_GPU_MEMORY_UTILIZATION,
@@ -279,6 +288,8 @@ def _estimate_cached(
                 "gpus": gpus,
                 "zero": zero,
                 "grad_ckpt": grad_ckpt,
+                "framework": framework,
+                "framework_version": version,
             }
         )
     return estimate_memory(req, arch)
@@ -525,7 +536,7 @@ def _priced_option(
 ) -> DeploymentOption:
     needed = layout.total_gib
     headroom = (capacity - needed) / capacity * 100
-    band = band_for("transformers" if w.task != "inference" else "vllm", w.task)
+    band = band_for(_framework(w), w.task)
     upper = needed * band.p90
     tight = upper > capacity
     # No list price in the asked region: show another region's, labelled by its source line.
@@ -633,8 +644,7 @@ def _assumptions(w: Workload) -> list[str]:
         f"monthly price: subscription where listed, else {HOURS_PER_MONTH} h of pay-as-you-go",
         "ranked by pay-as-you-go price per hour; tight fits (the memory band's upper end exceeds the usable "
         "memory) after comfortable ones",
-        band_for("vllm" if w.task == "inference" else "transformers", w.task).sentence()
-        + "; fits are checked against the upper end",
+        band_for(_framework(w), w.task).sentence() + "; fits are checked against the upper end",
     ]
     return items
 
