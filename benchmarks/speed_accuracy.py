@@ -108,11 +108,14 @@ def predicted_tokens_per_s(case: SpeedCase) -> float:
             batch=1,
             tensor_parallel=tensor,
             quantized=quantized,
+            engine="serving" if serving else "transformers",
         ).step_ms
         / 1e3
     )
-    prefill = case.prompt / tp_model.prefill_tokens_per_s(arch, perf, prompt_tokens=case.prompt, tensor_parallel=tensor)
-    seconds = prefill + case.gen * step
+    ttft = tp_model.time_to_first_token_s(
+        arch, perf, prompt_tokens=case.prompt, first_step_s=step, tensor_parallel=tensor
+    )
+    seconds = ttft + (case.gen - 1) * step
     tokens = case.gen + (case.prompt if case.metric == "prompt_plus_gen_tokens_per_s" else 0)
     return tokens / seconds
 
