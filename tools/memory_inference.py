@@ -188,6 +188,9 @@ def _transformers_terms(
     act_bytes: float,
 ) -> None:
     a.activations = t.prefill_activation_bytes(arch, prompt, req.batch, act_bytes, tp=tp)
+    if req.attn_implementation == "eager":
+        scores = t.eager_attention_score_bytes(arch, prompt, prompt, req.batch, tp=tp)
+        a.activations = max(a.activations, scores + 4 * req.batch * prompt * arch.hidden_size * act_bytes)
     per_logit = (
         6.0 if req.full_prompt_logits else prompt_logits_bytes_per_element(req.framework, req.framework_version, arch)
     )

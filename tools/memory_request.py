@@ -16,6 +16,7 @@ ModuleToSave = Literal["embed", "lm_head"]
 KvCacheDtype = Literal["auto", "fp16", "bf16", "fp8", "int8"]
 Offload = Literal["none", "optimizer", "optimizer+params"]
 Parallelism = Literal["auto", "tensor", "layer-split"]
+AttnImplementation = Literal["flash_attention_2", "sdpa", "eager"]
 
 MAX_TOKENS = 10_000_000
 MAX_BATCH = 100_000
@@ -95,6 +96,9 @@ class EstimateRequest(BaseModel):
         default=(), description="PEFT modules_to_save trained in full: embed and/or lm_head"
     )
     use_dora: bool = Field(default=False, description="PEFT DoRA (weight-decomposed LoRA)")
+    attn_implementation: AttnImplementation = Field(
+        default="sdpa", description="HF attention kernel; eager materialises the seq x seq score matrix"
+    )
     max_num_batched_tokens: int = Field(default=8192, ge=1, le=MAX_TOKENS, description="vLLM profile batch")
     max_num_seqs: int = Field(default=256, ge=1, le=MAX_BATCH, description="vLLM sequences per step")
     enforce_eager: bool = Field(default=False, description="vLLM without CUDA graphs")

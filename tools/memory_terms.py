@@ -257,6 +257,17 @@ def prompt_logits_bytes(
     return prompt_tokens * batch * arch.vocab_size * bytes_per_element / tp
 
 
+def eager_attention_score_bytes(
+    arch: ModelArchitecture, query_tokens: int, key_tokens: int, batch: int, *, tp: int = 1, per_score: float = 6.0
+) -> float:
+    """Bytes of the ``seq x seq`` attention matrix HF's eager attention builds in one layer, one GPU.
+
+    ``eager_attention_forward``: ``q @ k^T`` in the compute dtype (2 B), softmax in fp32 (4 B), cast back:
+    ``batch x heads x q x k x 6`` B alive at once. FlashAttention and SDPA's fused kernels never build it.
+    """
+    return batch * arch.num_attention_heads / tp * query_tokens * key_tokens * per_score
+
+
 def vllm_profile_activation_bytes(
     arch: ModelArchitecture, max_num_batched_tokens: int, max_num_seqs: int, tp: int, act_bytes: float = 2
 ) -> float:

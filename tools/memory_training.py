@@ -174,6 +174,13 @@ def _activations(req: EstimateRequest, arch: ModelArchitecture, tokens: int, act
     )
     loss = t.loss_logits_bytes(arch, tokens, chunked=req.chunked_ce, compiled=compiled, act_bytes=act_bytes)
     layer = t.layer_backward_bytes(arch, tokens, compiled=compiled, act_bytes=act_bytes)
+    if req.attn_implementation == "eager":
+        seq = tokens // req.batch
+        # Backward keeps the layer's probabilities (2 B) and builds their gradient (6 B with the fp32 softmax).
+        scores = t.eager_attention_score_bytes(arch, seq, seq, req.batch, per_score=2.0 + 6.0)
+        layer += scores
+        if not (req.grad_ckpt or req.activation_offload):
+            stored += (arch.num_layers - 1) * t.eager_attention_score_bytes(arch, seq, seq, req.batch, per_score=2.0)
     saved = t.layer_activation_bytes_per_token(arch, compiled=compiled, act_bytes=act_bytes) * tokens
     first_layer = layer if (req.grad_ckpt or req.activation_offload) else layer - saved
     return stored + max(loss, first_layer), layer

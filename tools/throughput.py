@@ -14,10 +14,10 @@ Assumptions and limits
 * Engine: serving engines (vLLM, SGLang, TensorRT-LLM) replay CUDA graphs, so a step costs ``t0`` plus
   the reads. HF transformers' eager ``generate`` launches every kernel from Python; the GPU waits for the
   CPU unless the reads take longer, so ``t_step = max(c · layers, bytes / bandwidth)`` with ``c ≈ 0.84 ms``
-  per decoder layer (median of step time / layers over the Qwen2.5 speed benchmark's transformers 4.46
-  BF16 and GPTQ-Int4 rows, 0.5B-32B, input length 1, A100-80GB: the calibration source; range 0.79-0.90). This is why HF decode is several times slower than vLLM at batch 1
-  and why its tokens/s hardly changes from 0.5B to 7B. HF MoE layers loop over experts in Python: not
-  modelled (far slower than this).
+  per decoder layer: the median of step time / layers over the Qwen2.5 speed benchmark's transformers 4.46
+  BF16 and GPTQ-Int4 rows (0.5B-32B, input length 1, A100-80GB; the calibration source; range 0.79-0.90).
+  This is why HF decode is several times slower than vLLM at batch 1 and why its tokens/s hardly changes
+  from 0.5B to 7B. HF MoE layers loop over experts in Python: not modelled (far slower than this).
 * Prefill is compute bound: ``2 · active_params`` FLOPs per prompt token plus attention.
 * Training time uses ``6 · N · tokens`` FLOPs (``N`` = active parameters; LoRA skips weight gradients:
   ``4 · N``, plus one more forward with gradient checkpointing) at a stated model-FLOPs utilisation.
