@@ -312,3 +312,16 @@ def test_cli_takes_framework_and_version() -> None:
     data = json.loads(out.stdout)
     assert data["framework_version"] == "4.38.2"
     assert data["total_tensors_gib"] == pytest.approx(13.48, rel=0.05)  # QWEN2_BENCH, 14336-token prompt
+
+
+def test_peft_kbit_preparation_upcasts_unquantised_weights_of_a_bnb_base() -> None:
+    # peft/utils/other.py prepare_model_for_kbit_training: fp16/bf16 params -> fp32 unless GPTQ/AWQ.
+    arch = resolve_model("Llama-3.1-8B-Instruct")
+    req = {"model": arch.name, "task": "qlora", "seq_len": 1024}
+    hf = estimate_memory({**req, "framework": "transformers"}, arch)
+    peft = estimate_memory({**req, "framework": "peft"}, arch)
+    gptq = estimate_memory({**req, "framework": "peft", "quant": "gptq-int4"}, arch)
+    pb = arch.param_breakdown()
+    added = (peft.per_gpu.weights_gib - hf.per_gpu.weights_gib) * GIB
+    assert added == pytest.approx((pb.embedding + pb.lm_head + pb.norms) * 2, rel=0.01)
+    assert gptq.per_gpu.weights_gib < peft.per_gpu.weights_gib

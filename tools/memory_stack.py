@@ -126,6 +126,18 @@ def dora_transient_bytes(largest_matrix_elements: int, act_bytes: float = 2) -> 
     return largest_matrix_elements * act_bytes
 
 
+def kbit_training_fp32_upcast_bytes(arch: ModelArchitecture, framework: str, quant: str) -> float:
+    """Extra bytes when PEFT's ``prepare_model_for_kbit_training`` upcasts the unquantised weights to fp32.
+
+    peft/utils/other.py: for bitsandbytes-loaded models it casts every fp16/bf16 parameter (embeddings,
+    LM head, norms) to fp32 (GPTQ/AWQ bases are left alone): 2 more bytes per such parameter.
+    """
+    if framework != "peft" or not quant.startswith("bnb-"):
+        return 0.0
+    pb = arch.param_breakdown()
+    return (pb.embedding + pb.lm_head + pb.norms) * 2.0
+
+
 # DeepSpeed defaults (deepspeed/runtime/zero/config.py): reduce_bucket_size and allgather_bucket_size
 # 5e8 elements; HF Trainer's "auto" sets reduce_bucket_size = hidden^2,
 # stage3_prefetch_bucket_size = 0.9 x hidden^2, stage3_param_persistence_threshold = 10 x hidden.

@@ -17,7 +17,13 @@ from tools import memory_terms as t
 from tools.architecture import ModelArchitecture
 from tools.memory_inference import Assembly
 from tools.memory_request import EstimateRequest
-from tools.memory_stack import default_master_weights, dora_transient_bytes, modules_to_save_bytes, zero_bucket_bytes
+from tools.memory_stack import (
+    default_master_weights,
+    dora_transient_bytes,
+    kbit_training_fp32_upcast_bytes,
+    modules_to_save_bytes,
+    zero_bucket_bytes,
+)
 from tools.quantization import WeightFormat, half
 
 DEFAULT_TRAIN_SEQ_LEN = 2048
@@ -104,7 +110,8 @@ def training_terms(req: EstimateRequest, arch: ModelArchitecture, base_fmt: Weig
         dora = dora_transient_bytes(s.largest_matrix, recipe.act_bytes)
         acts_start, acts_end = acts_start + dora, acts_end + dora
     saved = modules_to_save_bytes(arch, req.modules_to_save, recipe.act_bytes)
-    a.weights += saved["weights"]
+    upcast = kbit_training_fp32_upcast_bytes(arch, req.framework, fmt.name) if req.task == "qlora" else 0.0
+    a.weights += saved["weights"] + upcast
     a.optimizer += 0.0 if (paged or req.offload != "none") else saved["optimizer"]
     # Their gradients stay alive across micro-batches (gradient accumulation), so in both phases.
     grads_start, grads_end = grads_start + saved["gradients"], grads_end + saved["gradients"]
@@ -220,6 +227,10 @@ def _training_words(
         )
     if req.use_dora:
         a.assumptions.append("DoRA: one dense copy of the largest adapted matrix while its layer runs")
+    if req.task == "qlora" and kbit_training_fp32_upcast_bytes(arch, req.framework, fmt.name):
+        a.assumptions.append(
+            "PEFT prepare_model_for_kbit_training: embeddings, LM head and norms upcast to fp32 (bitsandbytes base)"
+        )
     if req.framework == "deepspeed" and n > 1:
         a.assumptions.append(
             "DeepSpeed with HF 'auto' buckets: reduce_bucket_size = hidden^2"
