@@ -49,8 +49,10 @@ Assumptions and limits
 * Activations: Korthikanti-style per-layer counts for SwiGLU decoders (dense and MoE), eager or
   ``torch.compile``'d; logits + cross-entropy ``tokens x vocab x 12`` bytes unless chunked.
   Sequence packing is assumed (every position is a real token).
-* Overhead: CUDA context + workspaces 0.5 GiB, NCCL 0.5 GiB when GPUs communicate, allocator cache
-  5 % (inference) / 10 % (training) of the tensors. Real fragmentation varies with the workload.
+* Overhead: CUDA context + workspaces 0.5 GiB, NCCL 0.5 GiB when GPUs communicate, and the caching
+  allocator's slack (:mod:`tools.memory_allocator`): 2 MiB segment rounding of every weight (and, under
+  DDP, gradient/optimizer) tensor plus half the largest freed transient block. Real fragmentation varies
+  with the allocation order; the band says by how much.
 * Not modelled: CPU RAM, pipeline-parallel micro-batch schedules, sequence/context parallelism,
   speculative decoding, prefix caching, multimodal encoders' activations.
 """

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools import memory_terms as t
 from tools.architecture import ModelArchitecture
 from tools.errors import ToolInputError
+from tools.memory_allocator import allocator_slack_bytes, weight_rounding_bytes
 from tools.memory_request import EstimateRequest
 from tools.memory_stack import (
     is_remote_code,
@@ -201,7 +202,26 @@ def _transformers_terms(
     if load_extra > a.tensors - a.weights:
         # The load-time copy outlives nothing but is the peak when the run itself needs less.
         a.other += load_extra - (a.tensors - a.weights)
-    a.overhead = t.cuda_overhead_bytes(a.tensors, training=False, collective=tp > 1)
+    block = _largest_prefill_block_bytes(req, arch, prompt, tp, act_bytes, per_logit)
+    slack = allocator_slack_bytes(weight_rounding_bytes(arch, fmt.linear_bytes_per_param, tp), block)
+    a.overhead = t.cuda_overhead_bytes(slack, collective=tp > 1)
+
+
+def _largest_prefill_block_bytes(
+    req: EstimateRequest, arch: ModelArchitecture, prompt: int, tp: int, act_bytes: float, per_logit: float
+) -> float:
+    """Return the largest single tensor a transformers prefill frees: an MLP buffer, logits or eager scores."""
+    tokens = prompt * req.batch
+    blocks = [tokens * arch.intermediate_size / tp * act_bytes]
+    if arch.moe is not None:
+        m = arch.moe
+        blocks.append(tokens * m.num_shared_experts * m.shared_expert_intermediate_size / tp * act_bytes)
+    if per_logit:
+        # The fp32 upcast (4 B) is the largest of the logits' copies; remote code keeps only bf16 (2 B).
+        blocks.append(tokens * arch.vocab_size / tp * min(per_logit, 4.0))
+    if req.attn_implementation == "eager":
+        blocks.append(t.eager_attention_score_bytes(arch, prompt, prompt, req.batch, tp=tp, per_score=4.0))
+    return max(blocks)
 
 
 def _vllm_terms(a: Assembly, req: EstimateRequest, arch: ModelArchitecture, tp: int, act_bytes: float) -> None:
@@ -331,7 +351,8 @@ def _inference_words(
         )
         a.meanings["overhead_gib"] = (
             "what nvidia-smi shows beyond the tensors: CUDA context and workspaces (0.5 GiB) "
-            "+ 5% allocator cache" + (" + NCCL buffers" if tp > 1 else "")
+            "+ caching-allocator slack (2 MiB segment rounding + half the largest freed prefill block)"
+            + (" + NCCL buffers" if tp > 1 else "")
         )
         version = req.framework_version or ">= 4.45 (current)"
         copies = kv_cache_copies_at_peak(req.framework, req.framework_version, arch)

@@ -457,20 +457,17 @@ NCCL_BUFFERS_GIB = 0.5
 VLLM_NON_TORCH_GIB = 1.0
 VLLM_CUDA_GRAPHS_GIB = 0.5
 VLLM_TP_COMM_GIB = 1.5
-ALLOCATOR_SLACK_INFERENCE = 0.05
-ALLOCATOR_SLACK_TRAINING = 0.10
 
 
-def cuda_overhead_bytes(tensor_bytes: float, *, training: bool, collective: bool) -> float:
+def cuda_overhead_bytes(slack_bytes: float, *, collective: bool) -> float:
     """Bytes nvidia-smi shows beyond the tensors torch allocated, one GPU (PyTorch frameworks).
 
     CUDA context with lazy module loading plus cuBLAS/cuDNN workspaces (~0.5 GiB on Ampere/Hopper),
     NCCL communicator buffers when GPUs exchange data (~0.5 GiB), and the caching allocator's
-    reserved-but-unused blocks: 5 % of the tensors for inference, 10 % for training.
+    reserved-but-unused blocks (``slack_bytes``, from :func:`tools.memory_allocator.allocator_slack_bytes`).
     """
-    slack = ALLOCATOR_SLACK_TRAINING if training else ALLOCATOR_SLACK_INFERENCE
     fixed = CUDA_CONTEXT_GIB + (NCCL_BUFFERS_GIB if collective else 0.0)
-    return fixed * GIB + slack * tensor_bytes
+    return fixed * GIB + slack_bytes
 
 
 def vllm_non_torch_bytes(tp: int, *, enforce_eager: bool) -> float:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from tools import memory_terms as t
 from tools.architecture import ModelArchitecture
+from tools.memory_allocator import allocator_slack_bytes, weight_rounding_bytes
 from tools.memory_inference import Assembly
 from tools.memory_request import EstimateRequest
 from tools.memory_stack import (
@@ -121,11 +122,29 @@ def training_terms(req: EstimateRequest, arch: ModelArchitecture, base_fmt: Weig
         a.activations, a.gradients, a.peak_phase = acts_start, grads_start, "start of backward"
     else:
         a.activations, a.gradients, a.peak_phase = acts_end, grads_end, "end of backward / optimizer step"
-    a.overhead = t.cuda_overhead_bytes(a.tensors, training=True, collective=n > 1)
+    a.overhead = t.cuda_overhead_bytes(_allocator_slack(req, arch, fmt, tokens, recipe), collective=n > 1)
     a.total_tensors_all_gpus = a.tensors * n
     a.layout = _layout(req)
     _training_words(a, req, arch, fmt, seq, trainable, recipe, opt_bytes if paged else 0.0)
     return a
+
+
+def _allocator_slack(
+    req: EstimateRequest, arch: ModelArchitecture, fmt: WeightFormat, tokens: int, recipe: _Recipe
+) -> float:
+    """Caching-allocator slack: per-tensor segment rounding + half the largest freed training block.
+
+    Under DDP every parameter's gradient and optimizer states are tensors of their own (rounded like the
+    weights); ZeRO flattens them into contiguous partitions. The largest freed blocks are the fp32 logits
+    of the loss (one chunk when chunked) and one layer's MLP gradient.
+    """
+    rounding = weight_rounding_bytes(arch, fmt.linear_bytes_per_param)
+    if req.task == "full" and req.zero == 0:
+        per_param_tensors = 1 + recipe.state_bytes / recipe.grad_bytes  # gradient, moments, master copy
+        rounding += weight_rounding_bytes(arch, recipe.grad_bytes) * per_param_tensors
+    logits = tokens * arch.vocab_size * 4.0 / (8 if req.chunked_ce else 1)
+    mlp_grad = tokens * arch.intermediate_size * recipe.act_bytes
+    return allocator_slack_bytes(rounding, max(logits, mlp_grad))
 
 
 def _layout(req: EstimateRequest) -> str:
@@ -274,7 +293,8 @@ def _training_words(
         "overhead_gib": (
             "what nvidia-smi shows beyond the tensors: CUDA context and workspaces (0.5 GiB)"
             + (" + NCCL buffers (0.5 GiB)" if n > 1 else "")
-            + " + 10% allocator cache"
+            + " + caching-allocator slack (2 MiB segment rounding + half the largest freed block: "
+            "fp32 logits or one layer's MLP gradient)"
         ),
     }
     if seq > arch.max_context:
