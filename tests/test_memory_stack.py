@@ -21,6 +21,7 @@ from tools.memory_stack import (
     modules_to_save_params,
     parse_version,
     prompt_logits_bytes_per_element,
+    vllm_profile_tokens,
     zero_bucket_bytes,
 )
 from tools.memory_terms import GIB, eager_attention_score_bytes, shapes
@@ -343,3 +344,26 @@ def test_reserved_slack_grows_with_the_largest_transient_not_with_the_model() ->
     slack = long.per_gpu_reserved_gib - long.per_gpu_allocated_gib
     assert slack == pytest.approx(0.5 * mlp_buffer, abs=0.1)
     assert long.per_gpu_nvidia_smi_gib - long.per_gpu_reserved_gib == pytest.approx(0.5, abs=0.002)
+
+
+VLLM_ISSUE_15815 = "https://github.com/vllm-project/vllm/issues/15815"
+
+
+def test_vllm_v0_profiles_a_whole_max_model_len_prefill_and_v1_a_chunk() -> None:
+    # Rule: vllm/config.py SchedulerConfig (V0: max(max_model_len, 2048) without chunked prefill; 512 when
+    # arg_utils.py switches chunked prefill on above 32K) and V1 (0.8+) always chunked, 8192 tokens.
+    assert vllm_profile_tokens("0.6.4", None, 10000) == 10000
+    assert vllm_profile_tokens("0.6.4", None, 131072) == 512
+    assert vllm_profile_tokens("0.8.5", None, 10000) == 8192
+    assert vllm_profile_tokens(None, 4096, 131072) == 4096
+    # Source: VLLM_ISSUE_15815, "Initializing a V0 LLM engine (v0.7.1)", Qwen2.5-32B-Instruct bf16, TP 2 on
+    # L40S, max_seq_len=10000, chunked_prefill_enabled=False: "PyTorch activation peak memory takes 1.26GiB".
+    # Tolerance 20% (the sampler term is sized on Llama-3's vocabulary).
+    arch = resolve_model("Qwen2.5-32B-Instruct")
+    common = {"model": arch.name, "framework": "vllm", "gpus": 2, "prompt_tokens": 1000, "max_model_len": 10000}
+    v0 = estimate_memory({**common, "framework_version": "0.7.1"}, arch)
+    v1 = estimate_memory({**common, "framework_version": "0.8.5"}, arch)
+    assert v0.per_gpu.activations_gib == pytest.approx(1.26, rel=0.2)
+    assert v1.per_gpu.activations_gib < v0.per_gpu.activations_gib
+    assert any("V0 engine" in line and "10000 tokens" in line for line in v0.assumptions)
+    assert any("up to 512" in line for line in v1.assumptions)

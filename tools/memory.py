@@ -33,7 +33,8 @@ Assumptions and limits
   ``device_map="auto"`` is a layer split, each GPU running its own transient.
 * HF DeepSeek (MLA) code caches decompressed per-head K/V; vLLM/SGLang cache the compressed latent,
   replicated on every tensor-parallel GPU. Sliding-window layers keep at most the window.
-* vLLM: weights and activations from a profile run with ``max_num_batched_tokens`` tokens, non-torch
+* vLLM: weights and activations from a profile run (V1, 0.8+: ``max_num_batched_tokens``, 8192 by
+  default; V0: one whole ``max_model_len`` prefill, 512 tokens above a 32K context), non-torch
   memory (context, CUDA graphs, all-reduce buffers) as a stated constant per GPU; KV in 16-token blocks.
   Marlin/FP8 kernels need no dequantisation scratch.
 * ``batch`` is the number of sequences served together (inference) or the micro-batch per GPU

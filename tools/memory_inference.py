@@ -13,10 +13,13 @@ from tools.errors import ToolInputError
 from tools.memory_allocator import allocator_slack_bytes, weight_rounding_bytes
 from tools.memory_request import EstimateRequest
 from tools.memory_stack import (
+    VLLM_GRAPH_MAX_BATCH,
     is_remote_code,
     is_serving_engine,
     kv_cache_copies_at_peak,
     prompt_logits_bytes_per_element,
+    vllm_engine_generation,
+    vllm_profile_tokens,
 )
 from tools.quantization import WeightFormat
 
@@ -225,8 +228,41 @@ def _largest_prefill_block_bytes(
 
 
 def _vllm_terms(a: Assembly, req: EstimateRequest, arch: ModelArchitecture, tp: int, act_bytes: float) -> None:
-    a.activations = t.vllm_profile_activation_bytes(arch, req.max_num_batched_tokens, req.max_num_seqs, tp, act_bytes)
+    a.activations = t.vllm_profile_activation_bytes(arch, _profile_tokens(req, arch), req.max_num_seqs, tp, act_bytes)
     a.overhead = t.vllm_non_torch_bytes(req.gpus, enforce_eager=req.enforce_eager)
+
+
+def _vllm_engine_sentence(req: EstimateRequest, arch: ModelArchitecture, tp: int) -> str:
+    gen = vllm_engine_generation(req.framework_version)
+    profile = (
+        "chunked prefill, so the profile batch is max_num_batched_tokens"
+        if gen == "v1"
+        else "no chunked prefill up to a 32K max_model_len, so the profile batch is one whole prefill"
+    )
+    profile += f" ({_profile_tokens(req, arch)} tokens)"
+    graphs = (
+        "no CUDA graphs (enforce_eager)"
+        if req.enforce_eager
+        else (
+            f"CUDA graphs for batch sizes up to {VLLM_GRAPH_MAX_BATCH[gen]}, captured after the KV cache "
+            "(on top of the profiled peak)"
+        )
+    )
+    shard = (
+        f"; under {tp}-way tensor parallelism weights, vocab-parallel embeddings and KV heads are split, "
+        "hidden states and the sampler's logits are whole on every GPU"
+        if tp > 1
+        else ""
+    )
+    return f"vLLM {gen.upper()} engine ({req.framework_version or 'current'}): {profile}; {graphs}{shard}"
+
+
+def _profile_tokens(req: EstimateRequest, arch: ModelArchitecture) -> int:
+    """Tokens of the engine's start-up profile batch: vLLM's version decides the default, others take the field."""
+    if req.framework != "vllm":
+        return req.max_num_batched_tokens
+    requested = req.max_num_batched_tokens if "max_num_batched_tokens" in req.model_fields_set else None
+    return vllm_profile_tokens(req.framework_version, requested, req.max_model_len or arch.max_context)
 
 
 def vllm_view(
@@ -309,7 +345,7 @@ def _inference_words(
     }
     if is_serving_engine(req.framework):
         a.meanings["activations_gib"] = (
-            f"vLLM profile-run activation peak: {req.max_num_batched_tokens} batched tokens "
+            f"vLLM profile-run activation peak: {_profile_tokens(req, arch)} batched tokens "
             "through one layer "
             f"+ sampler logits for {req.max_num_seqs} sequences"
         )
@@ -322,10 +358,12 @@ def _inference_words(
         a.assumptions += [
             f"vLLM: KV cache in {VLLM_BLOCK_TOKENS}-token blocks; "
             f"gpu_memory_utilization {req.gpu_memory_utilization}; "
-            f"max_num_batched_tokens {req.max_num_batched_tokens}, max_num_seqs {req.max_num_seqs}",
+            f"max_num_batched_tokens {_profile_tokens(req, arch)}, max_num_seqs {req.max_num_seqs}",
             "vLLM pre-allocates its whole budget at start-up; per_gpu_total_gib is the minimum it needs for "
             "this batch, nvidia-smi will show about the budget",
         ]
+        if req.framework == "vllm":
+            a.assumptions.append(_vllm_engine_sentence(req, arch, tp))
     else:
         phase = "MLP buffers" if arch.moe is None else "MLP or attention buffers"
         per_logit = (

@@ -102,6 +102,9 @@ class EstimateRequest(BaseModel):
     max_num_batched_tokens: int = Field(default=8192, ge=1, le=MAX_TOKENS, description="vLLM profile batch")
     max_num_seqs: int = Field(default=256, ge=1, le=MAX_BATCH, description="vLLM sequences per step")
     enforce_eager: bool = Field(default=False, description="vLLM without CUDA graphs")
+    max_model_len: int | None = Field(
+        default=None, ge=1, le=MAX_TOKENS, description="vLLM --max-model-len (None = the model's context)"
+    )
 
     @field_validator("zero", mode="before")
     @classmethod

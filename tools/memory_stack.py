@@ -160,3 +160,41 @@ def zero_bucket_bytes(arch: ModelArchitecture, zero: int, *, hf_auto: bool, grad
         return (reduce_elems + prefetch) * grad_bytes
     allgather = h2 if hf_auto else DEEPSPEED_BUCKET_ELEMENTS
     return (reduce_elems + allgather) * grad_bytes
+
+
+# ------------------------------------------------------------------------------------ serving engines
+
+# vLLM 0.8.0 (Mar 2025) made the V1 engine the default; V1 always chunks prefills (vllm/engine/arg_utils.py).
+VLLM_V1_SINCE = (0, 8)
+# V0 vllm/config.py SchedulerConfig: without chunked prefill max(max_model_len, 2048); arg_utils.py turns
+# chunked prefill on by itself above a 32K context, then with 512 batched tokens (0.5.x-0.7.x logs:
+# "Chunked prefill is enabled with max_num_batched_tokens=512").
+VLLM_V0_MIN_BATCHED_TOKENS = 2048
+VLLM_V0_LONG_CONTEXT = 32 * 1024
+VLLM_V0_CHUNKED_BATCHED_TOKENS = 512
+# CUDA graph batch sizes captured by default: V0 _BATCH_SIZES_TO_CAPTURE [1, 2, 4, 8 .. 256];
+# V1 cudagraph_capture_sizes [1, 2, 4, 8 .. 512]. Captured after the KV cache is allocated, so outside
+# the profiled peak in both.
+VLLM_GRAPH_MAX_BATCH = {"v0": 256, "v1": 512}
+
+
+def vllm_engine_generation(version: str | None) -> Literal["v0", "v1"]:
+    """Say which vLLM engine a version runs by default: V0 before 0.8.0, V1 from 0.8.0 (None = current)."""
+    return "v0" if _older(version, VLLM_V1_SINCE) else "v1"
+
+
+def vllm_profile_tokens(version: str | None, requested: int | None, max_model_len: int) -> int:
+    """Tokens in vLLM's start-up profile run, whose activation peak is subtracted from the KV budget.
+
+    An explicit ``max_num_batched_tokens`` is used as given. Otherwise V1 (0.8+) chunks prefills, so the
+    profile batch is its default budget (8192, :data:`tools.memory_request` default); V0 profiles a whole
+    ``max(max_model_len, 2048)``-token prefill unless the context exceeds 32K, where it switches chunked
+    prefill on with 512 tokens. Sources: vllm/config.py SchedulerConfig and vllm/engine/arg_utils.py.
+    """
+    if requested is not None:
+        return requested
+    if vllm_engine_generation(version) == "v1":
+        return 8192
+    if max_model_len > VLLM_V0_LONG_CONTEXT:
+        return VLLM_V0_CHUNKED_BATCHED_TOKENS
+    return max(max_model_len, VLLM_V0_MIN_BATCHED_TOKENS)
