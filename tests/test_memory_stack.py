@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from tools.errors import ToolInputError
 from tools.hf_config import architecture_from_config
 from tools.memory import estimate_memory
 from tools.memory_band import band_for, load_bands
@@ -22,6 +23,9 @@ from tools.memory_stack import (
     parse_version,
     prompt_logits_bytes_per_element,
     vllm_profile_tokens,
+    zero3_live_params,
+    zero3_persistent_params,
+    zero3_settings,
     zero_bucket_bytes,
 )
 from tools.memory_terms import GIB, eager_attention_score_bytes, shapes
@@ -367,3 +371,64 @@ def test_vllm_v0_profiles_a_whole_max_model_len_prefill_and_v1_a_chunk() -> None
     assert v1.per_gpu.activations_gib < v0.per_gpu.activations_gib
     assert any("V0 engine" in line and "10000 tokens" in line for line in v0.assumptions)
     assert any("up to 512" in line for line in v1.assumptions)
+
+
+DS_ZERO_CONFIG = "https://github.com/microsoft/DeepSpeed/blob/master/deepspeed/runtime/zero/config.py"
+HF_DS_AUTO = "https://github.com/huggingface/transformers/blob/main/src/transformers/integrations/deepspeed.py"
+
+
+def test_deepspeed_zero3_by_its_config_names() -> None:
+    # Sources: DS_ZERO_CONFIG (defaults: prefetch 5e7, persistence 1e5, max live 1e9) and HF_DS_AUTO ("auto":
+    # stage3_prefetch_bucket_size 0.9 h^2, stage3_param_persistence_threshold 10 h). Tensors under the
+    # threshold are never partitioned (norms, q/k/v biases); DeepSpeed gathers leaf modules.
+    arch = resolve_model("Qwen2.5-7B-Instruct")
+    h, kv_width = arch.hidden_size, arch.num_kv_heads * arch.head_dim
+    assert zero3_settings(arch, None, None, None) == (int(0.9 * h * h), 10 * h, 1_000_000_000)
+    per_layer_small = 2 * h + (h + 2 * kv_width)  # two RMSNorms + q/k/v biases
+    assert zero3_persistent_params(arch, 10 * h) == arch.num_layers * per_layer_small + h
+    embedding = shapes(arch).embedding  # the largest leaf module
+    assert zero3_live_params(arch, 0, 1_000_000_000) == embedding
+    assert zero3_live_params(arch, 10**8, 10**8) == embedding  # max_live never starves the running module
+    req = {"model": arch.name, "task": "full", "seq_len": 2048, "gpus": 8, "zero": 3, "framework": "deepspeed"}
+    auto = estimate_memory(req, arch)
+    keep_all = estimate_memory({**req, "stage3_param_persistence_threshold": 10**9}, arch)
+    assert keep_all.per_gpu.weights_gib > 7 * auto.per_gpu.weights_gib / 2  # whole matrices on every GPU
+    capped = estimate_memory({**req, "stage3_max_live_parameters": embedding}, arch)
+    assert capped.per_gpu.other_gib < auto.per_gpu.other_gib  # no room left for the prefetch bucket
+    assert any("stage3_param_persistence_threshold 35,840" in line for line in auto.assumptions)
+
+
+def test_zero3_on_one_gpu_with_offloaded_parameters_holds_only_the_gathered_modules() -> None:
+    # Source: DeepSpeed "Memory Requirements" docs (estimate_zero3_model_states_mem_needs): with
+    # offload_param=cpu and offload_optimizer=cpu one GPU needs 4 B x the largest layer's parameters
+    # (its 16-bit weights and gradients); the weights half is 2 B x that layer, plus persistent tensors.
+    arch = resolve_model("Qwen2.5-7B-Instruct")
+    base = {"model": arch.name, "task": "full", "seq_len": 2048, "zero": 3, "framework": "deepspeed"}
+    offloaded = estimate_memory({**base, "offload": "optimizer+params"}, arch)
+    largest = shapes(arch).embedding * 2 / GIB
+    assert offloaded.per_gpu.weights_gib == pytest.approx(largest, rel=0.01)
+    assert offloaded.per_gpu.optimizer_gib == 0.0
+    on_gpu = estimate_memory(base, arch)
+    assert on_gpu.per_gpu.weights_gib == pytest.approx(arch.param_breakdown().total * 2 / GIB + largest, rel=0.01)
+    nvme = estimate_memory({**base, "offload": "optimizer+params", "offload_device": "nvme"}, arch)
+    assert nvme.per_gpu_tensors_gib == offloaded.per_gpu_tensors_gib
+    assert "nvme" in nvme.layout and any("ZeRO-Infinity" in line for line in nvme.assumptions)
+
+
+def test_fsdp_sharding_strategies_are_their_own_option() -> None:
+    # Source: torch.distributed.fsdp.ShardingStrategy docs: FULL_SHARD shards parameters, gradients and
+    # optimizer states; SHARD_GRAD_OP keeps parameters unsharded in forward/backward; NO_SHARD is DDP.
+    arch = resolve_model("Llama-3.1-8B-Instruct")
+    req = {"model": arch.name, "task": "full", "seq_len": 2048, "gpus": 8}
+    for strategy, stage in (("FULL_SHARD", 3), ("SHARD_GRAD_OP", 2), ("NO_SHARD", 0)):
+        fsdp = estimate_memory({**req, "fsdp_sharding_strategy": strategy}, arch)
+        zero = estimate_memory({**req, "zero": stage}, arch)
+        assert fsdp.per_gpu_tensors_gib == zero.per_gpu_tensors_gib
+    full = estimate_memory({**req, "fsdp_sharding_strategy": "FULL_SHARD"}, arch)
+    assert any("PyTorch FSDP FULL_SHARD" in line for line in full.assumptions)
+    with pytest.raises(ToolInputError, match="shards like zero 3"):
+        estimate_memory({**req, "fsdp_sharding_strategy": "FULL_SHARD", "zero": 2}, arch)
+    with pytest.raises(ToolInputError, match="PyTorch FSDP"):
+        estimate_memory({**req, "fsdp_sharding_strategy": "FULL_SHARD", "framework": "deepspeed"}, arch)
+    with pytest.raises(ToolInputError, match="nvme"):
+        estimate_memory({**req, "offload_device": "nvme"}, arch)

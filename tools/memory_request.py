@@ -7,7 +7,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from tools.errors import ToolInputError, validation_message
-from tools.memory_stack import SERVING_ENGINES, VERSION_PATTERN, Framework, is_serving_engine
+from tools.memory_stack import (
+    SERVING_ENGINES,
+    VERSION_PATTERN,
+    Framework,
+    FsdpShardingStrategy,
+    fsdp_zero_stage,
+    is_serving_engine,
+)
 from tools.memory_terms import LoraTarget, Optimizer
 from tools.quantization import Precision, Quant
 
@@ -15,6 +22,7 @@ Task = Literal["inference", "full", "lora", "qlora"]
 ModuleToSave = Literal["embed", "lm_head"]
 KvCacheDtype = Literal["auto", "fp16", "bf16", "fp8", "int8"]
 Offload = Literal["none", "optimizer", "optimizer+params"]
+OffloadDevice = Literal["cpu", "nvme"]
 Parallelism = Literal["auto", "tensor", "layer-split"]
 AttnImplementation = Literal["flash_attention_2", "sdpa", "eager"]
 
@@ -102,6 +110,19 @@ class EstimateRequest(BaseModel):
     max_num_batched_tokens: int = Field(default=8192, ge=1, le=MAX_TOKENS, description="vLLM profile batch")
     max_num_seqs: int = Field(default=256, ge=1, le=MAX_BATCH, description="vLLM sequences per step")
     enforce_eager: bool = Field(default=False, description="vLLM without CUDA graphs")
+    stage3_prefetch_bucket_size: int | None = Field(
+        default=None, ge=0, le=10**12, description="DeepSpeed ZeRO-3 prefetch elements (None = HF auto 0.9 h^2)"
+    )
+    stage3_param_persistence_threshold: int | None = Field(
+        default=None, ge=0, le=10**12, description="DeepSpeed ZeRO-3: smaller tensors stay whole (None = 10 h)"
+    )
+    stage3_max_live_parameters: int | None = Field(
+        default=None, ge=0, le=10**13, description="DeepSpeed ZeRO-3 gathered-parameter cap (None = 1e9)"
+    )
+    offload_device: OffloadDevice = Field(default="cpu", description="where offloaded states go: cpu or nvme")
+    fsdp_sharding_strategy: FsdpShardingStrategy | None = Field(
+        default=None, description="PyTorch FSDP: FULL_SHARD (= zero 3), SHARD_GRAD_OP (= zero 2), NO_SHARD (DDP)"
+    )
     max_model_len: int | None = Field(
         default=None, ge=1, le=MAX_TOKENS, description="vLLM --max-model-len (None = the model's context)"
     )
@@ -127,6 +148,14 @@ class EstimateRequest(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> EstimateRequest:
+        if self.fsdp_sharding_strategy is not None and self.task != "inference":
+            stage = fsdp_zero_stage(self.fsdp_sharding_strategy)
+            if "zero" in self.model_fields_set and self.zero != stage:
+                raise ValueError(
+                    f"fsdp_sharding_strategy {self.fsdp_sharding_strategy} shards like zero {stage}; "
+                    f"leave zero unset (got {self.zero})"
+                )
+            self.zero = stage  # type: ignore[assignment]
         problem = _inference_problem(self) if self.task == "inference" else _training_problem(self)
         if problem:
             raise ValueError(problem)
@@ -134,6 +163,8 @@ class EstimateRequest(BaseModel):
 
 
 def _inference_problem(r: EstimateRequest) -> str | None:
+    if r.fsdp_sharding_strategy is not None or r.offload_device != "cpu":
+        return "fsdp_sharding_strategy and offload_device are training options; leave them unset for inference"
     if r.zero:
         return "zero (ZeRO stage) is for training; for inference spread the model with gpus and parallelism"
     if r.offload != "none":
@@ -181,6 +212,10 @@ def _training_problem(r: EstimateRequest) -> str | None:
         return f"qlora needs a 4-bit base: quant one of {', '.join(_FOUR_BIT_BASES)} (got {r.quant})"
     if r.task == "qlora" and r.precision in ("fp8", "int8"):
         return "qlora computes in bf16/fp16 over a 4-bit base; use precision bf16"
+    if r.fsdp_sharding_strategy is not None and r.framework == "deepspeed":
+        return "fsdp_sharding_strategy is PyTorch FSDP; with framework deepspeed use zero 1, 2 or 3"
+    if r.offload_device == "nvme" and r.offload == "none":
+        return "offload_device nvme needs offload=optimizer or optimizer+params (DeepSpeed ZeRO-Infinity)"
     if r.offload == "optimizer+params" and r.zero != 3:
         return "offload=optimizer+params needs zero=3 (parameters are only offloadable when sharded)"
     if r.offload == "optimizer" and r.zero == 0:

@@ -13,6 +13,7 @@ import re
 from typing import Literal
 
 from tools.architecture import ModelArchitecture
+from tools.memory_terms import shapes
 
 Framework = Literal["transformers", "vllm", "sglang", "tensorrt-llm", "deepspeed", "torchtune", "peft"]
 SERVING_ENGINES: tuple[Framework, ...] = ("vllm", "sglang", "tensorrt-llm")
@@ -144,19 +145,22 @@ def kbit_training_fp32_upcast_bytes(arch: ModelArchitecture, framework: str, qua
 DEEPSPEED_BUCKET_ELEMENTS = 500_000_000
 
 
-def zero_bucket_bytes(arch: ModelArchitecture, zero: int, *, hf_auto: bool, grad_bytes: float = 2) -> float:
+def zero_bucket_bytes(
+    arch: ModelArchitecture, zero: int, *, hf_auto: bool, grad_bytes: float = 2, prefetch_elements: int | None = None
+) -> float:
     """DeepSpeed ZeRO communication buckets alive at the gradient peak, one GPU.
 
     ZeRO 1/2: one reduce bucket (ZeRO 2 contiguous gradient buffer aside) and one all-gather bucket for
     the updated partitions; ZeRO 3: the reduce bucket plus the prefetch bucket (counted here; the gathered
-    layer itself is in the weights term). With HF ``auto`` values the buckets scale with hidden^2.
+    layer itself is in the weights term). With HF ``auto`` values the buckets scale with hidden^2;
+    ``prefetch_elements`` overrides the prefetch bucket (``stage3_prefetch_bucket_size``).
     """
     if zero == 0:
         return 0.0
     h2 = arch.hidden_size**2
     reduce_elems = h2 if hf_auto else DEEPSPEED_BUCKET_ELEMENTS
     if zero == 3:
-        prefetch = 0.9 * h2 if hf_auto else 50_000_000
+        prefetch = prefetch_elements if prefetch_elements is not None else (0.9 * h2 if hf_auto else 50_000_000)
         return (reduce_elems + prefetch) * grad_bytes
     allgather = h2 if hf_auto else DEEPSPEED_BUCKET_ELEMENTS
     return (reduce_elems + allgather) * grad_bytes
@@ -198,3 +202,70 @@ def vllm_profile_tokens(version: str | None, requested: int | None, max_model_le
     if max_model_len > VLLM_V0_LONG_CONTEXT:
         return VLLM_V0_CHUNKED_BATCHED_TOKENS
     return max(max_model_len, VLLM_V0_MIN_BATCHED_TOKENS)
+
+
+# ------------------------------------------------------------------------------ ZeRO-3 and FSDP details
+
+# deepspeed/runtime/zero/config.py defaults (elements); HF Trainer's "auto" replaces the first two with
+# 0.9 x hidden^2 and 10 x hidden (transformers/integrations/deepspeed.py).
+DS_STAGE3_PREFETCH_BUCKET_SIZE = 50_000_000
+DS_STAGE3_PARAM_PERSISTENCE_THRESHOLD = 100_000
+DS_STAGE3_MAX_LIVE_PARAMETERS = 1_000_000_000
+FsdpShardingStrategy = Literal["FULL_SHARD", "SHARD_GRAD_OP", "NO_SHARD"]
+
+
+def zero3_settings(
+    arch: ModelArchitecture, prefetch: int | None, persistence: int | None, max_live: int | None
+) -> tuple[int, int, int]:
+    """DeepSpeed ZeRO-3's three sizes in elements, unset ones as HF Trainer's ``auto`` fills them.
+
+    ``stage3_prefetch_bucket_size`` (auto 0.9 x hidden^2), ``stage3_param_persistence_threshold``
+    (auto 10 x hidden), ``stage3_max_live_parameters`` (DeepSpeed default 1e9; HF leaves it alone).
+    """
+    h = arch.hidden_size
+    return (
+        int(0.9 * h * h) if prefetch is None else prefetch,
+        10 * h if persistence is None else persistence,
+        DS_STAGE3_MAX_LIVE_PARAMETERS if max_live is None else max_live,
+    )
+
+
+def zero3_persistent_params(arch: ModelArchitecture, threshold: int) -> int:
+    """Parameters ZeRO-3 keeps whole on every GPU: each tensor with fewer than ``threshold`` elements.
+
+    ``stage3_param_persistence_threshold`` (deepspeed/runtime/zero/partition_parameters.py): such
+    tensors are never partitioned, so norms and biases (and, with a high threshold, whole small
+    matrices) sit unsharded on every GPU.
+    """
+    h, a, d, kv = arch.hidden_size, arch.num_attention_heads, arch.head_dim, arch.num_kv_heads
+    layer = [h] * arch.norms_per_layer + [h * a * d, h * kv * d, h * kv * d, a * d * h]
+    layer += [h * arch.intermediate_size] * (3 if arch.gated_mlp else 2)
+    if arch.qkv_bias:
+        layer += [a * d, kv * d, kv * d]
+    if arch.o_bias:
+        layer.append(h)
+    small = sum(n for n in layer if n < threshold) * arch.num_layers
+    return small + (h if h < threshold else 0)  # final norm
+
+
+def zero3_live_params(arch: ModelArchitecture, prefetch: int, max_live: int) -> int:
+    """Parameters DeepSpeed ZeRO-3 holds gathered at once: the running sub-module plus the prefetch.
+
+    DeepSpeed gathers leaf modules (one ``nn.Linear`` or the embedding), not whole layers as FSDP does;
+    the next ones are fetched ahead up to ``stage3_prefetch_bucket_size`` elements, and the total stays
+    under ``stage3_max_live_parameters`` (never below the running module).
+    """
+    s = shapes(arch)
+    current = max(s.largest_matrix, s.embedding, s.lm_head)
+    return max(current, min(current + prefetch, max_live))
+
+
+def fsdp_zero_stage(strategy: FsdpShardingStrategy) -> int:
+    """Return the ZeRO stage whose sharding a PyTorch FSDP ``ShardingStrategy`` matches.
+
+    torch.distributed.fsdp.ShardingStrategy docs: FULL_SHARD shards parameters, gradients and optimizer
+    states (ZeRO-3; FSDP gathers one wrapped decoder layer at a time and prefetches the next);
+    SHARD_GRAD_OP keeps parameters unsharded through forward and backward and shards gradients and
+    optimizer states (ZeRO-2); NO_SHARD replicates everything (DDP).
+    """
+    return {"FULL_SHARD": 3, "SHARD_GRAD_OP": 2, "NO_SHARD": 0}[strategy]

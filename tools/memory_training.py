@@ -23,6 +23,9 @@ from tools.memory_stack import (
     dora_transient_bytes,
     kbit_training_fp32_upcast_bytes,
     modules_to_save_bytes,
+    zero3_live_params,
+    zero3_persistent_params,
+    zero3_settings,
     zero_bucket_bytes,
 )
 from tools.quantization import WeightFormat, half
@@ -117,7 +120,9 @@ def training_terms(req: EstimateRequest, arch: ModelArchitecture, base_fmt: Weig
     # Their gradients stay alive across micro-batches (gradient accumulation), so in both phases.
     grads_start, grads_end = grads_start + saved["gradients"], grads_end + saved["gradients"]
     if req.framework == "deepspeed" and n > 1:
-        a.other += zero_bucket_bytes(arch, zero, hf_auto=True, grad_bytes=recipe.act_bytes)
+        a.other += zero_bucket_bytes(
+            arch, zero, hf_auto=True, grad_bytes=recipe.act_bytes, prefetch_elements=_prefetch_elements(req, arch)
+        )
     if acts_start + grads_start >= acts_end + grads_end:
         a.activations, a.gradients, a.peak_phase = acts_start, grads_start, "start of backward"
     else:
@@ -149,10 +154,13 @@ def _allocator_slack(
 
 def _layout(req: EstimateRequest) -> str:
     if req.gpus == 1:
-        return "1 GPU"
+        offloaded = f" (ZeRO-{req.zero}, {req.offload} offloaded to {req.offload_device})"
+        return "1 GPU" + ("" if req.offload == "none" else offloaded)
     if req.zero == 0:
         return f"data parallel over {req.gpus} GPUs (DDP: full replica on each)"
-    return f"ZeRO-{req.zero} over {req.gpus} GPUs" + ("" if req.offload == "none" else f", {req.offload} offloaded")
+    return f"ZeRO-{req.zero} over {req.gpus} GPUs" + (
+        "" if req.offload == "none" else f", {req.offload} offloaded to {req.offload_device}"
+    )
 
 
 def _weights(
@@ -161,12 +169,39 @@ def _weights(
     """Model weights on one GPU: base (+ LoRA adapters), sharded by ZeRO-3 with a gather buffer."""
     base = t.weight_bytes(arch, fmt)
     adapters = 0.0 if req.task == "full" else trainable * recipe.param_bytes
-    if req.zero < 3 or req.gpus == 1:
+    per_param = base / t.shapes(arch).total
+    if req.zero == 3 and req.framework == "deepspeed":
+        return _deepspeed_zero3_weights(req, arch, base + adapters, per_param)
+    params_offloaded = req.offload == "optimizer+params"
+    if req.zero < 3 or (req.gpus == 1 and not params_offloaded):
         return base + adapters
-    gather = t.zero3_gather_bytes(arch, base / t.shapes(arch).total)
-    if req.offload == "optimizer+params":
+    gather = t.zero3_gather_bytes(arch, per_param)
+    if params_offloaded:
         return gather
     return (base + adapters) / req.gpus + gather
+
+
+def _deepspeed_zero3_weights(req: EstimateRequest, arch: ModelArchitecture, whole: float, per_param: float) -> float:
+    """DeepSpeed ZeRO-3 by its config names: partitions, persistent small tensors, live gathered modules.
+
+    Also on one GPU: the partition is then the whole model, and the gathered copies come on top unless
+    the parameters are offloaded (ZeRO-Infinity on a single GPU holds only what is gathered).
+    """
+    prefetch, persistence, max_live = zero3_settings(
+        arch, req.stage3_prefetch_bucket_size, req.stage3_param_persistence_threshold, req.stage3_max_live_parameters
+    )
+    persistent = zero3_persistent_params(arch, persistence) * per_param
+    live = zero3_live_params(arch, 0, max_live) * per_param  # the prefetch bucket is in the bucket term
+    partition = 0.0 if req.offload == "optimizer+params" else (whole - persistent) / req.gpus
+    return partition + persistent + live
+
+
+def _prefetch_elements(req: EstimateRequest, arch: ModelArchitecture) -> int:
+    """ZeRO-3 prefetch actually held: the configured bucket, within stage3_max_live_parameters."""
+    prefetch, _, max_live = zero3_settings(
+        arch, req.stage3_prefetch_bucket_size, req.stage3_param_persistence_threshold, req.stage3_max_live_parameters
+    )
+    return zero3_live_params(arch, prefetch, max_live) - zero3_live_params(arch, 0, max_live)
 
 
 def _gradients(req: EstimateRequest, arch: ModelArchitecture, trainable: int, recipe: _Recipe) -> tuple[float, float]:
@@ -255,6 +290,7 @@ def _training_words(
             "DeepSpeed with HF 'auto' buckets: reduce_bucket_size = hidden^2"
             + (", stage3_prefetch_bucket_size = 0.9 x hidden^2" if zero == 3 else ", allgather bucket hidden^2")
         )
+    a.assumptions += _sharding_sentences(req, arch)
     if paged_bytes:
         a.assumptions.append(
             f"paged optimizer: {paged_bytes / _GIB:.1f} GiB of states live in CUDA unified memory, "
@@ -301,6 +337,36 @@ def _training_words(
         a.warnings.append(f"seq_len {seq} exceeds {arch.name}'s max context of {arch.max_context}")
     if req.lora_r > arch.hidden_size and req.task != "full":
         a.warnings.append(f"lora_r {req.lora_r} exceeds the hidden size {arch.hidden_size}")
+
+
+def _sharding_sentences(req: EstimateRequest, arch: ModelArchitecture) -> list[str]:
+    """Say how ZeRO-3 / FSDP / offload were configured, by their own config names."""
+    out: list[str] = []
+    if req.zero == 3 and req.framework == "deepspeed":
+        prefetch, persistence, max_live = zero3_settings(
+            arch,
+            req.stage3_prefetch_bucket_size,
+            req.stage3_param_persistence_threshold,
+            req.stage3_max_live_parameters,
+        )
+        kept = zero3_persistent_params(arch, persistence)
+        out.append(
+            f"DeepSpeed ZeRO-3 gathers leaf modules: stage3_prefetch_bucket_size {prefetch:,}, "
+            f"stage3_param_persistence_threshold {persistence:,} ({kept / 1e6:.2f} M parameters kept whole on "
+            f"every GPU), stage3_max_live_parameters {max_live:,}"
+            + ("; on one GPU the partition is the whole model" if req.gpus == 1 else "")
+        )
+    if req.fsdp_sharding_strategy is not None:
+        out.append(
+            f"PyTorch FSDP {req.fsdp_sharding_strategy}: shards like ZeRO-{req.zero}; one decoder layer per "
+            "FSDP unit, the next one prefetched"
+        )
+    if req.offload != "none" and req.offload_device == "nvme":
+        out.append(
+            "offload_device nvme (ZeRO-Infinity): GPU memory as with CPU offload; the offloaded states live on "
+            "NVMe behind pinned host buffers"
+        )
+    return out
 
 
 def _activation_meaning(req: EstimateRequest, phase: str | None) -> str:
