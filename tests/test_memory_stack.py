@@ -17,9 +17,11 @@ from tools.hf_config import architecture_from_config
 from tools.memory import estimate_memory
 from tools.memory_band import band_for, load_bands
 from tools.memory_stack import (
+    fused_linear_ce_bytes,
     is_serving_engine,
     kv_cache_copies_at_peak,
     modules_to_save_params,
+    optimizer_from_name,
     parse_version,
     prompt_logits_bytes_per_element,
     vllm_profile_tokens,
@@ -28,7 +30,7 @@ from tools.memory_stack import (
     zero3_settings,
     zero_bucket_bytes,
 )
-from tools.memory_terms import GIB, eager_attention_score_bytes, shapes
+from tools.memory_terms import GIB, eager_attention_score_bytes, layer_backward_bytes, shapes
 from tools.models import resolve_model
 from tools.throughput import GpuPerf, decode_speed
 
@@ -432,3 +434,47 @@ def test_fsdp_sharding_strategies_are_their_own_option() -> None:
         estimate_memory({**req, "fsdp_sharding_strategy": "FULL_SHARD", "framework": "deepspeed"}, arch)
     with pytest.raises(ToolInputError, match="nvme"):
         estimate_memory({**req, "offload_device": "nvme"}, arch)
+
+
+LIGER_FLCE = "https://github.com/linkedin/Liger-Kernel/blob/main/src/liger_kernel/ops/fused_linear_cross_entropy.py"
+TORCH_ADAMW = "https://github.com/pytorch/pytorch/blob/main/torch/optim/adamw.py"
+HF_OPTIM_NAMES = "https://github.com/huggingface/transformers/blob/main/src/transformers/training_args.py"
+
+
+def test_liger_fused_linear_cross_entropy_never_holds_the_full_logits() -> None:
+    # Source: LIGER_FLCE comment: "BT = 4096*4, V = 32000, H = 4096 ==> inc_factor = 8, chunk_size = 2048".
+    arch = resolve_model("Llama-2-7B-Chat")  # V = 32000, H = 4096
+    tokens = 4096 * 4
+    expected = tokens * 4096 * 2 + 2048 * 32000 * 2 + tokens * 4
+    assert fused_linear_ce_bytes(arch, tokens, 2) == expected
+    req = {"model": arch.name, "task": "lora", "seq_len": 4096, "batch": 4}
+    full = estimate_memory(req, arch)
+    liger = estimate_memory({**req, "fused_linear_ce": True}, arch)
+    full_logits = tokens * 32000 * 12  # HF ForCausalLMLoss: bf16 + fp32 + fp32 grad + bf16 grad
+    # Peak at the start of backward: checkpoints + the larger of the loss and one layer's backward.
+    layer = layer_backward_bytes(arch, tokens, compiled=False)
+    saved = (full_logits - max(expected, layer)) / GIB
+    assert full.per_gpu.activations_gib - liger.per_gpu.activations_gib == pytest.approx(saved, abs=0.002)
+    assert any("Liger" in m for m in liger.meanings.values())
+
+
+def test_optimizers_by_the_names_stacks_give_them() -> None:
+    # Sources: HF_OPTIM_NAMES (OptimizerNames, also TRL's), torchtune configs (optimizer._component_),
+    # TORCH_ADAMW: the foreach step builds ``torch._foreach_sqrt(exp_avg_sqs)``, a copy of the second moment.
+    assert optimizer_from_name("paged_adamw_8bit") == ("paged-adamw-8bit", False)
+    assert optimizer_from_name("bitsandbytes.optim.PagedAdamW8bit") == ("paged-adamw-8bit", False)
+    assert optimizer_from_name("torchao.optim.AdamW8bit") == ("adamw-8bit", False)
+    assert optimizer_from_name("adamw_torch") == ("adamw", True)
+    assert optimizer_from_name("adamw_torch_fused") == ("adamw", False)
+    assert optimizer_from_name("lion") is None
+    arch = resolve_model("Qwen2.5-1.5B-Instruct")
+    req = {"model": arch.name, "task": "full", "seq_len": 512}
+    fused = estimate_memory({**req, "optimizer": "adamw_torch_fused"}, arch)
+    foreach = estimate_memory({**req, "optimizer": "adamw_torch"}, arch)
+    assert foreach.peak_phase == "optimizer step (foreach temporaries)"
+    extra = foreach.per_gpu.optimizer_gib - fused.per_gpu.optimizer_gib
+    assert extra == pytest.approx(arch.param_breakdown().total * 4 / GIB, rel=0.01)  # fp32 second moment
+    eight = estimate_memory({**req, "optimizer": "adamw_8bit"}, arch)
+    assert eight.per_gpu.optimizer_gib < fused.per_gpu.optimizer_gib
+    in_bwd = estimate_memory({**req, "optimizer": "adamw_torch", "optimizer_in_backward": True}, arch)
+    assert in_bwd.peak_phase != "optimizer step (foreach temporaries)"

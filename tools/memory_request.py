@@ -14,6 +14,7 @@ from tools.memory_stack import (
     FsdpShardingStrategy,
     fsdp_zero_stage,
     is_serving_engine,
+    optimizer_from_name,
 )
 from tools.memory_terms import LoraTarget, Optimizer
 from tools.quantization import Precision, Quant
@@ -78,7 +79,15 @@ class EstimateRequest(BaseModel):
     zero: Literal[0, 1, 2, 3] = Field(default=0, description="DeepSpeed ZeRO stage (training); FSDP full shard = 3")
     grad_ckpt: bool = Field(default=True, description="activation (gradient) checkpointing per decoder layer")
     lora_r: int = Field(default=16, ge=1, le=4096, description="LoRA rank")
-    optimizer: Optimizer = "adamw"
+    optimizer: Optimizer = Field(
+        default="adamw", description="adamw, adamw-8bit, sgd, paged-adamw, paged-adamw-8bit, or a stack's name for one"
+    )
+    optimizer_foreach: bool = Field(
+        default=False, description="the step is PyTorch's foreach implementation (HF adamw_torch): one more moment"
+    )
+    fused_linear_ce: bool = Field(
+        default=False, description="Liger fused linear cross-entropy: logits in chunks, never all at once"
+    )
     kv_cache_dtype: KvCacheDtype = Field(default="auto", description="auto = the activation dtype")
     lora_targets: tuple[LoraTarget, ...] = Field(
         default=ALL_LORA_TARGETS, min_length=1, description="matrices that get adapters (default: all linear)"
@@ -127,6 +136,16 @@ class EstimateRequest(BaseModel):
         default=None, ge=1, le=MAX_TOKENS, description="vLLM --max-model-len (None = the model's context)"
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _optimizer_by_stack_name(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("optimizer"), str):
+            known = optimizer_from_name(data["optimizer"])
+            if known is not None:
+                data = {**data, "optimizer": known[0]}
+                data.setdefault("optimizer_foreach", known[1])
+        return data
+
     @field_validator("zero", mode="before")
     @classmethod
     def _zero_from_text(cls, value: Any) -> Any:
@@ -163,6 +182,8 @@ class EstimateRequest(BaseModel):
 
 
 def _inference_problem(r: EstimateRequest) -> str | None:
+    if r.fused_linear_ce or r.optimizer_foreach:
+        return "fused_linear_ce and optimizer_foreach are training options; leave them unset for inference"
     if r.fsdp_sharding_strategy is not None or r.offload_device != "cpu":
         return "fsdp_sharding_strategy and offload_device are training options; leave them unset for inference"
     if r.zero:
@@ -216,6 +237,8 @@ def _training_problem(r: EstimateRequest) -> str | None:
         return "fsdp_sharding_strategy is PyTorch FSDP; with framework deepspeed use zero 1, 2 or 3"
     if r.offload_device == "nvme" and r.offload == "none":
         return "offload_device nvme needs offload=optimizer or optimizer+params (DeepSpeed ZeRO-Infinity)"
+    if r.fused_linear_ce and r.chunked_ce:
+        return "fused_linear_ce (Liger) and chunked_ce (torchtune) are two ways to chunk the loss; choose one"
     if r.offload == "optimizer+params" and r.zero != 3:
         return "offload=optimizer+params needs zero=3 (parameters are only offloadable when sharded)"
     if r.offload == "optimizer" and r.zero == 0:

@@ -9,6 +9,7 @@ behaviour of that framework.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Literal
 
@@ -269,3 +270,68 @@ def fsdp_zero_stage(strategy: FsdpShardingStrategy) -> int:
     optimizer states (ZeRO-2); NO_SHARD replicates everything (DDP).
     """
     return {"FULL_SHARD": 3, "SHARD_GRAD_OP": 2, "NO_SHARD": 0}[strategy]
+
+
+# --------------------------------------------------------------------------------- loss implementations
+
+
+def fused_linear_ce_bytes(arch: ModelArchitecture, tokens: int, act_bytes: float = 2) -> float:
+    """Peak bytes of Liger's fused linear cross-entropy (``LigerFusedLinearCrossEntropyLoss``), one GPU.
+
+    liger_kernel/ops/fused_linear_cross_entropy.py: the hidden states are cut into chunks of
+    ``next_power_of_2(ceil(BT / ceil(V / H)))`` tokens so that one chunk's logits are about the size of
+    the hidden states; it keeps that chunk's 16-bit logits (turned into their gradient in place), the
+    16-bit gradient of the hidden states (computed during forward) and an fp32 loss per token. The full
+    ``tokens x vocab`` logits never exist. The LM head's gradient is in the gradients term.
+    """
+    h, v = arch.hidden_size, arch.vocab_size
+    chunk = min(tokens, 1 << max(0, math.ceil(tokens / math.ceil(v / h)) - 1).bit_length())
+    return tokens * h * act_bytes + chunk * v * act_bytes + tokens * 4.0
+
+
+# ------------------------------------------------------------------------------ optimizers by their names
+
+# The optimizer names the stacks use -> (our optimizer, whether its step is the foreach implementation).
+# HF TrainingArguments.optim (transformers/training_args.py OptimizerNames, also TRL's configs);
+# torchtune recipes name the class (``optimizer._component_``); PyTorch's AdamW defaults to foreach on CUDA.
+OPTIMIZER_NAMES: dict[str, tuple[str, bool]] = {
+    "adamw_torch": ("adamw", True),
+    "adamw_hf": ("adamw", True),
+    "adamw_torch_fused": ("adamw", False),
+    "adamw_apex_fused": ("adamw", False),
+    "adamw_bnb_8bit": ("adamw-8bit", False),
+    "adamw_8bit": ("adamw-8bit", False),
+    "adamw_torch_8bit": ("adamw-8bit", False),
+    "paged_adamw_32bit": ("paged-adamw", False),
+    "paged_adamw": ("paged-adamw", False),
+    "paged_adamw_8bit": ("paged-adamw-8bit", False),
+    "sgd": ("sgd", True),
+    "torch.optim.adamw": ("adamw", True),
+    "torch.optim.sgd": ("sgd", True),
+    "bitsandbytes.optim.adamw8bit": ("adamw-8bit", False),
+    "bitsandbytes.optim.pagedadamw": ("paged-adamw", False),
+    "bitsandbytes.optim.pagedadamw8bit": ("paged-adamw-8bit", False),
+    "bitsandbytes.optim.pagedadamw32bit": ("paged-adamw", False),
+    "torchao.optim.adamw8bit": ("adamw-8bit", False),
+    "torchao.prototype.low_bit_optim.adamw8bit": ("adamw-8bit", False),
+}
+
+
+def optimizer_from_name(name: str) -> tuple[str, bool] | None:
+    """Map a stack's optimizer name to ``(optimizer, foreach)``; None when the name is not a stack's.
+
+    ``adamw_8bit`` / ``bitsandbytes.optim.PagedAdamW8bit`` / ``torch.optim.AdamW`` are spelled as
+    HF/TRL ``optim`` values and torchtune ``_component_`` paths; case is ignored.
+    """
+    return OPTIMIZER_NAMES.get(name.strip().lower())
+
+
+def foreach_step_temporary_bytes(trainable_params: float, state_bytes: float, shards: int = 1) -> float:
+    """Transient bytes of a foreach (multi-tensor) AdamW/SGD step, one GPU.
+
+    torch/optim/adamw.py ``_multi_tensor_adamw``: ``exp_avg_sq_sqrt = torch._foreach_sqrt(exp_avg_sqs)``
+    builds one new tensor per parameter, a full copy of the second moment in the state dtype (SGD's
+    foreach step likewise copies its momentum); the fused kernel (``fused=True``, HF ``adamw_torch_fused``)
+    and DeepSpeed's FusedAdam update in place.
+    """
+    return trainable_params * state_bytes / shards

@@ -21,6 +21,8 @@ from tools.memory_request import EstimateRequest
 from tools.memory_stack import (
     default_master_weights,
     dora_transient_bytes,
+    foreach_step_temporary_bytes,
+    fused_linear_ce_bytes,
     kbit_training_fp32_upcast_bytes,
     modules_to_save_bytes,
     zero3_live_params,
@@ -123,7 +125,13 @@ def training_terms(req: EstimateRequest, arch: ModelArchitecture, base_fmt: Weig
         a.other += zero_bucket_bytes(
             arch, zero, hf_auto=True, grad_bytes=recipe.act_bytes, prefetch_elements=_prefetch_elements(req, arch)
         )
-    if acts_start + grads_start >= acts_end + grads_end:
+    step_temp = _foreach_temporary(req, trainable, recipe, opt_shards)
+    start, end = acts_start + grads_start, acts_end + grads_end
+    if step_temp and grads_end + step_temp > max(start, end):
+        # The step runs after backward has freed the activations; its temporaries count as optimizer memory.
+        a.activations, a.gradients, a.peak_phase = 0.0, grads_end, "optimizer step (foreach temporaries)"
+        a.optimizer += step_temp
+    elif start >= end:
         a.activations, a.gradients, a.peak_phase = acts_start, grads_start, "start of backward"
     else:
         a.activations, a.gradients, a.peak_phase = acts_end, grads_end, "end of backward / optimizer step"
@@ -132,6 +140,19 @@ def training_terms(req: EstimateRequest, arch: ModelArchitecture, base_fmt: Weig
     a.layout = _layout(req)
     _training_words(a, req, arch, fmt, seq, trainable, recipe, opt_bytes if paged else 0.0)
     return a
+
+
+def _foreach_temporary(req: EstimateRequest, trainable: int, recipe: _Recipe, shards: int) -> float:
+    """Bytes the foreach optimizer step adds (HF ``adamw_torch``); fused, 8-bit, paged and offloaded steps add none.
+
+    DeepSpeed steps with its own FusedAdam/CPUAdam, and optimizer-in-backward steps one parameter at a time.
+    """
+    if not req.optimizer_foreach or req.optimizer not in ("adamw", "sgd") or req.offload != "none":
+        return 0.0
+    if req.framework == "deepspeed" or req.optimizer_in_backward:
+        return 0.0
+    state_width = 4.0 if recipe.grad_bytes == 4 else 2.0  # the moments' dtype
+    return foreach_step_temporary_bytes(trainable, state_width, shards)
 
 
 def _allocator_slack(
@@ -233,7 +254,11 @@ def _activations(req: EstimateRequest, arch: ModelArchitecture, tokens: int, act
         compiled=compiled,
         act_bytes=act_bytes,
     )
-    loss = t.loss_logits_bytes(arch, tokens, chunked=req.chunked_ce, compiled=compiled, act_bytes=act_bytes)
+    loss = (
+        fused_linear_ce_bytes(arch, tokens, act_bytes)
+        if req.fused_linear_ce
+        else t.loss_logits_bytes(arch, tokens, chunked=req.chunked_ce, compiled=compiled, act_bytes=act_bytes)
+    )
     layer = t.layer_backward_bytes(arch, tokens, compiled=compiled, act_bytes=act_bytes)
     if req.attn_implementation == "eager":
         seq = tokens // req.batch
@@ -270,7 +295,11 @@ def _training_words(
         + ("torch.compile'd" if req.torch_compile else "eager PyTorch")
         + ", no dropout",
         "peak taken at the start of backward or at the end of backward, whichever is larger",
-        "optimizer step uses a fused kernel (no extra copy of the states)",
+        (
+            "optimizer step is PyTorch's foreach implementation: one more copy of the second moment while it runs"
+            if _foreach_temporary(req, 1, recipe, 1)
+            else "optimizer step uses a fused kernel (no extra copy of the states)"
+        ),
     ]
     if req.task != "full":
         a.assumptions.append(f"LoRA rank {req.lora_r} on {targets} of every layer: {trainable / 1e6:.1f} M trainable")
@@ -374,6 +403,10 @@ def _activation_meaning(req: EstimateRequest, phase: str | None) -> str:
     if req.activation_offload:
         ckpt = "saved activations offloaded to CPU"
     loss = "chunked cross-entropy" if req.chunked_ce else "logits + cross-entropy (bf16 + fp32 copies)"
+    if req.fused_linear_ce:
+        loss = "Liger fused linear cross-entropy (one logits chunk + the hidden-state gradient)"
+    if phase == "optimizer step (foreach temporaries)":
+        return "none: the optimizer step runs after backward has freed the activations"
     if phase == "start of backward":
         return f"at the start of backward: {ckpt} + the larger of {loss} and one layer's backward working set"
     return "at the end of backward: the first layer's activations and their gradients"
