@@ -294,6 +294,7 @@ def fused_linear_ce_bytes(arch: ModelArchitecture, tokens: int, act_bytes: float
 # The optimizer names the stacks use -> (our optimizer, whether its step is the foreach implementation).
 # HF TrainingArguments.optim (transformers/training_args.py OptimizerNames, also TRL's configs);
 # torchtune recipes name the class (``optimizer._component_``); PyTorch's AdamW defaults to foreach on CUDA.
+# Our own names (adamw, sgd, ...) are not in the table: they mean the fused step unless told otherwise.
 OPTIMIZER_NAMES: dict[str, tuple[str, bool]] = {
     "adamw_torch": ("adamw", True),
     "adamw_hf": ("adamw", True),
@@ -305,7 +306,6 @@ OPTIMIZER_NAMES: dict[str, tuple[str, bool]] = {
     "paged_adamw_32bit": ("paged-adamw", False),
     "paged_adamw": ("paged-adamw", False),
     "paged_adamw_8bit": ("paged-adamw-8bit", False),
-    "sgd": ("sgd", True),
     "torch.optim.adamw": ("adamw", True),
     "torch.optim.sgd": ("sgd", True),
     "bitsandbytes.optim.adamw8bit": ("adamw-8bit", False),
