@@ -9,6 +9,12 @@ number of rows, median and p90 absolute percentage error, and the worst rows. Ro
 not stated well enough (quality C, unpacked batches, unstated recipe flags) are left out of the
 scores but, where batch and length are known, shown with their error as if packed.
 The CSV is looked up in ``benchmarks/data/`` first, then in the shared calibration folder.
+
+Then it scores the held-out set (``benchmarks/data/memory_heldout.csv``, see ``HELDOUT.md``): published
+figures from other stacks, versions and model families that no constant was fitted on. Each row is
+compared with the quantity it measured (allocated tensors, vLLM's profiler lines, or the nvidia-smi
+view where the source does not say) and reported per task group (inference, fine-tuning) with the
+median and p90 absolute error and the share of rows under-predicted by more than 10%.
 Then it times 1,000 ``estimate_memory`` calls with an already-resolved architecture, JSON included.
 """
 
@@ -29,6 +35,7 @@ from tools.models import resolve_model
 
 ROOT = Path(__file__).resolve().parents[1]
 
+HELDOUT_CSV = ROOT / "benchmarks" / "data" / "memory_heldout.csv"
 CSV_CANDIDATES = (
     ROOT / "benchmarks" / "data" / "memory_measured_dev.csv",
     Path("/work/shared/calibration/memory_measured_dev.csv"),
@@ -174,11 +181,180 @@ def _report(title: str, rows: list[tuple[Case, float, float]]) -> None:
             )
 
 
+@dataclass
+class HeldoutCase:
+    """One held-out row: the request it describes and the quantity it measured (GiB)."""
+
+    case_id: str
+    source_id: str
+    group: str
+    model: str
+    measured_gib: float
+    metric: str
+    request: dict[str, Any]
+
+
+_UNIT_GIB = {"GiB": 1.0, "GB": 1e9 / 2**30, "MiB": 2**20 / 2**30}
+# Rows from sources an estimator constant already cites (tools/memory_terms.py quotes vLLM PR #10511's
+# Llama-3-8B profile): not held out, so shown but not scored.
+SEEN_SOURCES = frozenset({"https://github.com/vllm-project/vllm/pull/10511"})
+BANDS_YAML = ROOT / "tools" / "data" / "estimate_bands.yaml"
+MIN_BAND_ROWS = 10
+
+
+def heldout_case(row: dict[str, str]) -> HeldoutCase:
+    """Turn a held-out row into the request it describes (the row's own facts only)."""
+    settings = dict(part.split("=", 1) for part in row["settings"].split(";") if "=" in part)
+    task = row["task"]
+    gpus = int(row["num_gpus"])
+    req: dict[str, Any] = {"model": row["model"], "task": task, "gpus": gpus, "batch": int(row["batch"])}
+    if row["precision"] == "fp16":
+        req["precision"] = "fp16"
+    if row["quant"] != "none":
+        req["quant"] = row["quant"]
+    req["framework"] = row["stack"]
+    version = re.match(r"\d+(\.\d+)*", row["stack_version"])
+    if version and row["stack"] in ("transformers", "vllm", "sglang"):
+        req["framework_version"] = version.group(0)
+    if "modules_to_save" in settings:
+        req["modules_to_save"] = ("embed", "lm_head")
+    if task == "inference":
+        req["prompt_tokens"] = int(row["prompt_tokens"])
+        req["gen_tokens"] = int(row["gen_tokens"])
+        if row["stack"] == "vllm":
+            for key in ("max_num_batched_tokens", "max_num_seqs"):
+                if key in settings:
+                    req[key] = int(settings[key])
+    else:
+        req["seq_len"] = int(row["seq_len"])
+        if "lora_r" in settings:
+            req["lora_r"] = int(settings["lora_r"])
+        if settings.get("grad_ckpt") == "no":
+            req["grad_ckpt"] = False
+        if "zero" in settings:
+            req["zero"] = int(settings["zero"])
+    measured = float(row["measured"]) * _UNIT_GIB[row["unit"]]
+    group = "inference" if task == "inference" else "fine-tuning"
+    return HeldoutCase(row["case_id"], row["source_id"], group, row["model"], measured, row["metric"], req)
+
+
+def heldout_predicted_gib(case: HeldoutCase) -> float:
+    """The estimator's number for the quantity the held-out row measured."""
+    est = estimate_memory(EstimateRequest.model_validate(case.request), resolve_model(case.request["model"]))
+    gpus = case.request["gpus"]
+    match case.metric:
+        case "vllm_weights":
+            return est.per_gpu.weights_gib
+        case "vllm_activation_peak":
+            return est.per_gpu.activations_gib
+        case "allocated_sum":
+            return est.total_tensors_gib
+        case "allocated":
+            return est.total_tensors_gib if gpus > 1 else est.per_gpu_tensors_gib
+        case "unknown_sum":
+            return est.total_gib
+    return est.per_gpu_total_gib
+
+
+def score_heldout(path: Path = HELDOUT_CSV) -> list[tuple[HeldoutCase, float | None, float | None, str]]:
+    """Every held-out row with its prediction and signed error in % (None + reason when not scorable)."""
+    out: list[tuple[HeldoutCase, float | None, float | None, str]] = []
+    with path.open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            case = heldout_case(row)
+            if row["source_url"] in SEEN_SOURCES:
+                out.append((case, None, None, "source already cited by an estimator constant (not held out)"))
+                continue
+            try:
+                pred = heldout_predicted_gib(case)
+            except ValueError as exc:  # ToolInputError: unknown model, impossible request
+                out.append((case, None, None, str(exc).splitlines()[0]))
+                continue
+            out.append((case, pred, 100 * (pred - case.measured_gib) / case.measured_gib, ""))
+    return out
+
+
+def summarise(errors: list[float]) -> tuple[int, float, float, float]:
+    """n, median |error| %, p90 |error| %, share (%) of rows under-predicted by more than 10%."""
+    absolute = [abs(e) for e in errors]
+    under = 100 * sum(1 for e in errors if e < -10) / len(errors)
+    return len(errors), statistics.median(absolute), _pct(absolute, 0.9), under
+
+
+def _heldout_report(rows: list[tuple[HeldoutCase, float | None, float | None, str]], worst: int) -> None:
+    scored = [(c, p, e) for c, p, e, _ in rows if e is not None]
+    print(f"\nheld-out set: {HELDOUT_CSV.name} ({len(rows)} rows, {len(scored)} scored; never used to fit)")
+    print(f"{'group':<28} {'n':>4} {'median':>8} {'p90':>8} {'under>10%':>10}")
+    groups: dict[str, list[float]] = {}
+    for case, _, err in scored:
+        assert err is not None
+        for key in (case.group, f"  {case.group}: {case.source_id}", "overall"):
+            groups.setdefault(key, []).append(err)
+    for key in sorted(groups, key=lambda k: (k == "overall", k.strip().split(":")[0], k.startswith("  "), k)):
+        n, med, p90, under = summarise(groups[key])
+        print(f"{key:<28} {n:>4} {med:>7.1f}% {p90:>7.1f}% {under:>9.0f}%")
+    print(f"\nheld-out worst {worst} rows (signed error: + = over-estimate)")
+    for case, pred, err in sorted(scored, key=lambda r: -abs(r[2] or 0))[:worst]:
+        print(
+            f"  {case.case_id} {case.source_id:<15} {case.model:<22} {case.metric:<20} measured "
+            f"{case.measured_gib:7.2f} predicted {pred:7.2f} GiB {err:+6.1f}%"
+        )
+    for case, _, _, why in rows:
+        if why:
+            print(f"  not scored: {case.case_id} {case.model}: {why}")
+
+
+def band_group(case: HeldoutCase) -> str:
+    """The band a held-out row informs: transformers or serving-engine inference, or fine-tuning."""
+    if case.group == "fine-tuning":
+        return "fine-tuning"
+    return (
+        "inference-serving"
+        if case.request.get("framework") in ("vllm", "sglang", "tensorrt-llm")
+        else ("inference-transformers")
+    )
+
+
+def bands_yaml(rows: list[tuple[HeldoutCase, float | None, float | None, str]]) -> str:
+    """p10/p90 of measured / predicted per band group, as the YAML ``tools/data/estimate_bands.yaml`` holds."""
+    ratios: dict[str, list[float]] = {}
+    for case, pred, _, _ in rows:
+        if pred:
+            ratios.setdefault(band_group(case), []).append(case.measured_gib / pred)
+    lines = [
+        "# Uncertainty band of the memory estimate: p10 and p90 of measured / predicted on the held-out set",
+        "# (benchmarks/data/memory_heldout.csv), per stack and task. Generated by",
+        "# `python benchmarks/estimator_accuracy.py --write-bands`; the point estimate's constants are not",
+        "# fitted on these rows, only this band is derived from them.",
+        "bands:",
+    ]
+    pooled = ratios.get("inference-transformers", []) + ratios.get("inference-serving", [])
+    for group in ("inference-transformers", "inference-serving", "fine-tuning"):
+        values = ratios.get(group, [])
+        note = "this group's rows"
+        if len(values) < MIN_BAND_ROWS:  # too few rows for quantiles: pool all inference rows
+            values, note = (pooled if group.startswith("inference") else values) or [1.0], "all inference rows (pooled)"
+        lines += [
+            f"  - group: {group}",
+            f"    basis: {note}",
+            f"    p10: {_pct(values, 0.1):.3f}",
+            f"    p90: {_pct(values, 0.9):.3f}",
+            f"    rows: {len(values)}",
+            "    source: benchmarks/data/memory_heldout.csv",
+        ]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--csv", type=Path, help="memory_measured_dev.csv (default: benchmarks/data, then shared)")
     parser.add_argument("--worst", type=int, default=8, help="how many worst rows to list")
+    parser.add_argument("--write-bands", action="store_true", help=f"rewrite {BANDS_YAML.name} from the held-out set")
     args = parser.parse_args(argv)
+    if args.write_bands:
+        BANDS_YAML.write_text(bands_yaml(score_heldout()), encoding="utf-8")
+        print(f"wrote {BANDS_YAML}")
+        return 0
     path = args.csv or next((p for p in CSV_CANDIDATES if p.exists()), None)
     if path is None:
         print("calibration CSV not found; pass --csv PATH", file=sys.stderr)
@@ -207,6 +383,8 @@ def main(argv: list[str] | None = None) -> int:
         if case.excluded:
             err = f"{errors[case.case_id]:+6.1f}%" if case.case_id in errors else "   n/a"
             print(f"  {case.case_id} {case.task:<9} q={case.quality:<2} {err}  {case.excluded}")
+    if HELDOUT_CSV.exists():
+        _heldout_report(score_heldout(), args.worst)
     print(f"\nspeed: {_speed_ms():.0f} ms for 1,000 estimate_memory calls (resolved architecture, JSON included)")
     return 0
 

@@ -175,7 +175,21 @@ def test_full_finetune_of_70b_needs_many_gpus_and_reports_time() -> None:
 
 def test_lora_fits_a_single_a10_for_an_8b_model() -> None:
     plan = _plan(model="llama3.1-8b", task="lora", seq_len=2048, gpu="A10")
-    assert plan.options[0].total_gpus == 1
+    single = [o for o in plan.options if o.total_gpus == 1]
+    assert single
+    # The estimate fits one A10; the band's upper end decides whether that fit is tight.
+    for option in single:
+        assert option.per_gpu_gib_needed <= option.per_gpu_capacity_gib
+        assert option.per_gpu_gib_upper is not None
+        assert option.tight_fit == (option.per_gpu_gib_upper > option.per_gpu_capacity_gib)
+
+
+def test_tight_means_the_band_crosses_usable_memory_and_ranks_after_comfortable_fits() -> None:
+    plan = _plan(model="llama3.1-8b", task="lora", seq_len=2048, gpu="A10")
+    assert any("band" in note for option in plan.options for note in option.notes)
+    flags = [option.tight_fit for option in plan.options if option.price_cny_per_hour is not None]
+    assert flags == sorted(flags)  # comfortable (False) before tight (True)
+    assert any("fits are checked against the upper end" in line for line in plan.assumptions)
 
 
 def test_unknown_model_suggests_names() -> None:

@@ -74,8 +74,15 @@ class ParamBreakdown(BaseModel):
     def total(self) -> int:
         """All parameters stored in memory."""
         return (
-            self.embedding + self.lm_head + self.attention + self.dense_mlp + self.routed_experts
-            + self.shared_experts + self.router + self.norms + self.other
+            self.embedding
+            + self.lm_head
+            + self.attention
+            + self.dense_mlp
+            + self.routed_experts
+            + self.shared_experts
+            + self.router
+            + self.norms
+            + self.other
         )
 
     @property

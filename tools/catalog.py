@@ -507,10 +507,7 @@ def list_instances(
             continue
         if min_gpu_memory_gib is not None and (inst.gpu_memory_gib or 0) < min_gpu_memory_gib:
             continue
-        if (
-            min_total_gpu_memory_gib is not None
-            and (inst.total_gpu_memory_gib or 0) < min_total_gpu_memory_gib
-        ):
+        if min_total_gpu_memory_gib is not None and (inst.total_gpu_memory_gib or 0) < min_total_gpu_memory_gib:
             continue
         out.append(inst)
     return out

@@ -40,13 +40,21 @@ _TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
     "gemma": {"head_dim": 256, "tie_word_embeddings": True},
 }
 # Most config classes default to untied embeddings; Gemma ties them.
-_TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3_text"}
+_TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3_text", "gpt_bigcode", "falcon"}
 _KNOWN_TYPES = frozenset(
     "llama mistral mixtral qwen2 qwen2_moe qwen3 qwen3_moe deepseek_v2 deepseek_v3 gemma gemma2"
-    " gemma3_text chatglm glm glm4 baichuan internlm2".split()
+    " gemma3_text chatglm glm glm4 baichuan internlm2 qwen gpt_bigcode falcon gpt_neox phi".split()
 )
+# Two-matrix MLPs (up, activation, down) instead of SwiGLU's three: GPT-BigCode/StarCoder, Falcon,
+# GPT-NeoX/Pythia and Phi-1/2 (``fc1``/``fc2`` or ``dense_h_to_4h``/``dense_4h_to_h``).
+_NON_GATED_TYPES = {"gpt_bigcode", "falcon", "gpt_neox", "phi"}
+# Their config classes default the MLP width to 4 x hidden when the key is absent or null.
+_FOUR_H_MLP_TYPES = {"gpt_bigcode", "falcon"}
+# Qwen (v1) remote code: ``intermediate_size`` is the width of w1 and w2 together; each is half of it
+# (QWenMLP: ``ff_dim_in = config.intermediate_size // 2``).
+_HALVED_INTERMEDIATE_TYPES = {"qwen"}
 # Qwen2 hard-codes bias=True on q/k/v (and False on o_proj) instead of reading attention_bias.
-_QKV_BIAS_ALWAYS = {"qwen2", "qwen2_moe"}
+_QKV_BIAS_ALWAYS = {"qwen2", "qwen2_moe", "qwen"}
 # attention_bias covers q/k/v only here; in Llama-style code it also covers o_proj.
 _ATTENTION_BIAS_QKV_ONLY = {"glm", "glm4"}
 _QK_NORM_TYPES = {"qwen3", "qwen3_moe", "gemma3_text"}
@@ -128,12 +136,13 @@ def architecture_from_config(
         "num_attention_heads": heads,
         "num_kv_heads": _kv_heads(text, heads),
         "head_dim": _head_dim(text, hidden, heads),
-        "intermediate_size": _int(text, ("intermediate_size", "ffn_hidden_size", "n_inner")),
+        "intermediate_size": _mlp_width(text, model_type, hidden),
+        "gated_mlp": model_type not in _NON_GATED_TYPES,
         # GLM's embedding is padded_vocab_size rows; its vocab_size is the tokenizer's.
         "vocab_size": _int(text, ("padded_vocab_size", "vocab_size"), "vocab_size"),
         "tie_word_embeddings": _tied(cfg, text, model_type, notes),
         "max_context": _int(
-            text, ("max_position_embeddings", "seq_length", "model_max_length", "max_sequence_length")
+            text, ("max_position_embeddings", "seq_length", "model_max_length", "max_sequence_length", "n_positions")
         ),
         "qk_norm": _qk_norm(text, model_type),
         "norms_per_layer": 4 if model_type in _FOUR_NORM_TYPES else 2,
@@ -192,10 +201,27 @@ def _int(cfg: Config, keys: tuple[str, ...], label: str | None = None) -> int:
     return int(value)
 
 
+def _mlp_width(text: Config, model_type: str, hidden: int) -> int:
+    """Width of one MLP matrix: halved for Qwen v1, 4 x hidden where the config class defaults it."""
+    keys = ("intermediate_size", "ffn_hidden_size", "n_inner")
+    if model_type in _FOUR_H_MLP_TYPES and _get(text, keys) is None:
+        return 4 * hidden
+    return _int(text, keys) // (2 if model_type in _HALVED_INTERMEDIATE_TYPES else 1)
+
+
 def _kv_heads(text: Config, heads: int) -> int:
-    """KV heads: ``num_key_value_heads``; GLM's ``multi_query_group_num``; absent means one per head."""
+    """KV heads: ``num_key_value_heads``; GLM's ``multi_query_group_num``; absent means one per head.
+
+    ``multi_query`` (GPT-BigCode, Falcon-7B/40B before ``new_decoder_architecture``) shares one K/V head;
+    Falcon's config class defaults it to true; Falcon-180B's new architecture reads ``num_kv_heads``.
+    """
     if text.get("num_key_value_heads") is not None:
         return _int(text, ("num_key_value_heads",))
+    model_type = text.get("model_type")
+    if model_type == "falcon" and text.get("new_decoder_architecture") and text.get("num_kv_heads") is not None:
+        return _int(text, ("num_kv_heads",))
+    if text.get("multi_query") or (model_type == "falcon" and text.get("multi_query") is None):
+        return 1
     if text.get("multi_query_attention") and text.get("multi_query_group_num") is not None:
         return _int(text, ("multi_query_group_num",))
     if text.get("num_kv_heads") is not None:
@@ -235,6 +261,13 @@ def _biases(text: Config, model_type: str) -> dict[str, bool]:
     if model_type == "chatglm":
         return {"qkv_bias": bool(text.get("add_qkv_bias")), "o_bias": bool(text.get("add_bias_linear"))}
     if model_type == "internlm2":
+        return {"qkv_bias": bool(text.get("bias")), "o_bias": bool(text.get("bias"))}
+    if model_type in ("gpt_bigcode", "phi"):
+        return {"qkv_bias": True, "o_bias": True}  # nn.Linear defaults; the configs have no bias switch
+    if model_type == "gpt_neox":
+        bias = text.get("attention_bias", True) is not False
+        return {"qkv_bias": bias, "o_bias": bias}
+    if model_type == "falcon":
         return {"qkv_bias": bool(text.get("bias")), "o_bias": bool(text.get("bias"))}
     bias = bool(text.get("attention_bias"))
     return {"qkv_bias": bias, "o_bias": bias and model_type not in _ATTENTION_BIAS_QKV_ONLY}

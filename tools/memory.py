@@ -33,7 +33,8 @@ Assumptions and limits
   ``device_map="auto"`` is a layer split, each GPU running its own transient.
 * HF DeepSeek (MLA) code caches decompressed per-head K/V; vLLM/SGLang cache the compressed latent,
   replicated on every tensor-parallel GPU. Sliding-window layers keep at most the window.
-* vLLM: weights and activations from a profile run with ``max_num_batched_tokens`` tokens, non-torch
+* vLLM: weights and activations from a profile run (V1, 0.8+: ``max_num_batched_tokens``, 8192 by
+  default; V0: one whole ``max_model_len`` prefill, 512 tokens above a 32K context), non-torch
   memory (context, CUDA graphs, all-reduce buffers) as a stated constant per GPU; KV in 16-token blocks.
   Marlin/FP8 kernels need no dequantisation scratch.
 * ``batch`` is the number of sequences served together (inference) or the micro-batch per GPU
@@ -49,8 +50,10 @@ Assumptions and limits
 * Activations: Korthikanti-style per-layer counts for SwiGLU decoders (dense and MoE), eager or
   ``torch.compile``'d; logits + cross-entropy ``tokens x vocab x 12`` bytes unless chunked.
   Sequence packing is assumed (every position is a real token).
-* Overhead: CUDA context + workspaces 0.5 GiB, NCCL 0.5 GiB when GPUs communicate, allocator cache
-  5 % (inference) / 10 % (training) of the tensors. Real fragmentation varies with the workload.
+* Overhead: CUDA context + workspaces 0.5 GiB, NCCL 0.5 GiB when GPUs communicate, and the caching
+  allocator's slack (:mod:`tools.memory_allocator`): 2 MiB segment rounding of every weight (and, under
+  DDP, gradient/optimizer) tensor plus half the largest freed transient block. Real fragmentation varies
+  with the allocation order; the band says by how much.
 * Not modelled: CPU RAM, pipeline-parallel micro-batch schedules, sequence/context parallelism,
   speculative decoding, prefix caching, multimodal encoders' activations.
 """
@@ -62,9 +65,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.architecture import ModelArchitecture
+from tools.memory_band import band_for
 from tools.memory_inference import Assembly, VllmView, inference_terms
 from tools.memory_request import EstimateRequest, Task, parse_request
-from tools.memory_terms import GIB, shapes
+from tools.memory_stack import is_serving_engine
+from tools.memory_terms import CUDA_CONTEXT_GIB, GIB, NCCL_BUFFERS_GIB, shapes
 from tools.memory_training import training_terms
 from tools.quantization import checkpoint_quant, weight_format
 
@@ -103,11 +108,23 @@ class MemoryEstimate(BaseModel):
     active_params_b: float = Field(description="parameters used per token (MoE), billions")
     task: Task
     framework: str
+    framework_version: str | None = Field(default=None, description="stack version the estimate models")
     num_gpus: int
     layout: str = Field(description="how the model is spread over the GPUs")
     per_gpu: MemoryBreakdown
     per_gpu_tensors_gib: float = Field(description="sum of tensor terms: torch max_memory_allocated")
     per_gpu_total_gib: float = Field(description="tensors + overhead: what nvidia-smi shows")
+    per_gpu_allocated_gib: float = Field(default=0.0, description="torch.cuda.max_memory_allocated(): the tensors")
+    per_gpu_reserved_gib: float = Field(
+        default=0.0, description="torch.cuda.max_memory_reserved(): tensors + caching-allocator slack"
+    )
+    per_gpu_nvidia_smi_gib: float = Field(
+        default=0.0, description="what nvidia-smi shows: reserved + CUDA context (+ NCCL); = per_gpu_total_gib"
+    )
+    per_gpu_band_low_gib: float = Field(default=0.0, description="p10 of the nvidia-smi view (held-out residuals)")
+    per_gpu_band_high_gib: float = Field(
+        default=0.0, description="p90 of the nvidia-smi view: the planner checks fits against this"
+    )
     total_tensors_gib: float = Field(description="tensor bytes summed over all GPUs")
     total_gib: float = Field(description="tensors + overhead summed over all GPUs")
     peak_phase: str | None = Field(default=None, description="training: the moment the peak occurs")
@@ -193,6 +210,14 @@ def per_gpu_requirement(
     return estimate_memory(parse_request(data), arch)
 
 
+def context_bytes(req: EstimateRequest, a: Assembly) -> float:
+    """Return the overhead that is not the allocator's: CUDA context/workspaces and NCCL buffers."""
+    if is_serving_engine(req.framework):
+        return a.overhead  # vLLM's non-torch memory
+    collective = req.gpus > 1 and (req.task != "inference" or a.layout.startswith("tensor"))
+    return (CUDA_CONTEXT_GIB + (NCCL_BUFFERS_GIB if collective else 0.0)) * GIB
+
+
 def _gib(value: float) -> float:
     return round(value / GIB, 3)
 
@@ -200,6 +225,10 @@ def _gib(value: float) -> float:
 def _estimate(req: EstimateRequest, arch: ModelArchitecture, a: Assembly) -> MemoryEstimate:
     s = shapes(arch)
     tensors = a.tensors
+    band = band_for(req.framework, req.task)
+    context = context_bytes(req, a)
+    smi = tensors + a.overhead
+    a.assumptions.append(band.sentence())
     breakdown = MemoryBreakdown(
         weights_gib=_gib(a.weights),
         kv_cache_gib=_gib(a.kv_cache),
@@ -215,11 +244,17 @@ def _estimate(req: EstimateRequest, arch: ModelArchitecture, a: Assembly) -> Mem
         active_params_b=round(s.active / 1e9, 3),
         task=req.task,
         framework=req.framework,
+        framework_version=req.framework_version,
         num_gpus=req.gpus,
         layout=a.layout,
         per_gpu=breakdown,
         per_gpu_tensors_gib=_gib(tensors),
-        per_gpu_total_gib=_gib(tensors + a.overhead),
+        per_gpu_total_gib=_gib(smi),
+        per_gpu_allocated_gib=_gib(tensors),
+        per_gpu_reserved_gib=_gib(max(tensors, smi - context)),
+        per_gpu_nvidia_smi_gib=_gib(smi),
+        per_gpu_band_low_gib=_gib(smi * band.p10),
+        per_gpu_band_high_gib=_gib(smi * band.p90),
         total_tensors_gib=_gib(a.total_tensors_all_gpus),
         total_gib=_gib(a.total_tensors_all_gpus + a.overhead * req.gpus),
         peak_phase=a.peak_phase,

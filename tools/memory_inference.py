@@ -10,7 +10,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools import memory_terms as t
 from tools.architecture import ModelArchitecture
 from tools.errors import ToolInputError
+from tools.memory_allocator import allocator_slack_bytes, weight_rounding_bytes
 from tools.memory_request import EstimateRequest
+from tools.memory_stack import (
+    VLLM_GRAPH_MAX_BATCH,
+    is_remote_code,
+    is_serving_engine,
+    kv_cache_copies_at_peak,
+    prompt_logits_bytes_per_element,
+    vllm_engine_generation,
+    vllm_profile_tokens,
+)
 from tools.quantization import WeightFormat
 
 DEFAULT_CONTEXT_TOKENS = 4096
@@ -107,12 +117,14 @@ def inference_terms(req: EstimateRequest, arch: ModelArchitecture, fmt: WeightFo
     kv_bytes, kv_name = _kv_bytes(req, act_bytes)
     n = req.gpus
     parallel = (
-        req.parallelism if req.parallelism != "auto" else ("tensor" if req.framework == "vllm" else "layer-split")
+        req.parallelism
+        if req.parallelism != "auto"
+        else ("tensor" if is_serving_engine(req.framework) else "layer-split")
     )
     if n == 1:
         parallel = "tensor"
     _check_layout(arch, parallel, n)
-    vllm = req.framework == "vllm"
+    vllm = is_serving_engine(req.framework)
     mla_expanded = arch.mla is not None and not vllm
     a = Assembly(assumptions=[lengths])
     if parallel == "tensor":
@@ -132,12 +144,16 @@ def inference_terms(req: EstimateRequest, arch: ModelArchitecture, fmt: WeightFo
         a.layout = f"layers split over {n} GPUs (busiest GPU: {layers[busiest]} of {arch.num_layers} layers)"
     a.kv_cache = t.kv_cache_bytes(
         arch, prompt + gen, req.batch, kv_bytes, tp=tp, layers_fraction=fraction, mla_expanded=mla_expanded
-    )
+    ) * kv_cache_copies_at_peak(req.framework, req.framework_version, arch)
     if vllm:
         _vllm_terms(a, req, arch, tp, act_bytes)
     else:
         _transformers_terms(a, req, arch, fmt, prompt, tp, act_bytes)
-    kv_total = t.kv_cache_bytes(arch, prompt + gen, req.batch, kv_bytes, tp=tp, mla_expanded=mla_expanded) * tp
+    kv_total = (
+        t.kv_cache_bytes(arch, prompt + gen, req.batch, kv_bytes, tp=tp, mla_expanded=mla_expanded)
+        * tp
+        * kv_cache_copies_at_peak(req.framework, req.framework_version, arch)
+    )
     if parallel == "tensor":
         a.total_tensors_all_gpus = a.tensors * n
     else:
@@ -176,19 +192,77 @@ def _transformers_terms(
     act_bytes: float,
 ) -> None:
     a.activations = t.prefill_activation_bytes(arch, prompt, req.batch, act_bytes, tp=tp)
-    if req.full_prompt_logits:
-        a.activations += t.prompt_logits_bytes(arch, prompt, req.batch, tp=tp)
+    if req.attn_implementation == "eager":
+        scores = t.eager_attention_score_bytes(arch, prompt, prompt, req.batch, tp=tp)
+        a.activations = max(a.activations, scores + 4 * req.batch * prompt * arch.hidden_size * act_bytes)
+    per_logit = (
+        6.0 if req.full_prompt_logits else prompt_logits_bytes_per_element(req.framework, req.framework_version, arch)
+    )
+    if per_logit:
+        a.activations += t.prompt_logits_bytes(arch, prompt, req.batch, tp=tp, bytes_per_element=per_logit)
     a.other = t.dequant_scratch_bytes(arch, fmt, tp)
     load_extra = t.awq_tied_load_bytes(arch, fmt, tp)
     if load_extra > a.tensors - a.weights:
         # The load-time copy outlives nothing but is the peak when the run itself needs less.
         a.other += load_extra - (a.tensors - a.weights)
-    a.overhead = t.cuda_overhead_bytes(a.tensors, training=False, collective=tp > 1)
+    block = _largest_prefill_block_bytes(req, arch, prompt, tp, act_bytes, per_logit)
+    slack = allocator_slack_bytes(weight_rounding_bytes(arch, fmt.linear_bytes_per_param, tp), block)
+    a.overhead = t.cuda_overhead_bytes(slack, collective=tp > 1)
+
+
+def _largest_prefill_block_bytes(
+    req: EstimateRequest, arch: ModelArchitecture, prompt: int, tp: int, act_bytes: float, per_logit: float
+) -> float:
+    """Return the largest single tensor a transformers prefill frees: an MLP buffer, logits or eager scores."""
+    tokens = prompt * req.batch
+    blocks = [tokens * arch.intermediate_size / tp * act_bytes]
+    if arch.moe is not None:
+        m = arch.moe
+        blocks.append(tokens * m.num_shared_experts * m.shared_expert_intermediate_size / tp * act_bytes)
+    if per_logit:
+        # The fp32 upcast (4 B) is the largest of the logits' copies; remote code keeps only bf16 (2 B).
+        blocks.append(tokens * arch.vocab_size / tp * min(per_logit, 4.0))
+    if req.attn_implementation == "eager":
+        blocks.append(t.eager_attention_score_bytes(arch, prompt, prompt, req.batch, tp=tp, per_score=4.0))
+    return max(blocks)
 
 
 def _vllm_terms(a: Assembly, req: EstimateRequest, arch: ModelArchitecture, tp: int, act_bytes: float) -> None:
-    a.activations = t.vllm_profile_activation_bytes(arch, req.max_num_batched_tokens, req.max_num_seqs, tp, act_bytes)
+    a.activations = t.vllm_profile_activation_bytes(arch, _profile_tokens(req, arch), req.max_num_seqs, tp, act_bytes)
     a.overhead = t.vllm_non_torch_bytes(req.gpus, enforce_eager=req.enforce_eager)
+
+
+def _vllm_engine_sentence(req: EstimateRequest, arch: ModelArchitecture, tp: int) -> str:
+    gen = vllm_engine_generation(req.framework_version)
+    profile = (
+        "chunked prefill, so the profile batch is max_num_batched_tokens"
+        if gen == "v1"
+        else "no chunked prefill up to a 32K max_model_len, so the profile batch is one whole prefill"
+    )
+    profile += f" ({_profile_tokens(req, arch)} tokens)"
+    graphs = (
+        "no CUDA graphs (enforce_eager)"
+        if req.enforce_eager
+        else (
+            f"CUDA graphs for batch sizes up to {VLLM_GRAPH_MAX_BATCH[gen]}, captured after the KV cache "
+            "(on top of the profiled peak)"
+        )
+    )
+    shard = (
+        f"; under {tp}-way tensor parallelism weights, vocab-parallel embeddings and KV heads are split, "
+        "hidden states and the sampler's logits are whole on every GPU"
+        if tp > 1
+        else ""
+    )
+    return f"vLLM {gen.upper()} engine ({req.framework_version or 'current'}): {profile}; {graphs}{shard}"
+
+
+def _profile_tokens(req: EstimateRequest, arch: ModelArchitecture) -> int:
+    """Tokens of the engine's start-up profile batch: vLLM's version decides the default, others take the field."""
+    if req.framework != "vllm":
+        return req.max_num_batched_tokens
+    requested = req.max_num_batched_tokens if "max_num_batched_tokens" in req.model_fields_set else None
+    return vllm_profile_tokens(req.framework_version, requested, req.max_model_len or arch.max_context)
 
 
 def vllm_view(
@@ -254,13 +328,13 @@ def _inference_words(
         if tp == 1
         else (
             ", MLA latent replicated on every GPU"
-            if arch.mla and req.framework == "vllm"
+            if arch.mla and is_serving_engine(req.framework)
             else f", {t.kv_heads_per_gpu(arch, tp):g} of {arch.num_kv_heads} KV heads per GPU"
         )
     )
     kv_kind = (
         "decompressed per-head K/V (HF DeepSeek code)"
-        if (arch.mla and req.framework != "vllm")
+        if (arch.mla and not is_serving_engine(req.framework))
         else (f"{arch.attention_kind.upper()} K and V")
     )
     a.meanings = {
@@ -269,9 +343,9 @@ def _inference_words(
         "gradients_gib": "none (inference)",
         "optimizer_gib": "none (inference)",
     }
-    if req.framework == "vllm":
+    if is_serving_engine(req.framework):
         a.meanings["activations_gib"] = (
-            f"vLLM profile-run activation peak: {req.max_num_batched_tokens} batched tokens "
+            f"vLLM profile-run activation peak: {_profile_tokens(req, arch)} batched tokens "
             "through one layer "
             f"+ sampler logits for {req.max_num_seqs} sequences"
         )
@@ -284,16 +358,27 @@ def _inference_words(
         a.assumptions += [
             f"vLLM: KV cache in {VLLM_BLOCK_TOKENS}-token blocks; "
             f"gpu_memory_utilization {req.gpu_memory_utilization}; "
-            f"max_num_batched_tokens {req.max_num_batched_tokens}, max_num_seqs {req.max_num_seqs}",
+            f"max_num_batched_tokens {_profile_tokens(req, arch)}, max_num_seqs {req.max_num_seqs}",
             "vLLM pre-allocates its whole budget at start-up; per_gpu_total_gib is the minimum it needs for "
             "this batch, nvidia-smi will show about the budget",
         ]
+        if req.framework == "vllm":
+            a.assumptions.append(_vllm_engine_sentence(req, arch, tp))
     else:
         phase = "MLP buffers" if arch.moe is None else "MLP or attention buffers"
+        per_logit = (
+            6.0
+            if req.full_prompt_logits
+            else prompt_logits_bytes_per_element(req.framework, req.framework_version, arch)
+        )
         a.meanings["activations_gib"] = (
             f"prefill transient of HF generate: one layer's {phase} for {req.batch} x {prompt} tokens "
             "+ 4 hidden-state copies"
-            + (" + logits for every prompt position" if req.full_prompt_logits else " (last-position logits only)")
+            + (
+                f" + logits for every prompt position ({per_logit:g} B each)"
+                if per_logit
+                else " (last-position logits only)"
+            )
         )
         load_copy = t.awq_tied_load_bytes(arch, fmt, tp)
         a.meanings["other_gib"] = (
@@ -304,12 +389,21 @@ def _inference_words(
         )
         a.meanings["overhead_gib"] = (
             "what nvidia-smi shows beyond the tensors: CUDA context and workspaces (0.5 GiB) "
-            "+ 5% allocator cache" + (" + NCCL buffers" if tp > 1 else "")
+            "+ caching-allocator slack (2 MiB segment rounding + half the largest freed prefill block)"
+            + (" + NCCL buffers" if tp > 1 else "")
         )
+        version = req.framework_version or ">= 4.45 (current)"
+        copies = kv_cache_copies_at_peak(req.framework, req.framework_version, arch)
         a.assumptions += [
-            "HF transformers >= 4.45 with FlashAttention/SDPA (no seq x seq score matrix)",
+            f"HF transformers {version} with FlashAttention/SDPA (no seq x seq score matrix)"
+            + (f"; {arch.name} runs its own remote code" if is_remote_code(arch) else ""),
             "peak = weights + KV for prompt + generated tokens + prefill transient (conservative by the "
             "generated tokens' KV, which does not exist yet during prefill)",
         ]
         if req.gpus > 1 and tp == 1:
             a.assumptions.append("device_map='auto' splits layers in order; each GPU runs its own prefill transient")
+        if copies > 1:
+            a.assumptions.append(
+                "tuple KV cache (transformers < 4.36 or remote code): each decode step concatenates a new "
+                "cache while the previous one is still held, so two copies are alive at the peak"
+            )

@@ -246,12 +246,26 @@ def _attention_widths(arch: ModelArchitecture) -> tuple[int, int]:
     return arch.num_attention_heads * arch.head_dim, arch.num_kv_heads * arch.head_dim
 
 
-def prompt_logits_bytes(arch: ModelArchitecture, prompt_tokens: int, batch: int, *, tp: int = 1) -> float:
-    """Logits for every prompt position in bf16 and fp32 (transformers < 4.45): ``tokens x vocab x 6`` B.
+def prompt_logits_bytes(
+    arch: ModelArchitecture, prompt_tokens: int, batch: int, *, tp: int = 1, bytes_per_element: float = 6.0
+) -> float:
+    """Logits for every prompt position: ``tokens x vocab x bytes`` (6 = bf16 + fp32, transformers < 4.45).
 
-    transformers 4.45+ computes logits only for the last position during generate (negligible).
+    transformers 4.45+ computes logits only for the last position during generate (negligible); which
+    stacks keep which copies is :func:`tools.memory_stack.prompt_logits_bytes_per_element`.
     """
-    return prompt_tokens * batch * arch.vocab_size * (2 + 4) / tp
+    return prompt_tokens * batch * arch.vocab_size * bytes_per_element / tp
+
+
+def eager_attention_score_bytes(
+    arch: ModelArchitecture, query_tokens: int, key_tokens: int, batch: int, *, tp: int = 1, per_score: float = 6.0
+) -> float:
+    """Bytes of the ``seq x seq`` attention matrix HF's eager attention builds in one layer, one GPU.
+
+    ``eager_attention_forward``: ``q @ k^T`` in the compute dtype (2 B), softmax in fp32 (4 B), cast back:
+    ``batch x heads x q x k x 6`` B alive at once. FlashAttention and SDPA's fused kernels never build it.
+    """
+    return batch * arch.num_attention_heads / tp * query_tokens * key_tokens * per_score
 
 
 def vllm_profile_activation_bytes(
@@ -443,20 +457,17 @@ NCCL_BUFFERS_GIB = 0.5
 VLLM_NON_TORCH_GIB = 1.0
 VLLM_CUDA_GRAPHS_GIB = 0.5
 VLLM_TP_COMM_GIB = 1.5
-ALLOCATOR_SLACK_INFERENCE = 0.05
-ALLOCATOR_SLACK_TRAINING = 0.10
 
 
-def cuda_overhead_bytes(tensor_bytes: float, *, training: bool, collective: bool) -> float:
+def cuda_overhead_bytes(slack_bytes: float, *, collective: bool) -> float:
     """Bytes nvidia-smi shows beyond the tensors torch allocated, one GPU (PyTorch frameworks).
 
     CUDA context with lazy module loading plus cuBLAS/cuDNN workspaces (~0.5 GiB on Ampere/Hopper),
     NCCL communicator buffers when GPUs exchange data (~0.5 GiB), and the caching allocator's
-    reserved-but-unused blocks: 5 % of the tensors for inference, 10 % for training.
+    reserved-but-unused blocks (``slack_bytes``, from :func:`tools.memory_allocator.allocator_slack_bytes`).
     """
-    slack = ALLOCATOR_SLACK_TRAINING if training else ALLOCATOR_SLACK_INFERENCE
     fixed = CUDA_CONTEXT_GIB + (NCCL_BUFFERS_GIB if collective else 0.0)
-    return fixed * GIB + slack * tensor_bytes
+    return fixed * GIB + slack_bytes
 
 
 def vllm_non_torch_bytes(tp: int, *, enforce_eager: bool) -> float:

@@ -15,8 +15,21 @@ from __future__ import annotations
 
 from tools import memory_terms as t
 from tools.architecture import ModelArchitecture
+from tools.memory_allocator import allocator_slack_bytes, weight_rounding_bytes
 from tools.memory_inference import Assembly
 from tools.memory_request import EstimateRequest
+from tools.memory_stack import (
+    default_master_weights,
+    dora_transient_bytes,
+    foreach_step_temporary_bytes,
+    fused_linear_ce_bytes,
+    kbit_training_fp32_upcast_bytes,
+    modules_to_save_bytes,
+    zero3_live_params,
+    zero3_persistent_params,
+    zero3_settings,
+    zero_bucket_bytes,
+)
 from tools.quantization import WeightFormat, half
 
 DEFAULT_TRAIN_SEQ_LEN = 2048
@@ -53,7 +66,11 @@ class _Recipe:
     def __init__(self, req: EstimateRequest) -> None:
         fp32 = req.precision == "fp32"
         self.act_bytes = 4.0 if fp32 else 2.0
-        self.master = req.master_weights and not fp32
+        # An unset master_weights follows the stack (torchtune: pure bf16; HF/PEFT/DeepSpeed: AMP).
+        chosen = (
+            req.master_weights if "master_weights" in req.model_fields_set else default_master_weights(req.framework)
+        )
+        self.master = chosen and not fp32
         full = req.task == "full"
         # LoRA adapters are fp32 under AMP (PEFT upcasts them), 16-bit in pure-bf16 recipes.
         self.param_bytes = self.act_bytes if full else (4.0 if (self.master or fp32) else 2.0)
@@ -95,23 +112,76 @@ def training_terms(req: EstimateRequest, arch: ModelArchitecture, base_fmt: Weig
     a.other = t.dequant_scratch_bytes(arch, fmt) if req.task == "qlora" else 0.0
     grads_start, grads_end = _gradients(req, arch, trainable, recipe)
     acts_start, acts_end = _activations(req, arch, tokens, recipe.act_bytes)
-    if acts_start + grads_start >= acts_end + grads_end:
+    if req.use_dora:
+        dora = dora_transient_bytes(s.largest_matrix, recipe.act_bytes)
+        acts_start, acts_end = acts_start + dora, acts_end + dora
+    saved = modules_to_save_bytes(arch, req.modules_to_save, recipe.act_bytes)
+    upcast = kbit_training_fp32_upcast_bytes(arch, req.framework, fmt.name) if req.task == "qlora" else 0.0
+    a.weights += saved["weights"] + upcast
+    a.optimizer += 0.0 if (paged or req.offload != "none") else saved["optimizer"]
+    # Their gradients stay alive across micro-batches (gradient accumulation), so in both phases.
+    grads_start, grads_end = grads_start + saved["gradients"], grads_end + saved["gradients"]
+    if req.framework == "deepspeed" and n > 1:
+        a.other += zero_bucket_bytes(
+            arch, zero, hf_auto=True, grad_bytes=recipe.act_bytes, prefetch_elements=_prefetch_elements(req, arch)
+        )
+    step_temp = _foreach_temporary(req, trainable, recipe, opt_shards)
+    start, end = acts_start + grads_start, acts_end + grads_end
+    if step_temp and grads_end + step_temp > max(start, end):
+        # The step runs after backward has freed the activations; its temporaries count as optimizer memory.
+        a.activations, a.gradients, a.peak_phase = 0.0, grads_end, "optimizer step (foreach temporaries)"
+        a.optimizer += step_temp
+    elif start >= end:
         a.activations, a.gradients, a.peak_phase = acts_start, grads_start, "start of backward"
     else:
         a.activations, a.gradients, a.peak_phase = acts_end, grads_end, "end of backward / optimizer step"
-    a.overhead = t.cuda_overhead_bytes(a.tensors, training=True, collective=n > 1)
+    a.overhead = t.cuda_overhead_bytes(_allocator_slack(req, arch, fmt, tokens, recipe), collective=n > 1)
     a.total_tensors_all_gpus = a.tensors * n
     a.layout = _layout(req)
     _training_words(a, req, arch, fmt, seq, trainable, recipe, opt_bytes if paged else 0.0)
     return a
 
 
+def _foreach_temporary(req: EstimateRequest, trainable: int, recipe: _Recipe, shards: int) -> float:
+    """Bytes the foreach optimizer step adds (HF ``adamw_torch``); fused, 8-bit, paged and offloaded steps add none.
+
+    DeepSpeed steps with its own FusedAdam/CPUAdam, and optimizer-in-backward steps one parameter at a time.
+    """
+    if not req.optimizer_foreach or req.optimizer not in ("adamw", "sgd") or req.offload != "none":
+        return 0.0
+    if req.framework == "deepspeed" or req.optimizer_in_backward:
+        return 0.0
+    state_width = 4.0 if recipe.grad_bytes == 4 else 2.0  # the moments' dtype
+    return foreach_step_temporary_bytes(trainable, state_width, shards)
+
+
+def _allocator_slack(
+    req: EstimateRequest, arch: ModelArchitecture, fmt: WeightFormat, tokens: int, recipe: _Recipe
+) -> float:
+    """Caching-allocator slack: per-tensor segment rounding + half the largest freed training block.
+
+    Under DDP every parameter's gradient and optimizer states are tensors of their own (rounded like the
+    weights); ZeRO flattens them into contiguous partitions. The largest freed blocks are the fp32 logits
+    of the loss (one chunk when chunked) and one layer's MLP gradient.
+    """
+    rounding = weight_rounding_bytes(arch, fmt.linear_bytes_per_param)
+    if req.task == "full" and req.zero == 0:
+        per_param_tensors = 1 + recipe.state_bytes / recipe.grad_bytes  # gradient, moments, master copy
+        rounding += weight_rounding_bytes(arch, recipe.grad_bytes) * per_param_tensors
+    logits = tokens * arch.vocab_size * 4.0 / (8 if req.chunked_ce else 1)
+    mlp_grad = tokens * arch.intermediate_size * recipe.act_bytes
+    return allocator_slack_bytes(rounding, max(logits, mlp_grad))
+
+
 def _layout(req: EstimateRequest) -> str:
     if req.gpus == 1:
-        return "1 GPU"
+        offloaded = f" (ZeRO-{req.zero}, {req.offload} offloaded to {req.offload_device})"
+        return "1 GPU" + ("" if req.offload == "none" else offloaded)
     if req.zero == 0:
         return f"data parallel over {req.gpus} GPUs (DDP: full replica on each)"
-    return f"ZeRO-{req.zero} over {req.gpus} GPUs" + ("" if req.offload == "none" else f", {req.offload} offloaded")
+    return f"ZeRO-{req.zero} over {req.gpus} GPUs" + (
+        "" if req.offload == "none" else f", {req.offload} offloaded to {req.offload_device}"
+    )
 
 
 def _weights(
@@ -120,12 +190,39 @@ def _weights(
     """Model weights on one GPU: base (+ LoRA adapters), sharded by ZeRO-3 with a gather buffer."""
     base = t.weight_bytes(arch, fmt)
     adapters = 0.0 if req.task == "full" else trainable * recipe.param_bytes
-    if req.zero < 3 or req.gpus == 1:
+    per_param = base / t.shapes(arch).total
+    if req.zero == 3 and req.framework == "deepspeed":
+        return _deepspeed_zero3_weights(req, arch, base + adapters, per_param)
+    params_offloaded = req.offload == "optimizer+params"
+    if req.zero < 3 or (req.gpus == 1 and not params_offloaded):
         return base + adapters
-    gather = t.zero3_gather_bytes(arch, base / t.shapes(arch).total)
-    if req.offload == "optimizer+params":
+    gather = t.zero3_gather_bytes(arch, per_param)
+    if params_offloaded:
         return gather
     return (base + adapters) / req.gpus + gather
+
+
+def _deepspeed_zero3_weights(req: EstimateRequest, arch: ModelArchitecture, whole: float, per_param: float) -> float:
+    """DeepSpeed ZeRO-3 by its config names: partitions, persistent small tensors, live gathered modules.
+
+    Also on one GPU: the partition is then the whole model, and the gathered copies come on top unless
+    the parameters are offloaded (ZeRO-Infinity on a single GPU holds only what is gathered).
+    """
+    prefetch, persistence, max_live = zero3_settings(
+        arch, req.stage3_prefetch_bucket_size, req.stage3_param_persistence_threshold, req.stage3_max_live_parameters
+    )
+    persistent = zero3_persistent_params(arch, persistence) * per_param
+    live = zero3_live_params(arch, 0, max_live) * per_param  # the prefetch bucket is in the bucket term
+    partition = 0.0 if req.offload == "optimizer+params" else (whole - persistent) / req.gpus
+    return partition + persistent + live
+
+
+def _prefetch_elements(req: EstimateRequest, arch: ModelArchitecture) -> int:
+    """ZeRO-3 prefetch actually held: the configured bucket, within stage3_max_live_parameters."""
+    prefetch, _, max_live = zero3_settings(
+        arch, req.stage3_prefetch_bucket_size, req.stage3_param_persistence_threshold, req.stage3_max_live_parameters
+    )
+    return zero3_live_params(arch, prefetch, max_live) - zero3_live_params(arch, 0, max_live)
 
 
 def _gradients(req: EstimateRequest, arch: ModelArchitecture, trainable: int, recipe: _Recipe) -> tuple[float, float]:
@@ -157,8 +254,19 @@ def _activations(req: EstimateRequest, arch: ModelArchitecture, tokens: int, act
         compiled=compiled,
         act_bytes=act_bytes,
     )
-    loss = t.loss_logits_bytes(arch, tokens, chunked=req.chunked_ce, compiled=compiled, act_bytes=act_bytes)
+    loss = (
+        fused_linear_ce_bytes(arch, tokens, act_bytes)
+        if req.fused_linear_ce
+        else t.loss_logits_bytes(arch, tokens, chunked=req.chunked_ce, compiled=compiled, act_bytes=act_bytes)
+    )
     layer = t.layer_backward_bytes(arch, tokens, compiled=compiled, act_bytes=act_bytes)
+    if req.attn_implementation == "eager":
+        seq = tokens // req.batch
+        # Backward keeps the layer's probabilities (2 B) and builds their gradient (6 B with the fp32 softmax).
+        scores = t.eager_attention_score_bytes(arch, seq, seq, req.batch, per_score=2.0 + 6.0)
+        layer += scores
+        if not (req.grad_ckpt or req.activation_offload):
+            stored += (arch.num_layers - 1) * t.eager_attention_score_bytes(arch, seq, seq, req.batch, per_score=2.0)
     saved = t.layer_activation_bytes_per_token(arch, compiled=compiled, act_bytes=act_bytes) * tokens
     first_layer = layer if (req.grad_ckpt or req.activation_offload) else layer - saved
     return stored + max(loss, first_layer), layer
@@ -187,10 +295,31 @@ def _training_words(
         + ("torch.compile'd" if req.torch_compile else "eager PyTorch")
         + ", no dropout",
         "peak taken at the start of backward or at the end of backward, whichever is larger",
-        "optimizer step uses a fused kernel (no extra copy of the states)",
+        (
+            "optimizer step is PyTorch's foreach implementation: one more copy of the second moment while it runs"
+            if _foreach_temporary(req, 1, recipe, 1)
+            else "optimizer step uses a fused kernel (no extra copy of the states)"
+        ),
     ]
     if req.task != "full":
         a.assumptions.append(f"LoRA rank {req.lora_r} on {targets} of every layer: {trainable / 1e6:.1f} M trainable")
+    if req.modules_to_save:
+        a.assumptions.append(
+            f"PEFT modules_to_save={','.join(req.modules_to_save)}: a trainable copy of each next to the frozen "
+            "original, with its gradient, AdamW moments and the foreach step's temporary (10 B per parameter)"
+        )
+    if req.use_dora:
+        a.assumptions.append("DoRA: one dense copy of the largest adapted matrix while its layer runs")
+    if req.task == "qlora" and kbit_training_fp32_upcast_bytes(arch, req.framework, fmt.name):
+        a.assumptions.append(
+            "PEFT prepare_model_for_kbit_training: embeddings, LM head and norms upcast to fp32 (bitsandbytes base)"
+        )
+    if req.framework == "deepspeed" and n > 1:
+        a.assumptions.append(
+            "DeepSpeed with HF 'auto' buckets: reduce_bucket_size = hidden^2"
+            + (", stage3_prefetch_bucket_size = 0.9 x hidden^2" if zero == 3 else ", allgather bucket hidden^2")
+        )
+    a.assumptions += _sharding_sentences(req, arch)
     if paged_bytes:
         a.assumptions.append(
             f"paged optimizer: {paged_bytes / _GIB:.1f} GiB of states live in CUDA unified memory, "
@@ -221,11 +350,16 @@ def _training_words(
             + (" incl. fp32 master weights" if recipe.master and req.task == "full" else "")
             + (f", sharded{shard} (ZeRO-1+)" if zero >= 1 and n > 1 else "")
         ),
-        "other_gib": "bf16 scratch to dequantise the largest 4-bit matrix" if a.other else "none",
+        "other_gib": (
+            ("bf16 scratch to dequantise the largest 4-bit matrix" if req.task == "qlora" else "")
+            + (" + DeepSpeed reduce/prefetch buckets" if req.framework == "deepspeed" and n > 1 else "")
+        ).strip(" +")
+        or "none",
         "overhead_gib": (
             "what nvidia-smi shows beyond the tensors: CUDA context and workspaces (0.5 GiB)"
             + (" + NCCL buffers (0.5 GiB)" if n > 1 else "")
-            + " + 10% allocator cache"
+            + " + caching-allocator slack (2 MiB segment rounding + half the largest freed block: "
+            "fp32 logits or one layer's MLP gradient)"
         ),
     }
     if seq > arch.max_context:
@@ -234,11 +368,45 @@ def _training_words(
         a.warnings.append(f"lora_r {req.lora_r} exceeds the hidden size {arch.hidden_size}")
 
 
+def _sharding_sentences(req: EstimateRequest, arch: ModelArchitecture) -> list[str]:
+    """Say how ZeRO-3 / FSDP / offload were configured, by their own config names."""
+    out: list[str] = []
+    if req.zero == 3 and req.framework == "deepspeed":
+        prefetch, persistence, max_live = zero3_settings(
+            arch,
+            req.stage3_prefetch_bucket_size,
+            req.stage3_param_persistence_threshold,
+            req.stage3_max_live_parameters,
+        )
+        kept = zero3_persistent_params(arch, persistence)
+        out.append(
+            f"DeepSpeed ZeRO-3 gathers leaf modules: stage3_prefetch_bucket_size {prefetch:,}, "
+            f"stage3_param_persistence_threshold {persistence:,} ({kept / 1e6:.2f} M parameters kept whole on "
+            f"every GPU), stage3_max_live_parameters {max_live:,}"
+            + ("; on one GPU the partition is the whole model" if req.gpus == 1 else "")
+        )
+    if req.fsdp_sharding_strategy is not None:
+        out.append(
+            f"PyTorch FSDP {req.fsdp_sharding_strategy}: shards like ZeRO-{req.zero}; one decoder layer per "
+            "FSDP unit, the next one prefetched"
+        )
+    if req.offload != "none" and req.offload_device == "nvme":
+        out.append(
+            "offload_device nvme (ZeRO-Infinity): GPU memory as with CPU offload; the offloaded states live on "
+            "NVMe behind pinned host buffers"
+        )
+    return out
+
+
 def _activation_meaning(req: EstimateRequest, phase: str | None) -> str:
     ckpt = "one checkpoint per layer" if req.grad_ckpt else "all layers' saved tensors"
     if req.activation_offload:
         ckpt = "saved activations offloaded to CPU"
     loss = "chunked cross-entropy" if req.chunked_ce else "logits + cross-entropy (bf16 + fp32 copies)"
+    if req.fused_linear_ce:
+        loss = "Liger fused linear cross-entropy (one logits chunk + the hidden-state gradient)"
+    if phase == "optimizer step (foreach temporaries)":
+        return "none: the optimizer step runs after backward has freed the activations"
     if phase == "start of backward":
         return f"at the start of backward: {ckpt} + the larger of {loss} and one layer's backward working set"
     return "at the end of backward: the first layer's activations and their gradients"

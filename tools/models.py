@@ -38,6 +38,11 @@ _VARIANT_TOKENS = {"instruct", "chat", "base", "it", "hf"}
 _CHINESE_QWEN = ("通义千问", "千问")
 # Newest first: a bare "qwen 72b" resolves to the first generation that has a 72B model.
 _QWEN_GENERATIONS = ("Qwen3", "Qwen2.5", "Qwen2", "Qwen1.5")
+# Qwen (v1, 2023) is named "Qwen-7B" with no version digit, which normalises like a bare "qwen 7b"
+# (= the newest generation with that size). Its rows therefore match only when written as the
+# publisher writes them, with a dash ("Qwen-7B-Chat", "Qwen/Qwen-7B", "qwen-72b-chat"), so a versioned
+# v1 name never collapses onto Qwen2.5 and a bare size never lands on the 2023 model.
+_EXACT_ONLY_FAMILIES = {"Qwen"}
 _SIZE_TOKEN = re.compile(r"^a?(?:\d+x)?\d+(?:\.\d+)?b$")  # "a22b": MoE active size
 _SIZE_IN_TEXT = re.compile(r"(?<![\d.])(?:(\d+)\s*x\s*)?(\d+(?:\.\d+)?)\s*b(?![a-z])", re.IGNORECASE)
 
@@ -153,7 +158,7 @@ def resolve_model(name_or_path: str) -> ModelArchitecture:
         raise ToolInputError("Model name is empty. Give a model name such as 'Qwen2.5-72B-Instruct'.")
     if _looks_like_path(text):
         return load_config_file(text)
-    name = _index().get(normalize_name(text))
+    name = _index().get(_exact_key(text)) or _index().get(normalize_name(text))
     if name is None:
         raise UnknownNameError("model", text, suggest_models(text))
     return load_registry()[name]
@@ -196,11 +201,21 @@ def suggest_models(text: str, limit: int = 3) -> list[str]:
     if size:
         # Same family first; a family named without its version ("Qwen-70B") matches every version.
         brand = family.rstrip("0123456789.")
-        for matches in (lambda f: f == family, lambda f: bool(brand) and f.rstrip("0123456789.") == brand):
+
+        def same_family(f: str) -> bool:
+            return f == family
+
+        def same_brand(f: str) -> bool:
+            return bool(brand) and f.rstrip("0123456789.") == brand
+
+        for matches in (same_family, same_brand):
             near = [
                 (abs(math.log(row_size / size)), name)
-                for name in registry
-                if matches(_family_key(name)) and (row_size := parse_size_b(name))
+                for name, model in registry.items()
+                # A versionless "Qwen-70B" is a newest-Qwen guess first, the 2023 Qwen only by brand.
+                if (matches is not same_family or model.family not in _EXACT_ONLY_FAMILIES)
+                and matches(_family_key(name))
+                and (row_size := parse_size_b(name))
             ]
             if near:
                 # Nearest size first; among equals the newest generation (names sort by version).
@@ -260,8 +275,9 @@ def _build_index(registry: dict[str, ModelArchitecture], path: Path) -> dict[str
     """Map matching keys to canonical names: every name, HF id and alias, plus bare "qwen<size>"."""
     index: dict[str, str] = {}
     for name, model in registry.items():
+        exact = model.family in _EXACT_ONLY_FAMILIES
         for spelling in _spellings(model):
-            key = normalize_name(spelling)
+            key = _exact_key(spelling) if exact else normalize_name(spelling)
             if key and index.setdefault(key, name) != name:
                 raise ModelRegistryError(f"{path}: '{spelling}' of '{name}' also names '{index[key]}'.")
     bare_qwen: dict[str, str] = {}
@@ -289,6 +305,15 @@ def _name_tokens(text: str) -> list[str]:
     if len(tokens) > 1 and tokens[0] == "meta":
         tokens = tokens[1:]
     return [t for t in tokens if t not in _VARIANT_TOKENS]
+
+
+def _exact_key(text: str) -> str:
+    """Dash-preserving key for publisher spellings ("Qwen/Qwen-7B-Chat" -> "exact:qwen-7b"); "" with spaces."""
+    s = unicodedata.normalize("NFKC", text).strip().lower().rsplit("/", 1)[-1]
+    if not s or re.search(r"\s", s):
+        return ""
+    tokens = [t for t in re.split(r"[_\-]+", s) if t and t not in _VARIANT_TOKENS]
+    return "exact:" + "-".join(tokens)
 
 
 def _family_key(text: str) -> str:

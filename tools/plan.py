@@ -2,7 +2,9 @@
 
 For every instance type in the catalog the planner finds the smallest layout that fits the workload,
 prices it, and either keeps it as an option or records why it was rejected. Options that do not fit are
-never recommended; fits with less than 10% headroom are flagged as tight.
+never recommended. Every memory figure carries the estimator's uncertainty band (p10-p90 of measured /
+predicted on held-out published measurements, :mod:`tools.memory_band`); fits are checked against the
+band's upper end, and a fit whose band crosses the usable memory is flagged as tight.
 
 Assumptions and limits
 ----------------------
@@ -25,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools import catalog, prices
 from tools.architecture import ModelArchitecture
 from tools.memory import MemoryBreakdown, MemoryEstimate, estimate_memory, parse_request
+from tools.memory_band import band_for
 from tools.models import resolve_model
 from tools.throughput import (
     DecodeSpeed,
@@ -37,7 +40,6 @@ from tools.throughput import (
 from tools.workload import Workload
 
 HOURS_PER_MONTH = 730
-TIGHT_HEADROOM_PCT = 10.0
 VLLM_GPU_MEMORY_UTILIZATION = 0.9
 # Where no CUDA-visible size is published: HBM parts show ~99% of nominal (A100-80GB: 81251 of 81920
 # MiB), GDDR parts with ECC ~92% (A10: 22731 of 24576 MiB; L20: 45056 of 49152), per Alibaba's
@@ -73,7 +75,12 @@ class DeploymentOption(BaseModel):
     per_gpu_gib_needed: float = Field(description="memory the workload needs on each GPU, incl. overhead")
     per_gpu_capacity_gib: float = Field(description="usable memory of one GPU")
     headroom_pct: float = Field(description="(capacity - needed) / capacity x 100")
-    tight_fit: bool = Field(description="headroom below 10%: expect OOM risk under fragmentation")
+    tight_fit: bool = Field(
+        description="the estimate's p90 band crosses the usable memory: it fits at the estimate, not at the upper end"
+    )
+    per_gpu_gib_upper: float | None = Field(
+        default=None, description="upper end (p90) of the per-GPU memory band; compared with the capacity"
+    )
     memory: MemoryBreakdown = Field(description="per-GPU memory terms, GiB")
     max_concurrent_sequences: int | None = Field(default=None, description="KV capacity at the context")
     decode_tokens_per_s: float | None = Field(default=None, description="output tokens/s, all replicas")
@@ -218,9 +225,7 @@ def _perf(gpu: catalog.GPU, w: Workload, arch: ModelArchitecture) -> GpuPerf:
     )
 
 
-def _fit(
-    inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload
-) -> DeploymentOption | str:
+def _fit(inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload) -> DeploymentOption | str:
     if w.task == "inference":
         return _fit_inference(inst, gpu, arch, w)
     return _fit_training(inst, gpu, arch, w)
@@ -231,13 +236,20 @@ def _estimate(
 ) -> MemoryEstimate:
     """Memory for one layout; many instance types share a GPU and count, so results are memoised."""
     key = (w.task, w.precision, w.quant, w.context_tokens, w.output_tokens, w.grad_ckpt)
-    return _estimate_cached(arch, key, gpus, batch, round(capacity, 3), zero)
+    stack = (_framework(w), w.framework_version)
+    return _estimate_cached(arch, key, stack, gpus, batch, round(capacity, 3), zero)
+
+
+def _framework(w: Workload) -> str:
+    """Return the stack the estimate models: the workload's, else vLLM to serve and HF Trainer to train."""
+    return w.framework or ("vllm" if w.task == "inference" else "transformers")
 
 
 @lru_cache(maxsize=4096)
 def _estimate_cached(
     arch: ModelArchitecture,
     key: tuple[str, str, str, int, int, bool],
+    stack: tuple[str, str | None],
     gpus: int,
     batch: int,
     capacity: float,
@@ -245,21 +257,39 @@ def _estimate_cached(
 ) -> MemoryEstimate:
     # A pure function of its (hashable, immutable) arguments: caching it shares nothing mutable.
     task, precision, quant, ctx, output_tokens, grad_ckpt = key
+    framework, version = stack
     # parse_request turns a contradictory combination (int8 + gptq-int4 ...) into a ToolInputError.
     if task == "inference":
         req = parse_request(
             {
-                "model": arch.name, "task": "inference", "precision": precision, "quant": quant, "batch": batch,
-                "prompt_tokens": max(1, ctx - output_tokens), "gen_tokens": output_tokens, "framework": "vllm",
-                "gpus": gpus, "gpu_memory_gib": capacity, "gpu_memory_utilization": VLLM_GPU_MEMORY_UTILIZATION,
+                "model": arch.name,
+                "task": "inference",
+                "precision": precision,
+                "quant": quant,
+                "batch": batch,
+                "prompt_tokens": max(1, ctx - output_tokens),
+                "gen_tokens": output_tokens,
+                "framework": framework,
+                "framework_version": version,
+                "gpus": gpus,
+                "gpu_memory_gib": capacity,
+                "gpu_memory_utilization": VLLM_GPU_MEMORY_UTILIZATION,
             }
         )
     else:
         req = parse_request(
             {
-                "model": arch.name, "task": task, "precision": precision,
-                "quant": "bnb-nf4" if task == "qlora" else quant, "batch": batch, "seq_len": ctx, "gpus": gpus,
-                "zero": zero, "grad_ckpt": grad_ckpt,
+                "model": arch.name,
+                "task": task,
+                "precision": precision,
+                "quant": "bnb-nf4" if task == "qlora" else quant,
+                "batch": batch,
+                "seq_len": ctx,
+                "gpus": gpus,
+                "zero": zero,
+                "grad_ckpt": grad_ckpt,
+                "framework": framework,
+                "framework_version": version,
             }
         )
     return estimate_memory(req, arch)
@@ -452,14 +482,19 @@ def _fit_training(
         # Full fine-tuning shards everything (ZeRO-3); (Q)LoRA tries plain data parallel first and shards
         # the frozen base only when one GPU cannot hold it.
         stages = (3,) if w.task == "full" and gpus > 1 else (0, 3) if gpus > 1 else (0,)
+        # A stage whose band's upper end fits beats one that fits only at the estimate (then tight).
+        fitting = []
         for zero in stages:
             est = _estimate(arch, w, gpus=gpus, batch=batch, capacity=capacity, zero=zero)
             if est.per_gpu_total_gib <= capacity:
-                return _training_option(inst, gpu, arch, w, nodes, zero, est, capacity)
-            last = (
-                f"needs {est.per_gpu_total_gib:.1f} GiB per GPU on {gpus}x {gpu.name} "
-                f"({capacity:.1f} GiB usable)"
-            )
+                fitting.append((est.per_gpu_band_high_gib > capacity, zero, est))
+            else:
+                last = (
+                    f"needs {est.per_gpu_total_gib:.1f} GiB per GPU on {gpus}x {gpu.name} ({capacity:.1f} GiB usable)"
+                )
+        if fitting:
+            _, zero, est = min(fitting, key=lambda item: item[0])
+            return _training_option(inst, gpu, arch, w, nodes, zero, est, capacity)
     return last
 
 
@@ -501,6 +536,9 @@ def _priced_option(
 ) -> DeploymentOption:
     needed = layout.total_gib
     headroom = (capacity - needed) / capacity * 100
+    band = band_for(_framework(w), w.task)
+    upper = needed * band.p90
+    tight = upper > capacity
     # No list price in the asked region: show another region's, labelled by its source line.
     quote = prices.quote(inst.instance_type, region=w.region) or prices.quote(inst.instance_type)
     hourly = quote.hourly * instances if quote and quote.hourly is not None else None
@@ -520,13 +558,25 @@ def _priced_option(
         per_gpu_gib_needed=round(needed, 2),
         per_gpu_capacity_gib=round(capacity, 2),
         headroom_pct=round(headroom, 1),
-        tight_fit=headroom < TIGHT_HEADROOM_PCT,
+        tight_fit=tight,
+        per_gpu_gib_upper=round(upper, 2),
         memory=layout.memory.model_copy(),
         price_cny_per_hour=round(hourly, 2) if hourly is not None else None,
         price_cny_per_month=round(monthly, 0) if monthly is not None else None,
         price_month_basis=quote.monthly_basis if quote else None,
         price_source=quote.source_line if quote else None,
+        notes=[_band_note(needed, upper, capacity)],
     )
+
+
+def _band_note(needed: float, upper: float, capacity: float) -> str:
+    """Say how the fit was checked: against the band's upper end."""
+    if upper > capacity:
+        return (
+            f"tight: fits at the estimate ({needed:.1f} GiB) but the band's upper end ({upper:.1f} GiB) "
+            f"exceeds the usable {capacity:.1f} GiB per GPU"
+        )
+    return f"fits at the band's upper end ({upper:.1f} of {capacity:.1f} GiB usable per GPU)"
 
 
 def _ranked(options: list[DeploymentOption], limit: int) -> list[DeploymentOption]:
@@ -592,7 +642,9 @@ def _assumptions(w: Workload) -> list[str]:
         "usable GPU memory: published CUDA-visible figure, else "
         f"{USABLE_FRACTION_HBM:.0%} (HBM) or {USABLE_FRACTION_OTHER:.0%} (GDDR) of nominal",
         f"monthly price: subscription where listed, else {HOURS_PER_MONTH} h of pay-as-you-go",
-        "ranked by pay-as-you-go price per hour; fits with under 10% headroom after comfortable ones",
+        "ranked by pay-as-you-go price per hour; tight fits (the memory band's upper end exceeds the usable "
+        "memory) after comfortable ones",
+        band_for(_framework(w), w.task).sentence() + "; fits are checked against the upper end",
     ]
     return items
 

@@ -11,6 +11,13 @@ Assumptions and limits
   compute efficiency is ``eta_compute``.
 * Tensor parallel splits the reads across GPUs and adds two all-reduces per layer; over PCIe they cost
   noticeably more than over NVLink.
+* Engine: serving engines (vLLM, SGLang, TensorRT-LLM) replay CUDA graphs, so a step costs ``t0`` plus
+  the reads. HF transformers' eager ``generate`` launches every kernel from Python; the GPU waits for the
+  CPU unless the reads take longer, so ``t_step = max(c · layers, bytes / bandwidth)`` with ``c ≈ 0.84 ms``
+  per decoder layer: the median of step time / layers over the Qwen2.5 speed benchmark's transformers 4.46
+  BF16 and GPTQ-Int4 rows (0.5B-32B, input length 1, A100-80GB; the calibration source; range 0.79-0.90).
+  This is why HF decode is several times slower than vLLM at batch 1 and why its tokens/s hardly changes
+  from 0.5B to 7B. HF MoE layers loop over experts in Python: not modelled (far slower than this).
 * Prefill is compute bound: ``2 · active_params`` FLOPs per prompt token plus attention.
 * Training time uses ``6 · N · tokens`` FLOPs (``N`` = active parameters; LoRA skips weight gradients:
   ``4 · N``, plus one more forward with gradient checkpointing) at a stated model-FLOPs utilisation.
@@ -26,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools.architecture import ModelArchitecture
 
 TrainTask = Literal["full", "lora", "qlora"]
+Engine = Literal["serving", "transformers"]
 
 
 class GpuPerf(BaseModel):
@@ -45,6 +53,9 @@ class SpeedAssumptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     step_overhead_s: float = Field(default=0.003, description="per decode step: scheduler, kernel launches")
+    hf_layer_launch_s: float = Field(
+        default=0.00084, description="HF transformers eager decode: CPU time to launch one decoder layer"
+    )
     eta_bandwidth_dense: float = Field(default=0.77, description="achieved / peak bandwidth, 16-bit weights")
     eta_bandwidth_quantized: float = Field(default=0.5, description="same, weight-only int4/int8 kernels")
     eta_bandwidth_moe: float = Field(default=0.25, description="same, MoE (routing, small expert GEMMs)")
@@ -76,6 +87,7 @@ def decode_speed(
     tensor_parallel: int = 1,
     quantized: bool = False,
     assumptions: SpeedAssumptions | None = None,
+    engine: Engine = "serving",
 ) -> DecodeSpeed:
     """Estimate decode speed for ``batch`` concurrent sequences on ``tensor_parallel`` GPUs.
 
@@ -88,6 +100,7 @@ def decode_speed(
         tensor_parallel: GPUs the model is split across.
         quantized: weight-only quantised kernels (GPTQ/AWQ/bnb): lower effective bandwidth.
         assumptions: efficiency constants; defaults documented on :class:`SpeedAssumptions`.
+        engine: "serving" (CUDA-graph engines) or "transformers" (HF eager generate, launch bound).
     """
     a = assumptions or SpeedAssumptions()
     breakdown = arch.param_breakdown()
@@ -99,7 +112,11 @@ def decode_speed(
     read_bytes = (weight_bytes_total * active_fraction + batch * kv_bytes_per_sequence) / tensor_parallel
     memory_s = read_bytes / (eta * gpu.memory_bandwidth_gb_s * 1e9)
     compute_s = 2 * breakdown.active * batch / (tensor_parallel * gpu.dense_tflops * 1e12 * a.eta_compute)
-    step_s = max(memory_s, compute_s) + a.step_overhead_s + _allreduce_s(arch, gpu, batch, tensor_parallel, a)
+    if engine == "transformers":
+        # Kernels are launched from Python layer by layer; the GPU work overlaps the launching.
+        step_s = max(memory_s, compute_s, a.hf_layer_launch_s * arch.num_layers)
+    else:
+        step_s = max(memory_s, compute_s) + a.step_overhead_s + _allreduce_s(arch, gpu, batch, tensor_parallel, a)
     return DecodeSpeed(
         batch=batch,
         step_ms=step_s * 1e3,
@@ -133,6 +150,22 @@ def prefill_tokens_per_s(
     attention_flops = 2 * 2 * arch.num_layers * attn_dim * prompt_tokens / 2
     flops_per_token = 2 * arch.param_breakdown().active + attention_flops
     return tensor_parallel * gpu.dense_tflops * 1e12 * a.eta_compute / flops_per_token
+
+
+def time_to_first_token_s(
+    arch: ModelArchitecture,
+    gpu: GpuPerf,
+    *,
+    prompt_tokens: int,
+    first_step_s: float,
+    tensor_parallel: int = 1,
+    assumptions: SpeedAssumptions | None = None,
+) -> float:
+    """Seconds from request to first output token at batch 1: the prefill plus one decode step."""
+    rate = prefill_tokens_per_s(
+        arch, gpu, prompt_tokens=prompt_tokens, tensor_parallel=tensor_parallel, assumptions=assumptions
+    )
+    return prompt_tokens / rate + first_step_s
 
 
 def training_flops(arch: ModelArchitecture, tokens: float, task: TrainTask, grad_ckpt: bool) -> float:

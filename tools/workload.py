@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from tools.errors import ToolInputError, validation_message
+from tools.memory_stack import VERSION_PATTERN, Framework, is_serving_engine
 
 Task = Literal["inference", "full", "lora", "qlora"]
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
@@ -41,6 +42,9 @@ class Workload(BaseModel):
     grad_ckpt: bool = True
     max_options: int = Field(default=5, gt=0, le=50)
     include_retired: bool = False
+    # Software stack (issue 12): None = vLLM-style serving for inference, HF Trainer for training.
+    framework: Framework | None = Field(default=None, description="software stack the memory estimate models")
+    framework_version: str | None = Field(default=None, max_length=40, pattern=VERSION_PATTERN)
 
     @model_validator(mode="after")
     def _consistent(self) -> Workload:
@@ -52,6 +56,12 @@ class Workload(BaseModel):
             raise ValueError(f"full fine-tuning cannot train a {self.quant} checkpoint; use qlora or quant=none")
         if self.task == "qlora" and self.quant not in ("none", "bnb-nf4"):
             raise ValueError("qlora trains LoRA adapters on a bnb-nf4 base; drop the quant option")
+        if self.framework is not None and self.task != "inference" and is_serving_engine(self.framework):
+            raise ValueError(
+                f"{self.framework} is an inference engine; train with transformers, deepspeed, torchtune or peft"
+            )
+        if self.framework is not None and self.task == "inference" and not is_serving_engine(self.framework):
+            raise ValueError("the planner sizes inference for a serving engine: framework vllm, sglang or tensorrt-llm")
         if self.context is not None and self.gen_tokens is not None and self.gen_tokens >= self.context:
             raise ValueError("gen_tokens must be smaller than context (context = prompt + generated tokens)")
         return self

@@ -17,6 +17,7 @@ _TASKS = ("inference", "full", "lora", "qlora")
 _PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 _OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw", "paged-adamw-8bit", "sgd")
 _QUANTS = ("none", "gptq-int4", "gptq-int8", "awq-int4", "bnb-nf4", "bnb-int8", "fp8")
+_FRAMEWORKS = ("transformers", "vllm", "sglang", "tensorrt-llm", "deepspeed", "torchtune", "peft")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -49,7 +50,8 @@ def _register_estimate(sub: argparse._SubParsersAction) -> None:  # type: ignore
     p.add_argument("--prompt-tokens", type=int)
     p.add_argument("--gen-tokens", type=int)
     p.add_argument("--seq-len", type=int)
-    p.add_argument("--framework", choices=("transformers", "vllm"), default="transformers")
+    p.add_argument("--framework", choices=_FRAMEWORKS, default="transformers", help="software stack")
+    p.add_argument("--framework-version", help="stack version, e.g. 4.38.2 (older versions allocate differently)")
     p.add_argument("--gpus", type=int, default=1)
     p.add_argument("--zero", type=int, choices=(0, 1, 2, 3), default=0)
     p.add_argument("--grad-ckpt", action=argparse.BooleanOptionalAction, default=True)
@@ -79,6 +81,8 @@ def _register_plan(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     p.add_argument("--gpu", help="only instances with this GPU, e.g. L20")
     p.add_argument("--max-options", type=int, default=5)
     p.add_argument("--include-retired", action="store_true")
+    p.add_argument("--framework", choices=_FRAMEWORKS, help="stack (default: vllm to serve, transformers to train)")
+    p.add_argument("--framework-version", help="stack version, e.g. 0.6.5")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=_plan)
 
@@ -102,7 +106,7 @@ def _dump(obj: Any) -> str:
 
 _ESTIMATE_KEYS = (
     "model", "task", "precision", "quant", "batch", "prompt_tokens", "gen_tokens", "seq_len", "framework",
-    "gpus", "zero", "grad_ckpt", "lora_r", "optimizer", "gpu_memory_gib",
+    "framework_version", "gpus", "zero", "grad_ckpt", "lora_r", "optimizer", "gpu_memory_gib",
 )
 
 
@@ -155,7 +159,8 @@ def _estimate_batch(path: str) -> int:
 
 _PLAN_KEYS = (
     "model", "task", "precision", "quant", "context", "gen_tokens", "concurrency", "qps", "batch", "seq_len",
-    "train_tokens", "budget_cny_month", "region", "gpu", "max_options", "include_retired",
+    "train_tokens", "budget_cny_month", "region", "gpu", "max_options", "include_retired", "framework",
+    "framework_version",
 )
 
 

@@ -1,0 +1,65 @@
+"""The uncertainty band of a memory estimate: p10-p90 of measured / predicted on held-out measurements.
+
+``tools/data/estimate_bands.yaml`` is written by ``benchmarks/estimator_accuracy.py --write-bands`` from
+published measurements that no estimator constant was fitted on (``benchmarks/data/memory_heldout.csv``),
+one row per stack and task group. The planner checks fits against the band's upper end.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools.memory_stack import is_serving_engine
+
+BANDS_PATH = Path(__file__).parent / "data" / "estimate_bands.yaml"
+BandGroup = Literal["inference-transformers", "inference-serving", "fine-tuning"]
+
+
+class Band(BaseModel):
+    """p10 and p90 of measured / predicted for one group of held-out rows."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    group: BandGroup
+    basis: str
+    p10: float = Field(gt=0, le=1.0, description="low end as a multiple of the estimate")
+    p90: float = Field(ge=1.0, description="high end as a multiple of the estimate")
+    rows: int = Field(ge=1)
+    source: str = Field(min_length=1)
+
+    def sentence(self) -> str:
+        """State the band as an assumption line."""
+        return (
+            f"uncertainty band p10-p90 = x{self.p10:.2f} to x{self.p90:.2f} of the estimate: measured / predicted "
+            f"on {self.rows} held-out published measurements ({self.group}, {self.basis}; {self.source})"
+        )
+
+
+class _BandFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    bands: list[Band]
+
+
+@cache
+def load_bands() -> dict[str, Band]:
+    """Every band by group, validated once (a malformed file is a bug: it raises)."""
+    data = _BandFile.model_validate(yaml.safe_load(BANDS_PATH.read_text(encoding="utf-8")))
+    return {band.group: band for band in data.bands}
+
+
+def band_group(framework: str, task: str) -> BandGroup:
+    """Which held-out group an estimate belongs to."""
+    if task != "inference":
+        return "fine-tuning"
+    return "inference-serving" if is_serving_engine(framework) else "inference-transformers"
+
+
+def band_for(framework: str, task: str) -> Band:
+    """Return the band for an estimate of this stack and task."""
+    return load_bands()[band_group(framework, task)]
