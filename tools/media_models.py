@@ -21,13 +21,14 @@ from tools.models import normalize_name
 
 MEDIA_MODELS_FILE = DATA_DIR / "media_models.yaml"
 
-MediaKind = Literal["diffusion", "speech", "embedding", "reranker"]
+MediaKind = Literal["diffusion", "speech", "embedding", "reranker", "vlm"]
 """What a model does, which decides the memory and speed terms.
 
 diffusion: text-to-image or text-to-video; a denoiser run ``steps`` times, then a VAE decode.
 speech: speech recognition; an audio encoder over fixed windows, then a token decoder (Whisper) or none.
 embedding: a text encoder that turns documents and queries into vectors.
 reranker: a cross-encoder that scores (query, document) pairs.
+vlm: vision-language chat; a vision tower turns images into tokens for a text LLM from models.yaml.
 """
 
 ComponentRole = Literal["denoiser", "text_encoder", "vae", "encoder", "decoder"]
@@ -81,6 +82,11 @@ class MediaModel(BaseModel):
     decoder_layers: int | None = Field(default=None, gt=0)
     # embedding / reranker
     max_tokens: int | None = Field(default=None, gt=0)
+    # vision-language
+    language_model: str | None = Field(default=None, description="the models.yaml row of the language half")
+    spatial_merge: int | None = Field(default=None, gt=0, description="patches merged per token, per side")
+    min_pixels: int | None = Field(default=None, gt=0)
+    max_pixels: int | None = Field(default=None, gt=0)
 
     @model_validator(mode="after")
     def _fields_of_kind(self) -> MediaModel:
@@ -92,6 +98,8 @@ class MediaModel(BaseModel):
             "speech": ("window_s", "encoder_frames", "hidden_size", "layers"),
             "embedding": ("hidden_size", "layers", "max_tokens"),
             "reranker": ("hidden_size", "layers", "max_tokens"),
+            "vlm": ("language_model", "hidden_size", "layers", "patch_size", "spatial_merge", "min_pixels",
+                    "max_pixels"),
         }[self.kind]
         missing = [f for f in needed if getattr(self, f) is None]
         if missing:

@@ -33,6 +33,7 @@ def add_estimate_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--text-encoders-on-cpu", action="store_true", help="encode prompts on the CPU")
     g.add_argument("--beams", type=int, default=1, help="speech: beam-search width")
     g.add_argument("--doc-tokens", type=int, help="embedding/reranker: tokens per document")
+    g.add_argument("--images-per-request", type=int, help="vision-language models: images in each request")
 
 
 def add_plan_flags(p: argparse.ArgumentParser) -> None:
@@ -68,6 +69,8 @@ def run_estimate(args: argparse.Namespace) -> int:
     """``estimate`` for a registered non-LLM model."""
     from tools.media_memory import estimate_media_memory
 
+    if _kind(args.model) == "vlm":
+        return _run_vlm_estimate(args)
     _refuse_llm_flags(args)
     result = estimate_media_memory(_request(args))
     if args.json:
@@ -84,6 +87,8 @@ def run_plan(args: argparse.Namespace) -> int:
     from tools.errors import ToolInputError, validation_message
     from tools.media_plan import MediaWorkload, plan_media
 
+    if _kind(args.model) == "vlm":
+        return _run_vlm_plan(args)
     _refuse_llm_flags(args)
     from pydantic import ValidationError
 
@@ -106,6 +111,62 @@ def run_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def _kind(name: str) -> str | None:
+    from tools.media_models import find_media_model
+
+    model = find_media_model(name)
+    return model.kind if model else None
+
+
+def _vlm_image_args(args: argparse.Namespace) -> dict[str, Any]:
+    for flag in ("dtype", "doc_tokens", "steps", "images_per_hour", "audio_hours", "streams", "docs"):
+        if getattr(args, flag, None) is not None:
+            raise _error(f"--{flag.replace('_', '-')} does not apply to {args.model} (a vision-language model; "
+                         "use --precision/--quant and the text-LLM flags)")
+    width, height = args.resolution or (1024, 1024)
+    images = args.images_per_request if args.images_per_request is not None else 1
+    return {"images_per_request": images, "width": width, "height": height, "frames": args.frames}
+
+
+def _run_vlm_estimate(args: argparse.Namespace) -> int:
+    from tools.vlm import estimate_vlm_memory
+
+    result = estimate_vlm_memory(
+        args.model, **_vlm_image_args(args), text_tokens=args.prompt_tokens or 512,
+        gen_tokens=args.gen_tokens or 512, batch=args.batch, precision=args.precision, quant=args.quant,
+        framework=args.framework,
+    )
+    if args.json:
+        print(result.model_dump_json())
+    else:
+        from ui.tables import print_estimate
+
+        print_estimate(result.llm)
+        print(f"vision tower activations: {result.vision_activation_gib:,.2f} GiB; total per GPU "
+              f"{result.total_gib:,.2f} GiB")
+        for note in result.assumptions:
+            print(f"  - {note}")
+    return 0
+
+
+def _run_vlm_plan(args: argparse.Namespace) -> int:
+    from tools.vlm import plan_vlm
+
+    keys = ("model", "task", "precision", "quant", "context", "gen_tokens", "concurrency", "qps",
+            "budget_cny_month", "region", "gpu", "max_options", "include_retired")
+    fields = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
+    if fields.get("task", "inference") != "inference":
+        raise _error("vision-language models are planned for inference here; fine-tuning is not modelled")
+    result = plan_vlm(fields, **_vlm_image_args(args))
+    if args.json:
+        print(result.model_dump_json())
+    else:
+        from ui.tables import print_plan
+
+        print_plan(result)
+    return 0
+
+
 def _request(args: argparse.Namespace) -> Any:
     from pydantic import ValidationError
 
@@ -125,6 +186,8 @@ def _request(args: argparse.Namespace) -> Any:
 
 
 def _refuse_llm_flags(args: argparse.Namespace) -> None:
+    if args.images_per_request is not None:
+        raise _error(f"--images-per-request applies to vision-language models, not to {args.model}")
     for flag, default in _LLM_ONLY.items():
         if getattr(args, flag, default) != default:
             raise _error(f"--{flag.replace('_', '-')} applies to text LLMs, not to {args.model}")
@@ -135,6 +198,7 @@ def _media_defaults() -> dict[str, Any]:
         "dtype": None, "resolution": None, "frames": None, "offload": "none", "vae_tiling": False,
         "attention_slicing": False, "text_encoders_on_cpu": False, "beams": 1, "doc_tokens": None, "steps": None,
         "images_per_hour": None, "audio_hours": None, "streams": None, "docs": None, "within_hours": 24.0,
+        "images_per_request": None,
     }
 
 
