@@ -41,7 +41,7 @@ def test_names_users_type_resolve(typed: str, name: str) -> None:
 
 def test_every_row_has_a_source_and_the_fields_of_its_kind() -> None:
     models = load_media_models()
-    assert {m.kind for m in models} == {"diffusion", "speech", "embedding", "reranker"}
+    assert {m.kind for m in models} == {"diffusion", "speech", "embedding", "reranker", "vlm"}
     for model in models:
         assert model.source.startswith("https://")
         if model.kind == "diffusion":

@@ -110,3 +110,21 @@ def test_cli_bad_combinations_are_one_line_errors(args: tuple[str, ...], message
     assert out.returncode == 2
     assert message in out.stderr
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) <= 3
+
+
+def test_cpu_offload_costs_time_per_image() -> None:
+    from tools.media_models import resolve_media_model
+    from tools.media_speed import diffusion_speed
+    from tools.throughput import GpuPerf
+
+    flux = resolve_media_model("flux dev")
+    gpu = GpuPerf(name="H100-SXM", memory_bandwidth_gb_s=3350, dense_tflops=989)
+    times = [diffusion_speed(flux, gpu, 1024, 1024, 28, offload=o).seconds_per_item
+             for o in ("none", "model", "sequential")]
+    assert times[0] < times[1] < times[2]
+
+
+def test_a_bf16_pipeline_is_not_planned_on_a_gpu_without_bf16() -> None:
+    plan = plan_media({"request": {"model": "flux dev", "offload": "model"}, "images_per_hour": 100})
+    assert all(o.gpu_model != "V100-32GB" for o in plan.options)
+    assert any("no BF16 support" in r.reason for r in plan.rejected if r.gpu_model == "V100-32GB")

@@ -112,7 +112,7 @@ def plan_media(workload: MediaWorkload | dict[str, object]) -> MediaPlan:
     rejected: list[Rejection] = []
     for inst in catalog.load_instances():
         gpu = catalog.gpu_for_instance(inst)
-        problem = _precheck(inst, gpu, wanted)
+        problem = _precheck(inst, gpu, wanted, w.request.dtype or model.default_dtype)
         if problem is None:
             assert gpu is not None
             option, problem = _option(model, w, memory, inst, gpu)
@@ -145,7 +145,9 @@ def _check_load(model: MediaModel, w: MediaWorkload) -> None:
             raise ToolInputError(f"{flag} does not apply to {model.display_name} (a {model.kind} model)")
 
 
-def _precheck(inst: catalog.InstanceType, gpu: catalog.GPU | None, wanted: set[str] | None) -> str | None:
+def _precheck(
+    inst: catalog.InstanceType, gpu: catalog.GPU | None, wanted: set[str] | None, dtype: str
+) -> str | None:
     if not isinstance(inst.gpu_count, int) or inst.gpu_count < 1:
         return "skip: not whole GPUs"
     if gpu is None or not inst.gpu_memory_gib:
@@ -154,6 +156,8 @@ def _precheck(inst: catalog.InstanceType, gpu: catalog.GPU | None, wanted: set[s
         return "skip: other GPU"
     if not (gpu.bf16_dense_tflops or gpu.fp16_dense_tflops):
         return f"no published 16-bit throughput for {gpu.name}"
+    if dtype == "bf16" and gpu.supports_bf16 is False:
+        return f"the pipeline runs in bf16 and {gpu.name} has no BF16 support (choose --dtype fp16 if the model allows)"
     return None
 
 
@@ -217,7 +221,8 @@ def _speed(model: MediaModel, w: MediaWorkload, gpu: catalog.GPU) -> MediaSpeed:
         assert model.default_resolution and model.default_steps
         width, height = (w.request.width, w.request.height) if w.request.width else model.default_resolution
         assert width and height
-        return diffusion_speed(model, perf, width, height, w.steps or model.default_steps, w.request.frames)
+        return diffusion_speed(model, perf, width, height, w.steps or model.default_steps, w.request.frames,
+                               offload=w.request.offload, dtype=dtype)
     if model.kind == "speech":
         return speech_speed(model, perf, dtype, streams=w.request.batch, beams=w.request.beams)
     return encoder_speed(model, perf, w.doc_tokens or w.request.seq_tokens or 512)

@@ -24,7 +24,7 @@ import math
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.media_memory import denoiser_tokens, latent_frames
+from tools.media_memory import Offload, denoiser_tokens, latent_frames, weights_bytes
 from tools.media_models import DTYPE_BYTES, Dtype, MediaModel
 from tools.throughput import GpuPerf
 
@@ -43,6 +43,12 @@ BANDWIDTH_EFFICIENCY = 0.77
 SPEECH_STEP_OVERHEAD_S = 0.015
 """Per decoder step of Whisper: beam search, timestamp rules, kernel launches (fitted: faster-whisper
 large-v2, fp16, beam 5, batch 1, RTX 3070 Ti)."""
+
+OFFLOAD_TRANSFER_GB_S = 8.0
+"""Host-to-GPU copy rate of diffusers' CPU offload from pageable memory (stated; PCIe Gen4 x16 peaks at
+32 GB/s, unpinned copies reach a fraction). Model offload moves every component in and out once per image
+(FLUX.1 [dev]: 12 s -> 20 s per image in the diffusers quantisation benchmark); sequential offload moves
+the denoiser's weights in every step."""
 
 DIFFUSION_FIXED_SHARE = 0.05
 """Text encoding and VAE decode as a share of the denoising time (stated)."""
@@ -69,15 +75,23 @@ def denoiser_pass_flops(model: MediaModel, tokens: int) -> float:
 
 
 def diffusion_speed(
-    model: MediaModel, gpu: GpuPerf, width: int, height: int, steps: int, frames: int | None = None
+    model: MediaModel,
+    gpu: GpuPerf,
+    width: int,
+    height: int,
+    steps: int,
+    frames: int | None = None,
+    offload: Offload = "none",
+    dtype: Dtype | None = None,
 ) -> MediaSpeed:
-    """Seconds per image (or video) and items per GPU-hour at batch 1."""
+    """Seconds per image (or video) and items per GPU-hour at batch 1, with the offload transfers."""
     frames = frames or model.default_frames or 1
     tokens = denoiser_tokens(model, width, height, frames)
     passes = 2 if model.cfg else 1
     util = UNET_UTILISATION if model.denoiser_arch == "unet" else DIT_UTILISATION
     denoise = steps * passes * denoiser_pass_flops(model, tokens) / (gpu.dense_tflops * 1e12 * util)
-    seconds = denoise * (1 + DIFFUSION_FIXED_SHARE)
+    transfer = _offload_seconds(model, offload, steps, dtype or model.default_dtype)
+    seconds = denoise * (1 + DIFFUSION_FIXED_SHARE) + transfer
     unit = "video" if model.is_video else "image"
     return MediaSpeed(
         seconds_per_item=round(seconds, 2),
@@ -87,9 +101,22 @@ def diffusion_speed(
             f"{steps} steps x {passes} denoiser pass(es) over {tokens:,} tokens at {util:.0%} of "
             f"{gpu.dense_tflops:g} dense TFLOPS ({gpu.name}); text encoders and VAE add "
             f"{DIFFUSION_FIXED_SHARE:.0%}"
-            + (f"; {latent_frames(model, frames)} latent frames" if model.is_video else ""),
+            + (f"; {latent_frames(model, frames)} latent frames" if model.is_video else "")
+            + (f"; CPU offload adds {transfer:.1f} s of weight copies at {OFFLOAD_TRANSFER_GB_S:g} GB/s"
+               if transfer else ""),
         ],
     )
+
+
+def _offload_seconds(model: MediaModel, offload: Offload, steps: int, dtype: Dtype) -> float:
+    if offload == "none":
+        return 0.0
+    moved = {c.name: weights_bytes(c, dtype) for c in model.components}
+    if offload == "model":
+        total = 2 * sum(moved.values())
+    else:
+        total = steps * sum(b for c, b in zip(model.components, moved.values(), strict=True) if c.role == "denoiser")
+    return total / (OFFLOAD_TRANSFER_GB_S * 1e9)
 
 
 def speech_speed(model: MediaModel, gpu: GpuPerf, dtype: Dtype, streams: int = 1, beams: int = 1) -> MediaSpeed:

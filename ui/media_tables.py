@@ -39,7 +39,8 @@ def print_media_plan(plan: MediaPlan) -> None:
     unit = plan.options[0].speed_per_gpu.unit if plan.options else "item"
     cost_unit = plan.options[0].cost_unit if plan.options else unit
     table = Table(title="options that fit (one replica per GPU)")
-    cols = ("#", "instance type", "GPU", "GPUs", "GiB/GPU", "headroom", f"{unit}s/h per GPU", "¥/h",
+    plural = {"image": "images", "video": "videos", "audio hour": "audio hours"}.get(unit, unit)
+    cols = ("#", "instance type", "GPU", "GPUs", "GiB/GPU", "headroom", f"{plural}/h per GPU", "¥/h",
             f"¥ per {cost_unit}")
     for col in cols:
         table.add_column(col, justify="left" if col in ("instance type", "GPU") else "right")
