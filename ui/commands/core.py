@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ui.commands import media
+
 _TASKS = ("inference", "full", "lora", "qlora")
 _PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 _OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw", "paged-adamw-8bit", "sgd")
@@ -60,6 +62,7 @@ def _register_estimate(sub: argparse._SubParsersAction) -> None:  # type: ignore
     p.add_argument("--gpu-memory", type=float, dest="gpu_memory_gib", help="GiB per GPU, for the vLLM view")
     p.add_argument("--from", dest="from_file", help="JSONL file, one request per line; prints JSONL")
     p.add_argument("--json", action="store_true", help="print JSON")
+    media.add_estimate_flags(p)
     p.set_defaults(handler=_estimate)
 
 
@@ -84,6 +87,7 @@ def _register_plan(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     p.add_argument("--framework", choices=_FRAMEWORKS, help="stack (default: vllm to serve, transformers to train)")
     p.add_argument("--framework-version", help="stack version, e.g. 0.6.5")
     p.add_argument("--json", action="store_true", help="print JSON")
+    media.add_plan_flags(p)
     p.set_defaults(handler=_plan)
 
 
@@ -117,6 +121,9 @@ def _estimate(args: argparse.Namespace) -> int:
         return _estimate_batch(args.from_file)
     if not args.model:
         raise _error("--model is required (or --from FILE.jsonl)")
+    if media.is_media_model(args.model):
+        return media.run_estimate(args)
+    media.refuse_media_flags(args)
     with _as_flags(_ESTIMATE_KEYS):
         request = parse_request({k: getattr(args, k) for k in _ESTIMATE_KEYS if getattr(args, k) is not None})
     result = estimate_memory(request)
@@ -168,6 +175,9 @@ def _plan(args: argparse.Namespace) -> int:
     from tools.plan import plan_deployment
     from tools.workload import parse_workload
 
+    if media.is_media_model(args.model):
+        return media.run_plan(args)
+    media.refuse_media_flags(args)
     with _as_flags(_PLAN_KEYS):
         workload = parse_workload({k: getattr(args, k) for k in _PLAN_KEYS})
     result = plan_deployment(workload)

@@ -1,0 +1,274 @@
+"""Rank Alibaba Cloud GPU instances for a diffusion, speech or embedding workload.
+
+One model replica per GPU (these models fit one GPU or are offloaded, never split): an instance type
+qualifies when one replica fits one of its GPUs; the load (images per hour, audio hours within a time,
+documents to index within a time) then decides how many GPUs, and so how many instances, to rent.
+Options are ranked: comfortable fits first, then by the hourly price of the whole fleet.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from tools import catalog, prices
+from tools.errors import ToolInputError
+from tools.media_memory import MediaMemoryEstimate, MediaRequest, estimate_media_memory
+from tools.media_models import MediaModel, resolve_media_model
+from tools.media_speed import MediaSpeed, diffusion_speed, encoder_speed, replicas_for, speech_speed
+from tools.plan import TIGHT_HEADROOM_PCT, USABLE_FRACTION_HBM, USABLE_FRACTION_OTHER, Rejection
+from tools.throughput import GpuPerf
+
+MAX_OPTIONS = 20
+
+
+class MediaWorkload(BaseModel):
+    """A non-LLM workload: the model, its settings and the load to serve.
+
+    Give the load of the model's kind: ``images_per_hour`` (diffusion), ``audio_hours`` or ``streams``
+    (speech), ``docs`` with ``doc_tokens`` or ``qps`` (embedding, reranker). With no load, one GPU.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    request: MediaRequest
+    steps: int | None = Field(default=None, ge=1, le=1000, description="denoising steps; None = model default")
+    images_per_hour: float | None = Field(default=None, gt=0, le=10_000_000, description="images or videos")
+    audio_hours: float | None = Field(default=None, gt=0, le=10_000_000, description="audio to transcribe")
+    streams: int | None = Field(default=None, ge=1, le=100_000, description="live audio streams at once")
+    docs: int | None = Field(default=None, ge=1, le=10_000_000_000, description="documents to embed")
+    doc_tokens: int | None = Field(default=None, ge=1, le=131_072, description="tokens per document")
+    qps: float | None = Field(default=None, gt=0, le=1_000_000, description="queries per second")
+    within_hours: float = Field(default=24.0, gt=0, le=8760, description="time allowed for a batch job")
+    gpu: str | None = Field(default=None, description="only this GPU (name or family filter)")
+    region: str | None = None
+    max_options: int = Field(default=5, ge=1, le=MAX_OPTIONS)
+
+    @model_validator(mode="after")
+    def _one_load(self) -> MediaWorkload:
+        loads = [x for x in (self.images_per_hour, self.audio_hours, self.streams, self.docs, self.qps) if x]
+        if len(loads) > 1 and not (self.docs and self.qps):
+            raise ValueError("give one load: images per hour, audio hours, streams, documents or QPS")
+        return self
+
+
+class MediaOption(BaseModel):
+    """One instance type that serves the workload, with its speed and cost."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    instance_type: str
+    family: str
+    gpu_model: str | None
+    gpu_model_likely: str | None = None
+    gpu_count: int
+    instances: int
+    total_gpus: int = Field(description="GPUs the load needs (one replica each), rounded up to instances")
+    per_gpu_gib_needed: float
+    per_gpu_capacity_gib: float
+    headroom_pct: float
+    tight_fit: bool
+    speed_per_gpu: MediaSpeed
+    load_gpus: int = Field(description="GPUs the load needs before rounding up to whole instances")
+    price_cny_per_hour: float | None = Field(description="all instances, pay-as-you-go; None = unknown")
+    price_cny_per_month: float | None
+    price_month_basis: str | None = None
+    cost_cny_per_unit: float | None = Field(default=None, description="CNY per 1,000 images / video / "
+                                            "audio hour / million tokens at full use of one GPU")
+    cost_unit: str
+    batch_job_hours: float | None = Field(default=None, description="time for the batch load on the fleet")
+    price_source: str | None = None
+
+
+class MediaPlan(BaseModel):
+    """Ranked options, rejections and assumptions for a non-LLM workload."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    workload: MediaWorkload
+    model: str
+    kind: str
+    memory: MediaMemoryEstimate
+    options: list[MediaOption]
+    rejected: list[Rejection]
+    assumptions: list[str]
+    warnings: list[str] = Field(default_factory=list)
+
+
+def plan_media(workload: MediaWorkload | dict[str, object]) -> MediaPlan:
+    """Rank instance types for a diffusion, speech, embedding or reranker workload.
+
+    Raises:
+        UnknownNameError: the model or GPU filter is unknown.
+        ToolInputError: settings or loads that do not apply to the model's kind.
+    """
+    w = workload if isinstance(workload, MediaWorkload) else MediaWorkload.model_validate(workload)
+    model = resolve_media_model(w.request.model)
+    _check_load(model, w)
+    memory = estimate_media_memory(w.request)
+    wanted = catalog.gpu_names_for_filter(w.gpu) if w.gpu else None
+    options: list[MediaOption] = []
+    rejected: list[Rejection] = []
+    for inst in catalog.load_instances():
+        gpu = catalog.gpu_for_instance(inst)
+        problem = _precheck(inst, gpu, wanted, w.request.dtype or model.default_dtype)
+        if problem is None:
+            assert gpu is not None
+            option, problem = _option(model, w, memory, inst, gpu)
+            if option is not None:
+                options.append(option)
+                continue
+        if problem and not problem.startswith("skip"):
+            rejected.append(Rejection(instance_type=inst.instance_type, family=inst.family,
+                                      gpu_model=inst.gpu_name, reason=problem))
+    ranked = sorted(options, key=_rank_key)[: w.max_options]
+    return MediaPlan(
+        workload=w,
+        model=model.name,
+        kind=model.kind,
+        memory=memory,
+        options=ranked,
+        rejected=rejected,
+        assumptions=[*memory.assumptions, *_load_assumptions(model, w)],
+        warnings=[] if ranked else [f"no instance type fits {model.display_name} with these settings"],
+    )
+
+
+def _check_load(model: MediaModel, w: MediaWorkload) -> None:
+    kind_of = {"images_per_hour": "diffusion", "steps": "diffusion", "audio_hours": "speech",
+               "streams": "speech", "docs": "embedding", "doc_tokens": "embedding", "qps": "embedding"}
+    for field, kind in kind_of.items():
+        applies = model.kind == kind or (kind == "embedding" and model.kind == "reranker")
+        if getattr(w, field) is not None and not applies:
+            flag = "--" + field.replace("_", "-")
+            raise ToolInputError(f"{flag} does not apply to {model.display_name} (a {model.kind} model)")
+
+
+def _precheck(
+    inst: catalog.InstanceType, gpu: catalog.GPU | None, wanted: set[str] | None, dtype: str
+) -> str | None:
+    if not isinstance(inst.gpu_count, int) or inst.gpu_count < 1:
+        return "skip: not whole GPUs"
+    if gpu is None or not inst.gpu_memory_gib:
+        return "skip: GPU not published"
+    if wanted is not None and gpu.name not in wanted:
+        return "skip: other GPU"
+    if not (gpu.bf16_dense_tflops or gpu.fp16_dense_tflops):
+        return f"no published 16-bit throughput for {gpu.name}"
+    if dtype == "bf16" and gpu.supports_bf16 is False:
+        return f"the pipeline runs in bf16 and {gpu.name} has no BF16 support (choose --dtype fp16 if the model allows)"
+    return None
+
+
+def usable_gib(inst: catalog.InstanceType, gpu: catalog.GPU) -> float:
+    """Usable memory of one GPU: the published figure, else the planner's stated fraction."""
+    if gpu.usable_memory_gib:
+        return gpu.usable_memory_gib
+    assert inst.gpu_memory_gib is not None
+    hbm = (gpu.memory_type or "").upper().startswith("HBM")
+    return inst.gpu_memory_gib * (USABLE_FRACTION_HBM if hbm else USABLE_FRACTION_OTHER)
+
+
+def _option(
+    model: MediaModel, w: MediaWorkload, memory: MediaMemoryEstimate, inst: catalog.InstanceType, gpu: catalog.GPU
+) -> tuple[MediaOption | None, str | None]:
+    capacity = usable_gib(inst, gpu)
+    needed = memory.total_gib
+    if needed > capacity:
+        return None, f"needs {needed:.1f} GiB per GPU, {gpu.name} has {capacity:.1f} GiB usable"
+    speed = _speed(model, w, gpu)
+    load_gpus = _gpus_for_load(model, w, speed)
+    assert isinstance(inst.gpu_count, int)
+    instances = math.ceil(load_gpus / inst.gpu_count)
+    quote = prices.quote(inst.instance_type, region=w.region) or prices.quote(inst.instance_type)
+    hourly = quote.hourly * instances if quote and quote.hourly is not None else None
+    per_gpu_hour = quote.hourly / inst.gpu_count if quote and quote.hourly is not None else None
+    scale = 1000 if speed.unit == "image" else 1
+    cost_unit = {"image": "1,000 images"}.get(speed.unit, speed.unit)
+    headroom = (capacity - needed) / capacity * 100
+    return MediaOption(
+        instance_type=inst.instance_type,
+        family=inst.family,
+        gpu_model=inst.gpu_model,
+        gpu_model_likely=inst.gpu_model_likely,
+        gpu_count=inst.gpu_count,
+        instances=instances,
+        total_gpus=instances * inst.gpu_count,
+        per_gpu_gib_needed=needed,
+        per_gpu_capacity_gib=round(capacity, 2),
+        headroom_pct=round(headroom, 1),
+        tight_fit=headroom < TIGHT_HEADROOM_PCT,
+        speed_per_gpu=speed,
+        load_gpus=load_gpus,
+        price_cny_per_hour=round(hourly, 2) if hourly is not None else None,
+        price_cny_per_month=round(quote.monthly * instances, 0) if quote and quote.monthly is not None else None,
+        price_month_basis=quote.monthly_basis if quote else None,
+        cost_cny_per_unit=round(per_gpu_hour / speed.items_per_hour * scale, 2) if per_gpu_hour else None,
+        cost_unit=cost_unit,
+        batch_job_hours=_batch_hours(model, w, speed, instances * inst.gpu_count),
+        price_source=quote.source_line if quote else None,
+    ), None
+
+
+def _speed(model: MediaModel, w: MediaWorkload, gpu: catalog.GPU) -> MediaSpeed:
+    dtype = w.request.dtype or model.default_dtype
+    tflops = (gpu.fp8_dense_tflops if dtype == "fp8" and gpu.supports_fp8 else None) or (
+        gpu.bf16_dense_tflops or gpu.fp16_dense_tflops)
+    assert tflops is not None and gpu.memory_bandwidth_gb_s is not None
+    perf = GpuPerf(name=gpu.name, memory_bandwidth_gb_s=gpu.memory_bandwidth_gb_s, dense_tflops=tflops)
+    if model.kind == "diffusion":
+        assert model.default_resolution and model.default_steps
+        width, height = (w.request.width, w.request.height) if w.request.width else model.default_resolution
+        assert width and height
+        return diffusion_speed(model, perf, width, height, w.steps or model.default_steps, w.request.frames,
+                               offload=w.request.offload, dtype=dtype)
+    if model.kind == "speech":
+        return speech_speed(model, perf, dtype, streams=w.request.batch, beams=w.request.beams)
+    return encoder_speed(model, perf, w.doc_tokens or w.request.seq_tokens or 512)
+
+
+def _gpus_for_load(model: MediaModel, w: MediaWorkload, speed: MediaSpeed) -> int:
+    if w.images_per_hour:
+        return replicas_for(w.images_per_hour, speed.items_per_hour)
+    if w.audio_hours:
+        return replicas_for(w.audio_hours / w.within_hours, speed.items_per_hour)
+    if w.streams:
+        # Live streams: each GPU transcribes `items_per_hour` audio hours per hour, i.e. that many streams.
+        return replicas_for(w.streams, speed.items_per_hour)
+    if w.docs:
+        million_tokens = w.docs * (w.doc_tokens or 512) / 1e6
+        gpus = replicas_for(million_tokens / w.within_hours, speed.items_per_hour)
+        if w.qps:
+            gpus = max(gpus, _query_gpus(w.qps, speed))
+        return gpus
+    if w.qps:
+        return _query_gpus(w.qps, speed)
+    return 1
+
+
+def _query_gpus(qps: float, speed: MediaSpeed, query_tokens: int = 32) -> int:
+    tokens_per_hour = qps * query_tokens * 3600 / 1e6
+    return replicas_for(tokens_per_hour, speed.items_per_hour)
+
+
+def _batch_hours(model: MediaModel, w: MediaWorkload, speed: MediaSpeed, gpus: int) -> float | None:
+    if w.audio_hours:
+        return round(w.audio_hours / (speed.items_per_hour * gpus), 2)
+    if w.docs:
+        return round(w.docs * (w.doc_tokens or 512) / 1e6 / (speed.items_per_hour * gpus), 2)
+    return None
+
+
+def _rank_key(option: MediaOption) -> tuple[bool, bool, float, float]:
+    price = option.price_cny_per_hour
+    return (option.tight_fit, price is None, price if price is not None else 0.0, -option.headroom_pct)
+
+
+def _load_assumptions(model: MediaModel, w: MediaWorkload) -> list[str]:
+    notes = ["one model replica per GPU; the load decides how many GPUs"]
+    if w.audio_hours or w.docs:
+        notes.append(f"batch job finished within {w.within_hours:g} h")
+    if w.qps:
+        notes.append("queries of about 32 tokens each, batched")
+    return notes
