@@ -200,6 +200,7 @@ def build_chat(assistant: Assistant, feedback: FeedbackStore, *, concurrency: in
                     buttons=["copy"],
                     placeholder="Ask about GPU instances, memory, cost · 询问 GPU 实例、显存与成本",
                     elem_id="gpa-chatbot",
+                    autoscroll=False,  # ui/static/page.js follows the answer, then shows its start
                 )
                 gr.ChatInterface(
                     handlers.respond,

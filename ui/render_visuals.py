@@ -596,6 +596,10 @@ table.gpa-sortable th[aria-sort=descending]::after{content:" ▼"}
   table.gpa-opts tr{border:1px solid var(--border-color-primary,#e5e7eb);border-radius:8px;padding:6px 10px;
     margin:0 0 8px}
   table.gpa-opts td{display:flex;justify-content:space-between;gap:12px;border:0;padding:2px 0;text-align:right}
+  table.gpa-sortable thead{display:block}
+  table.gpa-sortable thead tr{display:flex;flex-wrap:wrap;gap:4px;border:0;padding:0;margin:0 0 6px}
+  table.gpa-sortable th{border:1px solid var(--border-color-primary,#e5e7eb);border-radius:999px;padding:1px 8px;
+    font-size:12px;font-weight:500}
   table.gpa-opts td .gpa-k{display:inline;font-weight:400;color:var(--body-text-color-subdued,#6b7280);
     white-space:nowrap;text-align:left}
 }

@@ -50,22 +50,40 @@
     });
   });
 
-  // After an answer finishes, show its start (the first line answers the question), not its end.
+  // The chat's own autoscroll is off (it would leave a finished answer scrolled to its end). Here: while
+  // an answer is coming, follow it; once the finished answer (its marker) is in, show its start, since
+  // the first line answers the question. The scroll repeats briefly while late layout settles.
+  var marks = document.getElementsByClassName("gpa-answer-start"); // live: cheap to count on every mutation
   var answered = 0;
-  var timer = null;
-  function settle() {
+  function showStart() {
+    var start = marks[marks.length - 1];
+    if (start) {
+      (start.closest(".message") || start.parentNode).scrollIntoView({ block: "start", inline: "nearest" });
+    }
+  }
+  function follow() {
     var chat = document.getElementById("gpa-chatbot");
-    var bots = chat ? chat.querySelectorAll(".gpa-answer-start") : [];
-    if (bots.length <= answered) {
-      answered = bots.length; // a cleared chat starts counting again
+    var rows = chat ? chat.querySelectorAll(".message-row") : [];
+    var last = rows[rows.length - 1];
+    if (!last || last.querySelector(".gpa-answer-start")) {
       return;
     }
-    answered = bots.length;
-    var start = bots[bots.length - 1];
-    (start.closest(".message") || start.parentNode).scrollIntoView({ block: "start", inline: "nearest" });
+    var box = last.closest(".bubble-wrap");
+    if (box) {
+      box.scrollTop = box.scrollHeight;
+    }
   }
   new MutationObserver(function () {
-    clearTimeout(timer);
-    timer = setTimeout(settle, 350);
-  }).observe(document.documentElement, { childList: true, subtree: true, characterData: true });
+    if (marks.length === answered) {
+      follow();
+      return;
+    }
+    var fresh = marks.length > answered; // fewer: the chat was cleared
+    answered = marks.length;
+    if (fresh) {
+      [0, 150, 400, 800].forEach(function (ms) {
+        setTimeout(showStart, ms);
+      });
+    }
+  }).observe(document.documentElement, { childList: true, subtree: true });
 })();
