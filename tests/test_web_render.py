@@ -317,3 +317,11 @@ def test_details_are_folded_in_the_chat_and_sections_in_plain_text() -> None:
     assert "<details><summary>Rejected &lt;options&gt;</summary>\n\n- A10: needs 40 of 22 GiB\n\n</details>" in chat
     plain = rw.answer_text_with_sources(answer)
     assert "**Rejected <options>**\n\n- A10: needs 40 of 22 GiB" in plain
+
+
+def test_cost_speed_chart_leaves_out_a_metric_no_option_has() -> None:
+    rows = rv.option_rows(_answer(tool_calls=[_plan_call()]))
+    unpriced = [r.model_copy(update={"price_cny_per_hour": None}) for r in rows]
+    html = rv.cost_speed_chart_html(unpriced, "en")
+    assert "decode tok/s" in html and "¥/h" not in html
+    assert "¥/h" in rv.cost_speed_chart_html(rows, "en")

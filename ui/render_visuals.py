@@ -452,15 +452,16 @@ def cost_speed_chart_html(rows: Sequence[OptionRow], lang: Language, max_bars: i
         return ""
     training = rows[0].speed_kind == "training_hours"
     speed_key = "training" if training else "decode"
-    price_max = max((r.price_cny_per_hour or 0) for r in rows) or 1.0
-    speed_max = max((r.speed or 0) for r in rows) or 1.0
+    price_max = max((r.price_cny_per_hour or 0) for r in rows)
+    speed_max = max((r.speed or 0) for r in rows)
     out = [_figure_open(_t("cost_speed", lang), "gpa-compare")]
     for r in rows:
         out.append(
             f'<div class="gpa-row"><div class="gpa-label"><span><code>{html.escape(r.instance_type)}</code> · '
             f'{html.escape(r.layout)} <span title="{html.escape(r.gpu_full)}">{html.escape(r.gpu)}</span></span></div>'
-            + _pair_bar(_t("per_hour", lang), r.price_cny_per_hour, price_max, "#e15759")
-            + _pair_bar(_t(speed_key, lang), r.speed, speed_max, "#4e79a7")
+            # a metric no option has (e.g. no list price known) gets no empty bars
+            + (_pair_bar(_t("per_hour", lang), r.price_cny_per_hour, price_max, "#e15759") if price_max else "")
+            + (_pair_bar(_t(speed_key, lang), r.speed, speed_max, "#4e79a7") if speed_max else "")
             + "</div>"
         )
     out.append("</div>")
