@@ -301,3 +301,21 @@ def test_each_answer_kind_posts_answer_first_within_slack_limits(kind: str, offl
         assert ":x:" in context and "does not fit: needs" in context
     if answer.citations:
         assert f"<{answer.citations[0].sources[0]}|" in context
+
+
+def test_details_follow_a_divider_as_small_print_and_long_ones_are_split_not_cut() -> None:
+    from assistant.answer import AnswerDetail
+
+    long = "\n\n".join(f"- rejected family {n}: needs {n}0 GiB per GPU" + " x" * 40 for n in range(80))
+    answer = Answer(
+        text="Yes: it fits.",
+        language="en",
+        engine="offline",
+        details=[AnswerDetail(title="Left out", markdown=long), AnswerDetail(title="Assumptions", markdown="- a")],
+    )
+    blocks = to_slack_blocks(answer)
+    assert blocks[0]["text"]["text"] == "Yes: it fits." and blocks[1] == {"type": "divider"}
+    context = [b["elements"][0]["text"] for b in blocks if b["type"] == "context"]
+    assert len(context) > 2 and all(len(t) <= MAX_TEXT_CHARS for t in context)
+    assert context[0].startswith("*Left out*") and context[-1] == "*Assumptions*\n• a"
+    assert "rejected family 79" in "\n".join(context) and not any(t.endswith(ELLIPSIS) for t in context)

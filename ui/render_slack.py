@@ -95,7 +95,7 @@ def to_slack_blocks(answer: Answer) -> list[Block]:
     plan = _plan_of(answer)
     tail: list[Block] = []
     # Slack has no folding; details go in small print after the answer, one context block each.
-    tail += [_context(f"*{inline_mrkdwn(d.title)}*\n{markdown_to_mrkdwn(d.markdown)}") for d in answer.details]
+    tail += _details_blocks(answer)
     if answer.citations:
         tail.append(_context(_citations_mrkdwn(answer.citations, lang)))
     if answer.warnings:
@@ -399,6 +399,18 @@ def _price(option: DeploymentOption, lang: Language) -> str:
     if option.price_cny_per_month is not None:
         parts.append(f"¥{num(option.price_cny_per_month)}{_LABELS['per_month'][lang]}")
     return " · ".join(parts) or num(None, lang)
+
+
+def _details_blocks(answer: Answer) -> list[Block]:
+    """Each folded detail as small print after a divider: its title, then its text in context blocks.
+
+    A long detail is split at paragraph breaks into several blocks rather than cut at 3,000 characters.
+    """
+    blocks: list[Block] = []
+    for detail in answer.details:
+        text = f"*{inline_mrkdwn(detail.title)}*\n{markdown_to_mrkdwn(detail.markdown)}"
+        blocks += [_context(chunk) for chunk in split_mrkdwn(text, MAX_TEXT_CHARS)]
+    return [{"type": "divider"}, *blocks] if blocks else []
 
 
 def _refusal_line(bar: RefusalBar, lang: Language) -> str:
