@@ -3,8 +3,8 @@
 One conversation per size: a plan, a follow-up, a GPU comparison and a refusal. After each answer the
 page must show the answer's first line, no element may stick out of the viewport sideways, numbers and
 instance names in tables stay on one line, and every link goes to a source the Answer names. The
-widget's launcher must not cover its open panel, and Escape inside the chat closes it. The laptop and
-phone screenshots of the plan answer go to ``docs/`` for the README.
+widget's launcher must not cover its open panel, and Escape inside the chat or the close button closes
+it. The laptop and phone screenshots of the plan answer go to ``docs/`` for the README.
 """
 
 from __future__ import annotations
@@ -194,4 +194,7 @@ def test_widget_panel_and_launcher_never_overlap_and_escape_inside_closes(
     chat.locator("#gpa-input textarea").press("Escape")  # focus inside the iframe
     page.locator(".gpa-panel").wait_for(state="hidden", timeout=5_000)
     assert launcher.is_visible()
+    launcher.click()
+    page.locator(".gpa-panel .gpa-close").click()  # the close button in the panel's bar, also on a phone
+    page.locator(".gpa-panel").wait_for(state="hidden", timeout=5_000)
     page.close()
