@@ -44,12 +44,6 @@ VISUALS_PLACEHOLDER = (
     "options are compared, what does not fit and why. · 这里显示图表：方案与估算的每卡显存构成、方案的成本与速度对比、"
     "放不下的原因。</p>"
 )
-_STATIC = files("ui").joinpath("static")
-PAGE_HEAD = (
-    f"<style>{VISUALS_CSS}{_STATIC.joinpath('page.css').read_text(encoding='utf-8')}</style>"
-    f"<script>{_STATIC.joinpath('page.js').read_text(encoding='utf-8')}</script>"
-)
-"""Inline in the page's <head>: styles and the embed switch hold from the first paint (no header flash)."""
 _ERROR_TEXT: dict[Language, str] = {
     "en": "Sorry, something went wrong while answering; the error was logged. Please try again.",
     "zh": "抱歉，回答时出现内部错误，已记录日志。请重试。",
@@ -169,6 +163,18 @@ class ChatHandlers:
         return thanks, ""
 
 
+def page_head() -> str:
+    """Return what goes inline into the page's <head>: the styles and ``ui/static/page.js``.
+
+    Inline, not linked, so the embed layout (``?embed=1``: no header, no visuals panel) holds from the
+    first paint; the widget's panel never flashes the full page's header.
+    """
+    static = files("ui").joinpath("static")
+    css = static.joinpath("page.css").read_text(encoding="utf-8")
+    js = static.joinpath("page.js").read_text(encoding="utf-8")
+    return f"<style>{VISUALS_CSS}{css}</style><script>{js}</script>"
+
+
 def _rating(liked: object) -> Rating | None:
     if liked is True or liked == "Like":
         return "up"
@@ -249,5 +255,5 @@ def mount_chat(app: FastAPI, assistant: Assistant, feedback: FeedbackStore, *, c
         ssr_mode=False,
         max_file_size="1mb",
         theme=gr.themes.Default(primary_hue="orange"),
-        head=PAGE_HEAD,
+        head=page_head(),
     )

@@ -3,7 +3,7 @@
 Everything is drawn from the typed tool results an ``Answer`` carries (``Plan``, ``MemoryEstimate``,
 ``GPU``), never from its text. Numbers are shown as the tools gave them (:func:`assistant.render.num`);
 bars only scale them. No script here: sorting is one delegated click handler of the page
-(:data:`ui.page_assets.PAGE_HEAD`), cards are a CSS media query over the same table.
+(``ui/static/page.js``, inlined by :func:`ui.chat.page_head`); cards are a CSS media query.
 """
 
 from __future__ import annotations
