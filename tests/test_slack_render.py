@@ -190,18 +190,18 @@ def test_chinese_citation_heading_and_warnings(plan: Plan) -> None:
     assert "*参考资料：*" not in summary
 
 
-def test_answer_without_a_plan_keeps_its_table_as_code() -> None:
+def test_answer_without_a_plan_keeps_its_table_as_code_after_the_summary() -> None:
     text = "**gn7i instance types:**\n\n| instance | GPU |\n|---|---|\n| `ecs.gn7i-c8g1.2xlarge` | A10 |"
     blocks = to_slack_blocks(Answer(text=text, language="en", engine="offline", kind="guidance"))
     assert blocks == [
+        {"type": "section", "text": {"type": "mrkdwn", "text": "*gn7i instance types:*"}},
         {
             "type": "section",
             "text": {
                 "type": "mrkdwn",
-                "text": "*gn7i instance types:*\n\n```\ninstance               GPU\n"
-                "---------------------  ---\necs.gn7i-c8g1.2xlarge  A10\n```",
+                "text": "```\ninstance               GPU\n---------------------  ---\necs.gn7i-c8g1.2xlarge  A10\n```",
             },
-        }
+        },
     ]
 
 
@@ -256,3 +256,66 @@ def test_any_markdown_renders_within_slack_limits(text: str, n_warnings: int) ->
             assert len(block["text"]["text"]) <= MAX_TEXT_CHARS
         assert all(len(e["text"]) <= MAX_TEXT_CHARS for e in block.get("elements", []))
     assert len(to_slack_text(answer)) <= MAX_TEXT_CHARS
+
+
+# ------------------------------------------------------------------------------------------ answer kinds
+
+
+KIND_QUESTIONS = {
+    "recommendation": "Qwen2.5-72B 推理, INT4, 32k 上下文, 20 并发, 选什么实例?",
+    "estimate": "How much GPU memory to LoRA fine-tune Llama-3.1-8B?",
+    "comparison": "H800 vs A100 for training?",
+    "refusal": "Llama-3.1-405B inference BF16 on one gn7i instance?",
+}
+
+
+@pytest.fixture(scope="module")
+def offline_assistant(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from engine_helpers import shared_kb
+    from web_helpers import web_settings
+
+    from assistant.assistant import build_assistant
+
+    return build_assistant(web_settings(tmp_path_factory.mktemp("slack")), knowledge_base=shared_kb())
+
+
+@pytest.mark.parametrize("kind", list(KIND_QUESTIONS))
+def test_each_answer_kind_posts_answer_first_within_slack_limits(kind: str, offline_assistant: Any) -> None:
+    from fakes.fake_slack import fake_slack
+    from slack_sdk import WebClient
+
+    answer = offline_assistant.answer(KIND_QUESTIONS[kind], [])
+    blocks = to_slack_blocks(answer)
+    first_paragraph = markdown_to_mrkdwn(answer.text).split("\n\n")[0]
+    assert blocks[0] == {"type": "section", "text": {"type": "mrkdwn", "text": clip(first_paragraph, MAX_TEXT_CHARS)}}
+    assert len(blocks) <= MAX_BLOCKS
+    with fake_slack() as slack:  # the fake answers invalid_blocks where Slack would
+        client = WebClient(token="xoxb-test", base_url=slack.api_url)
+        posted = client.chat_postMessage(channel="C1", text=to_slack_text(answer), blocks=blocks)
+        assert posted["ok"]
+    fields = [b for b in blocks if b.get("fields")]
+    context = "\n".join(e["text"] for b in blocks if b["type"] == "context" for e in b["elements"])
+    if kind == "recommendation":
+        assert fields and blocks.index(fields[0]) <= 3  # the options come right after the summary
+    if kind == "refusal":
+        assert ":x:" in context and "does not fit: needs" in context
+    if answer.citations:
+        assert f"<{answer.citations[0].sources[0]}|" in context
+
+
+def test_details_follow_a_divider_as_small_print_and_long_ones_are_split_not_cut() -> None:
+    from assistant.answer import AnswerDetail
+
+    long = "\n\n".join(f"- rejected family {n}: needs {n}0 GiB per GPU" + " x" * 40 for n in range(80))
+    answer = Answer(
+        text="Yes: it fits.",
+        language="en",
+        engine="offline",
+        details=[AnswerDetail(title="Left out", markdown=long), AnswerDetail(title="Assumptions", markdown="- a")],
+    )
+    blocks = to_slack_blocks(answer)
+    assert blocks[0]["text"]["text"] == "Yes: it fits." and blocks[1] == {"type": "divider"}
+    context = [b["elements"][0]["text"] for b in blocks if b["type"] == "context"]
+    assert len(context) > 2 and all(len(t) <= MAX_TEXT_CHARS for t in context)
+    assert context[0].startswith("*Left out*") and context[-1] == "*Assumptions*\n• a"
+    assert "rejected family 79" in "\n".join(context) and not any(t.endswith(ELLIPSIS) for t in context)

@@ -41,15 +41,16 @@ def _final(messages: list[dict[str, Any]]) -> str:
 
 def test_chat_endpoint_answers_with_tool_steps_citations_chart_and_table(base_url: str) -> None:
     client = Client(base_url, verbose=False)
-    messages, chart, table = client.predict(PLAN_QUESTION, api_name="/chat")
+    messages, visuals = client.predict(PLAN_QUESTION, api_name="/chat")
     steps = _steps(messages)
     assert steps[0]["metadata"]["title"].startswith("🔧 plan_gpu_deployment(model=Qwen2.5-72B-Instruct")
     assert all(s["metadata"]["status"] == "done" for s in steps)
     assert "**Input**" in steps[0]["content"] and "**Result:**" in steps[0]["content"]
     answer = _final(messages)
     assert "[[1]](https://" in answer and "**参考资料：**" in answer  # numbered links to the sources
-    assert 'class="gpa-chart"' in chart and "每卡显存构成" in chart  # answered in the user's language
-    assert table.startswith("**方案对比**") and "ecs.gn7e-c16g1.16xlarge" in table
+    assert answer.count("<table") == 1 and "|---|" not in answer  # the compact table, not the Markdown one
+    assert 'class="gpa-chart"' in visuals and "每卡显存构成" in visuals  # answered in the user's language
+    assert visuals.count("<table") == 1 and "gpa-sortable" in visuals and "ecs.gn7e-c16g1.16xlarge" in visuals
 
 
 def test_streaming_shows_a_pending_step_before_the_answer(base_url: str) -> None:
@@ -65,19 +66,19 @@ def test_streaming_shows_a_pending_step_before_the_answer(base_url: str) -> None
 def test_each_client_session_has_its_own_conversation(base_url: str) -> None:
     first, second = Client(base_url, verbose=False), Client(base_url, verbose=False)
     first.predict(LORA_QUESTION, api_name="/chat")
-    follow_up, _, _ = first.predict("what about QLoRA?", api_name="/chat")
+    follow_up, _ = first.predict("what about QLoRA?", api_name="/chat")
     assert any("task=qlora" in s["metadata"]["title"] for s in _steps(follow_up))
-    stranger, _, _ = second.predict("what about QLoRA?", api_name="/chat")
+    stranger, _ = second.predict("what about QLoRA?", api_name="/chat")
     assert not _steps(stranger)  # no model in this session: the assistant asks instead of guessing
 
 
 def test_answers_without_a_plan_leave_the_visuals_as_they_were(base_url: str) -> None:
     client = Client(base_url, verbose=False)
     client.predict(PLAN_QUESTION, api_name="/chat")
-    messages, chart_after, table_after = client.predict("gn7i 是什么 GPU?", api_name="/chat")
+    messages, kept = client.predict("gn7i 是什么 GPU?", api_name="/chat")
     assert "A10" in _final(messages)
-    for kept in (chart_after, table_after):  # gr.skip(): the page keeps the last plan's chart and table
-        assert kept["__type__"] == "update" and "value" not in kept.get("props", {})
+    # gr.skip(): the page keeps the last plan's visuals
+    assert kept["__type__"] == "update" and "value" not in kept.get("props", {})
 
 
 def test_many_users_are_served_at_once(tmp_path: Path) -> None:
@@ -98,7 +99,7 @@ def test_like_stores_feedback_readable_by_the_cli(
     from ui.chat import ChatHandlers
 
     client = Client(base_url, verbose=False)
-    messages, _, _ = client.predict(LORA_QUESTION, api_name="/chat")
+    messages, _ = client.predict(LORA_QUESTION, api_name="/chat")
     history = [{"role": "user", "content": LORA_QUESTION}, *messages]
     settings = web_settings(tmp_path)
     handlers = ChatHandlers(build_assistant(settings, knowledge_base=shared_kb()), FeedbackStore.in_dir(tmp_path))

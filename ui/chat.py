@@ -10,6 +10,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Iterator
+from importlib.resources import files
 from typing import Any
 
 import gradio as gr
@@ -19,19 +20,8 @@ from assistant.answer import AnswerEvent, Language, ToolCall
 from assistant.assistant import Assistant
 from assistant.language import detect_language
 from ui.feedback import FeedbackRecord, FeedbackStore, Rating
-from ui.render_web import (
-    CHART_CSS,
-    ChatStep,
-    answer_markdown,
-    has_visuals,
-    history_from_chat,
-    liked_exchange,
-    memory_bars,
-    memory_chart_html,
-    option_rows,
-    options_table_markdown,
-    tool_step,
-)
+from ui.render_visuals import VISUALS_CSS, has_visuals, visuals_html
+from ui.render_web import ChatStep, answer_markdown, history_from_chat, liked_exchange, message_text, tool_step
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +31,6 @@ EXAMPLES = (
     "gn7i 是什么 GPU?",
     "H800 vs A100 for training?",
 )
-EMBED_CHAT_HEIGHT = "calc(100vh - 250px)"  # the widget panel: room for the input and comment boxes
 _DRAFT_INTERVAL_S = 0.08  # at most ~12 draft updates a second: enough to look live, light on the socket
 _MAX_REMEMBERED_ANSWERS = 100
 
@@ -51,21 +40,10 @@ HEADER = (
     "sizing tools, every fact is cited. Ask in 中文 or English."
 )
 VISUALS_PLACEHOLDER = (
-    "<p class='gpa-empty'>The per-GPU memory chart and the options table appear here for answers with "
-    "a deployment plan or a memory estimate. · 有部署方案或显存估算的回答会在这里显示显存构成图和方案对比表。</p>"
+    "<p class='gpa-empty'>Charts appear here: per-GPU memory for plans and estimates, cost and speed when "
+    "options are compared, what does not fit and why. · 这里显示图表：方案与估算的每卡显存构成、方案的成本与速度对比、"
+    "放不下的原因。</p>"
 )
-PAGE_CSS = (
-    CHART_CSS
-    + """
-.gpa-empty{color:var(--body-text-color-subdued);font-size:13px}
-#gpa-options table{font-size:13px}
-footer{display:none !important}
-"""
-)
-_NO_OPTIONS: dict[Language, str] = {
-    "en": "_This answer is a memory estimate. Ask which instance to run it on to compare options._",
-    "zh": "_这个回答是显存估算。问“用哪种实例”即可看到方案对比。_",
-}
 _ERROR_TEXT: dict[Language, str] = {
     "en": "Sorry, something went wrong while answering; the error was logged. Please try again.",
     "zh": "抱歉，回答时出现内部错误，已记录日志。请重试。",
@@ -122,8 +100,8 @@ class ChatHandlers:
     ) -> Iterator[tuple[Any, ...]]:
         """Stream one answer: tool steps as they run, the draft text, then the final answer and visuals.
 
-        Yields ``(messages, chart_html, table_markdown, engines)``; chart and table are skipped (kept as
-        they were) for answers without a plan or an estimate.
+        Yields ``(messages, visuals_html, engines)``; the visuals are skipped (kept as they were) for
+        answers with nothing to draw, so a follow-up question keeps the plan it follows up on in view.
         """
         steps = _Steps()
         draft = ""
@@ -138,26 +116,24 @@ class ChatHandlers:
                     if time.perf_counter() - last_draft < _DRAFT_INTERVAL_S:
                         continue
                     last_draft = time.perf_counter()
-                    yield steps.messages(draft + " ▍"), gr.skip(), gr.skip(), gr.skip()
+                    yield steps.messages(draft + " ▍"), gr.skip(), gr.skip()
                     continue
                 if event.tool_call is not None:
                     (steps.start if event.type == "tool_start" else steps.finish)(event.tool_call)
-                    yield steps.messages(draft or None), gr.skip(), gr.skip(), gr.skip()
+                    yield steps.messages(draft or None), gr.skip(), gr.skip()
         except Exception:  # a bug must reach the log, not the chat
             log.exception("chat answer failed")
-            yield steps.messages(_ERROR_TEXT[detect_language(message)]), gr.skip(), gr.skip(), gr.skip()
+            yield steps.messages(_ERROR_TEXT[detect_language(message)]), gr.skip(), gr.skip()
 
     def _final(self, steps: _Steps, event: AnswerEvent, engines: dict[str, str]) -> tuple[Any, ...]:
         answer = event.answer
         assert answer is not None
         text = answer_markdown(answer)
         remembered = dict(list(engines.items())[-(_MAX_REMEMBERED_ANSWERS - 1) :])
-        remembered[answer_key(text)] = answer.engine
+        remembered[answer_key(message_text(text))] = answer.engine  # as liked_exchange reads it back
         if not has_visuals(answer):
-            return steps.messages(text), gr.skip(), gr.skip(), remembered
-        chart = memory_chart_html(memory_bars(answer), answer.language)
-        table = options_table_markdown(option_rows(answer), answer.language) or _NO_OPTIONS[answer.language]
-        return steps.messages(text), chart, table, remembered
+            return steps.messages(text), gr.skip(), remembered
+        return steps.messages(text), visuals_html(answer), remembered
 
     def like(
         self,
@@ -186,13 +162,17 @@ class ChatHandlers:
         thanks = "Thanks, feedback saved 👍" if rating == "up" else "Thanks, feedback saved 👎"
         return thanks, ""
 
-    def on_load(self, request: gr.Request) -> tuple[Any, ...]:
-        """In the widget's iframe (``?embed=1``): no header, chart or table, a chat that fits the panel."""
-        embed = request.query_params.get("embed", "") in ("1", "true") if request else False
-        if not embed:
-            return gr.skip(), gr.skip(), gr.skip(), gr.skip()
-        hidden = gr.update(visible=False)
-        return hidden, hidden, hidden, gr.update(height=EMBED_CHAT_HEIGHT)
+
+def page_head() -> str:
+    """Return what goes inline into the page's <head>: the styles and ``ui/static/page.js``.
+
+    Inline, not linked, so the embed layout (``?embed=1``: no header, no visuals panel) holds from the
+    first paint; the widget's panel never flashes the full page's header.
+    """
+    static = files("ui").joinpath("static")
+    css = static.joinpath("page.css").read_text(encoding="utf-8")
+    js = static.joinpath("page.js").read_text(encoding="utf-8")
+    return f"<style>{VISUALS_CSS}{css}</style><script>{js}</script>"
 
 
 def _rating(liked: object) -> Rating | None:
@@ -215,11 +195,10 @@ def build_chat(assistant: Assistant, feedback: FeedbackStore, *, concurrency: in
     handlers = ChatHandlers(assistant, feedback)
     with gr.Blocks(title="gpu-advisor", analytics_enabled=False) as demo:
         engines = gr.State({})
-        header = gr.Markdown(HEADER + f"  \n<sub>engine: {assistant.engine}</sub>")
-        chart = gr.HTML(VISUALS_PLACEHOLDER, render=False, elem_id="gpa-chart")
-        table = gr.Markdown(render=False, elem_id="gpa-table")
-        with gr.Row(equal_height=False):
-            with gr.Column(scale=3, min_width=340):
+        gr.Markdown(HEADER + f"  \n<sub>engine: {assistant.engine}</sub>", elem_id="gpa-header")
+        visuals = gr.HTML(VISUALS_PLACEHOLDER, render=False, elem_id="gpa-chart")
+        with gr.Row(equal_height=False, elem_id="gpa-main"):
+            with gr.Column(scale=3, min_width=300, elem_id="gpa-chat-column"):
                 chatbot = gr.Chatbot(
                     height=640,
                     show_label=False,
@@ -227,6 +206,7 @@ def build_chat(assistant: Assistant, feedback: FeedbackStore, *, concurrency: in
                     buttons=["copy"],
                     placeholder="Ask about GPU instances, memory, cost · 询问 GPU 实例、显存与成本",
                     elem_id="gpa-chatbot",
+                    autoscroll=False,  # ui/static/page.js follows the answer, then shows its start
                 )
                 gr.ChatInterface(
                     handlers.respond,
@@ -239,7 +219,7 @@ def build_chat(assistant: Assistant, feedback: FeedbackStore, *, concurrency: in
                         elem_id="gpa-input",
                     ),
                     additional_inputs=[engines],
-                    additional_outputs=[chart, table, engines],
+                    additional_outputs=[visuals, engines],
                     examples=[[q, None] for q in EXAMPLES],
                     cache_examples=False,
                     api_name="chat",
@@ -255,12 +235,9 @@ def build_chat(assistant: Assistant, feedback: FeedbackStore, *, concurrency: in
                         elem_id="gpa-comment",
                     )
                     status = gr.Markdown(elem_id="gpa-feedback-status")
-            with gr.Column(scale=2, min_width=320, elem_id="gpa-visuals") as visuals:
-                chart.render()
-        with gr.Row(elem_id="gpa-options") as options:
-            table.render()
+            with gr.Column(scale=2, min_width=300, elem_id="gpa-visuals"):
+                visuals.render()
         chatbot.like(handlers.like, [chatbot, comment, engines], [status, comment], api_visibility="private")
-        demo.load(handlers.on_load, None, [header, visuals, options, chatbot], queue=False, api_visibility="private")
     demo.queue(default_concurrency_limit=concurrency, max_size=concurrency * 8)
     return demo
 
@@ -278,5 +255,5 @@ def mount_chat(app: FastAPI, assistant: Assistant, feedback: FeedbackStore, *, c
         ssr_mode=False,
         max_file_size="1mb",
         theme=gr.themes.Default(primary_hue="orange"),
-        css=PAGE_CSS,
+        head=page_head(),
     )

@@ -3,8 +3,9 @@
 Slack is not Markdown: bold is ``*x*``, links are ``<url|text>``, there are no headings and no tables, and
 ``&``, ``<``, ``>`` must be escaped. Messages are limited to 50 blocks, 3,000 characters per section or
 context text, 2,000 per field and 10 fields per section; whatever does not fit is cut with "…".
-Layout: the summary (the answer's Markdown converted), then the plan's options as fields when the answer
-came from the planner, then the numbered citations and the warnings as small context text.
+Layout, answer first: the first paragraph (it answers the question), the plan's options as fields when
+the answer came from the planner, the rest of the text, then small context text: what does not fit
+and why (for a refusal), the folded details, the numbered citations and the warnings.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from assistant.answer import Answer, Language
 from assistant.render import gpu_label, num
 from knowledge.models import Citation
 from tools.plan import DeploymentOption, Plan
+from ui.render_visuals import RefusalBar, refusal_bars, refused_plan
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +71,10 @@ _LABELS: dict[str, dict[Language, str]] = {
         "zh": "回答超出 Slack 消息长度上限，其余部分已截断。",
     },
     "more_options": {"en": "more options not shown", "zh": "个方案未显示"},
+    "does_not_fit": {
+        "en": "does not fit: needs {need} of {cap} GiB per GPU",
+        "zh": "放不下：每卡需要 {need} GiB，只有 {cap} GiB",
+    },
 }
 
 
@@ -89,16 +95,19 @@ def to_slack_blocks(answer: Answer) -> list[Block]:
     plan = _plan_of(answer)
     tail: list[Block] = []
     # Slack has no folding; details go in small print after the answer, one context block each.
-    tail += [_context(f"*{inline_mrkdwn(d.title)}*\n{markdown_to_mrkdwn(d.markdown)}") for d in answer.details]
+    tail += _details_blocks(answer)
     if answer.citations:
         tail.append(_context(_citations_mrkdwn(answer.citations, lang)))
     if answer.warnings:
         tail.append(_context("\n".join(f":warning: {inline_mrkdwn(w)}" for w in answer.warnings)))
-    summary = markdown_to_mrkdwn(_without_sources(answer), tables="mark" if plan is not None else "code")
-    before, marked, after = summary.partition(TABLE_MARK)
-    options = _option_blocks(plan, lang, titled=not marked) if plan is not None else []
-    head = [_section(chunk) for chunk in split_mrkdwn(before, MAX_TEXT_CHARS)]
-    rest = [_section(chunk) for chunk in split_mrkdwn(after.replace(TABLE_MARK, ""), MAX_TEXT_CHARS)]
+    if (refused := refused_plan(answer)) is not None and (bars := refusal_bars(refused)):
+        tail.insert(0, _context("\n".join(_refusal_line(bar, lang) for bar in bars)))
+    body = markdown_to_mrkdwn(_without_sources(answer), tables="mark" if plan is not None else "code")
+    # Answer first: the first paragraph answers the question, then the options, then everything else.
+    summary, _, remainder = body.strip().partition("\n\n")
+    options = _option_blocks(plan, lang, titled=True) if plan is not None else []
+    head = [_section(chunk) for chunk in split_mrkdwn(summary.replace(TABLE_MARK, ""), MAX_TEXT_CHARS)]
+    rest = [_section(chunk) for chunk in split_mrkdwn(remainder.replace(TABLE_MARK, ""), MAX_TEXT_CHARS)]
     excess = len(head) + len(options) + len(rest) + len(tail) - MAX_BLOCKS
     if excess > 0:
         # Cut prose from the end, keep the options and the sources; one block says so.
@@ -390,6 +399,23 @@ def _price(option: DeploymentOption, lang: Language) -> str:
     if option.price_cny_per_month is not None:
         parts.append(f"¥{num(option.price_cny_per_month)}{_LABELS['per_month'][lang]}")
     return " · ".join(parts) or num(None, lang)
+
+
+def _details_blocks(answer: Answer) -> list[Block]:
+    """Each folded detail as small print after a divider: its title, then its text in context blocks.
+
+    A long detail is split at paragraph breaks into several blocks rather than cut at 3,000 characters.
+    """
+    blocks: list[Block] = []
+    for detail in answer.details:
+        text = f"*{inline_mrkdwn(detail.title)}*\n{markdown_to_mrkdwn(detail.markdown)}"
+        blocks += [_context(chunk) for chunk in split_mrkdwn(text, MAX_TEXT_CHARS)]
+    return [{"type": "divider"}, *blocks] if blocks else []
+
+
+def _refusal_line(bar: RefusalBar, lang: Language) -> str:
+    verdict = _LABELS["does_not_fit"][lang].format(need=num(bar.needed_gib), cap=num(bar.capacity_gib))
+    return f":x: `{_escape(bar.label)}` {verdict}"
 
 
 def _citations_mrkdwn(citations: list[Citation], lang: Language) -> str:

@@ -1,11 +1,13 @@
-"""Pure rendering for the web chat: answers, tool steps, the memory chart and the options table.
+"""Pure rendering for the web chat: answers, tool steps and history, without any server.
 
 Nothing here imports Gradio or touches a server, so every function is tested on plain data. The chat
 (:mod:`ui.chat`) turns :class:`ChatStep` dicts into ``gr.ChatMessage`` objects; Gradio accepts the same
-shape as a message dict, which is why the steps are plain dicts.
+shape as a message dict, which is why the steps are plain dicts. The visuals panel (charts, the full
+options table) is drawn by :mod:`ui.render_visuals`.
 
-Numbers are copied from tool results as the tools gave them (:func:`assistant.render.num`); the chart
-only scales bars, it states no figure a tool did not compute.
+Links come from structured data only: citation markers link to ``Citation.sources`` with the source's
+title on hover, and a URL a tool wrote into the text (a price source) becomes a short link to exactly
+that URL, so punctuation next to it ("。", ")") never joins the link.
 """
 
 from __future__ import annotations
@@ -17,33 +19,26 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, NotRequired, TypedDict
 from urllib.parse import quote, urlsplit
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
 from assistant.answer import Answer, Language, Message, ToolCall
 from assistant.render import gpu_label, num, sources_markdown
 from knowledge.models import Citation
-from tools.memory import MemoryBreakdown, MemoryEstimate
-from tools.plan import Plan
+from ui.render_visuals import (
+    latest_plan,
+    option_rows,
+    options_table_html,
+    parse_estimate,
+    parse_plan,
+    plan_prices,
+)
 
 MAX_RESULT_CHARS = 2_000
 """Tool results longer than this are cut in the step box; the full JSON is in the API's Answer."""
 MAX_EXTRA_SOURCES = 2
-MAX_CHART_BARS = 5
+ANSWER_START = '<span class="gpa-answer-start"></span>'
+"""Marks a finished answer in the chat: the page scrolls its start into view (``ui/static/page.js``)."""
 
 _MARKER = re.compile(r"(?<!\[)\[(\d{1,3})\](?![(:])")
-_AS_OF = re.compile(r"as of (\d{4}-\d{2}(?:-\d{2})?)")
-_URL = re.compile(r"https?://\S+")
-
-_TERMS: tuple[tuple[str, str, str, str], ...] = (
-    # field, English label, Chinese label, colour (colour-blind-safe Tableau 10)
-    ("weights_gib", "weights", "权重", "#4e79a7"),
-    ("kv_cache_gib", "KV cache", "KV 缓存", "#f28e2b"),
-    ("activations_gib", "activations", "激活", "#59a14f"),
-    ("gradients_gib", "gradients", "梯度", "#b07aa1"),
-    ("optimizer_gib", "optimizer", "优化器状态", "#e15759"),
-    ("other_gib", "other", "其他", "#9c755f"),
-    ("overhead_gib", "overhead", "框架开销", "#bab0ac"),
-)
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
 
 class StepMetadata(TypedDict):
@@ -63,68 +58,86 @@ class ChatStep(TypedDict):
     metadata: StepMetadata
 
 
-class Segment(BaseModel):
-    """One memory term of a bar, GiB per GPU."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    term: str
-    label: str
-    gib: float
-    color: str
-
-
-class MemoryBar(BaseModel):
-    """Per-GPU memory of one option (or of an estimate), against the GPU's usable memory when known."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    label: str
-    needed_gib: float
-    capacity_gib: float | None
-    headroom_pct: float | None
-    segments: list[Segment]
-
-
-class OptionRow(BaseModel):
-    """One deployment option as the comparison table shows it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    instance_type: str
-    gpu: str
-    layout: str
-    headroom_pct: float
-    tight_fit: bool
-    speed: float | None
-    speed_kind: Literal["decode_tokens_per_s", "training_hours"]
-    price_cny_per_hour: float | None
-    price_cny_per_month: float | None
-    price_as_of: str | None
-    price_url: str | None
-
-
 # ---------------------------------------------------------------------------------------------- answer
 
 
 def answer_markdown(answer: Answer) -> str:
-    """Render an answer for the chat: ``[n]`` markers as links, a linked source list, warnings.
+    """Render an answer for the chat: first line first, details folded, links from structured data.
 
-    The offline engine appends its own plain source list; it is replaced by the linked one here so the
-    chat shows the list once.
+    ``[n]`` markers become numbered links with the source's title on hover; URLs a tool wrote into the
+    text become short links; a Markdown options table the engine wrote is replaced by the compact
+    table drawn from the plan itself (the full one is in the visuals panel). The offline engine's plain
+    source list is replaced by a folded, linked one, so the chat shows the list once.
     """
     text = answer.text.rstrip()
     plain_sources = sources_markdown(answer.citations, answer.language)
     if plain_sources and text.endswith(plain_sources):
         text = text[: -len(plain_sources)].rstrip()
-    parts = [link_citations(text, answer.citations)]
-    parts += [details_html(d.title, link_citations(d.markdown, answer.citations)) for d in answer.details]
+    compact = options_table_html(option_rows(answer), answer.language, full=False)
+    known = _known_urls(answer)
+
+    def body(markdown: str) -> str:
+        markdown = _replace_options_table(markdown, compact, answer)
+        return link_citations(_link_known_urls(markdown, known), answer.citations)
+
+    parts = [ANSWER_START + body(text)]
+    parts += [details_html(d.title, body(d.markdown)) for d in answer.details]
     if answer.citations:
-        parts.append(sources_block(answer.citations, answer.language))
+        n = len(answer.citations)
+        title = f"参考资料（{n}）" if answer.language == "zh" else f"Sources ({n})"
+        parts.append(details_html(title, sources_block(answer.citations, answer.language)))
     if answer.warnings:
         label = "注意" if answer.language == "zh" else "Note"
         parts.append("\n".join(f"> ⚠️ **{label}:** {w}" for w in answer.warnings))
     return "\n\n".join(parts)
+
+
+def _replace_options_table(markdown: str, compact: str, answer: Answer) -> str:
+    """Swap a Markdown table that lists the plan's instance types for the compact HTML one."""
+    plan = latest_plan(answer)
+    if not compact or plan is None:
+        return markdown
+    names = {o.instance_type for o in plan.options}
+    lines = markdown.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if lines[i].lstrip().startswith("|") and i + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[i + 1]):
+            end = i + 2
+            while end < len(lines) and lines[end].lstrip().startswith("|"):
+                end += 1
+            block = "\n".join(lines[i:end])
+            if any(name in block for name in names):
+                out += ["", compact, ""]
+                compact = ""  # shown once
+            else:
+                out += lines[i:end]
+            i = end
+            continue
+        out.append(lines[i])
+        i += 1
+    return "\n".join(out)
+
+
+def _known_urls(answer: Answer) -> list[str]:
+    """URLs the answer's structured data names: citation sources and the plan's price sources."""
+    urls = {url: None for cite in answer.citations for url in cite.sources}
+    plan = latest_plan(answer)
+    if plan is not None:
+        urls.update(dict.fromkeys(plan_prices(plan)))
+    return sorted(urls, key=len, reverse=True)  # longest first: a URL that extends another wins
+
+
+def _link_known_urls(markdown: str, urls: Sequence[str]) -> str:
+    """Turn each bare occurrence of a known URL into a short link to exactly that URL.
+
+    The URL's end is where the known string ends, so "。" or ")" after it stays text. URLs already in a
+    Markdown link (``](url``, ``<url>``) are left alone.
+    """
+    if not urls:
+        return markdown
+    pattern = re.compile(r"(?<![(<\w])(" + "|".join(re.escape(u) for u in urls) + r")(?![\w/%#?=&+-])")
+    return pattern.sub(lambda m: f"[{_short_url(m.group(1))}]({_safe_url(m.group(1))})", markdown)
 
 
 def details_html(title: str, markdown: str) -> str:
@@ -156,7 +169,8 @@ def link_citations(text: str, citations: Sequence[Citation]) -> str:
     def link(match: re.Match[str]) -> str:
         n = int(match.group(1))
         if 1 <= n <= len(citations) and citations[n - 1].sources:
-            return f"[[{n}]]({_safe_url(citations[n - 1].sources[0])})"
+            cite = citations[n - 1]
+            return f'[[{n}]]({_safe_url(cite.sources[0])} "{_link_title(cite)}")'
         return match.group(0)
 
     return _MARKER.sub(link, text)
@@ -167,11 +181,18 @@ def sources_block(citations: Sequence[Citation], lang: Language) -> str:
     lines = ["**参考资料：**" if lang == "zh" else "**Sources:**", ""]
     for n, cite in enumerate(citations, start=1):
         title = _md_text(f"{cite.doc_title} — {cite.section}")
-        head = f"[{title}]({_safe_url(cite.sources[0])})" if cite.sources else title
+        head = f'[{title}]({_safe_url(cite.sources[0])} "{_link_title(cite)}")' if cite.sources else title
         extra = [f"[{_short_url(url)}]({_safe_url(url)})" for url in cite.sources[1 : 1 + MAX_EXTRA_SOURCES]]
         more = f" · {', '.join(extra)}" if extra else ""
         lines.append(f"{n}. {head}{more}")
     return "\n".join(lines)
+
+
+def _link_title(cite: Citation) -> str:
+    """Return the hover text of a citation link: document, section and the host it links to."""
+    host = urlsplit(cite.sources[0]).netloc.removeprefix("www.") if cite.sources else ""
+    text = f"{cite.doc_title} — {cite.section}" + (f" ({host})" if host else "")
+    return text.replace('"', "'").replace("\n", " ")
 
 
 def _safe_url(url: str) -> str:
@@ -228,7 +249,7 @@ def tool_title(call: ToolCall, max_chars: int = 90) -> str:
 def result_summary(call: ToolCall) -> str:
     """One line saying what a known tool found; empty for tools without a summary."""
     result = call.result
-    if call.name == "plan_gpu_deployment" and (plan := _plan(result)) is not None:
+    if call.name == "plan_gpu_deployment" and (plan := parse_plan(result)) is not None:
         if not plan.options:
             return f"no option fits; {len(plan.rejected)} rejected"
         best = plan.options[0]
@@ -236,7 +257,7 @@ def result_summary(call: ToolCall) -> str:
             f"{len(plan.options)} option(s), {len(plan.rejected)} rejected; first: `{best.instance_type}` "
             f"({best.instances} × {best.gpu_count} {gpu_label(best, 'en')}, headroom {num(best.headroom_pct)}%)"
         )
-    if call.name == "estimate_gpu_memory" and (est := _estimate(result)) is not None:
+    if call.name == "estimate_gpu_memory" and (est := parse_estimate(result)) is not None:
         return f"{num(est.per_gpu_total_gib)} GiB per GPU over {est.num_gpus} GPU(s)"
     if call.name == "search_guidance" and isinstance(result, list):
         titles = [f"{p.get('doc_title', '?')} › {p.get('section', '?')}" for p in result if isinstance(p, dict)]
@@ -278,9 +299,9 @@ def history_from_chat(messages: Sequence[Mapping[str, Any]]) -> list[Message]:
 def message_text(content: Any) -> str:
     """Return the text of a chat message's content: a string, a text block or a list of blocks."""
     if isinstance(content, str):
-        return content.strip()
+        return content.replace(ANSWER_START, "").strip()
     if isinstance(content, Mapping):
-        return str(content.get("text") or "").strip()
+        return str(content.get("text") or "").replace(ANSWER_START, "").strip()
     if isinstance(content, list):
         return "\n".join(t for block in content if (t := message_text(block))).strip()
     return ""
@@ -308,207 +329,3 @@ def liked_exchange(messages: Sequence[Mapping[str, Any]], index: int) -> tuple[s
     users = (i for i in range(answer_at - 1, -1, -1) if messages[i].get("role") == "user")
     question = next((message_text(messages[i].get("content")) for i in users), "")
     return question, message_text(messages[answer_at].get("content"))
-
-
-# ---------------------------------------------------------------------------------------------- visuals
-
-
-def _plan(result: Any) -> Plan | None:
-    try:
-        return Plan.model_validate(result) if isinstance(result, Mapping) else None
-    except ValidationError:
-        return None
-
-
-def _estimate(result: Any) -> MemoryEstimate | None:
-    try:
-        return MemoryEstimate.model_validate(result) if isinstance(result, Mapping) else None
-    except ValidationError:
-        return None
-
-
-def latest_plan(answer: Answer) -> Plan | None:
-    """Return the last deployment plan the answer's tools produced, if any."""
-    for call in reversed(answer.tool_calls):
-        if call.name == "plan_gpu_deployment" and not call.error and (plan := _plan(call.result)) is not None:
-            return plan
-    return None
-
-
-def latest_estimate(answer: Answer) -> MemoryEstimate | None:
-    """Return the last memory estimate the answer's tools produced, if any."""
-    for call in reversed(answer.tool_calls):
-        if call.name == "estimate_gpu_memory" and not call.error and (est := _estimate(call.result)) is not None:
-            return est
-    return None
-
-
-def has_visuals(answer: Answer) -> bool:
-    """Whether the answer has a plan or an estimate to draw."""
-    return latest_plan(answer) is not None or latest_estimate(answer) is not None
-
-
-def memory_bars(answer: Answer, max_bars: int = MAX_CHART_BARS) -> list[MemoryBar]:
-    """Chart data: one bar per plan option (per GPU, against its capacity), else one for the estimate."""
-    lang = answer.language
-    plan = latest_plan(answer)
-    if plan is not None and plan.options:
-        return [
-            MemoryBar(
-                label=f"{o.instance_type} · {o.total_gpus} × {gpu_label(o, lang)}",
-                needed_gib=o.per_gpu_gib_needed,
-                capacity_gib=o.per_gpu_capacity_gib,
-                headroom_pct=o.headroom_pct,
-                segments=_segments(o.memory, lang),
-            )
-            for o in plan.options[:max_bars]
-        ]
-    est = latest_estimate(answer)
-    if est is None:
-        return []
-    return [
-        MemoryBar(
-            label=f"{est.model} · {est.task} · {est.layout}",
-            needed_gib=est.per_gpu_total_gib,
-            capacity_gib=None,
-            headroom_pct=None,
-            segments=_segments(est.per_gpu, lang),
-        )
-    ]
-
-
-def _segments(memory: MemoryBreakdown, lang: Language) -> list[Segment]:
-    values = memory.model_dump()
-    return [
-        Segment(term=field, label=zh if lang == "zh" else en, gib=values[field], color=color)
-        for field, en, zh, color in _TERMS
-        if values.get(field, 0) > 0
-    ]
-
-
-def memory_chart_html(bars: Sequence[MemoryBar], lang: Language) -> str:
-    """Stacked horizontal bars (inline HTML/CSS, no script, works offline) with a capacity marker.
-
-    Every bar shares one scale, so options on GPUs of different sizes compare at a glance.
-    """
-    if not bars:
-        return ""
-    scale = max(max(b.capacity_gib or 0, b.needed_gib, sum(s.gib for s in b.segments)) for b in bars) or 1.0
-    title = "每卡显存构成 (GiB)" if lang == "zh" else "Memory per GPU (GiB)"
-    out = [f'<div class="gpa-chart" role="figure" aria-label="{html.escape(title)}">', f"<h4>{html.escape(title)}</h4>"]
-    for bar in bars:
-        out.append(_bar_html(bar, scale, lang))
-    terms = {s.term: s for b in bars for s in b.segments}
-    legend = "".join(
-        f'<span class="gpa-key"><i style="background:{color}"></i>{html.escape(zh if lang == "zh" else en)}</span>'
-        for field, en, zh, color in _TERMS
-        if field in terms
-    )
-    free = "可用余量" if lang == "zh" else "free"
-    legend += f'<span class="gpa-key"><i class="gpa-free"></i>{free}</span>'
-    out.append(f'<div class="gpa-axis"><span>0</span><span>{num(scale)} GiB</span></div>')
-    out.append(f'<div class="gpa-legend">{legend}</div></div>')
-    return "".join(out)
-
-
-def _bar_html(bar: MemoryBar, scale: float, lang: Language) -> str:
-    cells = "".join(
-        f'<div class="gpa-seg" style="width:{100 * s.gib / scale:.3f}%;background:{s.color}" '
-        f'title="{html.escape(s.label)}: {num(s.gib)} GiB"></div>'
-        for s in bar.segments
-    )
-    marker = ""
-    if bar.capacity_gib:
-        cap = "可用" if lang == "zh" else "usable"
-        marker = (
-            f'<div class="gpa-cap" style="left:{100 * bar.capacity_gib / scale:.3f}%" '
-            f'title="{cap}: {num(bar.capacity_gib)} GiB"></div>'
-        )
-        free_width = max(0.0, 100 * (bar.capacity_gib - sum(s.gib for s in bar.segments)) / scale)
-        cells += f'<div class="gpa-seg gpa-free" style="width:{free_width:.3f}%"></div>'
-    if bar.capacity_gib is not None:
-        head = "余量" if lang == "zh" else "headroom"
-        figures = f"{num(bar.needed_gib)} / {num(bar.capacity_gib)} GiB · {head} {num(bar.headroom_pct)}%"
-    else:
-        figures = f"{num(bar.needed_gib)} GiB"
-    return (
-        f'<div class="gpa-row"><div class="gpa-label"><span>{html.escape(bar.label)}</span>'
-        f"<b>{figures}</b></div>"
-        f'<div class="gpa-track">{cells}{marker}</div></div>'
-    )
-
-
-def option_rows(answer: Answer) -> list[OptionRow]:
-    """Table data: the options of the answer's latest plan, with the as-of date of each price."""
-    plan = latest_plan(answer)
-    if plan is None:
-        return []
-    training = plan.workload.task != "inference"
-    rows = []
-    for o in plan.options:
-        source = o.price_source or ""
-        as_of = _AS_OF.search(source)
-        url = _URL.search(source)
-        rows.append(
-            OptionRow(
-                instance_type=o.instance_type,
-                gpu=gpu_label(o, answer.language),
-                layout=f"{o.instances} × {o.gpu_count}",
-                headroom_pct=o.headroom_pct,
-                tight_fit=o.tight_fit,
-                speed=o.training_hours if training else o.decode_tokens_per_s,
-                speed_kind="training_hours" if training else "decode_tokens_per_s",
-                price_cny_per_hour=o.price_cny_per_hour,
-                price_cny_per_month=o.price_cny_per_month,
-                price_as_of=as_of.group(1) if as_of else None,
-                price_url=url.group(0).rstrip(".,;") if url else None,
-            )
-        )
-    return rows
-
-
-def options_table_markdown(rows: Sequence[OptionRow], lang: Language) -> str:
-    """Render the options comparison as a Markdown table; the price date links to the price source."""
-    if not rows:
-        return ""
-    zh = lang == "zh"
-    training = rows[0].speed_kind == "training_hours"
-    speed = ("训练时长 (h)" if zh else "training (h)") if training else ("解码 tok/s" if zh else "decode tok/s")
-    head = (
-        f"| 实例规格 | GPU | 台数 × 卡数 | 余量 | {speed} | ¥/小时 | ¥/月 | 价格日期 |"
-        if zh
-        else f"| instance | GPU | instances × GPUs | headroom | {speed} | ¥/h | ¥/month | price as of |"
-    )
-    lines = ["**方案对比**" if zh else "**Options compared**", "", head, "|---|---|---|--:|--:|--:|--:|---|"]
-    for row in rows:
-        tight = " ⚠" if row.tight_fit else ""
-        as_of = row.price_as_of or "—"
-        if row.price_url and row.price_as_of:
-            as_of = f"[{row.price_as_of}]({_safe_url(row.price_url)})"
-        lines.append(
-            f"| {row.instance_type} | {_md_text(row.gpu)} | {row.layout} | {num(row.headroom_pct)}%{tight} | "
-            f"{_dash(row.speed)} | {_dash(row.price_cny_per_hour)} | {_dash(row.price_cny_per_month)} | {as_of} |"
-        )
-    return "\n".join(lines)
-
-
-def _dash(value: float | None) -> str:
-    return "—" if value is None else num(value)
-
-
-CHART_CSS = """
-.gpa-chart{font-size:13px;line-height:1.35}
-.gpa-chart h4{margin:0 0 8px;font-size:14px}
-.gpa-row{margin:0 0 10px}
-.gpa-label{display:flex;justify-content:space-between;align-items:baseline;gap:8px}
-.gpa-label span{flex:1;min-width:0;overflow-wrap:anywhere}
-.gpa-label b{white-space:nowrap}
-.gpa-axis{display:flex;justify-content:space-between;font-size:11px;color:var(--body-text-color-subdued,#6b7280)}
-.gpa-track{position:relative;display:flex;height:18px;border-radius:3px;background:var(--neutral-100,#f3f4f6)}
-.gpa-seg{height:100%}
-.gpa-free,.gpa-key i.gpa-free{background:repeating-linear-gradient(45deg,#e5e7eb 0 4px,#f9fafb 4px 8px)}
-.gpa-cap{position:absolute;top:-3px;bottom:-3px;width:2px;background:#111827}
-.gpa-legend{display:flex;flex-wrap:wrap;gap:4px 12px;margin-top:6px}
-.gpa-key i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px;vertical-align:-1px}
-"""
-"""Styles of :func:`memory_chart_html`; the page adds them once (Gradio 6 takes css in ``mount_gradio_app``)."""

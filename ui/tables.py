@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -13,7 +14,7 @@ if TYPE_CHECKING:
     from tools.architecture import ModelArchitecture
     from tools.catalog import GPU, InstanceType
     from tools.memory import MemoryEstimate
-    from tools.plan import Plan
+    from tools.plan import DeploymentOption, Plan
 
 
 def _console() -> Console:
@@ -56,7 +57,7 @@ def print_plan(plan: Plan) -> None:
     for col in ("#", "instance type", "GPU", "GPUs", "layout", "GiB/GPU", "headroom", speed_col, "¥/h", "¥/month"):
         table.add_column(col, justify="right" if col not in ("instance type", "GPU", "layout") else "left")
     for i, o in enumerate(plan.options, start=1):
-        gpu = o.gpu_model or f"{o.gpu_model_likely or 'unnamed'} ({o.gpu_confidence})"
+        gpu = _short_gpu(o)
         layout = f"TP{o.tensor_parallel} x PP{o.pipeline_parallel} x DP{o.data_parallel}"
         speed = _num(o.training_hours, "{:,.1f}") if training else _num(o.decode_tokens_per_s, "{:,.0f}")
         table.add_row(
@@ -72,6 +73,9 @@ def print_plan(plan: Plan) -> None:
             _num(o.price_cny_per_month, "{:,.0f}"),
         )
     console.print(table)
+    # Long inferred names ("Blackwell-Pro-72GB (unnamed, gn9gc/...)") would swamp the table: full name here.
+    named = {_short_gpu(o): f"{o.gpu_model_likely} ({o.gpu_confidence})" for o in plan.options if not o.gpu_model}
+    _print_list(console, "GPUs Alibaba does not name", [f"{short} = {full}" for short, full in named.items()])
     sources = sorted({o.price_source for o in plan.options if o.price_source})
     _print_list(console, "price sources", sources or ["no list price known for these types"])
     notes = [f"#{i} {note}" for i, o in enumerate(plan.options, start=1) for note in o.notes]
@@ -81,6 +85,13 @@ def print_plan(plan: Plan) -> None:
     _print_list(console, "rejected (most common reasons)", [f"{n}x {why}" for why, n in reasons.most_common(8)])
     _print_list(console, "assumptions", plan.assumptions)
     _print_list(console, "warnings", plan.warnings)
+
+
+def _short_gpu(option: DeploymentOption) -> str:
+    """Return a table-sized GPU name: parentheses dropped, "?" when Alibaba does not name the GPU."""
+    if option.gpu_model:
+        return option.gpu_model
+    return re.sub(r"\s*[(（][^)）]*[)）]", "", option.gpu_model_likely or "unnamed").strip() + "?"
 
 
 def print_instances(instances: Sequence[InstanceType]) -> None:

@@ -65,7 +65,8 @@ def run_index(args: argparse.Namespace) -> int:
         task = bar.add_task("embed", total=None)
 
         def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+            # Nothing to embed (index up to date, or every vector shipped): a "0/0" bar would say nothing.
+            bar.update(task, completed=done, total=total, visible=total > 0)
 
         report = _guarded(lambda: kb.build_index(progress))
     if args.json:

@@ -6,7 +6,8 @@
  * Optional attributes: data-title (button and panel label), data-position ("right" | "left"),
  * data-open ("true": open on load). No CDN, no key: the iframe shows HOST/?embed=1, and HOST decides
  * which sites may frame it (GPU_ADVISOR_EMBED_ORIGINS -> CSP frame-ancestors).
- * The page can also call window.gpuAdvisor.open() / .close() / .toggle().
+ * The page can also call window.gpuAdvisor.open() / .close() / .toggle(). Escape closes the panel,
+ * also while focus is inside the chat: the chat page posts {type: "gpu-advisor:close"} to this window.
  */
 (function () {
   "use strict";
@@ -100,12 +101,17 @@
     }
     panel.hidden = false;
     button.setAttribute("aria-expanded", "true");
+    button.classList.add("gpa-open"); // on a phone the panel is full-screen and the launcher steps aside
     close.focus();
   }
 
   function hide() {
+    if (panel.hidden) {
+      return;
+    }
     panel.hidden = true;
     button.setAttribute("aria-expanded", "false");
+    button.classList.remove("gpa-open");
     button.focus();
   }
 
@@ -119,8 +125,14 @@
 
   button.addEventListener("click", toggle);
   close.addEventListener("click", hide);
-  panel.addEventListener("keydown", function (event) {
+  document.addEventListener("keydown", function (event) {
     if (event.key === "Escape") {
+      hide();
+    }
+  });
+  window.addEventListener("message", function (event) {
+    // Only the chat this widget framed may close it.
+    if (frame && event.source === frame.contentWindow && event.data && event.data.type === "gpu-advisor:close") {
       hide();
     }
   });
