@@ -11,6 +11,8 @@ from tools.errors import ToolInputError, validation_message
 Task = Literal["inference", "full", "lora", "qlora"]
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 Quant = Literal["none", "gptq-int4", "gptq-int8", "awq-int4", "bnb-nf4", "bnb-int8", "fp8"]
+BillingBasis = Literal["pay-as-you-go", "subscription", "spot"]
+"""Which price ranks the options; the others are still shown beside it, each labelled."""
 
 DEFAULT_CONTEXT_TOKENS = 4096
 DEFAULT_TRAIN_SEQ_LEN = 2048
@@ -35,8 +37,12 @@ class Workload(BaseModel):
     train_tokens: float | None = Field(default=None, gt=0, le=1e14, description="tokens to train on")
     budget_cny_month: float | None = Field(default=None, gt=0, description="monthly budget, CNY")
     region: str | None = Field(
-        default=None, pattern=r"^[a-z]{2}-[a-z]+(?:-\d+)?$", description="Alibaba Cloud region id, e.g. cn-shanghai"
+        default=None,
+        pattern=r"^(?:[a-z]{2}-[a-z]+(?:-\d+)?|any)$",
+        description="Alibaba Cloud region id, e.g. cn-shanghai; 'any' compares regions and prices each option "
+        "in its cheapest one",
     )
+    billing: BillingBasis = Field(default="pay-as-you-go", description="the price that ranks the options")
     gpu: str | None = Field(default=None, description="only instances with this GPU")
     grad_ckpt: bool = True
     max_options: int = Field(default=5, gt=0, le=50)
