@@ -215,9 +215,9 @@ def test_option_rows_carry_price_date_and_source_of_the_plan() -> None:
     assert rows[0].instance_type == first["instance_type"]
     assert rows[0].speed == first["decode_tokens_per_s"] and rows[0].speed_kind == "decode_tokens_per_s"
     assert rows[0].price_cny_per_hour == first["price_cny_per_hour"]
-    # "cn-shanghai list price, CNY, as of 2023-06: https://arthurchiao.art/blog/gpu-prices/ ; ..."
-    assert rows[0].price_as_of == "2023-06"
-    assert rows[0].price_url == "https://arthurchiao.art/blog/gpu-prices/"
+    # "cn-shanghai pay-as-you-go list price, CNY, as of 2024-12-30 (...): https://github.com/cloudpilot-ai/..."
+    assert rows[0].price_as_of == first["price_as_of"] == "2024-12-30"
+    assert rows[0].price_url and rows[0].price_url.startswith("https://github.com/cloudpilot-ai/")
 
 
 def test_options_table_has_one_row_per_option_and_dashes_for_unknown_prices() -> None:
@@ -228,7 +228,7 @@ def test_options_table_has_one_row_per_option_and_dashes_for_unknown_prices() ->
     assert lines[0] == "**Options compared**"
     assert lines[2].startswith("| instance | GPU | instances × GPUs | headroom | decode tok/s |")
     assert len(lines) == 4 + len(rows) + 1
-    assert "[2023-06](https://arthurchiao.art/blog/gpu-prices/)" in lines[4]
+    assert f"[2024-12-30]({rows[0].price_url})" in lines[4]
     assert lines[-1].endswith("| — |")
     assert rw.options_table_markdown(rows, "zh").startswith("**方案对比**")
 

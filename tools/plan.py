@@ -100,6 +100,7 @@ class DeploymentOption(BaseModel):
     price_as_of: str | None = Field(default=None, description="date (or timestamp, for live prices) of the price")
     price_live: bool = Field(default=False, description="from a live DescribePrice refresh, not the shipped list")
     subscription_cny_per_month: float | None = Field(default=None, description="all instances, if listed")
+    subscription_as_of: str | None = Field(default=None, description="date of the subscription price")
     spot_cny_per_hour: float | None = Field(default=None, description="all instances, spot (preemptible), if known")
     price_regions_compared: int | None = Field(
         default=None, description="with region 'any': how many regions list this type"

@@ -41,6 +41,7 @@ def price_fields(inst: catalog.InstanceType, region: str | None, instances: int)
         "price_as_of": quote.as_of if quote else None,
         "price_live": quote.live if quote else False,
         "subscription_cny_per_month": times(quote.subscription_monthly, 0) if quote else None,
+        "subscription_as_of": quote.subscription_as_of if quote else None,
         "spot_cny_per_hour": times(quote.spot_hourly, 2) if quote else None,
         "price_regions_compared": compared,
     }

@@ -22,6 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools.catalog import DataFileError, read_csv_rows
 from tools.prices import Price, read_prices
 
+SNAPSHOTS_DIR = "prices"
+"""Sub-directory of the data directory that holds the live snapshots."""
 PRICES_NAME = "prices.csv"
 AVAILABILITY_NAME = "availability.csv"
 _SNAPSHOT_DIR = re.compile(r"^\d{8}T\d{6}Z$")
@@ -57,6 +59,11 @@ class LiveSnapshot(BaseModel):
     taken_at: str = Field(description="ISO timestamp, e.g. '2026-12-01T22:10:00Z'")
     prices: tuple[Price, ...]
     availability: tuple[Availability, ...]
+
+
+def snapshot_root(data_dir: Path) -> Path:
+    """Return where live snapshots live for a data directory (``GPU_ADVISOR_DATA_DIR``)."""
+    return data_dir / SNAPSHOTS_DIR
 
 
 def snapshot_name(taken_at: str) -> str:

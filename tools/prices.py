@@ -130,7 +130,7 @@ class Price(BaseModel):
         """What to print next to the figure: region, billing mode, date and source."""
         if self.authority == "live":
             where = f"{self.region}/{self.zone}" if self.zone else self.region
-            return f"live price from {self.source}, {where}, {self.as_of} ({self.billing})"
+            return f"live price from {self.source}, {where}, as of {self.as_of} ({self.billing})"
         return (
             f"{self.region} {self.billing} list price, {self.currency}, as of {self.as_of} "
             f"({_AUTHORITY_TEXT[self.authority]}): {self.source}"
@@ -368,6 +368,7 @@ class PriceQuote(BaseModel):
     monthly: float | None = Field(description="CNY per month: subscription, else 730 h pay-as-you-go")
     monthly_basis: MonthlyBasis | None = Field(description="which of the two `monthly` is")
     subscription_monthly: float | None = Field(default=None, description="monthly subscription, if listed")
+    subscription_as_of: str | None = Field(default=None, description="date of the subscription price")
     spot_hourly: float | None = Field(default=None, description="spot (preemptible) CNY per hour, if known")
     spot_zone: str | None = Field(default=None, description="zone of the spot price")
     as_of: str = Field(description="date of the first price shown (pay-as-you-go where known)")
@@ -414,6 +415,7 @@ def quote(instance_type: str, region: str | None = None) -> PriceQuote | None:
         monthly=monthly,
         monthly_basis=basis,  # type: ignore[arg-type]
         subscription_monthly=subscription.price if subscription else None,
+        subscription_as_of=subscription.as_of if subscription else None,
         spot_hourly=spot.price if spot else None,
         spot_zone=spot.zone if spot else None,
         as_of=first.as_of,
@@ -476,3 +478,51 @@ def cheapest_region(instance_type: str, billing: Billing = "pay-as-you-go") -> R
         UnknownNameError: the instance type is not in the catalog.
     """
     return compare_regions(instance_type, billing).cheapest
+
+
+class GpuRegionPrices(BaseModel):
+    """Instance types with a given GPU and count, each in its cheapest region; cheapest overall first."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    gpu: str = Field(description="canonical GPU name the comparison used")
+    assumed: str | None = Field(description="set when an ambiguous GPU name was read as its stated default")
+    gpu_count: int
+    billing: Billing
+    options: list[RegionComparison] = Field(description="one per instance type that some region lists")
+    cheapest_instance_type: str | None
+    cheapest: RegionPrice | None
+    unpriced: list[str] = Field(description="types with this GPU and count that no region's price list names")
+
+
+def cheapest_region_for_gpu(gpu: str, gpu_count: int = 1, billing: Billing = "pay-as-you-go") -> GpuRegionPrices:
+    """Find where an instance with ``gpu_count`` x ``gpu`` is cheapest, across types and regions.
+
+    Args:
+        gpu: GPU name ('A10', 'L20', 'A100'); an ambiguous name with a stated default uses it and says so.
+        gpu_count: GPUs per instance.
+        billing: the billing mode to compare.
+
+    Raises:
+        UnknownNameError: unknown GPU, or an ambiguous name without a stated default (ask back).
+    """
+    from tools.catalog import choose_gpu, list_instances
+
+    choice = choose_gpu(gpu)
+    priced: list[RegionComparison] = []
+    unpriced: list[str] = []
+    for inst in list_instances(gpu=choice.gpu.name):
+        if inst.gpu_count != gpu_count:
+            continue
+        comparison = compare_regions(inst.instance_type, billing)
+        if comparison.cheapest is None:
+            unpriced.append(inst.instance_type)
+        else:
+            priced.append(comparison)
+    priced.sort(key=lambda c: c.cheapest.price_cny if c.cheapest else 0.0)
+    best = priced[0] if priced else None
+    return GpuRegionPrices(
+        gpu=choice.gpu.name, assumed=choice.assumed, gpu_count=gpu_count, billing=billing, options=priced,
+        cheapest_instance_type=best.instance_type if best else None, cheapest=best.cheapest if best else None,
+        unpriced=unpriced,
+    )
