@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from tests.fakes.loopback import JsonHandler, serve
+from fakes.loopback import JsonHandler, serve
 
 
 @dataclass
