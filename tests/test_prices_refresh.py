@@ -36,7 +36,7 @@ def _world() -> EcsWorld:
                FakeType(T4, "NVIDIA T4", 1, 16.0)],
         stock={
             "cn-beijing": {"cn-beijing-k": [A10, T4], "cn-beijing-l": [A10]},
-            "cn-hangzhou": {"cn-hangzhou-j": [A10]},
+            "cn-hangzhou": {"cn-hangzhou-j": [A10, A10_WIDE]},
         },
         hourly={("cn-beijing", A10): 7.25, ("cn-beijing", T4): 5.5, ("cn-hangzhou", A10): 7.75},
         spot={("cn-beijing", "cn-beijing-k", A10): 1.9, ("cn-beijing", "cn-beijing-l", A10): 1.6},
@@ -98,6 +98,7 @@ def test_refresh_writes_a_snapshot_and_prices_become_live(live_root: Path) -> No
     assert (q.spot_hourly, q.spot_zone) == (1.6, "cn-beijing-l")
     assert prices.in_stock(T4, "cn-beijing") is True and prices.in_stock(A10_WIDE, "cn-beijing") is False
     assert prices.in_stock(A10, "ap-southeast-1") is None  # not refreshed: unknown, not "sold out"
+    assert prices.in_stock("ecs.gn7i-c32g1.8xlarge", "cn-beijing") is None  # not asked about: unknown
     # Live prices rank above the official list in the same region; the shipped rows stay listed.
     assert {p.authority for p in prices.prices_for(A10, "cn-beijing", "pay-as-you-go")} == {"official", "live"}
 
@@ -111,9 +112,11 @@ def test_a_plan_after_refresh_uses_live_prices_and_stock(live_root: Path) -> Non
     assert (top.instance_type, top.price_live, top.price_cny_per_hour) == (A10, True, 7.25)
     assert top.price_source and top.price_source.startswith("live price from DescribePrice, cn-beijing")
     assert top.spot_cny_per_hour == 1.6 and top.subscription_cny_per_month == 3625
-    # Types the live snapshot shows without stock in cn-beijing are not recommended there.
+    # A refreshed type with stock only in cn-hangzhou is not recommended in cn-beijing;
+    # types the refresh did not ask about keep the shipped price list's verdict.
     reasons = {r.instance_type: r.reason for r in plan.rejected}
-    assert "no zone of cn-beijing has stock" in reasons["ecs.gn7i-c32g1.8xlarge"]
+    assert "no zone of cn-beijing has stock" in reasons[A10_WIDE]
+    assert "stock" not in reasons.get("ecs.gn7i-c32g1.8xlarge", "")
     assert any("live prices from DescribePrice" in w for w in plan.warnings)
     prices.use_live_prices(None)
     offline = plan_deployment(Workload(model="qwen2.5-7b", context=4096, region="cn-beijing"))

@@ -205,16 +205,19 @@ def in_stock(instance_type: str, region: str) -> bool | None:
     """Whether any zone of ``region`` sells the type now, per the live snapshot's DescribeAvailableResource.
 
     Returns:
-        True or False where the live snapshot covers the region; None where availability is unknown.
+        True or False where the live snapshot covers the region and the type; None where it does not
+        (no refresh, another region, or a type the refresh did not ask about).
     """
     snapshot = _live_snapshot()
     if snapshot is None:
         return None
-    covered = [a for a in snapshot.availability if a.region == region]
-    if not covered:
-        return None
     name = get_instance(instance_type).instance_type
-    return any(a.instance_type == name and a.in_stock for a in covered)
+    # A region the refresh did not cover, or a type it did not ask about, is unknown, not sold out.
+    if not any(a.region == region for a in snapshot.availability):
+        return None
+    if not any(a.instance_type == name for a in snapshot.availability):
+        return None
+    return any(a.instance_type == name and a.region == region and a.in_stock for a in snapshot.availability)
 
 
 @functools.cache
