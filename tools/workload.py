@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from tools.errors import ToolInputError, validation_message
 
@@ -38,7 +39,6 @@ class Workload(BaseModel):
     budget_cny_month: float | None = Field(default=None, gt=0, description="monthly budget, CNY")
     region: str | None = Field(
         default=None,
-        pattern=r"^(?:[a-z]{2}-[a-z]+(?:-\d+)?|any)$",
         description="Alibaba Cloud region id, e.g. cn-shanghai; 'any' compares regions and prices each option "
         "in its cheapest one",
     )
@@ -47,6 +47,13 @@ class Workload(BaseModel):
     grad_ckpt: bool = True
     max_options: int = Field(default=5, gt=0, le=50)
     include_retired: bool = False
+
+    @field_validator("region")
+    @classmethod
+    def _region_id(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"(?:[a-z]{2}-[a-z]+(?:-\d+)?|any)", value):
+            raise ValueError(f"{value!r} is not an Alibaba Cloud region id; use e.g. cn-shanghai, cn-beijing, or any")
+        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> Workload:

@@ -83,7 +83,8 @@ def _show(args: argparse.Namespace) -> int:
         best = r.exact_region and prices.best_price(r.instance_type, r.region, r.billing) == r
         unit = "h" if r.unit == "per hour" else "month" if r.unit == "per month" else "year"
         mark = "*" if best else " "
-        print(f"{mark} {r.region:<14} {r.billing:<24} ¥{r.price:,.4g}/{unit:<5}  {r.authority:<11} {r.as_of}")
+        amount = f"¥{r.price:,.4f}" if unit == "h" else f"¥{r.price:,.2f}"
+        print(f"{mark} {r.region:<14} {r.billing:<24} {amount}/{unit:<5}  {r.authority:<11} {r.as_of}")
     print("* = the price tools use for that region and billing mode (most authoritative, then newest)")
     return 0
 
