@@ -56,14 +56,14 @@ def source_label(source: str, lang: Language) -> str:
         billing = _BILLING_ZH.get(live["billing"], live["billing"])
         return f"{live['call']} 实时价格，{live['where']}，截至 {live['when']}（{billing}）"
     pattern = (
-        r"(?P<region>\S+) (?P<billing>[a-z-]+) list price, (?P<cur>[A-Z]+), as of (?P<date>[\d-]+)"
+        r"(?P<region>\S+?)(?: (?P<billing>[a-z-]+))? list price, (?P<cur>[A-Z]+), as of (?P<date>[\d-]+)"
         r"(?: \((?P<kind>[^)]*)\))?: (?P<rest>.*)"
     )
     m = re.match(pattern, source, re.S)
     if not m:
         return source
     rest = m["rest"].replace("(flagged as inconsistent with sibling prices; verify)", "（与同族价格不一致，请核实）")
-    billing = _BILLING_ZH.get(m["billing"], m["billing"])
+    billing = _BILLING_ZH.get(m["billing"], m["billing"]) if m["billing"] else ""
     kind = f"（{_AUTHORITY_ZH.get(m['kind'], m['kind'])}）" if m["kind"] else ""
     return f"{m['region']} {billing}目录价，{m['cur']}，截至 {m['date']}{kind}：{rest}"
 
