@@ -202,3 +202,16 @@ def test_cli_refresh_without_credentials_says_how_to_set_them(tmp_path: Path) ->
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and "no Alibaba Cloud credentials found" in lines[0]
     assert "ALIBABA_CLOUD_ACCESS_KEY_ID" in lines[0] and "Traceback" not in out.stderr
+
+
+def test_a_damaged_snapshot_is_skipped_for_the_previous_valid_one(live_root: Path) -> None:
+    with fake_ecs(_world()) as endpoint:
+        first = refresh_prices(live_root, _options(endpoint), credential=_key(),
+                               now=lambda: _clock("2026-12-01T22:10:00Z"))
+        second = refresh_prices(live_root, _options(endpoint), credential=_key(),
+                                now=lambda: _clock("2026-12-02T08:00:00Z"))
+    assert latest_snapshot(live_root).path == second.snapshot  # type: ignore[union-attr]
+    prices_file = second.snapshot / "prices.csv"
+    prices_file.write_text(prices_file.read_text(encoding="utf-8").replace(",CNY,", ",RMB,"), encoding="utf-8")
+    snapshot = latest_snapshot(live_root)
+    assert snapshot is not None and snapshot.path == first.snapshot

@@ -9,6 +9,7 @@ snapshot and the previous one stays the newest. Reading validates every row exac
 from __future__ import annotations
 
 import csv
+import logging
 import os
 import re
 import shutil
@@ -27,6 +28,8 @@ SNAPSHOTS_DIR = "prices"
 PRICES_NAME = "prices.csv"
 AVAILABILITY_NAME = "availability.csv"
 _SNAPSHOT_DIR = re.compile(r"^\d{8}T\d{6}Z$")
+
+log = logging.getLogger(__name__)
 
 StockStatus = Literal["WithStock", "ClosedWithStock", "WithoutStock", "ClosedWithoutStock"]
 """DescribeAvailableResource's StatusCategory: only WithStock can be bought now."""
@@ -100,13 +103,17 @@ def read_snapshot(path: Path) -> LiveSnapshot:
 
 
 def latest_snapshot(root: Path) -> LiveSnapshot | None:
-    """Return the newest snapshot under ``root``; None when there is none.
+    """Return the newest snapshot under ``root`` that validates; None when there is none.
 
-    Raises:
-        DataFileError: the newest snapshot does not validate (it was edited by hand or damaged).
+    A snapshot that no longer validates (edited by hand, damaged) is skipped with a warning in the log,
+    so one bad file cannot stop every answer; the next older valid snapshot is used instead.
     """
-    found = list_snapshots(root)
-    return read_snapshot(found[-1]) if found else None
+    for path in reversed(list_snapshots(root)):
+        try:
+            return read_snapshot(path)
+        except DataFileError as exc:
+            log.warning("ignoring live price snapshot %s: %s", path, exc)
+    return None
 
 
 def _write_csv(path: Path, rows: Sequence[BaseModel], model: type[BaseModel]) -> None:
