@@ -16,6 +16,8 @@ from assistant.answer import Answer, AnswerEvent, Language, Message
 from assistant.language import detect_language
 from assistant.providers import EngineName, engine_for
 from assistant.settings import Settings, knowledge_config_from_settings
+from tools import prices
+from tools.price_snapshot import snapshot_root
 
 if TYPE_CHECKING:
     from knowledge.base import KnowledgeBase
@@ -150,6 +152,8 @@ def build_assistant(settings: Settings, *, knowledge_base: KnowledgeBase | None 
     from assistant.engine import OfflineEngine
     from knowledge.base import KnowledgeBase
 
+    # Every price lookup of this process then includes the newest live snapshot, if a refresh wrote one.
+    prices.use_live_prices(None if settings.prices_offline else snapshot_root(settings.data_dir))
     kb = knowledge_base or KnowledgeBase(knowledge_config_from_settings(settings))
     llm = LLMEngine.from_settings(settings, kb) if engine_for(settings) == "llm" else None
     return Assistant(OfflineEngine(kb), llm)

@@ -46,6 +46,8 @@ _DOMAIN_TOOLS: tuple[Callable[..., Any], ...] = (
     toolbox.find_instance_types,
     toolbox.gpu_specs,
     toolbox.price_of_instance,
+    toolbox.compare_region_prices,
+    toolbox.cheapest_region_for_gpu,
     toolbox.model_card,
 )
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from assistant.answer import Language
+from assistant.price_phrases import basis_label, source_label
 from knowledge.models import Citation, Passage
 from tools.catalog import GPU, InstanceType, get_instance
 from tools.memory import MemoryEstimate
@@ -67,29 +68,6 @@ def gpu_label(option: DeploymentOption | InstanceType, lang: Language) -> str:
     return NA[lang]
 
 
-def basis_label(basis: str | None, lang: Language) -> str:
-    """Name the basis of a monthly price ("monthly subscription" -> "包月"); tool wording in English."""
-    if not basis or lang == "en":
-        return basis or ""
-    if basis == "monthly subscription":
-        return "包月价"
-    if m := re.fullmatch(r"pay-as-you-go x (\d+(?:\.\d+)?) h/month", basis):
-        return f"按量价 × {m.group(1)} 小时/月"
-    return f"{basis}（工具原文）"
-
-
-def source_label(source: str, lang: Language) -> str:
-    """Translate the fixed prefix of a price source ("cn-shanghai list price, CNY, as of 2023-06: URL")."""
-    if lang == "en":
-        return source
-    pattern = r"(?P<region>[a-z0-9-]+) list price, (?P<cur>[A-Z]+), as of (?P<date>[\d-]+): (?P<rest>.*)"
-    m = re.match(pattern, source, re.S)
-    if not m:
-        return source
-    rest = m["rest"].replace("(flagged as inconsistent with sibling prices; verify)", "（与同族价格不一致，请核实）")
-    return f"{m['region']} 目录价，{m['cur']}，截至 {m['date']}：{rest}"
-
-
 def price_parts(hourly: float | None, monthly: float | None, basis: str | None, lang: Language) -> list[str]:
     """Format hourly and monthly prices as shown next to an option or a quote ("¥9.53/h", "¥4,575.66/month")."""
     parts = []
@@ -106,6 +84,13 @@ def _price_phrase(option: DeploymentOption, lang: Language) -> str:
     if option.price_cny_per_hour is None and option.price_cny_per_month is None:
         return _t(lang, "价格未知（价格表中没有该规格）", "price unknown (not in the price list)")
     parts = price_parts(option.price_cny_per_hour, option.price_cny_per_month, option.price_month_basis, lang)
+    if option.spot_cny_per_hour is not None:
+        spot = fig(option.spot_cny_per_hour)
+        parts.append(_t(lang, f"抢占式 ¥{spot}/小时（可能被回收）", f"spot ¥{spot}/h (can be reclaimed)"))
+    if option.price_regions_compared:
+        n = option.price_regions_compared
+        where = option.price_region
+        parts.append(_t(lang, f"{n} 个地域中 {where} 最便宜", f"cheapest of {n} regions: {where}"))
     if option.price_source:
         source = source_label(option.price_source, lang)
         return " · ".join(parts) + _t(lang, f"；来源：{source}", f"; source: {source}")

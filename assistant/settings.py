@@ -91,6 +91,13 @@ class Settings(BaseSettings):
     # Chat answers computed at once across all users (Gradio's own default, 1, makes users wait in line).
     web_concurrency: int = Field(default=16, ge=1, le=256, validation_alias="GPU_ADVISOR_WEB_CONCURRENCY")
 
+    # Prices (issue 9): live snapshots from `gpu-advisor prices refresh` live under data_dir/prices.
+    prices_offline: bool = Field(
+        default=False,
+        validation_alias="GPU_ADVISOR_PRICES_OFFLINE",
+        description="ignore live price snapshots and use only the shipped price list",
+    )
+
     @field_validator("embed_origins", mode="before")
     @classmethod
     def _split_origins(cls, value: object) -> object:

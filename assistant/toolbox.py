@@ -16,7 +16,7 @@ from tools import catalog, prices
 from tools.memory import MemoryEstimate, estimate_memory, parse_request
 from tools.models import ModelArchitecture, resolve_model
 from tools.plan import Plan, plan_deployment
-from tools.workload import Precision, Quant, Task, parse_workload
+from tools.workload import BillingBasis, Precision, Quant, Task, parse_workload
 
 
 class InstanceList(BaseModel):
@@ -97,6 +97,7 @@ def plan_gpu_deployment(
     budget_cny_month: float | None = None,
     region: str | None = None,
     gpu: str | None = None,
+    billing: BillingBasis = "pay-as-you-go",
 ) -> Plan:
     """Rank Alibaba Cloud GPU instance options that fit a workload, with speed and price; list rejections.
 
@@ -112,8 +113,11 @@ def plan_gpu_deployment(
         seq_len: Training sequence length in tokens.
         train_tokens: Total training tokens (for training time and cost).
         budget_cny_month: Monthly budget in CNY; dearer options are rejected.
-        region: Alibaba Cloud region id for prices, e.g. "cn-shanghai".
+        region: Alibaba Cloud region id for prices and stock, e.g. "cn-shanghai"; "any" prices each option
+            in its cheapest region and names it.
         gpu: Only consider this GPU, e.g. "L20", "A10", "A100-80GB".
+        billing: Price that ranks the options: "pay-as-you-go", "subscription" or "spot"; the others are
+            still reported beside it.
     """
     workload = parse_workload(
         {
@@ -130,6 +134,7 @@ def plan_gpu_deployment(
             "budget_cny_month": budget_cny_month,
             "region": region,
             "gpu": gpu,
+            "billing": billing,
         }
     )
     return plan_deployment(workload)
@@ -156,17 +161,46 @@ def find_instance_types(
 
 
 def price_of_instance(instance_type: str, region: str | None = None) -> prices.PriceQuote | None:
-    """Quote an instance type's list price in CNY: per hour (pay-as-you-go) and per month, with source and date.
+    """Quote an instance type's CNY prices in one region: pay-as-you-go per hour, per month, subscription and spot.
+
+    Each figure names its region, billing mode, date and source; monthly = subscription or 730 h pay-as-you-go.
 
     Args:
         instance_type: Instance type, e.g. "ecs.gn7i-c8g1.2xlarge" (the "ecs." prefix is optional).
-        region: Region id, e.g. "cn-shanghai"; omitted = the first region with a known price.
+        region: Region id, e.g. "cn-beijing"; omitted = cn-shanghai, cn-beijing, cn-hangzhou or cn-shenzhen
+            (the first that lists the type), else its cheapest region.
 
     Returns:
         The quote, or None when no price is known for the type (it exists but is unpriced).
     """
     catalog.get_instance(instance_type)  # an unknown name fails with suggestions, not "no price"
     return prices.quote(instance_type, region)
+
+
+def compare_region_prices(
+    instance_type: str, billing: prices.Billing = "pay-as-you-go"
+) -> prices.RegionComparison:
+    """Price one instance type in every region that lists it, cheapest first, and name the cheapest region.
+
+    Args:
+        instance_type: Instance type, e.g. "ecs.gn7i-c8g1.2xlarge" (the "ecs." prefix is optional).
+        billing: "pay-as-you-go" (CNY/h), "subscription-monthly" (CNY/month) or "spot" (CNY/h).
+    """
+    return prices.compare_regions(instance_type, billing)
+
+
+def cheapest_region_for_gpu(
+    gpu: str, gpu_count: int = 1, billing: prices.Billing = "pay-as-you-go"
+) -> prices.GpuRegionPrices:
+    """Find the cheapest region and instance type for instances with a given GPU and GPU count.
+
+    Args:
+        gpu: GPU name, e.g. "A10", "L20", "A100" (an ambiguous name is read as its stated default, which
+            the result names in `assumed`).
+        gpu_count: GPUs per instance, e.g. 1, 4 or 8.
+        billing: "pay-as-you-go" (CNY/h), "subscription-monthly" (CNY/month) or "spot" (CNY/h).
+    """
+    return prices.cheapest_region_for_gpu(gpu, gpu_count, billing)
 
 
 def model_card(model: str) -> ModelArchitecture:

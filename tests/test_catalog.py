@@ -15,6 +15,7 @@ from tools.catalog import (
     GPU,
     DataFileError,
     InstanceType,
+    choose_gpu,
     families,
     get_gpu,
     get_instance,
@@ -39,10 +40,12 @@ KARPENTER = (
 
 
 def test_catalog_sizes() -> None:
-    # 140 types in 46 families: the research catalog (shared/reference/aliyun_gpu_catalog.csv).
-    assert len(load_instances()) == 140
-    assert len(families()) == 46
-    assert len({i.instance_type for i in load_instances()}) == 140
+    # 140 types in 46 families from the research catalog (shared/reference/aliyun_gpu_catalog.csv), plus
+    # 35 types in 11 families that DescribeInstanceTypes returns (gn8e/gn8ep, gn8t/gn8te, ebmgn8t/ts,
+    # gn9g, gn8ga/ebmgn8ga, ebmgn7v, sgn6i-vws; SpareCores crawler dump, 2026-01).
+    assert len(load_instances()) == 175
+    assert len(families()) == 57
+    assert len({i.instance_type for i in load_instances()}) == 175
 
 
 def test_every_row_has_a_source_url() -> None:
@@ -124,8 +127,8 @@ def test_gpu_json_field_names_include_the_published_ones() -> None:
 
 
 def test_unknowns_stay_null() -> None:
-    gn8ia = get_instance("ecs.gn8ia.8xlarge")
-    assert (gn8ia.vcpu, gn8ia.memory_gib, gn8ia.gpu_memory_gib) == (None, None, None)
+    gn8te = get_instance("ecs.ebmgn8te.32xlarge")
+    assert gn8te.gpu_model is None and gpu_for_instance(gn8te) is None  # 'G49E' is a code name
     ebmgn9t = get_instance("ecs.ebmgn9t.48xlarge")
     assert ebmgn9t.gpu_count is None and gpu_for_instance(ebmgn9t) is None
     assert get_gpu("H20").fp32_tflops is None  # sources conflict (44 vs 39.5)
@@ -235,6 +238,20 @@ def test_ambiguous_gpu_name_lists_variants(short: str, variant: str) -> None:
     assert variant in err.value.suggestions
 
 
+@pytest.mark.parametrize(("short", "default"), [("A100", "A100-80GB"), ("H100", "H100-SXM"), ("a100", "A100-80GB")])
+def test_ambiguous_name_with_a_stated_default_resolves_and_says_so(short: str, default: str) -> None:
+    choice = choose_gpu(short)
+    assert choice.gpu.name == default
+    assert choice.assumed and default in choice.assumed and len(choice.variants) > 1
+
+
+def test_ambiguous_name_without_default_still_asks_back() -> None:
+    with pytest.raises(UnknownNameError) as err:
+        choose_gpu("V100")
+    assert {"V100-16GB", "V100-32GB"} <= set(err.value.suggestions)
+    assert choose_gpu("L20").assumed is None
+
+
 def test_list_gpus_in_catalog_order() -> None:
     assert [g.name for g in list_gpus()] == [g.name for g in load_gpus()]
 
@@ -273,7 +290,7 @@ def test_list_instances_hides_retired_and_vgpu_by_default() -> None:
     default = list_instances()
     assert not any(i.retired or i.vgpu for i in default)
     everything = list_instances(include_retired=True, include_vgpu=True)
-    assert len(everything) == 140
+    assert len(everything) == 175
     assert "ecs.gn7i-c80g1.20xlarge" in {i.instance_type for i in list_instances(include_retired=True)}
 
 
@@ -298,7 +315,7 @@ def test_total_gpu_memory() -> None:
     assert get_instance("ecs.gn7e-c16g1.32xlarge").total_gpu_memory_gib == 640
     # A vGPU slice prints its own memory: 1/2 of an A10 has 12 GB, not 0.5 x 12.
     assert get_instance("ecs.vgn7i-vws-m12.3xlarge").total_gpu_memory_gib == 12
-    assert get_instance("ecs.gn8ia.8xlarge").total_gpu_memory_gib is None
+    assert get_instance("ecs.ebmgn9t.48xlarge").total_gpu_memory_gib is None
 
 
 # ------------------------------------------------------------------------------------- GPU for instance
@@ -308,11 +325,11 @@ def test_total_gpu_memory() -> None:
     ("instance", "gpu", "confidence", "named"),
     [
         ("ecs.gn7i-c8g1.2xlarge", "A10", "official", True),
-        ("ecs.gn7e-c16g1.4xlarge", "A100-80GB", "inferred", False),
+        ("ecs.gn7e-c16g1.4xlarge", "A100-80GB", "official", True),
         ("ecs.gn7-c12g1.3xlarge", "A100-40GB", "official-historical", True),
         ("ecs.gn8v.4xlarge", "H20", "inferred", False),
         ("ecs.gn8is.2xlarge", "L20", "official", True),
-        ("ecs.gn8ia.8xlarge", "L20", "uncertain", False),
+        ("ecs.gn8ia.8xlarge", "L20", "official", True),
         ("ecs.gn9gc.4xlarge", "Blackwell-Pro-72GB (unnamed, gn9gc/ebmgn9ge/ebmgn9gc)", "official", False),
         ("ecs.ebmgn9g.64xlarge", "Blackwell-Pro-48GB (unnamed, ebmgn9g)", "official", False),
         ("ecs.gn7r-c16g1.4xlarge", "A16", "inferred", False),

@@ -57,7 +57,8 @@ def check_2_gn7e_is_80gb_a100_class() -> None:
     for row in rows:
         match = gpu_match(row)
         assert match is not None and match.gpu.name == "A100-80GB"
-        assert match.confidence == "inferred" and not match.named_by_alibaba
+        # The spec tables print only 80 GB; DescribeInstanceTypes names the GPU 'A100'.
+        assert match.confidence == "official" and match.named_by_alibaba
     assert not any(r.gpu_name == "A10" for r in rows)
 
 
@@ -90,7 +91,7 @@ def check_4_only_ebmgn7i_32xlarge_exists() -> None:
     )
     for name in ("ecs.ebmgn7e.32xlarge", "ecs.ebmgn7ex.32xlarge"):
         inst = get_instance(name)
-        assert (inst.gpu_count, inst.gpu_memory_gib, inst.gpu_model_likely) == (8, 80, "A100-80GB")
+        assert (inst.gpu_count, inst.gpu_memory_gib, inst.gpu_model) == (8, 80, "A100-80GB")
 
 
 def check_5_h800_is_about_3x_a100() -> None:
@@ -121,7 +122,7 @@ def check_8_l20_types() -> None:
     suggestions = _unknown_instance("ecs.l20-c32g1.8xlarge")
     assert any(s.startswith("ecs.gn8is") for s in suggestions)
     named = {i.family for i in load_instances() if i.gpu_model == "L20"}
-    assert named == {"gn8is", "ebmgn8is", "ebmgn8ia"}
+    assert named == {"gn8is", "gn8ia", "ebmgn8is", "ebmgn8ia"}
     assert [i.gpu_count for i in list_instances(family="gn8is")] == [1, 1, 2, 4, 8]
     assert get_gpu("L20").memory_gib == 48
 
@@ -174,7 +175,7 @@ CORRECTIONS = [
     Correction(
         2,
         "gn7e: A10 24GB",
-        "gn7e has 80 GB per GPU (A100 80GB class, inferred), 1/2/4/8 GPUs",
+        "gn7e has 80 GB per GPU (A100 80GB, named by the DescribeInstanceTypes API), 1/2/4/8 GPUs",
         f"{ALIYUN_EN}#aa0e2de67bbmb ; https://pypi.org/project/deepnccl/",
         check_2_gn7e_is_80gb_a100_class,
     ),
@@ -216,7 +217,7 @@ CORRECTIONS = [
     Correction(
         8,
         "L20 instance ecs.l20-c32g1.8xlarge",
-        "no such type; L20 types are gn8is, ebmgn8is and ebmgn8ia",
+        "no such type; L20 types are gn8is, gn8ia, ebmgn8is and ebmgn8ia",
         f"{ALIYUN_EN}#gn8is ; {ALIYUN_NAMING}",
         check_8_l20_types,
     ),

@@ -38,7 +38,7 @@ def test_en_plan_states_price_with_source_and_cites_guidance() -> None:
     assert answer.kind == "recommendation" and answer.language == "en"
     top = _plan(answer).options[0]
     assert top.price_cny_per_month is not None
-    assert f"¥{top.price_cny_per_hour}/h" in answer.text and "as of 2023-06" in answer.text
+    assert f"¥{top.price_cny_per_hour}/h" in answer.text and f"as of {top.price_as_of}" in answer.text
     assert answer.citations and "[1]" in answer.text and "**Sources:**" in answer.text
     assert ungrounded(answer, question) == []
 

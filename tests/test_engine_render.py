@@ -55,11 +55,14 @@ def test_nothing_fits_on_a_requested_gpu_names_that_gpu() -> None:
 
 
 @pytest.mark.parametrize(
-    ("basis", "zh"),
-    [("monthly subscription", "包月价"), ("pay-as-you-go x 730 h/month", "按量价 × 730 小时/月")],
+    ("basis", "zh", "en"),
+    [
+        ("monthly subscription", "包月价", "monthly subscription"),
+        ("pay-as-you-go x 730 h/month", "按量价 × 730 小时/月，非包月价", "730 h of pay-as-you-go, not a subscription"),
+    ],
 )
-def test_price_basis_is_translated_in_chinese(basis: str, zh: str) -> None:
-    assert render.basis_label(basis, "zh") == zh and render.basis_label(basis, "en") == basis
+def test_price_basis_is_translated_in_chinese(basis: str, zh: str, en: str) -> None:
+    assert render.basis_label(basis, "zh") == zh and render.basis_label(basis, "en") == en
 
 
 def test_price_source_prefix_is_translated_in_chinese() -> None:

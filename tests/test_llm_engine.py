@@ -156,7 +156,7 @@ def test_request_carries_tool_schemas_and_dashscope_options(kb: KnowledgeBase) -
     names = [t["function"]["name"] for t in body["tools"]]
     assert names == [
         "plan_gpu_deployment", "estimate_gpu_memory", "find_instance_types", "gpu_specs", "price_of_instance",
-        "model_card", "search_guidance",
+        "compare_region_prices", "cheapest_region_for_gpu", "model_card", "search_guidance",
     ]
     plan = body["tools"][0]["function"]["parameters"]
     assert plan["required"] == ["model"] and "description" in plan["properties"]["concurrency"]

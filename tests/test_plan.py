@@ -32,7 +32,8 @@ def test_prices_carry_their_source_and_date(qwen72_awq: Plan) -> None:
     priced = [o for o in qwen72_awq.options if o.price_cny_per_hour is not None]
     assert priced, "the cheapest options for this workload have list prices"
     for option in priced:
-        assert option.price_source and "2023-06" in option.price_source and "cn-shanghai" in option.price_source
+        assert option.price_source and option.price_as_of and option.price_region
+        assert option.price_as_of in option.price_source and option.price_source.startswith(option.price_region)
     for option in qwen72_awq.options:
         if option.price_cny_per_hour is None:
             assert option.price_cny_per_month is None and option.cost_cny_per_million_tokens is None
@@ -218,8 +219,8 @@ def test_context_beyond_the_model_is_warned() -> None:
     assert any("max_context" in w for w in plan.warnings)
 
 
-def test_region_without_list_prices_shows_another_regions_price_and_says_so() -> None:
+def test_region_prices_every_option_in_that_region() -> None:
     plan = _plan(model="qwen2.5-7b", context=4096, region="cn-beijing")
     priced = [o for o in plan.options if o.price_source]
-    assert priced and all(o.price_source.startswith("cn-shanghai") for o in priced)
-    assert any("no list prices for cn-beijing" in w for w in plan.warnings)
+    assert priced and all(o.price_source.startswith("cn-beijing") for o in priced)
+    assert all(o.price_region in (None, "cn-beijing") for o in plan.options)

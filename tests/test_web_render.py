@@ -217,9 +217,9 @@ def test_option_rows_carry_price_date_and_source_of_the_plan() -> None:
     assert rows[0].instance_type == first["instance_type"]
     assert rows[0].speed == first["decode_tokens_per_s"] and rows[0].speed_kind == "decode_tokens_per_s"
     assert rows[0].price_cny_per_hour == first["price_cny_per_hour"]
-    # "cn-shanghai list price, CNY, as of 2023-06: https://arthurchiao.art/blog/gpu-prices/ ; ..."
-    assert rows[0].price_as_of == "2023-06"
-    assert rows[0].price_url == "https://arthurchiao.art/blog/gpu-prices/"
+    # "cn-shanghai pay-as-you-go list price, CNY, as of 2024-12-30 (...): https://github.com/cloudpilot-ai/..."
+    assert rows[0].price_as_of == first["price_as_of"] == "2024-12-30"
+    assert rows[0].price_url and rows[0].price_url.startswith("https://github.com/cloudpilot-ai/")
 
 
 def test_options_table_has_one_row_per_option_short_labels_and_dashes_for_unknown_prices() -> None:
@@ -228,7 +228,7 @@ def test_options_table_has_one_row_per_option_short_labels_and_dashes_for_unknow
     full = rv.options_table_html([*rows, unknown], "en", full=True)
     assert full.count("<tr") == 1 + len(rows) + 1 and 'class="gpa-opts gpa-sortable"' in full
     assert '<th class="gpa-num" data-sort="num" scope="col">¥/h</th>' in full  # units in the headers
-    assert '<a href="https://arthurchiao.art/blog/gpu-prices/"' in full
+    assert f'<a href="{rows[0].price_url}"' in full  # the price date links to its source
     assert full.endswith("—</td></tr></tbody></table></div>")  # no price date known
     compact = rv.options_table_html(rows, "en", full=False)
     assert "data-sort" not in compact and "¥/month" not in compact
@@ -289,9 +289,10 @@ def test_the_chat_shows_the_compact_options_table_instead_of_the_markdown_one() 
 
 def test_urls_the_tools_wrote_become_short_links_and_punctuation_stays_outside() -> None:
     call = _plan_call()
-    price_url = "https://arthurchiao.art/blog/gpu-prices/"
+    price_url = rv.option_rows(_answer(tool_calls=[call]))[0].price_url
+    assert price_url and price_url.startswith("https://github.com/")
     out = rw.answer_markdown(_answer(f"来源：{price_url}。 and [1]", tool_calls=[call], citations=CITES))
-    assert f"[arthurchiao.art/…/gpu-prices]({price_url})。" in out
+    assert f"[github.com/…/{price_url.rsplit('/', 1)[-1]}]({price_url})。" in out
     assert "%E3%80%82" not in out
 
 

@@ -35,7 +35,8 @@ INSTANCES_FILE = DATA_DIR / "instances.csv"
 GpuConfidence = Literal["official", "official-historical", "inferred", "uncertain"]
 """How sure the catalog is about which GPU an instance type has.
 
-official: Alibaba's current docs name the GPU, or print the full spec of an unnamed GPU row.
+official: Alibaba's current docs or its DescribeInstanceTypes API (``GPUSpec``) name the GPU, or they
+    print the full spec of an unnamed GPU row.
 official-historical: named in an older official Alibaba doc, not in the current tables.
 inferred: not named by Alibaba; strong indirect evidence (memory, bandwidth, quota group, Alibaba code).
 uncertain: weak or partial evidence; treat the GPU as unknown for sizing.
@@ -252,6 +253,7 @@ class _GPUFile(BaseModel):
 
     gpus: list[dict[str, Any]]
     ambiguous_names: dict[str, list[str]] = {}
+    ambiguous_defaults: dict[str, str] = {}
 
 
 def read_gpus(path: Path = GPUS_FILE) -> tuple[tuple[GPU, ...], dict[str, tuple[str, ...]]]:
@@ -281,6 +283,9 @@ def read_gpus(path: Path = GPUS_FILE) -> tuple[tuple[GPU, ...], dict[str, tuple[
             raise DataFileError(f"{where}: {_error_text(exc)}") from exc
     ambiguous = {k: tuple(v) for k, v in top.ambiguous_names.items()}
     _check_gpu_names(path, gpus, ambiguous)
+    for short, default in top.ambiguous_defaults.items():
+        if default not in ambiguous.get(short, ()):
+            raise DataFileError(f"{path.name}: default {default!r} for '{short}' is not one of its variants")
     return tuple(gpus), ambiguous
 
 
@@ -329,6 +334,14 @@ def read_instances(path: Path = INSTANCES_FILE) -> tuple[InstanceType, ...]:
 @functools.cache
 def _gpu_file() -> tuple[tuple[GPU, ...], dict[str, tuple[str, ...]]]:
     return read_gpus(GPUS_FILE)
+
+
+@functools.cache
+def _ambiguous_defaults() -> dict[str, str]:
+    # read_gpus has validated the file; only the defaults block is needed here.
+    top = yaml.safe_load(GPUS_FILE.read_text(encoding="utf-8"))
+    _gpu_file()
+    return {normalize_gpu_name(k): v for k, v in (top.get("ambiguous_defaults") or {}).items()}
 
 
 @functools.cache
@@ -395,6 +408,37 @@ def get_gpu(name: str) -> GPU:
         raise UnknownNameError("GPU", name, list(ambiguous[key]))
     labels = {k: g.name for k, g in by_key.items()}
     raise UnknownNameError("GPU", name, _suggest(key, labels))
+
+
+class GPUChoice(BaseModel):
+    """A GPU picked for a name, and the assumption made when the name was ambiguous."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    gpu: GPU
+    assumed: str | None = Field(description="set when an ambiguous name was read as its stated default")
+    variants: tuple[str, ...] = Field(default=(), description="all variants of an ambiguous name")
+
+
+def choose_gpu(name: str) -> GPUChoice:
+    """Look up a GPU; an ambiguous name with a stated default ('A100' -> A100-80GB) resolves to it.
+
+    Use where one GPU must be picked (a price, a plan) and say ``assumed`` to the user; where no default
+    is stated ('V100'), the error lists the variants so the caller can ask back.
+
+    Raises:
+        UnknownNameError: unknown name, or an ambiguous one without a stated default.
+    """
+    try:
+        return GPUChoice(gpu=get_gpu(name), assumed=None)
+    except UnknownNameError:
+        key = normalize_gpu_name(name)
+        default = _ambiguous_defaults().get(key)
+        if default is None:
+            raise
+        variants = _gpu_index()[1][key]
+        note = f"'{name}' has several variants ({', '.join(variants)}); assumed {default}"
+        return GPUChoice(gpu=get_gpu(default), assumed=note, variants=variants)
 
 
 def list_gpus() -> list[GPU]:

@@ -12,12 +12,13 @@ import math
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from tools import catalog, prices
+from tools import catalog
 from tools.errors import ToolInputError
 from tools.media_memory import MediaMemoryEstimate, MediaRequest, estimate_media_memory
 from tools.media_models import MediaModel, resolve_media_model
 from tools.media_speed import MediaSpeed, diffusion_speed, encoder_speed, replicas_for, speech_speed
 from tools.plan import USABLE_FRACTION_HBM, USABLE_FRACTION_OTHER, Rejection
+from tools.plan_pricing import price_fields, region_problem
 from tools.throughput import GpuPerf
 
 MAX_OPTIONS = 20
@@ -78,6 +79,13 @@ class MediaOption(BaseModel):
     price_cny_per_hour: float | None = Field(description="all instances, pay-as-you-go; None = unknown")
     price_cny_per_month: float | None
     price_month_basis: str | None = None
+    price_region: str | None = None
+    price_as_of: str | None = None
+    price_live: bool = False
+    subscription_cny_per_month: float | None = None
+    subscription_as_of: str | None = None
+    spot_cny_per_hour: float | None = None
+    price_regions_compared: int | None = None
     cost_cny_per_unit: float | None = Field(default=None, description="CNY per 1,000 images / video / "
                                             "audio hour / million tokens at full use of one GPU")
     cost_unit: str
@@ -116,7 +124,8 @@ def plan_media(workload: MediaWorkload | dict[str, object]) -> MediaPlan:
     rejected: list[Rejection] = []
     for inst in catalog.load_instances():
         gpu = catalog.gpu_for_instance(inst)
-        problem = _precheck(inst, gpu, wanted, w.request.dtype or model.default_dtype)
+        problem = _precheck(inst, gpu, wanted, w.request.dtype or model.default_dtype) or region_problem(
+            inst, w.region)
         if problem is None:
             assert gpu is not None
             option, problem = _option(model, w, memory, inst, gpu)
@@ -158,8 +167,8 @@ def _precheck(
         return "skip: GPU not published"
     if wanted is not None and gpu.name not in wanted:
         return "skip: other GPU"
-    if not (gpu.bf16_dense_tflops or gpu.fp16_dense_tflops):
-        return f"no published 16-bit throughput for {gpu.name}"
+    if not (gpu.bf16_dense_tflops or gpu.fp16_dense_tflops) or gpu.memory_bandwidth_gb_s is None:
+        return f"no published 16-bit throughput or memory bandwidth for {gpu.name}"
     if dtype == "bf16" and gpu.supports_bf16 is False:
         return f"the pipeline runs in bf16 and {gpu.name} has no BF16 support (choose --dtype fp16 if the model allows)"
     return None
@@ -185,9 +194,9 @@ def _option(
     load_gpus = _gpus_for_load(model, w, speed)
     assert isinstance(inst.gpu_count, int)
     instances = math.ceil(load_gpus / inst.gpu_count)
-    quote = prices.quote(inst.instance_type, region=w.region) or prices.quote(inst.instance_type)
-    hourly = quote.hourly * instances if quote and quote.hourly is not None else None
-    per_gpu_hour = quote.hourly / inst.gpu_count if quote and quote.hourly is not None else None
+    price = price_fields(inst, w.region, instances)
+    hourly = price["price_cny_per_hour"]
+    per_gpu_hour = hourly / (instances * inst.gpu_count) if hourly is not None else None
     scale = 1000 if speed.unit == "image" else 1
     cost_unit = {"image": "1,000 images"}.get(speed.unit, speed.unit)
     headroom = (capacity - needed) / capacity * 100
@@ -205,13 +214,10 @@ def _option(
         tight_fit=headroom < TIGHT_HEADROOM_PCT,
         speed_per_gpu=speed,
         load_gpus=load_gpus,
-        price_cny_per_hour=round(hourly, 2) if hourly is not None else None,
-        price_cny_per_month=round(quote.monthly * instances, 0) if quote and quote.monthly is not None else None,
-        price_month_basis=quote.monthly_basis if quote else None,
         cost_cny_per_unit=round(per_gpu_hour / speed.items_per_hour * scale, 2) if per_gpu_hour else None,
         cost_unit=cost_unit,
         batch_job_hours=_batch_hours(model, w, speed, instances * inst.gpu_count),
-        price_source=quote.source_line if quote else None,
+        **price,
     ), None
 
 

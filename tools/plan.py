@@ -13,7 +13,11 @@ Assumptions and limits
 * A GPU's usable memory is what CUDA reports when Alibaba/Karpenter publish it, else a stated fraction
   of the nominal size; vLLM may use ``gpu_memory_utilization`` (0.9) of it.
 * Speed figures come from :mod:`tools.throughput` (bandwidth-bound decode, compute-bound prefill).
-* Prices are list prices from the price file with their region and date; a missing price stays unknown.
+* Prices come from :mod:`tools.prices` with their region, billing mode and date (live DescribePrice
+  prices where a refresh has run): ``region`` prices every option there and turns away types that region
+  does not list or stock; ``region='any'`` prices each option in its cheapest listed region; no region
+  uses the default region order. Pay-as-you-go, subscription and spot are separate fields, never mixed;
+  a missing price stays unknown.
 """
 
 from __future__ import annotations
@@ -24,11 +28,19 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools import catalog, prices
+from tools import catalog
 from tools.architecture import ModelArchitecture
 from tools.memory import MemoryBreakdown, MemoryEstimate, estimate_memory, parse_request
 from tools.memory_band import band_for
 from tools.models import resolve_model
+from tools.plan_pricing import (
+    billing_text,
+    price_fields,
+    price_warnings,
+    ranked_options,
+    region_assumption,
+    region_problem,
+)
 from tools.throughput import (
     DecodeSpeed,
     GpuPerf,
@@ -48,7 +60,6 @@ USABLE_FRACTION_HBM = 0.98
 USABLE_FRACTION_OTHER = 0.92
 TP_SIZES = (1, 2, 4, 8)
 VLLM_MAX_NUM_SEQS = 256
-UNPRICED_SLOTS = 2
 _PRE_TURING = frozenset({"Volta", "Pascal", "Maxwell"})
 # vLLM runs FP8 checkpoints weight-only (FP8 Marlin, W8A16) on Ampere; older GPUs cannot run them.
 _WEIGHT_ONLY_FP8_ARCHS = frozenset({"Ampere"})
@@ -89,7 +100,18 @@ class DeploymentOption(BaseModel):
     training_hours: float | None = None
     price_cny_per_hour: float | None = Field(description="all instances together, pay-as-you-go; None = unknown")
     price_cny_per_month: float | None = Field(description="subscription if listed, else 730 h pay-as-you-go")
-    price_month_basis: str | None = None
+    price_month_basis: str | None = Field(
+        default=None, description="'monthly subscription' or 'pay-as-you-go x 730 h/month'"
+    )
+    price_region: str | None = Field(default=None, description="region the prices are for")
+    price_as_of: str | None = Field(default=None, description="date (or timestamp, for live prices) of the price")
+    price_live: bool = Field(default=False, description="from a live DescribePrice refresh, not the shipped list")
+    subscription_cny_per_month: float | None = Field(default=None, description="all instances, if listed")
+    subscription_as_of: str | None = Field(default=None, description="date of the subscription price")
+    spot_cny_per_hour: float | None = Field(default=None, description="all instances, spot (preemptible), if known")
+    price_regions_compared: int | None = Field(
+        default=None, description="with region 'any': how many regions list this type"
+    )
     cost_cny_per_million_tokens: float | None = None
     training_cost_cny: float | None = None
     price_source: str | None = Field(description="where the price came from, region and as-of date")
@@ -135,7 +157,7 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
     for inst in catalog.list_instances(include_retired=workload.include_retired):
         gpu = catalog.gpu_for_instance(inst)
         gpu_offered = gpu_offered or (gpu is not None and gpu.name in (wanted_gpus or ()))
-        reason = _precheck(inst, gpu, wanted_gpus, arch, workload)
+        reason = _precheck(inst, gpu, wanted_gpus, arch, workload) or region_problem(inst, workload.region)
         if reason:
             rejected.append(_reject(inst, reason))
             continue
@@ -147,7 +169,7 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
             rejected.append(_reject(inst, f"over budget: ¥{outcome.price_cny_per_month:,.0f}/month"))
         else:
             options.append(outcome)
-    ranked = _ranked(options, workload.max_options)
+    ranked = ranked_options(options, workload.max_options, workload.billing)
     shown = {id(o) for o in ranked}
     breakdown = arch.param_breakdown()
     return Plan(
@@ -539,10 +561,6 @@ def _priced_option(
     band = band_for(_framework(w), w.task)
     upper = needed * band.p90
     tight = upper > capacity
-    # No list price in the asked region: show another region's, labelled by its source line.
-    quote = prices.quote(inst.instance_type, region=w.region) or prices.quote(inst.instance_type)
-    hourly = quote.hourly * instances if quote and quote.hourly is not None else None
-    monthly = quote.monthly * instances if quote and quote.monthly is not None else None
     return DeploymentOption(
         instance_type=inst.instance_type,
         family=inst.family,
@@ -561,11 +579,8 @@ def _priced_option(
         tight_fit=tight,
         per_gpu_gib_upper=round(upper, 2),
         memory=layout.memory.model_copy(),
-        price_cny_per_hour=round(hourly, 2) if hourly is not None else None,
-        price_cny_per_month=round(monthly, 0) if monthly is not None else None,
-        price_month_basis=quote.monthly_basis if quote else None,
-        price_source=quote.source_line if quote else None,
         notes=[_band_note(needed, upper, capacity)],
+        **price_fields(inst, w.region, instances),
     )
 
 
@@ -577,44 +592,6 @@ def _band_note(needed: float, upper: float, capacity: float) -> str:
             f"exceeds the usable {capacity:.1f} GiB per GPU"
         )
     return f"fits at the band's upper end ({upper:.1f} of {capacity:.1f} GiB usable per GPU)"
-
-
-def _ranked(options: list[DeploymentOption], limit: int) -> list[DeploymentOption]:
-    """Cheapest priced options first, but keep room for the best unpriced ones.
-
-    Newer families (L20, H20-class) often have no list price in the data; ranking them after every
-    priced option would hide them entirely.
-    """
-    diverse = _diverse(sorted(options, key=_rank_key))
-    priced = [o for o in diverse if o.price_cny_per_hour is not None]
-    unpriced = [o for o in diverse if o.price_cny_per_hour is None]
-    unpriced_kept = unpriced[: min(UNPRICED_SLOTS, limit // 2)]
-    kept = priced[: limit - len(unpriced_kept)]
-    kept += unpriced_kept
-    # Identity, not ==: pydantic equality compares every field and showed up in profiles.
-    kept_ids = {id(o) for o in kept}
-    return kept + [o for o in diverse if id(o) not in kept_ids][: limit - len(kept)]
-
-
-def _rank_key(option: DeploymentOption) -> tuple[int, bool, float, int, bool, float]:
-    # Priced options first, comfortable fits before tight ones, then by the pay-as-you-go price of the
-    # whole deployment (the column users compare); unpriced ones by GPU count. TEE variants last.
-    tee = option.family.endswith("-tee")
-    if option.price_cny_per_hour is not None:
-        return (0, option.tight_fit, option.price_cny_per_hour, option.total_gpus, tee, -option.headroom_pct)
-    return (1, option.tight_fit, 0.0, option.total_gpus, tee, -option.headroom_pct)
-
-
-def _diverse(options: list[DeploymentOption]) -> list[DeploymentOption]:
-    """Keep the best option per (family, GPUs per instance): sizes that differ only in vCPU add noise."""
-    seen: set[tuple[str, int]] = set()
-    kept = []
-    for option in options:
-        key = (option.family.removesuffix("-tee"), option.gpu_count)
-        if key not in seen:
-            seen.add(key)
-            kept.append(option)
-    return kept
 
 
 def _assumptions(w: Workload) -> list[str]:
@@ -641,10 +618,11 @@ def _assumptions(w: Workload) -> list[str]:
     items += [
         "usable GPU memory: published CUDA-visible figure, else "
         f"{USABLE_FRACTION_HBM:.0%} (HBM) or {USABLE_FRACTION_OTHER:.0%} (GDDR) of nominal",
-        f"monthly price: subscription where listed, else {HOURS_PER_MONTH} h of pay-as-you-go",
-        "ranked by pay-as-you-go price per hour; tight fits (the memory band's upper end exceeds the usable "
+        f"monthly price: subscription where listed, else {HOURS_PER_MONTH} h of pay-as-you-go (labelled)",
+        f"ranked by {billing_text(w.billing)}; tight fits (the memory band's upper end exceeds the usable "
         "memory) after comfortable ones",
         band_for(_framework(w), w.task).sentence() + "; fits are checked against the upper end",
+        region_assumption(w),
     ]
     return items
 
@@ -680,7 +658,5 @@ def _warnings(
         warnings.append("no instance type fits this workload; see the rejections")
     if any(o.gpu_confidence in ("inferred", "uncertain") for o in options):
         warnings.append("some options use GPUs Alibaba does not name; the GPU shown is inferred")
-    if w.region and w.region not in prices.price_regions():
-        known = ", ".join(prices.price_regions()) or "none"
-        warnings.append(f"no list prices for {w.region}; prices shown are from {known} (see each price's source)")
+    warnings += price_warnings(w, options)
     return warnings

@@ -1,68 +1,140 @@
-"""List prices of Alibaba Cloud GPU instance types, loaded from ``tools/data/prices.csv``.
+"""Prices of Alibaba Cloud GPU instance types by region and billing mode, from validated price rows.
 
-Prices are indicative only: every :class:`Price` carries its region, currency, date and source, and
-must be shown with them. A missing price is ``None`` (unknown), never 0. Where only an hourly price is
-known, a monthly figure can be derived at :data:`HOURS_PER_MONTH` hours and is marked ``derived``.
+Rows come from ``tools/data/prices.csv`` (shipped, each with its source) and, once ``gpu-advisor prices
+refresh`` has run and the entry point has called :func:`use_live_prices`, from the newest live snapshot
+(:mod:`tools.price_snapshot`). Every :class:`Price` carries its region, billing mode, currency, date,
+authority and source, and is shown with them. A missing price is ``None`` (unknown), never 0.
+
+Where two rows price the same type, region and billing mode, the more authoritative one wins (live
+DescribePrice, then Alibaba's official price file, then third-party transcriptions, quotes and community
+articles), then the newer one; the others are kept and can be listed. A monthly figure is either a
+subscription price or :data:`HOURS_PER_MONTH` hours of pay-as-you-go, and says which.
 """
 
 from __future__ import annotations
 
 import functools
+import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tools.catalog import DATA_DIR, DataFileError, get_instance, read_csv_rows
+
+if TYPE_CHECKING:
+    from tools.price_snapshot import LiveSnapshot
 
 PRICES_FILE = DATA_DIR / "prices.csv"
 
 HOURS_PER_MONTH = 730
 """Hours in an average month (8760 h / 12), used to turn an hourly price into a monthly one."""
 
-Billing = Literal["pay-as-you-go", "subscription-monthly", "subscription-yearly", "reserved", "spot"]
+REGION_ANY = "any"
+"""The region value that asks to compare regions instead of pricing in one."""
+
+DEFAULT_REGION_ORDER = ("cn-shanghai", "cn-beijing", "cn-hangzhou", "cn-shenzhen")
+"""With no region asked: the first of these that lists the type, else its cheapest listed region."""
+
+Billing = Literal[
+    "pay-as-you-go",
+    "subscription-monthly",
+    "subscription-yearly",
+    "reserved-no-upfront",
+    "reserved-partial-upfront",
+    "spot",
+]
 """How the price is charged.
 
 pay-as-you-go: on demand, billed per hour of use.
-subscription-monthly: prepaid for one month (包月).
+subscription-monthly: prepaid for one month (包年包月, monthly).
 subscription-yearly: prepaid for one year.
-reserved: reserved-instance rate (commitment, usually billed hourly).
-spot: preemptible; the price moves with the market.
+reserved-no-upfront / reserved-partial-upfront: reserved-instance hourly fee (a commitment; the
+    partial-upfront fee excludes the upfront payment).
+spot: preemptible; the price moves with the market and the instance can be reclaimed.
 """
 
-Unit = Literal["per hour", "per month"]
+Authority = Literal["live", "official", "third-party", "quote", "community"]
+"""Where a price comes from, most authoritative first.
+
+live: DescribePrice called by ``gpu-advisor prices refresh`` with the user's AccessKey.
+official: Alibaba's own published price list (machine-collected copy of the China-site price file).
+third-party: a list price transcribed by a third party from Alibaba's buy page.
+quote: a third party's DescribePrice quote, which may include a system disk and an image.
+community: a figure from a user article (promotions, reserved rates); not a list price.
+"""
+
+AUTHORITY_RANK: dict[str, int] = {"live": 0, "official": 1, "third-party": 2, "quote": 3, "community": 4}
+_AUTHORITY_TEXT = {
+    "official": "Alibaba's official China-site price file",
+    "third-party": "third-party transcription of Alibaba's buy page",
+    "quote": "third-party DescribePrice quote, includes a system disk",
+    "community": "community article, not a list price",
+}
+_REGION_ID = re.compile(r"^[a-z]{2}-[a-z]+(?:-\d+)?$")
+
+Unit = Literal["per hour", "per month", "per year"]
 Currency = Literal["CNY", "USD"]
+MonthlyBasis = Literal["monthly subscription", "pay-as-you-go x 730 h/month"]
 
 
 class Price(BaseModel):
-    """One list price of one instance type in one region under one billing method."""
+    """One price of one instance type in one region under one billing mode, with its provenance."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     instance_type: str = Field(description="full name, e.g. 'ecs.gn7i-c8g1.2xlarge'")
-    region: str = Field(description="region id, e.g. 'cn-shanghai'")
+    region: str = Field(
+        description="region id, e.g. 'cn-shanghai'; 'a|b' where the source names two, 'unspecified' where none"
+    )
+    zone: str | None = Field(default=None, description="zone id, for spot prices that differ by zone")
     billing: Billing
     price: float | None = Field(gt=0, description="amount in `currency` per `unit`; None = unknown, never 0")
     unit: Unit
     currency: Currency
-    as_of: str = Field(description="when the price was seen, e.g. '2023-06'")
+    as_of: str = Field(description="when the price was seen: '2023-06', '2024-12-30' or an ISO timestamp")
+    authority: Authority
+    includes_disk: bool = Field(default=False, description="the figure includes a system disk (a quote)")
     suspect: bool = Field(default=False, description="looks inconsistent with sibling prices; see notes")
     derived: bool = Field(default=False, description="computed from another price, not read from a source")
-    source: str = Field(description="URL(s), ' ; '-separated")
+    source: str = Field(description="URL(s) or the API call, ' ; '-separated")
     notes: str | None = None
+
+    @field_validator("region")
+    @classmethod
+    def _region_shape(cls, value: str) -> str:
+        if value != "unspecified" and not all(_REGION_ID.match(part) for part in value.split("|")):
+            raise ValueError(f"region {value!r} is not a region id (e.g. cn-shanghai), 'a|b' or 'unspecified'")
+        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> Price:
         if not self.instance_type.startswith("ecs."):
             raise ValueError("instance_type must start with 'ecs.'")
-        if "http" not in self.source:
-            raise ValueError("source must contain at least one URL")
-        # A source's own figure is quoted in the billing method's natural unit; other units are derived.
+        if "http" not in self.source and not (self.authority == "live" and self.source.startswith("Describe")):
+            raise ValueError("source must contain a URL (live rows name the API call, e.g. DescribePrice)")
         natural = {"pay-as-you-go": "per hour", "subscription-monthly": "per month", "spot": "per hour"}
         expected = natural.get(self.billing)
         if expected and self.unit != expected and not self.derived:
             raise ValueError(f"{self.billing} is quoted {expected}; a '{self.unit}' figure must be derived")
         return self
+
+    @property
+    def exact_region(self) -> bool:
+        """The row names one region (not two, not none)."""
+        return bool(_REGION_ID.match(self.region))
+
+    @property
+    def provenance(self) -> str:
+        """What to print next to the figure: region, billing mode, date and source."""
+        if self.authority == "live":
+            where = f"{self.region}/{self.zone}" if self.zone else self.region
+            return f"live price from {self.source}, {where}, as of {self.as_of} ({self.billing})"
+        return (
+            f"{self.region} {self.billing} list price, {self.currency}, as of {self.as_of} "
+            f"({_AUTHORITY_TEXT[self.authority]}): {self.source}"
+        )
 
 
 def read_prices(path: Path = PRICES_FILE) -> tuple[Price, ...]:
@@ -70,31 +142,100 @@ def read_prices(path: Path = PRICES_FILE) -> tuple[Price, ...]:
 
     Raises:
         DataFileError: a bad row (file, line and instance type named) or a duplicate
-            (instance type, region, billing, unit).
+            (instance type, region, zone, billing, unit, as_of, authority).
     """
     rows = read_csv_rows(path, Price, "instance_type")
-    seen: set[tuple[str, str, str, str]] = set()
+    seen: set[tuple[str | None, ...]] = set()
     for line, row in enumerate(rows, start=2):
-        key = (row.instance_type, row.region, row.billing, row.unit)
+        key = (row.instance_type, row.region, row.zone, row.billing, row.unit, row.as_of, row.authority)
         if key in seen:
             raise DataFileError(f"{path.name} row {line}: duplicate price {key}")
         seen.add(key)
     return rows
 
 
+# ---------------------------------------------------------------------------------------------- sources
+
+_live_root: Path | None = None
+
+
+def use_live_prices(snapshot_root: Path | None) -> None:
+    """Let every lookup include the newest live snapshot under ``snapshot_root`` (None: shipped data only).
+
+    Entry points call this with ``<data dir>/prices`` unless the user asked for ``--offline``.
+    """
+    global _live_root
+    _live_root = snapshot_root
+    _clear_caches()
+
+
+def _clear_caches() -> None:
+    _live_snapshot.cache_clear()
+    load_prices.cache_clear()
+    _prices_by_type.cache_clear()
+
+
 @functools.cache
-def load_prices() -> tuple[Price, ...]:
+def _live_snapshot() -> LiveSnapshot | None:
+    from tools.price_snapshot import latest_snapshot
+
+    return latest_snapshot(_live_root) if _live_root is not None else None
+
+
+def live_snapshot_time() -> str | None:
+    """When the live snapshot in use was taken (ISO timestamp); None when only shipped data is used."""
+    snapshot = _live_snapshot()
+    return snapshot.taken_at if snapshot else None
+
+
+@functools.cache
+def load_shipped_prices() -> tuple[Price, ...]:
     """All prices from ``tools/data/prices.csv`` (validated once, then cached)."""
     return read_prices(PRICES_FILE)
 
 
+@functools.cache
+def load_prices() -> tuple[Price, ...]:
+    """Shipped prices plus the newest live snapshot's, when :func:`use_live_prices` named one."""
+    snapshot = _live_snapshot()
+    return load_shipped_prices() + (snapshot.prices if snapshot else ())
+
+
+def in_stock(instance_type: str, region: str) -> bool | None:
+    """Whether any zone of ``region`` sells the type now, per the live snapshot's DescribeAvailableResource.
+
+    Returns:
+        True or False where the live snapshot covers the region and the type; None where it does not
+        (no refresh, another region, or a type the refresh did not ask about).
+    """
+    snapshot = _live_snapshot()
+    if snapshot is None:
+        return None
+    name = get_instance(instance_type).instance_type
+    # A region the refresh did not cover, or a type it did not ask about, is unknown, not sold out.
+    if not any(a.region == region for a in snapshot.availability):
+        return None
+    if not any(a.instance_type == name for a in snapshot.availability):
+        return None
+    return any(a.instance_type == name and a.region == region and a.in_stock for a in snapshot.availability)
+
+
+@functools.cache
+def _prices_by_type() -> dict[str, tuple[Price, ...]]:
+    # The planner asks for every instance type's price on each plan; a scan of all rows each time showed.
+    index: dict[str, list[Price]] = {}
+    for price in load_prices():
+        index.setdefault(price.instance_type, []).append(price)
+    return {name: tuple(rows) for name, rows in index.items()}
+
+
 def prices_for(instance_type: str, region: str | None = None, billing: Billing | None = None) -> list[Price]:
-    """Known prices of one instance type, in file order.
+    """Every known price of one instance type, in file order (shipped, then live).
 
     Args:
         instance_type: with or without the 'ecs.' prefix.
-        region: only this region; None = any region.
-        billing: only this billing method; None = any.
+        region: only rows for exactly this region; None = any region, including rows with two or none.
+        billing: only this billing mode; None = any.
 
     Raises:
         UnknownNameError: the instance type is not in the catalog.
@@ -107,13 +248,48 @@ def prices_for(instance_type: str, region: str | None = None, billing: Billing |
     ]
 
 
-@functools.cache
-def _prices_by_type() -> dict[str, tuple[Price, ...]]:
-    # The planner asks for every instance type's price on each plan; a scan of all rows each time showed.
-    index: dict[str, list[Price]] = {}
-    for price in load_prices():
-        index.setdefault(price.instance_type, []).append(price)
-    return {name: tuple(rows) for name, rows in index.items()}
+def _preferred(rows: Iterable[Price]) -> Price | None:
+    """Pick the row to show: most authoritative, then newest; CNY rows with a known figure only."""
+    usable = [p for p in rows if p.price is not None and p.currency == "CNY" and not p.derived]
+    if not usable:
+        return None
+    newest_first = sorted(usable, key=lambda p: p.as_of, reverse=True)
+    return min(newest_first, key=lambda p: AUTHORITY_RANK[p.authority])
+
+
+def best_price(instance_type: str, region: str, billing: Billing) -> Price | None:
+    """Return the preferred CNY price of a type in one region under one billing mode; None if not listed.
+
+    For spot, live rows are per zone and the cheapest zone is returned (its zone is on the row).
+
+    Raises:
+        UnknownNameError: the instance type is not in the catalog.
+    """
+    rows = prices_for(instance_type, region, billing)
+    if billing == "spot":
+        live = [p for p in rows if p.authority == "live" and p.price is not None]
+        if live:
+            newest = max(p.as_of for p in live)
+            return min((p for p in live if p.as_of == newest), key=lambda p: p.price or 0.0)
+    return _preferred(rows)
+
+
+def listed_regions(instance_type: str, billing: Billing = "pay-as-you-go") -> list[str]:
+    """Regions whose price list names the type under ``billing`` (exact region rows only)."""
+    return list(dict.fromkeys(p.region for p in prices_for(instance_type, billing=billing) if p.exact_region))
+
+
+def price_regions() -> list[str]:
+    """Regions that have at least one exact-region price, in file order."""
+    return list(dict.fromkeys(p.region for p in load_prices() if p.exact_region))
+
+
+def is_region(region: str) -> bool:
+    """Tell whether ``region`` is a well-formed region id ('cn-beijing', 'ap-southeast-1')."""
+    return bool(_REGION_ID.match(region))
+
+
+# ---------------------------------------------------------------------------------------------- derived
 
 
 def monthly_from_hourly(price: Price) -> Price:
@@ -135,40 +311,56 @@ def monthly_from_hourly(price: Price) -> Price:
     return price.model_copy(update={"price": amount, "unit": "per month", "derived": True, "notes": note})
 
 
+def _resolve_region(instance_type: str, region: str | None) -> str | None:
+    if region is not None:
+        return region
+    listed = listed_regions(instance_type)
+    for preferred in DEFAULT_REGION_ORDER:
+        if preferred in listed:
+            return preferred
+    if listed:
+        return cheapest_region(instance_type).region  # type: ignore[union-attr]
+    known = prices_for(instance_type)
+    return known[0].region if known else None
+
+
 def price_cny_per_hour(instance_type: str, region: str | None = None) -> Price | None:
     """Return the pay-as-you-go hourly price in CNY, or None if no price is known.
 
     Args:
         instance_type: with or without the 'ecs.' prefix.
-        region: e.g. 'cn-shanghai'; None = the first region with a price, in file order.
+        region: e.g. 'cn-shanghai'; None = the default region order, else the cheapest listed region.
 
     Raises:
         UnknownNameError: the instance type is not in the catalog.
     """
-    for p in prices_for(instance_type, region, "pay-as-you-go"):
-        if p.currency == "CNY" and p.unit == "per hour" and p.price is not None:
-            return p
-    return None
+    where = _resolve_region(instance_type, region)
+    return best_price(instance_type, where, "pay-as-you-go") if where else None
 
 
 def price_cny_per_month(instance_type: str, region: str | None = None) -> Price | None:
     """Return the monthly CNY price: the subscription if known, else derived from the hourly price.
 
     A derived figure has ``derived=True`` and assumes :data:`HOURS_PER_MONTH` hours of pay-as-you-go use.
-    Returns None if neither is known.
 
     Raises:
         UnknownNameError: the instance type is not in the catalog.
     """
-    for p in prices_for(instance_type, region, "subscription-monthly"):
-        if p.currency == "CNY" and p.unit == "per month" and p.price is not None:
-            return p
-    hourly = price_cny_per_hour(instance_type, region)
+    where = _resolve_region(instance_type, region)
+    if where is None:
+        return None
+    subscription = best_price(instance_type, where, "subscription-monthly")
+    if subscription is not None:
+        return subscription
+    hourly = best_price(instance_type, where, "pay-as-you-go")
     return monthly_from_hourly(hourly) if hourly else None
 
 
+# ---------------------------------------------------------------------------------------------- quotes
+
+
 class PriceQuote(BaseModel):
-    """Hourly and monthly CNY price of one instance type in one region, ready to multiply and show."""
+    """Prices of one instance type in one region, each billing mode kept apart, ready to show."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -176,55 +368,164 @@ class PriceQuote(BaseModel):
     region: str
     currency: Literal["CNY"] = "CNY"
     hourly: float | None = Field(description="pay-as-you-go CNY per hour; None = unknown")
-    monthly: float | None = Field(description="CNY per month; None = unknown")
-    monthly_basis: str | None = Field(description="'monthly subscription' or the derivation used")
-    as_of: str
+    monthly: float | None = Field(description="CNY per month: subscription, else 730 h pay-as-you-go")
+    monthly_basis: MonthlyBasis | None = Field(description="which of the two `monthly` is")
+    subscription_monthly: float | None = Field(default=None, description="monthly subscription, if listed")
+    subscription_as_of: str | None = Field(default=None, description="date of the subscription price")
+    spot_hourly: float | None = Field(default=None, description="spot (preemptible) CNY per hour, if known")
+    spot_zone: str | None = Field(default=None, description="zone of the spot price")
+    as_of: str = Field(description="date of the first price shown (pay-as-you-go where known)")
+    authority: Authority
+    live: bool = Field(description="the pay-as-you-go price comes from a live DescribePrice snapshot")
     suspect: bool = Field(description="one of the prices is flagged as inconsistent in the data")
-    source_line: str = Field(description="region, date and source URL(s), for showing next to the number")
+    source_line: str = Field(description="region, billing mode, date and source of the first price shown")
+    other_sources: list[str] = Field(default_factory=list, description="provenance of the other prices shown")
 
 
 def quote(instance_type: str, region: str | None = None) -> PriceQuote | None:
-    """Return the hourly and monthly CNY price of an instance type, or None if no price is known.
-
-    The monthly figure is the monthly subscription when known, else pay-as-you-go x HOURS_PER_MONTH.
+    """Return an instance type's CNY prices in one region, or None if none is known there.
 
     Args:
         instance_type: with or without the 'ecs.' prefix.
-        region: e.g. 'cn-shanghai'; None = the first region with a price, in file order.
+        region: e.g. 'cn-shanghai'; None = the first of :data:`DEFAULT_REGION_ORDER` that lists the
+            type, else its cheapest listed region, else a row whose region the source does not pin down.
 
     Raises:
         UnknownNameError: the instance type is not in the catalog.
     """
-    if region is None:
-        known = prices_for(instance_type)
-        if not known:
-            return None
-        region = known[0].region
-    hourly = price_cny_per_hour(instance_type, region)
-    monthly = price_cny_per_month(instance_type, region)
-    shown = [p for p in (hourly, monthly) if p is not None]
+    where = _resolve_region(instance_type, region)
+    if where is None:
+        return None
+    hourly = best_price(instance_type, where, "pay-as-you-go")
+    subscription = best_price(instance_type, where, "subscription-monthly")
+    spot = best_price(instance_type, where, "spot")
+    shown = [p for p in (hourly, subscription, spot) if p is not None]
     if not shown:
         return None
     first = shown[0]
-    basis = None
-    if monthly is not None:
-        basis = f"pay-as-you-go x {HOURS_PER_MONTH} h/month" if monthly.derived else "monthly subscription"
+    if subscription is not None:
+        monthly, basis = subscription.price, "monthly subscription"
+    elif hourly is not None and hourly.price is not None:
+        monthly, basis = round(hourly.price * HOURS_PER_MONTH, 2), "pay-as-you-go x 730 h/month"
+    else:
+        monthly, basis = None, None
     suspect = any(p.suspect for p in shown)
-    line = f"{first.region} list price, {first.currency}, as of {first.as_of}: {first.source}"
-    if suspect:
-        line += " (flagged as inconsistent with sibling prices; verify)"
+    line = first.provenance + (" (flagged as inconsistent with sibling prices; verify)" if first.suspect else "")
     return PriceQuote(
         instance_type=first.instance_type,
-        region=first.region,
+        region=where,
         hourly=hourly.price if hourly else None,
-        monthly=monthly.price if monthly else None,
-        monthly_basis=basis,
+        monthly=monthly,
+        monthly_basis=basis,  # type: ignore[arg-type]
+        subscription_monthly=subscription.price if subscription else None,
+        subscription_as_of=subscription.as_of if subscription else None,
+        spot_hourly=spot.price if spot else None,
+        spot_zone=spot.zone if spot else None,
         as_of=first.as_of,
+        authority=first.authority,
+        live=first.authority == "live",
         suspect=suspect,
         source_line=line,
+        other_sources=[p.provenance for p in shown[1:] if p.provenance != first.provenance],
     )
 
 
-def price_regions() -> list[str]:
-    """Regions that have at least one price, in file order."""
-    return list(dict.fromkeys(p.region for p in load_prices()))
+class RegionPrice(BaseModel):
+    """One region's preferred price of an instance type under one billing mode."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    region: str
+    price_cny: float = Field(description="CNY per hour (per month for subscription-monthly)")
+    as_of: str
+    authority: Authority
+    source_line: str
+
+
+class RegionComparison(BaseModel):
+    """The same instance type priced across every region that lists it, cheapest first."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    instance_type: str
+    billing: Billing
+    regions: list[RegionPrice] = Field(description="cheapest first; only regions that list the type")
+    cheapest: RegionPrice | None = Field(description="None when no region lists the type")
+
+
+def compare_regions(instance_type: str, billing: Billing = "pay-as-you-go") -> RegionComparison:
+    """Price one instance type in every region that lists it under ``billing``, cheapest first.
+
+    Raises:
+        UnknownNameError: the instance type is not in the catalog.
+    """
+    name = get_instance(instance_type).instance_type
+    found = []
+    for region in listed_regions(name, billing):
+        best = best_price(name, region, billing)
+        if best is not None and best.price is not None:
+            found.append(
+                RegionPrice(
+                    region=region, price_cny=best.price, as_of=best.as_of,
+                    authority=best.authority, source_line=best.provenance,
+                )
+            )
+    found.sort(key=lambda r: (r.price_cny, r.region))
+    return RegionComparison(instance_type=name, billing=billing, regions=found, cheapest=found[0] if found else None)
+
+
+def cheapest_region(instance_type: str, billing: Billing = "pay-as-you-go") -> RegionPrice | None:
+    """Return the region with the lowest preferred price for the type; None if no region lists it.
+
+    Raises:
+        UnknownNameError: the instance type is not in the catalog.
+    """
+    return compare_regions(instance_type, billing).cheapest
+
+
+class GpuRegionPrices(BaseModel):
+    """Instance types with a given GPU and count, each in its cheapest region; cheapest overall first."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    gpu: str = Field(description="canonical GPU name the comparison used")
+    assumed: str | None = Field(description="set when an ambiguous GPU name was read as its stated default")
+    gpu_count: int
+    billing: Billing
+    options: list[RegionComparison] = Field(description="one per instance type that some region lists")
+    cheapest_instance_type: str | None
+    cheapest: RegionPrice | None
+    unpriced: list[str] = Field(description="types with this GPU and count that no region's price list names")
+
+
+def cheapest_region_for_gpu(gpu: str, gpu_count: int = 1, billing: Billing = "pay-as-you-go") -> GpuRegionPrices:
+    """Find where an instance with ``gpu_count`` x ``gpu`` is cheapest, across types and regions.
+
+    Args:
+        gpu: GPU name ('A10', 'L20', 'A100'); an ambiguous name with a stated default uses it and says so.
+        gpu_count: GPUs per instance.
+        billing: the billing mode to compare.
+
+    Raises:
+        UnknownNameError: unknown GPU, or an ambiguous name without a stated default (ask back).
+    """
+    from tools.catalog import choose_gpu, list_instances
+
+    choice = choose_gpu(gpu)
+    priced: list[RegionComparison] = []
+    unpriced: list[str] = []
+    for inst in list_instances(gpu=choice.gpu.name):
+        if inst.gpu_count != gpu_count:
+            continue
+        comparison = compare_regions(inst.instance_type, billing)
+        if comparison.cheapest is None:
+            unpriced.append(inst.instance_type)
+        else:
+            priced.append(comparison)
+    priced.sort(key=lambda c: c.cheapest.price_cny if c.cheapest else 0.0)
+    best = priced[0] if priced else None
+    return GpuRegionPrices(
+        gpu=choice.gpu.name, assumed=choice.assumed, gpu_count=gpu_count, billing=billing, options=priced,
+        cheapest_instance_type=best.instance_type if best else None, cheapest=best.cheapest if best else None,
+        unpriced=unpriced,
+    )

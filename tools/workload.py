@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from tools.errors import ToolInputError, validation_message
 from tools.memory_stack import VERSION_PATTERN, Framework, is_serving_engine
@@ -12,6 +13,8 @@ from tools.memory_stack import VERSION_PATTERN, Framework, is_serving_engine
 Task = Literal["inference", "full", "lora", "qlora"]
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 Quant = Literal["none", "gptq-int4", "gptq-int8", "awq-int4", "bnb-nf4", "bnb-int8", "fp8"]
+BillingBasis = Literal["pay-as-you-go", "subscription", "spot"]
+"""Which price ranks the options; the others are still shown beside it, each labelled."""
 
 DEFAULT_CONTEXT_TOKENS = 4096
 DEFAULT_TRAIN_SEQ_LEN = 2048
@@ -36,8 +39,11 @@ class Workload(BaseModel):
     train_tokens: float | None = Field(default=None, gt=0, le=1e14, description="tokens to train on")
     budget_cny_month: float | None = Field(default=None, gt=0, description="monthly budget, CNY")
     region: str | None = Field(
-        default=None, pattern=r"^[a-z]{2}-[a-z]+(?:-\d+)?$", description="Alibaba Cloud region id, e.g. cn-shanghai"
+        default=None,
+        description="Alibaba Cloud region id, e.g. cn-shanghai; 'any' compares regions and prices each option "
+        "in its cheapest one",
     )
+    billing: BillingBasis = Field(default="pay-as-you-go", description="the price that ranks the options")
     gpu: str | None = Field(default=None, description="only instances with this GPU")
     grad_ckpt: bool = True
     max_options: int = Field(default=5, gt=0, le=50)
@@ -45,6 +51,13 @@ class Workload(BaseModel):
     # Software stack (issue 12): None = vLLM-style serving for inference, HF Trainer for training.
     framework: Framework | None = Field(default=None, description="software stack the memory estimate models")
     framework_version: str | None = Field(default=None, max_length=40, pattern=VERSION_PATTERN)
+
+    @field_validator("region")
+    @classmethod
+    def _region_id(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"(?:[a-z]{2}-[a-z]+(?:-\d+)?|any)", value):
+            raise ValueError(f"{value!r} is not an Alibaba Cloud region id; use e.g. cn-shanghai, cn-beijing, or any")
+        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> Workload:

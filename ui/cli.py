@@ -16,7 +16,7 @@ from typing import NoReturn
 from tools.errors import ToolInputError
 
 # Order is the order shown in --help.
-_COMMAND_MODULES = ("core", "knowledge", "ask", "web", "slack")
+_COMMAND_MODULES = ("core", "prices", "knowledge", "ask", "web", "slack")
 
 
 class CommandError(Exception):

@@ -20,6 +20,7 @@ _PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 _OPTIMIZERS = ("adamw", "adamw-8bit", "paged-adamw", "paged-adamw-8bit", "sgd")
 _QUANTS = ("none", "gptq-int4", "gptq-int8", "awq-int4", "bnb-nf4", "bnb-int8", "fp8")
 _FRAMEWORKS = ("transformers", "vllm", "sglang", "tensorrt-llm", "deepspeed", "torchtune", "peft")
+_BILLINGS = ("pay-as-you-go", "subscription", "spot")
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -80,7 +81,14 @@ def _register_plan(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     p.add_argument("--seq-len", type=int, help="training sequence length")
     p.add_argument("--train-tokens", type=float, help="tokens to train on, e.g. 1e9")
     p.add_argument("--budget-cny-month", type=float)
-    p.add_argument("--region", help="e.g. cn-shanghai")
+    p.add_argument(
+        "--region", help="price and stock in this region, e.g. cn-shanghai; 'any' = each option's cheapest region"
+    )
+    p.add_argument(
+        "--billing", choices=_BILLINGS, default="pay-as-you-go",
+        help="the price that ranks options; the others are shown beside it",
+    )
+    p.add_argument("--offline", action="store_true", help="ignore live price snapshots (prices refresh)")
     p.add_argument("--gpu", help="only instances with this GPU, e.g. L20")
     p.add_argument("--max-options", type=int, default=5)
     p.add_argument("--include-retired", action="store_true")
@@ -166,7 +174,7 @@ def _estimate_batch(path: str) -> int:
 
 _PLAN_KEYS = (
     "model", "task", "precision", "quant", "context", "gen_tokens", "concurrency", "qps", "batch", "seq_len",
-    "train_tokens", "budget_cny_month", "region", "gpu", "max_options", "include_retired", "framework",
+    "train_tokens", "budget_cny_month", "region", "billing", "gpu", "max_options", "include_retired", "framework",
     "framework_version",
 )
 
@@ -174,7 +182,9 @@ _PLAN_KEYS = (
 def _plan(args: argparse.Namespace) -> int:
     from tools.plan import plan_deployment
     from tools.workload import parse_workload
+    from ui.commands.prices import use_price_sources
 
+    use_price_sources(args.offline)
     if media.is_media_model(args.model):
         return media.run_plan(args)
     media.refuse_media_flags(args)
@@ -187,7 +197,28 @@ def _plan(args: argparse.Namespace) -> int:
         from ui.tables import print_plan
 
         print_plan(result)
+        _print_billing(result)
     return 0
+
+
+def _print_billing(plan: Any) -> None:
+    """Each option's prices by billing mode, side by side and labelled: never one silently for another."""
+    priced = [(i, o) for i, o in enumerate(plan.options, start=1) if o.price_region]
+    if not priced:
+        return
+    print("prices by billing mode (all instances of the option, CNY)")
+    for i, o in priced:
+        month = "—" if o.price_cny_per_month is None else f"¥{o.price_cny_per_month:,.0f}/month ({o.price_month_basis})"
+        hourly = "—" if o.price_cny_per_hour is None else f"¥{o.price_cny_per_hour:,.2f}/h"
+        sub = "—"
+        if o.subscription_cny_per_month is not None:
+            sub = f"¥{o.subscription_cny_per_month:,.0f}/month (as of {o.subscription_as_of})"
+        spot = "—" if o.spot_cny_per_hour is None else f"¥{o.spot_cny_per_hour:,.2f}/h (can be reclaimed)"
+        where = f"{o.price_region}, {'live ' if o.price_live else ''}as of {o.price_as_of}"
+        if o.price_regions_compared:
+            where += f", cheapest of {o.price_regions_compared} region(s)"
+        print(f"  #{i} {o.instance_type} x{o.instances} [{where}]: pay-as-you-go {hourly}; monthly {month}; "
+              f"subscription {sub}; spot {spot}")
 
 
 def _instances(args: argparse.Namespace) -> int:

@@ -1,0 +1,178 @@
+"""The planner's prices: which region and billing mode an option is priced in, and how options rank.
+
+Kept apart from :mod:`tools.plan` (memory fit, layout, speed) so each stays readable. Every option carries
+its pay-as-you-go, subscription and spot prices in separate fields with their region and date; the
+ranking uses the billing mode the workload asks for and never mixes modes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from tools import catalog, prices
+from tools.prices import HOURS_PER_MONTH
+from tools.workload import BillingBasis, Workload
+
+if TYPE_CHECKING:
+    from tools.plan import DeploymentOption
+
+UNPRICED_SLOTS = 2
+
+
+def price_fields(inst: catalog.InstanceType, region: str | None, instances: int) -> dict[str, Any]:
+    """Return the price fields of a :class:`~tools.plan.DeploymentOption` for ``instances`` of ``inst``.
+
+    Args:
+        inst: the instance type.
+        region: a region id, 'any' (its cheapest listed region) or None (the default region order).
+        instances: how many instances the option rents; every price is for all of them.
+    """
+    quote, compared = _quote(inst, region)
+
+    def times(value: float | None, digits: int) -> float | None:
+        return round(value * instances, digits) if value is not None else None
+
+    return {
+        "price_cny_per_hour": times(quote.hourly, 2) if quote else None,
+        "price_cny_per_month": times(quote.monthly, 0) if quote else None,
+        "price_month_basis": quote.monthly_basis if quote else None,
+        "price_source": quote.source_line if quote else None,
+        "price_region": quote.region if quote else None,
+        "price_as_of": quote.as_of if quote else None,
+        "price_live": quote.live if quote else False,
+        "subscription_cny_per_month": times(quote.subscription_monthly, 0) if quote else None,
+        "subscription_as_of": quote.subscription_as_of if quote else None,
+        "spot_cny_per_hour": times(quote.spot_hourly, 2) if quote else None,
+        "price_regions_compared": compared,
+    }
+
+
+def _quote(inst: catalog.InstanceType, region: str | None) -> tuple[prices.PriceQuote | None, int | None]:
+    """Quote an option's prices; with region 'any' also count the regions compared."""
+    if region != prices.REGION_ANY:
+        return prices.quote(inst.instance_type, region), None
+    comparison = prices.compare_regions(inst.instance_type)
+    if comparison.cheapest is None:
+        return prices.quote(inst.instance_type), 0
+    return prices.quote(inst.instance_type, comparison.cheapest.region), len(comparison.regions)
+
+
+def region_problem(inst: catalog.InstanceType, region: str | None) -> str | None:
+    """Say why a type cannot be bought in the asked region (price list, live availability); None if it can."""
+    if region is None or region == prices.REGION_ANY:
+        return None
+    stock = prices.in_stock(inst.instance_type, region)
+    if stock is False:
+        return f"no zone of {region} has stock (live DescribeAvailableResource, {prices.live_snapshot_time()})"
+    if inst.regions and region not in inst.regions:
+        return f"not sold in {region} (Alibaba lists it in {', '.join(inst.regions)})"
+    listed = prices.listed_regions(inst.instance_type)
+    if listed and region not in listed and stock is None:
+        shown = ", ".join(listed[:4]) + (", ..." if len(listed) > 4 else "")
+        return f"not in {region}'s price list (listed in {shown})"
+    return None
+
+
+def ranked_options(options: list[DeploymentOption], limit: int, billing: BillingBasis) -> list[DeploymentOption]:
+    """Cheapest options under ``billing`` first, but keep room for the best unpriced ones.
+
+    Newer families (L20, H20-class) often have no list price in the data; ranking them after every
+    priced option would hide them entirely.
+    """
+    diverse = _diverse(sorted(options, key=lambda o: _rank_key(o, billing)))
+    priced = [o for o in diverse if _rank_price(o, billing) is not None]
+    unpriced = [o for o in diverse if _rank_price(o, billing) is None]
+    unpriced_kept = unpriced[: min(UNPRICED_SLOTS, limit // 2)]
+    kept = priced[: limit - len(unpriced_kept)]
+    kept += unpriced_kept
+    # Identity, not ==: pydantic equality compares every field and showed up in profiles.
+    kept_ids = {id(o) for o in kept}
+    kept += [o for o in diverse if id(o) not in kept_ids][: limit - len(kept)]
+    return _with_cheapest_tight(kept, priced, limit, billing)
+
+
+def _with_cheapest_tight(
+    kept: list[DeploymentOption], priced: list[DeploymentOption], limit: int, billing: BillingBasis
+) -> list[DeploymentOption]:
+    """Keep the cheapest tight fit in view when it undercuts every comfortable option shown.
+
+    Tight fits rank after comfortable ones, so with many comfortable layouts the cheap one-GPU option a
+    user asked about (e.g. LoRA on one A10) would vanish; it stays, last and marked tight.
+    """
+    tight = [o for o in priced if o.tight_fit]
+    if not tight or any(o is tight[0] for o in kept):
+        return kept
+    comfortable = [_rank_price(o, billing) for o in kept if not o.tight_fit]
+    cheapest = _rank_price(tight[0], billing)
+    if cheapest is None or any(p is not None and p <= cheapest for p in comfortable):
+        return kept
+    return [*kept[: limit - 1], tight[0]]
+
+
+def _rank_price(option: DeploymentOption, billing: BillingBasis) -> float | None:
+    """Return the price that ranks an option, CNY per hour (a subscription over 730 h); None = unknown."""
+    if billing == "spot":
+        return option.spot_cny_per_hour
+    if billing == "subscription":
+        monthly = option.subscription_cny_per_month
+        return monthly / HOURS_PER_MONTH if monthly is not None else None
+    return option.price_cny_per_hour
+
+
+def _rank_key(option: DeploymentOption, billing: BillingBasis) -> tuple[int, bool, float, int, bool, float]:
+    # Priced options first, comfortable fits before tight ones, then by the price of the whole deployment
+    # under the asked billing mode (the column users compare); unpriced ones by GPU count. TEE variants last.
+    tee = option.family.endswith("-tee")
+    price = _rank_price(option, billing)
+    if price is not None:
+        return (0, option.tight_fit, price, option.total_gpus, tee, -option.headroom_pct)
+    return (1, option.tight_fit, 0.0, option.total_gpus, tee, -option.headroom_pct)
+
+
+def _diverse(options: list[DeploymentOption]) -> list[DeploymentOption]:
+    """Keep the best option per (family, GPUs per instance): sizes that differ only in vCPU add noise."""
+    seen: set[tuple[str, int]] = set()
+    kept = []
+    for option in options:
+        key = (option.family.removesuffix("-tee"), option.gpu_count)
+        if key not in seen:
+            seen.add(key)
+            kept.append(option)
+    return kept
+
+
+def billing_text(billing: BillingBasis) -> str:
+    return {
+        "pay-as-you-go": "pay-as-you-go price per hour",
+        "subscription": "monthly subscription price (options without one after)",
+        "spot": "spot price per hour (options without one after; spot instances can be reclaimed)",
+    }[billing]
+
+
+def region_assumption(w: Workload) -> str:
+    if w.region == prices.REGION_ANY:
+        return "region any: each option is priced in the cheapest region whose price list names it"
+    if w.region:
+        return f"region {w.region}: prices and availability of that region only"
+    order = ", ".join(prices.DEFAULT_REGION_ORDER)
+    return f"no region asked: prices from the first of {order} that lists the type, else its cheapest region"
+
+
+def price_warnings(w: Workload, options: list[DeploymentOption]) -> list[str]:
+    out = []
+    if w.region == prices.REGION_ANY:
+        priced = [o for o in options if o.price_cny_per_hour is not None and o.price_region]
+        if priced:
+            best = min(priced, key=lambda o: o.price_cny_per_hour or 0.0)
+            out.append(
+                f"cheapest region: {best.price_region} for {best.instance_type} x{best.instances} at "
+                f"¥{best.price_cny_per_hour:,.2f}/h pay-as-you-go (as of {best.price_as_of}; "
+                f"{best.price_regions_compared} region(s) list it)"
+            )
+    elif w.region and w.region not in prices.price_regions():
+        out.append(f"no prices known for {w.region}; options there are unpriced")
+    if w.billing == "spot" and any(o.spot_cny_per_hour is not None for o in options):
+        out.append("spot instances can be reclaimed at short notice; use them for work that can restart")
+    if any(o.price_live for o in options):
+        out.append(f"live prices from DescribePrice, snapshot {prices.live_snapshot_time()}")
+    return out
