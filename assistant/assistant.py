@@ -11,13 +11,15 @@ import logging
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from assistant.agent import LLMEngine, LLMFailure
 from assistant.answer import Answer, AnswerEvent, Language, Message
 from assistant.language import detect_language
-from assistant.providers import EngineName, build_chat_model, engine_for, secret_values
+from assistant.providers import EngineName, engine_for
 from assistant.settings import Settings, knowledge_config_from_settings
 
 if TYPE_CHECKING:
+    # The LLM engine (LangChain, the OpenAI client) is imported only when one is configured: the
+    # offline path must start fast and work without the `llm` extra.
+    from assistant.agent import LLMEngine, LLMFailure
     from knowledge.base import KnowledgeBase
 
 log = logging.getLogger(__name__)
@@ -73,6 +75,8 @@ class Assistant:
             yield AnswerEvent(type="answer", answer=invalid)
             return
         if self._llm is not None:
+            from assistant.agent import LLMFailure
+
             try:
                 yield from self._llm.stream(question, turns)
                 return
@@ -153,6 +157,9 @@ def build_assistant(settings: Settings, *, knowledge_base: KnowledgeBase | None 
     kb = knowledge_base or KnowledgeBase(knowledge_config_from_settings(settings))
     llm = None
     if engine_for(settings) == "llm":
+        from assistant.agent import LLMEngine
+        from assistant.providers import build_chat_model, secret_values
+
         llm = LLMEngine(
             build_chat_model(settings),
             kb,

@@ -6,17 +6,19 @@ deterministic engine calls the very same functions, so both engines state the sa
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from knowledge.base import KnowledgeBase
 from knowledge.models import Passage
 from tools import catalog, prices
 from tools.memory import MemoryEstimate, estimate_memory, parse_request
 from tools.models import ModelArchitecture, resolve_model
 from tools.plan import Plan, plan_deployment
 from tools.workload import Precision, Quant, Task, parse_workload
+
+if TYPE_CHECKING:
+    from knowledge.base import KnowledgeBase  # numpy and the retrieval stack: not needed to describe the tools
 
 
 class InstanceList(BaseModel):
