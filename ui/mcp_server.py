@@ -123,8 +123,16 @@ def mount_mcp(app: FastAPI, settings: Settings, knowledge_base: Callable[[], Kno
     app.router.lifespan_context = lifespan
 
 
-def run_stdio(settings: Settings) -> None:
-    """Serve the tools over stdin/stdout until the client closes the connection."""
+def run_stdio(settings: Settings | None = None) -> None:
+    """Serve the tools over stdin/stdout until the client closes the connection.
+
+    Args:
+        settings: Application settings; read from the environment when None.
+    """
+    if settings is None:
+        from assistant.settings import Settings
+
+        settings = Settings()
     build_mcp_server(lazy_knowledge_base(settings)).run("stdio")
 
 

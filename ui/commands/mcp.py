@@ -22,8 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def run_mcp(args: argparse.Namespace) -> int:
     """Run ``gpu-advisor mcp`` until the client closes stdin."""
-    from assistant.settings import Settings
-    from ui.mcp_server import run_stdio
+    from ui.mcp_server import run_stdio  # without the SDK, the message names the 'mcp' extra
 
-    run_stdio(Settings())
+    run_stdio()
     return 0
