@@ -8,11 +8,15 @@ both the exact name and its family match.
 from __future__ import annotations
 
 import functools
+import gc
+import hashlib
 import logging
 import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,17 +40,72 @@ _STOPWORDS = frozenset(
 _EXTRA_WORDS = ("显存", "大模型", "裸金属", "抢占式", "卡数", "多卡", "单卡", "张量并行", "流水线并行")
 
 
+# Where jieba keeps its prefix-dictionary cache (building it from the word list takes seconds; loading
+# it, a fraction). Set from the knowledge config's data dir before the first Chinese text is tokenised.
+_dictionary_cache: list[Path] = []
+
+
+def use_dictionary_cache(directory: Path) -> None:
+    """Keep jieba's dictionary cache in ``directory`` (the first call wins; later ones are ignored)."""
+    if not _dictionary_cache:
+        _dictionary_cache.append(directory)
+
+
+@functools.cache
+def tokenizer_id() -> str:
+    """Return an id of the tokeniser's output: jieba's version and our rules (for caches of tokens)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        jieba_version = version("jieba")
+    except PackageNotFoundError:
+        jieba_version = "?"
+    rules = "|".join([jieba_version, _TOKEN_RE.pattern, _PART_RE.pattern, *sorted(_STOPWORDS), *_EXTRA_WORDS])
+    return hashlib.sha256(rules.encode()).hexdigest()[:16]
+
+
 @functools.cache
 def _jieba() -> jieba.Tokenizer:
     # Loading the dictionary takes about a second: do it once per process, on first use.
-    import jieba
-
+    jieba = _import_jieba()
     jieba.setLogLevel(logging.WARNING)
     tokenizer = jieba.Tokenizer()
-    tokenizer.initialize()
+    if _dictionary_cache:
+        try:
+            _dictionary_cache[0].mkdir(parents=True, exist_ok=True)
+            tokenizer.tmp_dir = str(_dictionary_cache[0])
+        except OSError:  # an unwritable data dir: jieba falls back to the system temp dir
+            pass
+    # The cached dictionary is half a million small objects: the cyclic GC would walk them again and
+    # again while they load (a third of the load time) and none of them can form a cycle.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        tokenizer.initialize()
+    finally:
+        if collecting:
+            gc.enable()
     for word in _EXTRA_WORDS:
         tokenizer.add_word(word)
     return tokenizer
+
+
+def _import_jieba() -> ModuleType:
+    # jieba reads its data files through pkg_resources when that imports, else with open(); importing
+    # pkg_resources (setuptools) costs a quarter of a second and warns that it is deprecated. Hide it
+    # for jieba's import only, unless something already loaded it.
+    import sys
+
+    if "jieba" in sys.modules or "pkg_resources" in sys.modules:
+        import jieba
+
+        return jieba
+    sys.modules["pkg_resources"] = None  # type: ignore[assignment]  # makes `import pkg_resources` fail
+    try:
+        import jieba
+    finally:
+        del sys.modules["pkg_resources"]
+    return jieba
 
 
 def has_cjk(text: str) -> bool:
