@@ -158,19 +158,28 @@ class BM25Index:
                 docs, weights = postings.setdefault(term, ([], []))
                 docs.append(index)
                 weights.append(tf * (k1 + 1.0) / (tf + norm[index]))
+        # Arrays are made per term on first use: a query touches a handful of the corpus's thousands of
+        # terms, and making them all up front was most of the cost of a cold start's first search.
+        self._lists = postings
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        for term, (docs, weights) in postings.items():
-            idf = math.log(1.0 + (self.size - len(docs) + 0.5) / (len(docs) + 0.5))
-            self._postings[term] = (np.array(docs, dtype=np.int64), np.array(weights) * idf)
 
     def scores(self, query: Sequence[str]) -> np.ndarray:
         """BM25 score of every document for the query tokens (each distinct token counted once)."""
         out = np.zeros(self.size, dtype=np.float64)
         for term in set(query):
-            posting = self._postings.get(term)
+            posting = self._posting(term)
             if posting is not None:
                 out[posting[0]] += posting[1]
         return out
+
+    def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        posting = self._postings.get(term)
+        if posting is None and term in self._lists:
+            docs, weights = self._lists[term]
+            idf = math.log(1.0 + (self.size - len(docs) + 0.5) / (len(docs) + 0.5))
+            posting = (np.array(docs, dtype=np.int64), np.array(weights) * idf)
+            self._postings[term] = posting  # same value from any thread: no lock needed
+        return posting
 
     def top(self, query: Sequence[str], n: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
         """Return the ``n`` best ``(document index, score)`` pairs with a positive score, best first.
