@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -74,14 +75,23 @@ def estimate_batch_s(env: dict[str, str], requests: int = 1000) -> float:
     return elapsed
 
 
+CPU_MEDIANS: dict[str, float] = {}
+"""Median CPU time (user + system) of each cold command: on a busy shared machine wall time mostly
+measures the queue for a core, CPU time what the command itself costs."""
+
+
 def cold_s(cmd: Sequence[str], env: dict[str, str], runs: int) -> float:
-    """Median wall time of ``cmd`` in a new process, after one untimed prime run."""
+    """Median wall time of ``cmd`` in a new process, after one untimed prime run (CPU median kept too)."""
     subprocess.run(cmd, capture_output=True, env=env, check=True)
-    times = []
+    times, cpu = [], []
     for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run(cmd, capture_output=True, env=env, check=True)
         times.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    CPU_MEDIANS[" ".join(cmd)] = statistics.median(cpu)
     return statistics.median(times)
 
 
@@ -147,6 +157,9 @@ def main() -> None:
         ratio = f"{value / target:>7.2f}" if target == target else f"{'':>7}"
         shown = f"{target:>8.3f}{unit:>2}" if target == target else f"{'-':>10}"
         print(f"{name:34} {value:>8.3f}{unit:>2} {shown} {ratio}")
+    print("CPU time (user + system) of the cold commands, median:")
+    for cmd, cpu in CPU_MEDIANS.items():
+        print(f"  {cpu:6.3f} s  {cmd.replace(str(_SCRIPT), 'gpu-advisor').replace(sys.executable, 'python')}")
     print(f"plan cold / python -c pass: {plan_cold / baseline:.1f}x (target <= 10x)")
     print(f"cold ask answer == warm answer from the Chroma store: {'yes' if same else 'NO'}")
     print(f"median of {args.runs} cold runs each; load average before {load_before[0]:.2f}, after {load_after[0]:.2f}")

@@ -16,10 +16,11 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from knowledge.jieba_index import import_jieba, small_tokenizer, write_index
 
 if TYPE_CHECKING:
     import jieba
@@ -35,6 +36,8 @@ _STOPWORDS = frozenset(
     的 了 是 吗 呢 吧 啊 和 与 及 或 在 我 我们 你 你们 要 想 请 什么 怎么 怎样 如何 哪个 哪些 多少
     一个 这个 那个 可以 能 会 就 都 也 还 对 把 被 给 用 为 为了 以及 还是 需要""".split()
 )
+
+_SMALL_TEXT_CHARS = 200  # Chinese characters up to which a text (a query) is segmented from the on-disk index
 
 # Domain words jieba's general dictionary splits badly.
 _EXTRA_WORDS = ("显存", "大模型", "裸金属", "抢占式", "卡数", "多卡", "单卡", "张量并行", "流水线并行")
@@ -67,7 +70,7 @@ def tokenizer_id() -> str:
 @functools.cache
 def _jieba() -> jieba.Tokenizer:
     # Loading the dictionary takes about a second: do it once per process, on first use.
-    jieba = _import_jieba()
+    jieba = import_jieba()
     jieba.setLogLevel(logging.WARNING)
     tokenizer = jieba.Tokenizer()
     if _dictionary_cache:
@@ -87,25 +90,25 @@ def _jieba() -> jieba.Tokenizer:
             gc.enable()
     for word in _EXTRA_WORDS:
         tokenizer.add_word(word)
+    index = _index_path()
+    if index is not None and not index.is_file():
+        write_index(tokenizer, index)
     return tokenizer
 
 
-def _import_jieba() -> ModuleType:
-    # jieba reads its data files through pkg_resources when that imports, else with open(); importing
-    # pkg_resources (setuptools) costs a quarter of a second and warns that it is deprecated. Hide it
-    # for jieba's import only, unless something already loaded it.
-    import sys
+def _index_path() -> Path | None:
+    return _dictionary_cache[0] / f"jieba-{tokenizer_id()}.sqlite3" if _dictionary_cache else None
 
-    if "jieba" in sys.modules or "pkg_resources" in sys.modules:
-        import jieba
 
-        return jieba
-    sys.modules["pkg_resources"] = None  # type: ignore[assignment]  # makes `import pkg_resources` fail
-    try:
-        import jieba
-    finally:
-        del sys.modules["pkg_resources"]
-    return jieba
+def _segmenter(runs: Sequence[str]) -> jieba.Tokenizer:
+    # The full dictionary once it is loaded; until then a short text (a query) uses the on-disk index,
+    # which gives the same tokens without loading half a million entries.
+    index = _index_path()
+    if index is not None and _jieba.cache_info().currsize == 0 and sum(map(len, runs)) <= _SMALL_TEXT_CHARS:
+        small = small_tokenizer(index, runs)
+        if small is not None:
+            return small
+    return _jieba()
 
 
 def has_cjk(text: str) -> bool:
@@ -119,11 +122,13 @@ def tokenize(text: str) -> list[str]:
     ``"ecs.gn7i-c8g1.2xlarge 显存多少"`` gives ``["ecs.gn7i-c8g1.2xlarge", "ecs", "gn7i", "c8g1",
     "2xlarge", "显存"]``.
     """
+    words = [match.group() for match in _TOKEN_RE.finditer(text.lower())]
+    runs = [word for word in words if has_cjk(word[0])]
+    segmenter = _segmenter(runs) if runs else None
     tokens: list[str] = []
-    for match in _TOKEN_RE.finditer(text.lower()):
-        word = match.group()
-        if has_cjk(word[0]):
-            tokens.extend(t for t in _jieba().cut_for_search(word) if t not in _STOPWORDS)
+    for word in words:
+        if segmenter is not None and has_cjk(word[0]):
+            tokens.extend(t for t in segmenter.cut_for_search(word) if t not in _STOPWORDS)
             continue
         if word not in _STOPWORDS:
             tokens.append(word)
