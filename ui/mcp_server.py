@@ -66,7 +66,8 @@ def build_mcp_server(knowledge_base: Callable[[], KnowledgeBase]) -> MCPServer:
         knowledge_base: Returns the knowledge base for ``search_guidance``; called on the first search
             only, so listing tools or planning never loads the index or the embedding model.
     """
-    # WARNING: the SDK logs every rejected call at INFO, and stderr is the stdio client's log.
+    # At WARNING, not the SDK's INFO: it would log every rejected call, and stderr is a stdio client's log.
+    # (The SDK only configures logging when nothing has; the CLI always has by then.)
     server: MCPServer = MCPServer(
         name="gpu-advisor", instructions=_INSTRUCTIONS, version=_version(), log_level="WARNING"
     )
