@@ -11,7 +11,6 @@ import logging
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from assistant.agent import LLMEngine, LLMFailure
 from assistant.answer import Answer, AnswerEvent, Language, Message
 from assistant.language import detect_language
 from assistant.providers import EngineName, engine_for
@@ -20,6 +19,9 @@ from tools import prices
 from tools.price_snapshot import snapshot_root
 
 if TYPE_CHECKING:
+    # The LLM engine (LangChain, the OpenAI client) is imported only when one is configured: the
+    # offline path must start fast and work without the `llm` extra.
+    from assistant.agent import LLMEngine, LLMFailure
     from knowledge.base import KnowledgeBase
 
 log = logging.getLogger(__name__)
@@ -75,6 +77,8 @@ class Assistant:
             yield AnswerEvent(type="answer", answer=invalid)
             return
         if self._llm is not None:
+            from assistant.agent import LLMFailure
+
             try:
                 yield from self._llm.stream(question, turns)
                 return
@@ -155,5 +159,9 @@ def build_assistant(settings: Settings, *, knowledge_base: KnowledgeBase | None 
     # Every price lookup of this process then includes the newest live snapshot, if a refresh wrote one.
     prices.use_live_prices(None if settings.prices_offline else snapshot_root(settings.data_dir))
     kb = knowledge_base or KnowledgeBase(knowledge_config_from_settings(settings))
-    llm = LLMEngine.from_settings(settings, kb) if engine_for(settings) == "llm" else None
+    llm = None
+    if engine_for(settings) == "llm":
+        from assistant.agent import LLMEngine
+
+        llm = LLMEngine.from_settings(settings, kb)
     return Assistant(OfflineEngine(kb), llm)

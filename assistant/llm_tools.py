@@ -40,16 +40,7 @@ REJECTIONS_SHOWN = 6
 INSTANCES_SHOWN = 12
 PASSAGE_CHARS = 1500
 
-_DOMAIN_TOOLS: tuple[Callable[..., Any], ...] = (
-    toolbox.plan_gpu_deployment,
-    toolbox.estimate_gpu_memory,
-    toolbox.find_instance_types,
-    toolbox.gpu_specs,
-    toolbox.price_of_instance,
-    toolbox.compare_region_prices,
-    toolbox.cheapest_region_for_gpu,
-    toolbox.model_card,
-)
+_DOMAIN_TOOLS = toolbox.DOMAIN_TOOLS
 
 # ---------------------------------------------------------------------------------------------------
 # What the model sees of each tool result.

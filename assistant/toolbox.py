@@ -6,17 +6,20 @@ deterministic engine calls the very same functions, so both engines state the sa
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from knowledge.base import KnowledgeBase
 from knowledge.models import Passage
 from tools import catalog, prices
 from tools.memory import MemoryEstimate, estimate_memory, parse_request
 from tools.models import ModelArchitecture, resolve_model
 from tools.plan import Plan, plan_deployment
 from tools.workload import BillingBasis, Precision, Quant, Task, parse_workload
+
+if TYPE_CHECKING:
+    from knowledge.base import KnowledgeBase  # numpy and the retrieval stack: not needed to describe the tools
 
 
 class InstanceList(BaseModel):
@@ -235,3 +238,16 @@ class GuidanceSearch:
             k: Number of passages to return (1-8).
         """
         return self._kb.search(query, k=max(1, min(k, 8)))
+
+
+DOMAIN_TOOLS: tuple[Callable[..., Any], ...] = (
+    plan_gpu_deployment,
+    estimate_gpu_memory,
+    find_instance_types,
+    gpu_specs,
+    price_of_instance,
+    compare_region_prices,
+    cheapest_region_for_gpu,
+    model_card,
+)
+"""The domain tools every agent face offers (the LLM engine, the MCP server), in the order they list them."""

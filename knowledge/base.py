@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -13,10 +14,12 @@ from knowledge.chunking import Chunk, chunk_documents
 from knowledge.config import KnowledgeConfig
 from knowledge.documents import Document, Lang, load_documents
 from knowledge.embeddings import Embedder, make_embedder
+from knowledge.keyword import use_dictionary_cache
 from knowledge.models import Passage
 from knowledge.retrieval import FusionParams, HybridRetriever, SearchMode
 from knowledge.shipped_vectors import load_shipped, text_key
-from knowledge.store import ChunkStore, open_client
+from knowledge.snapshot import load_snapshot, save_snapshot, snapshot_path
+from knowledge.store import ChunkStore, collection_name, open_client
 
 ProgressCallback = Callable[[int, int], None]
 """Called as ``progress(done, total)`` while chunks are embedded."""
@@ -57,6 +60,8 @@ class KnowledgeBase:
 
     Reads the documents once, when first needed. The first search builds or refreshes the index
     automatically (embedding only new and changed sections); :meth:`build_index` does it explicitly.
+    With the embedded store, a start whose chunks match the last sync searches the in-memory snapshot
+    of that sync instead of opening Chroma (see :mod:`knowledge.snapshot`).
     Thread-safe: a lock serialises index builds, searches only read.
     """
 
@@ -85,6 +90,7 @@ class KnowledgeBase:
         self._store: ChunkStore | None = None
         self._retriever: HybridRetriever | None = None
         self._report: IndexReport | None = None
+        use_dictionary_cache(config.data_dir / "cache")
 
     @property
     def documents(self) -> tuple[Document, ...]:
@@ -108,7 +114,7 @@ class KnowledgeBase:
         """
         with self._lock:
             if self._report is None:
-                self._report = self._sync(progress)
+                self._report = self._from_snapshot() or self._sync(progress)
             return self._report
 
     def build_index(self, progress: ProgressCallback | None = None) -> IndexReport:
@@ -153,6 +159,9 @@ class KnowledgeBase:
         self._store.delete(removed)
         from_shipped = self._embed_and_store(todo, progress)
         self._retriever = HybridRetriever(chunks, self._store, self.embedder, self._fusion)
+        if not self.config.chroma_host:
+            vectors = self._store.vectors([c.chunk_id for c in chunks])
+            save_snapshot(self._snapshot_path(), chunks, self.embedder.model_id, vectors, self._retriever.tokens)
         added = sum(1 for c in todo if c.chunk_id not in stored)
         return IndexReport(
             collection=self._store.name,
@@ -165,6 +174,31 @@ class KnowledgeBase:
             from_shipped=from_shipped,
             seconds=round(time.perf_counter() - start, 3),
         )
+
+    def _from_snapshot(self) -> IndexReport | None:
+        """Search the snapshot of the last sync when it matches the chunks; None when it cannot be used."""
+        if self.config.chroma_host:  # a Chroma server is the shared source of truth: always ask it
+            return None
+        start = time.perf_counter()
+        chunks = self.chunks
+        found = load_snapshot(self._snapshot_path(), chunks, self.embedder.model_id)
+        if found is None:
+            return None
+        vectors, tokens = found
+        self._retriever = HybridRetriever(chunks, vectors, self.embedder, self._fusion, tokens=tokens)
+        return IndexReport(
+            collection=collection_name(self.embedder.model_id),
+            embedding_model=self.embedder.model_id,
+            chunks=len(chunks),
+            added=0,
+            updated=0,
+            removed=0,
+            unchanged=len(chunks),
+            seconds=round(time.perf_counter() - start, 3),
+        )
+
+    def _snapshot_path(self) -> Path:
+        return snapshot_path(self.config.data_dir, self.embedder.model_id)
 
     def _embed_and_store(self, todo: list[Chunk], progress: ProgressCallback | None) -> int:
         """Store vectors for ``todo``; return how many came from the shipped file instead of the model."""

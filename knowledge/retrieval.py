@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,7 +27,6 @@ from knowledge.documents import LANGS, Lang
 from knowledge.embeddings import Embedder
 from knowledge.keyword import BM25Index, tokenize
 from knowledge.models import Passage
-from knowledge.store import ChunkStore
 
 SearchMode = Literal["hybrid", "dense", "keyword"]
 
@@ -94,23 +93,41 @@ class FusionParams(BaseModel):
     candidates: int = Field(default=50, ge=1)
 
 
+class VectorIndex(Protocol):
+    """Nearest chunks by vector: the Chroma store, or its in-memory snapshot."""
+
+    def query(self, vector: np.ndarray, n: int, langs: Sequence[str] | None = None) -> list[tuple[str, float]]:
+        """Return the ``n`` nearest chunks as ``(chunk_id, cosine similarity)``, best first."""
+        ...
+
+
 class HybridRetriever:
     """Searches a fixed set of chunks; the BM25 index and name sets live in memory."""
 
     def __init__(
         self,
         chunks: Sequence[Chunk],
-        store: ChunkStore,
+        store: VectorIndex,
         embedder: Embedder,
         params: FusionParams | None = None,
+        tokens: Sequence[list[str]] | None = None,
     ) -> None:
-        """Index ``chunks`` for keywords and names; dense vectors come from ``store``."""
+        """Index ``chunks`` for keywords and names; dense vectors come from ``store``.
+
+        Args:
+            chunks: The chunks to search.
+            store: Their vectors.
+            embedder: Embeds queries in the store's vector space.
+            params: Fusion weights.
+            tokens: ``tokenize(chunk.embed_text)`` of each chunk, when already known (a snapshot).
+        """
         self.chunks = list(chunks)
         self.params = params or FusionParams()
         self._store = store
         self._embedder = embedder
         self._by_id = {c.chunk_id: i for i, c in enumerate(self.chunks)}
-        self._bm25 = BM25Index([tokenize(c.embed_text) for c in self.chunks])
+        self.tokens = list(tokens) if tokens is not None else [tokenize(c.embed_text) for c in self.chunks]
+        self._bm25 = BM25Index(self.tokens)
         self._names = [extract_names(c.embed_text).keys() for c in self.chunks]
         self._langs = {lang: np.array([c.lang == lang for c in self.chunks], dtype=bool) for lang in LANGS}
 

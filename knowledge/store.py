@@ -104,6 +104,14 @@ class ChunkStore:
             metadatas=[_metadata(c) for c in chunks],
         )
 
+    def vectors(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """``chunk_id -> vector`` of the given stored chunks (for the in-memory snapshot)."""
+        if not chunk_ids:
+            return {}
+        got = self._collection.get(ids=list(chunk_ids), include=["embeddings"])
+        rows = got["embeddings"] if got["embeddings"] is not None else []
+        return {cid: np.asarray(row, dtype=np.float32) for cid, row in zip(got["ids"], rows, strict=True)}
+
     def delete(self, chunk_ids: Sequence[str]) -> None:
         """Remove chunks by id."""
         if chunk_ids:

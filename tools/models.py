@@ -230,7 +230,8 @@ def suggest_models(text: str, limit: int = 3) -> list[str]:
 
 def _load_rows(path: Path) -> list[RegistryRow]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        # libyaml's parser when PyYAML has it (its wheels do): ~20x faster, same results.
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, yaml.YAMLError) as exc:
         raise ModelRegistryError(f"{path}: cannot be read: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("models"), list):

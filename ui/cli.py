@@ -2,7 +2,8 @@
 
 Each subcommand lives in ``ui/commands/<area>.py`` and exposes ``register(subparsers)``. Registering only
 builds argparse parsers; the handlers import heavy libraries (Chroma, LangChain, Gradio) when they run, so
-``gpu-advisor --help`` stays fast.
+``gpu-advisor --help`` stays fast and every command is listed even when its extra is not installed;
+running one without its extra prints the ``pip install 'gpu-advisor[EXTRA]'`` line to use.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import sys
 from typing import NoReturn
 
 from tools.errors import ToolInputError
+from ui.extras import MissingExtraError, as_missing_extra
 
 # Order is the order shown in --help.
-_COMMAND_MODULES = ("core", "prices", "knowledge", "ask", "web", "slack")
+_COMMAND_MODULES = ("core", "prices", "knowledge", "ask", "web", "slack", "mcp")
 
 
 class CommandError(Exception):
@@ -57,7 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
     try:
         code = args.handler(args)
-    except (ToolInputError, CommandError) as exc:
+    except (ToolInputError, CommandError, MissingExtraError) as exc:
         print(f"gpu-advisor: error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     except KeyboardInterrupt:
@@ -65,6 +67,10 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         raise SystemExit(0) from None
     except Exception as exc:  # a bug: details to the log, one line to the user
+        missing = as_missing_extra(exc, f"'gpu-advisor {args.command}'")
+        if missing is not None:  # not a bug: an optional extra is not installed
+            print(f"gpu-advisor: error: {missing}", file=sys.stderr)
+            raise SystemExit(2) from None
         logging.getLogger(__name__).debug("unexpected error", exc_info=True)
         print(f"gpu-advisor: internal error: {type(exc).__name__}: {exc} (rerun with -v for details)", file=sys.stderr)
         raise SystemExit(1) from None

@@ -70,6 +70,10 @@ def create_app(settings: Settings, *, assistant: Assistant | None = None) -> Fas
 
         mount_slack_http(app, settings, assistant)
 
+    from ui.mcp_server import mount_mcp  # the toolbox for MCP clients (streamable HTTP) at /mcp
+
+    mount_mcp(app, settings)
+
     from ui.chat import mount_chat  # Gradio takes seconds to import: only when a server is built
 
     mount_chat(app, assistant, app.state.feedback, concurrency=settings.web_concurrency)
