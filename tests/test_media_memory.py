@@ -112,3 +112,21 @@ def test_sizes_are_validated() -> None:
         MediaRequest(model="sdxl", width=1024)
     with pytest.raises(ValueError):
         MediaRequest(model="sdxl", batch=0)
+
+
+def test_quantised_dtypes_reach_speech_and_embedding_weights_and_text_encoders_only_when_asked() -> None:
+    whisper16 = estimate_media_memory({"model": "whisper v3"})
+    whisper8 = estimate_media_memory({"model": "whisper v3", "dtype": "int8"})
+    assert sum(whisper8.component_weights_gib.values()) == pytest.approx(
+        sum(whisper16.component_weights_gib.values()) / 2, rel=0.01)
+    flux = estimate_media_memory({"model": "flux dev", "dtype": "nf4"})
+    flux_all = estimate_media_memory({"model": "flux dev", "dtype": "nf4", "quantize_text_encoders": True})
+    t5 = "text_encoder_2 (T5-XXL encoder)"
+    assert flux.component_weights_gib[t5] == pytest.approx(4 * flux_all.component_weights_gib[t5], rel=0.01)
+
+
+def test_beam_search_copies_the_encoder_output_per_beam() -> None:
+    one = estimate_media_memory({"model": "whisper v3"})
+    five = estimate_media_memory({"model": "whisper v3", "beams": 5})
+    cache = [{s.stage: s.activations_gib for s in e.stages}["decoder"] for e in (one, five)]
+    assert cache[1] == pytest.approx(5 * cache[0])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -128,3 +129,64 @@ def test_a_bf16_pipeline_is_not_planned_on_a_gpu_without_bf16() -> None:
     plan = plan_media({"request": {"model": "flux dev", "offload": "model"}, "images_per_hour": 100})
     assert all(o.gpu_model != "V100-32GB" for o in plan.options)
     assert any("no BF16 support" in r.reason for r in plan.rejected if r.gpu_model == "V100-32GB")
+
+
+def test_a_reranker_is_sized_by_every_query_candidate_pair() -> None:
+    base = {"request": {"model": "bge-reranker-v2-m3"}, "qps": 50, "doc_tokens": 512}
+    alone = plan_media(base).options[0]
+    reranking = plan_media({**base, "candidates": 100}).options[0]
+    # 50 queries/s x 100 candidates x (512 + 32) tokens: the fleet must cover that token rate.
+    tokens_per_hour = 50 * (32 + 100 * (512 + 32)) * 3600 / 1e6
+    assert reranking.load_gpus * reranking.speed_per_gpu.items_per_hour >= tokens_per_hour
+    assert reranking.load_gpus > 10 * alone.load_gpus
+    with pytest.raises(ToolInputError, match="scores --candidates per query"):
+        plan_media({"request": {"model": "bge-reranker-v2-m3"}, "docs": 100})
+
+
+def test_budget_and_region_are_honoured() -> None:
+    cheap = plan_media({"request": {"model": "sdxl"}, "images_per_hour": 100, "budget_cny_month": 100})
+    assert all((o.price_cny_per_month or 0) <= 100 for o in cheap.options)
+    assert any(r.reason.startswith("over budget") for r in cheap.rejected)
+    with pytest.raises(ValueError, match="not an Alibaba Cloud region id"):
+        MediaWorkload.model_validate({"request": {"model": "sdxl"}, "region": "mars-1"})
+    beijing = plan_media({"request": {"model": "sdxl"}, "images_per_hour": 100, "region": "cn-beijing"})
+    assert all(o.price_region in (None, "cn-beijing") for o in beijing.options)
+
+
+def test_quantised_pipelines_keep_a_wider_margin_and_nothing_fitting_names_what_would() -> None:
+    fp8 = plan_media({"request": {"model": "flux dev", "dtype": "fp8"}, "images_per_hour": 50})
+    assert all(o.tight_fit == (o.headroom_pct < 30) for o in fp8.options)
+    assert any("16-bit" in w for w in fp8.warnings)
+    none = plan_media({"request": {"model": "flux dev"}, "images_per_hour": 5, "gpu": "A10"})
+    assert not none.options
+    assert any(w.startswith("nothing fits FLUX.1 [dev] on A10") and "--offload model" in w for w in none.warnings)
+
+
+def test_cli_refuses_llm_flags_for_media_models_and_suggests_media_names() -> None:
+    for args, message in (
+        (("estimate", "--model", "sdxl", "--precision", "int4"), "--precision applies to text LLMs"),
+        (("estimate", "--model", "sdxl", "--framework", "vllm"), "--framework applies to text LLMs"),
+        (("plan", "--model", "sdxl", "--images-per-hour", "10", "--within-hours", "2"), "--within-hours"),
+        (("estimate", "--model", "qwen2.5-vl-7b", "--task", "lora"), "fine-tuning is not modelled"),
+        (("estimate", "--model", "qwen2.5-vl-7b", "--beams", "3"), "--beams does not apply"),
+        (("estimate", "--model", "wan2.2"), "Wan2.1-T2V-1.3B"),
+    ):
+        out = run(*args)
+        assert out.returncode == 2 and message in out.stderr, (args, out.stderr)
+
+
+def test_cli_estimate_from_jsonl_knows_media_models(tmp_path: Path) -> None:
+    path = tmp_path / "req.jsonl"
+    lines = ['{"model": "sdxl"}', '{"model": "Qwen2.5-VL-7B", "images_per_request": 2}', '{"model": "sdxl", "x": 1}']
+    path.write_text("\n".join(lines) + "\n")
+    out = run("estimate", "--from", str(path))
+    results = [json.loads(line) for line in out.stdout.splitlines()]
+    assert results[0]["kind"] == "diffusion"
+    assert results[1]["image_tokens_per_request"] == 2 * 37 * 37
+    assert "error" in results[2] and "line 3" in results[2]["error"]
+
+
+def test_models_lists_the_media_registry() -> None:
+    out = run("models", "--kind", "media", "--json")
+    assert out.returncode == 0
+    assert {"sdxl", "whisper v3"} & {a for m in json.loads(out.stdout) for a in m["aliases"]}

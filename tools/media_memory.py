@@ -18,9 +18,13 @@ Assumptions and limits
   runs (``benchmarks/data/media_memory_dev.csv``) and checked on other rows in ``benchmarks/``.
 * The VAE decodes in the pipeline dtype; ``vae_tiling`` caps the decoded area at one 512x512 tile (plus
   overlap). A video VAE decodes ``temporal_compression`` frames at a time.
-* Quantised dtypes (fp8, int8, nf4) apply to the denoiser and to text encoders over 1B parameters, as the
-  diffusers quantisation configs do; smaller encoders and the VAE stay in 16-bit. Loaders keep norms and
-  embeddings in 16-bit, which adds a few percent that is not modelled.
+* Quantised dtypes (fp8, int8, nf4) apply to a diffusion pipeline's denoiser (diffusers' per-component
+  ``quantization_config``), to its large text encoders only with ``quantize_text_encoders``, never to the
+  VAE; speech, embedding and reranker models quantise every component (CTranslate2 and bitsandbytes
+  quantise all linear layers). Loaders keep norms and embeddings in 16-bit; that is not modelled here, so
+  the planner keeps a wider margin for quantised pipelines.
+* Beam search copies the encoder output per beam (transformers' ``_expand_inputs_for_generation``), so
+  Whisper's cross-attention cache grows with the beams as the self-attention cache does.
 * ``max_memory_allocated``-style figures; what nvidia-smi shows adds the CUDA context
   (:data:`tools.memory_terms.CUDA_CONTEXT_GIB`).
 """
@@ -73,6 +77,9 @@ class MediaRequest(BaseModel):
     frames: int | None = Field(default=None, ge=1, le=MAX_FRAMES, description="video frames; None = default")
     offload: Offload = "none"
     text_encoders_on_cpu: bool = Field(default=False, description="encode prompts on the CPU (Wan's --t5_cpu)")
+    quantize_text_encoders: bool = Field(
+        default=False, description="diffusion: quantise text encoders over 1B parameters too (T5-XXL ...)"
+    )
     vae_tiling: bool = False
     attention_slicing: bool = False
     seq_tokens: int | None = Field(default=None, ge=1, description="embedding/reranker tokens per sequence")
@@ -121,20 +128,25 @@ class MediaMemoryEstimate(BaseModel):
     assumptions: list[str]
 
 
-def component_dtype(component: Component, dtype: Dtype) -> Dtype:
-    """Dtype a component is held in: quantised dtypes reach only the denoiser and large text encoders."""
+def component_dtype(component: Component, dtype: Dtype, quantize_text_encoders: bool = False) -> Dtype:
+    """Dtype a component is held in.
+
+    Quantised dtypes reach every component of speech and embedding models (roles encoder/decoder), a
+    diffusion pipeline's denoiser, and its text encoders over 1B parameters only when asked; a VAE and
+    small text encoders stay in 16-bit.
+    """
     if dtype in ("fp32", "fp16", "bf16"):
         return dtype
-    if component.role == "denoiser" or (
-        component.role in ("text_encoder", "encoder", "decoder") and component.params > _QUANTIZABLE_ENCODER_PARAMS
-    ):
+    if component.role in ("denoiser", "encoder", "decoder"):
+        return dtype
+    if component.role == "text_encoder" and quantize_text_encoders and component.params > _QUANTIZABLE_ENCODER_PARAMS:
         return dtype
     return "bf16"
 
 
-def weights_bytes(component: Component, dtype: Dtype) -> float:
+def weights_bytes(component: Component, dtype: Dtype, quantize_text_encoders: bool = False) -> float:
     """Bytes of one component's weights at the dtype it is held in."""
-    return component.params * DTYPE_BYTES[component_dtype(component, dtype)]
+    return component.params * DTYPE_BYTES[component_dtype(component, dtype, quantize_text_encoders)]
 
 
 def activation_bytes_per_value(dtype: Dtype) -> int:
@@ -175,17 +187,17 @@ def vae_decode_bytes(model: MediaModel, width: int, height: int, batch: int, dty
 
 
 def decoder_cache_bytes(model: MediaModel, streams: int, beams: int, dtype: Dtype) -> float:
-    """Bytes of a speech decoder's cache.
+    """Bytes of a speech decoder's cache for every beam of every stream.
 
-    Cross-attention keys/values over the encoder frames, once per stream, and self-attention keys/values
-    of the window's tokens for every beam.
+    Cross-attention keys/values over the encoder frames and self-attention keys/values of the window's
+    tokens; beam search expands the encoder output per beam, so both grow with the beams.
     """
     if model.tokens_per_audio_s is None:
         return 0.0
     assert model.decoder_layers and model.hidden_size and model.window_s and model.encoder_frames
     tokens = model.tokens_per_audio_s * model.window_s
     per_position = model.decoder_layers * 2 * model.hidden_size * activation_bytes_per_value(dtype)
-    return streams * per_position * (model.encoder_frames + tokens * beams)
+    return streams * beams * per_position * (model.encoder_frames + tokens)
 
 
 def encoder_activation_bytes(model: MediaModel, tokens: int, batch: int, dtype: Dtype) -> float:
@@ -211,7 +223,7 @@ def estimate_media_memory(req: MediaRequest | dict[str, object]) -> MediaMemoryE
     model = resolve_media_model(r.model)
     dtype = r.dtype or model.default_dtype
     _check_applicable(model, r)
-    weights = {c.name: weights_bytes(c, dtype) for c in model.components}
+    weights = {c.name: weights_bytes(c, dtype, r.quantize_text_encoders) for c in model.components}
     if model.kind == "diffusion":
         stages, tokens, notes = _diffusion_stages(model, r, dtype, weights)
     else:
@@ -241,7 +253,8 @@ def _check_applicable(model: MediaModel, r: MediaRequest) -> None:
         for flag, value in (("--resolution", r.width), ("--frames", r.frames)):
             if value is not None:
                 raise ToolInputError(f"{flag} applies to image and video generation, not to {model.display_name}")
-        if r.offload != "none" or r.vae_tiling or r.attention_slicing or r.text_encoders_on_cpu:
+        if r.offload != "none" or r.vae_tiling or r.attention_slicing or r.text_encoders_on_cpu or (
+                r.quantize_text_encoders):
             raise ToolInputError(f"diffusers memory options apply to diffusion pipelines, not to {model.display_name}")
     if r.frames is not None and not model.is_video:
         raise ToolInputError(f"{model.display_name} makes images; --frames applies to video models")
@@ -328,8 +341,8 @@ def _encoder_stages(
         stages = [StagePeak(stage="encoder", weights_gib=resident, activations_gib=enc)]
         if model.tokens_per_audio_s is not None:
             notes.append(
-                f"decoder cache: cross-attention over {model.encoder_frames:,} encoder frames per stream, "
-                f"{model.tokens_per_audio_s * model.window_s:g} tokens per window for each of {r.beams} beam(s)"
+                f"decoder cache: cross-attention over {model.encoder_frames:,} encoder frames and "
+                f"{model.tokens_per_audio_s * model.window_s:g} tokens per window, for each of {r.beams} beam(s)"
             )
             stages.append(StagePeak(stage="decoder", weights_gib=resident, activations_gib=cache))
         else:

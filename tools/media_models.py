@@ -9,6 +9,7 @@ autoregressive, a decoder); an embedding or reranker model is one encoder.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -189,6 +190,25 @@ def resolve_media_model(name: str) -> MediaModel:
     close = [m.name for m in load_media_models() if key and (key in normalize_name(m.name) or any(
         key in normalize_name(a) for a in m.aliases))]
     raise UnknownNameError("model", name, close[:3] or [m.name for m in load_media_models()][:3])
+
+
+_GENERIC_WORDS = frozenset({"qwen", "large", "base", "small", "medium", "instruct", "chat", "turbo", "dev", "zh",
+                            "en", "v", "b", "xl", "t", "i"})
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z]+", text.lower()) if w not in _GENERIC_WORDS}
+
+
+def suggest_media_models(text: str, limit: int = 3) -> list[str]:
+    """Name registered non-LLM models sharing a distinctive word with ``text`` ("wan2.2" -> Wan2.1)."""
+    words = _words(text)
+    scored = []
+    for model in load_media_models():
+        shared = words & set().union(*(_words(s) for s in (model.name, *model.aliases)))
+        if shared:
+            scored.append((-len(shared), model.name))
+    return [name for _, name in sorted(scored)[:limit]]
 
 
 def list_media_models(kind: MediaKind | None = None) -> list[MediaModel]:

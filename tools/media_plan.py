@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tools import catalog
 from tools.errors import ToolInputError
@@ -18,14 +18,23 @@ from tools.media_memory import MediaMemoryEstimate, MediaRequest, estimate_media
 from tools.media_models import MediaModel, resolve_media_model
 from tools.media_speed import MediaSpeed, diffusion_speed, encoder_speed, replicas_for, speech_speed
 from tools.plan import USABLE_FRACTION_HBM, USABLE_FRACTION_OTHER, Rejection
-from tools.plan_pricing import price_fields, region_problem
+from tools.plan_pricing import price_fields, price_warnings, region_problem
 from tools.throughput import GpuPerf
+from tools.workload import check_region_id
 
 MAX_OPTIONS = 20
 
+QUERY_TOKENS = 32
+"""Tokens of one search query (stated)."""
+
 TIGHT_HEADROOM_PCT = 10.0
-"""Below this headroom a fit is tight: these estimates have no measured band yet (benchmarks/media_accuracy.py
-shows quantised pipelines 20-45% above the estimate), so a thin margin is flagged rather than trusted."""
+"""Below this headroom a fit is tight: these estimates have no measured band yet, so a thin margin is
+flagged rather than trusted."""
+
+QUANTISED_TIGHT_HEADROOM_PCT = 30.0
+"""Tight margin for fp8/int8/nf4 pipelines: loaders keep norms, embeddings and some layers in 16-bit and
+add scales, which the per-weight byte count leaves out (published quantised FLUX.1 runs measured 20-45%
+above it in benchmarks/media_accuracy.py)."""
 
 
 class MediaWorkload(BaseModel):
@@ -45,16 +54,25 @@ class MediaWorkload(BaseModel):
     docs: int | None = Field(default=None, ge=1, le=10_000_000_000, description="documents to embed")
     doc_tokens: int | None = Field(default=None, ge=1, le=131_072, description="tokens per document")
     qps: float | None = Field(default=None, gt=0, le=1_000_000, description="queries per second")
+    candidates: int | None = Field(default=None, ge=1, le=10_000, description="reranker: documents per query")
+    budget_cny_month: float | None = Field(default=None, gt=0, description="monthly budget, CNY")
     within_hours: float = Field(default=24.0, gt=0, le=8760, description="time allowed for a batch job")
     gpu: str | None = Field(default=None, description="only this GPU (name or family filter)")
     region: str | None = None
     max_options: int = Field(default=5, ge=1, le=MAX_OPTIONS)
+
+    @field_validator("region")
+    @classmethod
+    def _region_id(cls, value: str | None) -> str | None:
+        return check_region_id(value)
 
     @model_validator(mode="after")
     def _one_load(self) -> MediaWorkload:
         loads = [x for x in (self.images_per_hour, self.audio_hours, self.streams, self.docs, self.qps) if x]
         if len(loads) > 1 and not (self.docs and self.qps):
             raise ValueError("give one load: images per hour, audio hours, streams, documents or QPS")
+        if self.candidates is not None and self.qps is None:
+            raise ValueError("candidates are reranked per query: give --qps too")
         return self
 
 
@@ -129,7 +147,10 @@ def plan_media(workload: MediaWorkload | dict[str, object]) -> MediaPlan:
         if problem is None:
             assert gpu is not None
             option, problem = _option(model, w, memory, inst, gpu)
-            if option is not None:
+            monthly = option.price_cny_per_month if option is not None else None
+            if option is not None and w.budget_cny_month and monthly and monthly > w.budget_cny_month:
+                problem = f"over budget: ¥{monthly:,.0f}/month"
+            elif option is not None:
                 options.append(option)
                 continue
         if problem and not problem.startswith("skip"):
@@ -144,18 +165,54 @@ def plan_media(workload: MediaWorkload | dict[str, object]) -> MediaPlan:
         options=ranked,
         rejected=rejected,
         assumptions=[*memory.assumptions, *_load_assumptions(model, w)],
-        warnings=[] if ranked else [f"no instance type fits {model.display_name} with these settings"],
+        warnings=_warnings(model, w, memory, ranked, rejected),
     )
 
 
+def _warnings(
+    model: MediaModel, w: MediaWorkload, memory: MediaMemoryEstimate, ranked: list[MediaOption],
+    rejected: list[Rejection],
+) -> list[str]:
+    out = price_warnings(w.region, "pay-as-you-go", ranked)
+    dtype = w.request.dtype or model.default_dtype
+    if dtype not in ("fp32", "fp16", "bf16"):
+        out.append(f"{dtype} pipelines keep norms, embeddings and some layers in 16-bit: fits under "
+                   f"{QUANTISED_TIGHT_HEADROOM_PCT:.0f}% headroom are marked tight")
+    if not ranked:
+        where = f" on {w.gpu}" if w.gpu else ""
+        over = [r for r in rejected if r.reason.startswith("over budget")]
+        why = f"every fitting option costs more than ¥{w.budget_cny_month:,.0f}/month" if over else (
+            f"{memory.total_gib:.1f} GiB needed per GPU")
+        out.append(f"nothing fits {model.display_name}{where}: {why}" + _smaller_settings(model, w))
+    return out
+
+
+def _smaller_settings(model: MediaModel, w: MediaWorkload) -> str:
+    """Name settings that need less memory, with what each needs ("; try --offload model (23.8 GiB)")."""
+    if model.kind != "diffusion":
+        return ""
+    tries = []
+    for flag, change in (("--offload model", {"offload": "model"}), ("--dtype nf4", {"dtype": "nf4"}),
+                         ("--dtype nf4 --offload model", {"dtype": "nf4", "offload": "model"})):
+        request = w.request.model_copy(update=change)
+        if request != w.request:
+            tries.append(f"{flag} ({estimate_media_memory(request).total_gib:.1f} GiB)")
+    return "; try " + ", ".join(tries) if tries else ""
+
+
+_KINDS_OF_LOAD: dict[str, tuple[str, ...]] = {
+    "images_per_hour": ("diffusion",), "steps": ("diffusion",), "audio_hours": ("speech",),
+    "streams": ("speech",), "docs": ("embedding",), "doc_tokens": ("embedding", "reranker"),
+    "qps": ("embedding", "reranker"), "candidates": ("reranker",),
+}
+
+
 def _check_load(model: MediaModel, w: MediaWorkload) -> None:
-    kind_of = {"images_per_hour": "diffusion", "steps": "diffusion", "audio_hours": "speech",
-               "streams": "speech", "docs": "embedding", "doc_tokens": "embedding", "qps": "embedding"}
-    for field, kind in kind_of.items():
-        applies = model.kind == kind or (kind == "embedding" and model.kind == "reranker")
-        if getattr(w, field) is not None and not applies:
+    for field, kinds in _KINDS_OF_LOAD.items():
+        if getattr(w, field) is not None and model.kind not in kinds:
             flag = "--" + field.replace("_", "-")
-            raise ToolInputError(f"{flag} does not apply to {model.display_name} (a {model.kind} model)")
+            hint = " (a reranker scores --candidates per query at --qps)" if field == "docs" else ""
+            raise ToolInputError(f"{flag} does not apply to {model.display_name} (a {model.kind} model){hint}")
 
 
 def _precheck(
@@ -211,7 +268,7 @@ def _option(
         per_gpu_gib_needed=needed,
         per_gpu_capacity_gib=round(capacity, 2),
         headroom_pct=round(headroom, 1),
-        tight_fit=headroom < TIGHT_HEADROOM_PCT,
+        tight_fit=headroom < _tight_pct(w.request.dtype or model.default_dtype),
         speed_per_gpu=speed,
         load_gpus=load_gpus,
         cost_cny_per_unit=round(per_gpu_hour / speed.items_per_hour * scale, 2) if per_gpu_hour else None,
@@ -219,6 +276,10 @@ def _option(
         batch_job_hours=_batch_hours(model, w, speed, instances * inst.gpu_count),
         **price,
     ), None
+
+
+def _tight_pct(dtype: str) -> float:
+    return TIGHT_HEADROOM_PCT if dtype in ("fp32", "fp16", "bf16") else QUANTISED_TIGHT_HEADROOM_PCT
 
 
 def _speed(model: MediaModel, w: MediaWorkload, gpu: catalog.GPU) -> MediaSpeed:
@@ -250,15 +311,17 @@ def _gpus_for_load(model: MediaModel, w: MediaWorkload, speed: MediaSpeed) -> in
         million_tokens = w.docs * (w.doc_tokens or 512) / 1e6
         gpus = replicas_for(million_tokens / w.within_hours, speed.items_per_hour)
         if w.qps:
-            gpus = max(gpus, _query_gpus(w.qps, speed))
+            gpus = max(gpus, _query_gpus(w.qps, speed, w))
         return gpus
     if w.qps:
-        return _query_gpus(w.qps, speed)
+        return _query_gpus(w.qps, speed, w)
     return 1
 
 
-def _query_gpus(qps: float, speed: MediaSpeed, query_tokens: int = 32) -> int:
-    tokens_per_hour = qps * query_tokens * 3600 / 1e6
+def _query_gpus(qps: float, speed: MediaSpeed, w: MediaWorkload, query_tokens: int = QUERY_TOKENS) -> int:
+    # A reranker scores every (query, candidate) pair: one pass over query + document per candidate.
+    per_query = query_tokens + (w.candidates * ((w.doc_tokens or 512) + query_tokens) if w.candidates else 0)
+    tokens_per_hour = qps * per_query * 3600 / 1e6
     return replicas_for(tokens_per_hour, speed.items_per_hour)
 
 
@@ -280,5 +343,7 @@ def _load_assumptions(model: MediaModel, w: MediaWorkload) -> list[str]:
     if w.audio_hours or w.docs:
         notes.append(f"batch job finished within {w.within_hours:g} h")
     if w.qps:
-        notes.append("queries of about 32 tokens each, batched")
+        notes.append(f"queries of about {QUERY_TOKENS} tokens each, batched"
+                     + (f"; {w.candidates} candidates of {w.doc_tokens or 512} tokens reranked per query"
+                        if w.candidates else ""))
     return notes

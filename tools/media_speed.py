@@ -50,6 +50,10 @@ OFFLOAD_TRANSFER_GB_S = 8.0
 (FLUX.1 [dev]: 12 s -> 20 s per image in the diffusers quantisation benchmark); sequential offload moves
 the denoiser's weights in every step."""
 
+NAR_WINDOW_OVERHEAD_S = 0.07
+"""Per 10 s of audio for non-autoregressive ASR (Paraformer, SenseVoice): feature extraction, CTC/CIF
+decoding and launches dominate their few FLOPs (SenseVoice-Small's card: 70 ms for 10 s of audio)."""
+
 DIFFUSION_FIXED_SHARE = 0.05
 """Text encoding and VAE decode as a share of the denoising time (stated)."""
 
@@ -132,6 +136,9 @@ def speech_speed(model: MediaModel, gpu: GpuPerf, dtype: Dtype, streams: int = 1
         math_s = 2.0 * decoder_params * streams * beams / (gpu.dense_tflops * 1e12 * ENCODER_UTILISATION)
         steps = model.tokens_per_audio_s * model.window_s
         decode_s = steps * (max(read_s, math_s) + SPEECH_STEP_OVERHEAD_S)
+    if model.tokens_per_audio_s is None:
+        # A pass over `streams` windows at once pays the fixed per-window work once (batched).
+        encode_s = max(encode_s, NAR_WINDOW_OVERHEAD_S * model.window_s / 10)
     window_s = encode_s + decode_s
     audio_s_per_s = streams * model.window_s / window_s
     return MediaSpeed(
@@ -140,7 +147,7 @@ def speech_speed(model: MediaModel, gpu: GpuPerf, dtype: Dtype, streams: int = 1
         unit="audio hour",
         assumptions=[
             f"{streams} stream(s) of {model.window_s:g} s windows per pass, {beams} beam(s); "
-            f"real-time factor {window_s / (streams * model.window_s):.3f} per stream on {gpu.name}",
+            f"real-time factor {window_s / (streams * model.window_s):.2g} per stream on {gpu.name}",
         ],
     )
 

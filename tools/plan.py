@@ -658,5 +658,5 @@ def _warnings(
         warnings.append("no instance type fits this workload; see the rejections")
     if any(o.gpu_confidence in ("inferred", "uncertain") for o in options):
         warnings.append("some options use GPUs Alibaba does not name; the GPU shown is inferred")
-    warnings += price_warnings(w, options)
+    warnings += price_warnings(w.region, w.billing, options)
     return warnings

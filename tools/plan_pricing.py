@@ -7,6 +7,7 @@ ranking uses the billing mode the workload asks for and never mixes modes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tools import catalog, prices
@@ -158,9 +159,10 @@ def region_assumption(w: Workload) -> str:
     return f"no region asked: prices from the first of {order} that lists the type, else its cheapest region"
 
 
-def price_warnings(w: Workload, options: list[DeploymentOption]) -> list[str]:
+def price_warnings(region: str | None, billing: BillingBasis, options: Sequence[Any]) -> list[str]:
+    """Warnings about the prices shown: cheapest region, unknown region, spot, live snapshot."""
     out = []
-    if w.region == prices.REGION_ANY:
+    if region == prices.REGION_ANY:
         priced = [o for o in options if o.price_cny_per_hour is not None and o.price_region]
         if priced:
             best = min(priced, key=lambda o: o.price_cny_per_hour or 0.0)
@@ -169,9 +171,9 @@ def price_warnings(w: Workload, options: list[DeploymentOption]) -> list[str]:
                 f"¥{best.price_cny_per_hour:,.2f}/h pay-as-you-go (as of {best.price_as_of}; "
                 f"{best.price_regions_compared} region(s) list it)"
             )
-    elif w.region and w.region not in prices.price_regions():
-        out.append(f"no prices known for {w.region}; options there are unpriced")
-    if w.billing == "spot" and any(o.spot_cny_per_hour is not None for o in options):
+    elif region and region not in prices.price_regions():
+        out.append(f"no prices known for {region}; options there are unpriced")
+    if billing == "spot" and any(o.spot_cny_per_hour is not None for o in options):
         out.append("spot instances can be reclaimed at short notice; use them for work that can restart")
     if any(o.price_live for o in options):
         out.append(f"live prices from DescribePrice, snapshot {prices.live_snapshot_time()}")

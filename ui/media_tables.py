@@ -10,7 +10,10 @@ from rich.table import Table
 from ui.tables import _console, _num, _print_list
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tools.media_memory import MediaMemoryEstimate
+    from tools.media_models import MediaModel
     from tools.media_plan import MediaPlan
 
 
@@ -59,3 +62,15 @@ def print_media_plan(plan: MediaPlan) -> None:
     _print_list(console, "rejected (most common reasons)", [f"{n}x {why}" for why, n in reasons.most_common(8)])
     _print_list(console, "assumptions", plan.assumptions)
     _print_list(console, "warnings", plan.warnings)
+
+
+def print_media_models(models: Sequence[MediaModel]) -> None:
+    """One row per model: kind, parameters, default dtype and the names users type."""
+    console = _console()
+    table = Table(title="image/video, vision-language, speech and embedding models")
+    for col in ("model", "kind", "params (B)", "dtype", "also called"):
+        table.add_column(col, justify="right" if col == "params (B)" else "left")
+    for m in models:
+        table.add_row(m.name, m.kind, f"{m.total_params / 1e9:,.2f}", m.default_dtype, ", ".join(m.aliases[:4]))
+    console.print(table)
+    console.print("vision-language rows count the vision tower only; the language model is in `models`")

@@ -131,7 +131,9 @@ def print_models(models: Sequence[ModelArchitecture]) -> None:
             m.name, m.family, f"{m.param_breakdown().total / 1e9:,.1f}", str(m.num_layers),
             f"{m.num_attention_heads}/{m.num_kv_heads}", m.attention_kind, f"{m.max_context:,}",
         )
-    _console().print(table)
+    console = _console()
+    console.print(table)
+    console.print("image/video, vision-language, speech and embedding models: gpu-advisor models --kind media")
 
 
 def _print_list(console: Console, title: str, items: Sequence[str]) -> None:

@@ -39,6 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(handler=_gpus)
     p = sub.add_parser("models", help="model architectures the advisor knows")
     p.add_argument("--family", help="e.g. Qwen2.5, Llama 3.1")
+    p.add_argument("--kind", choices=("llm", "media"), default="llm",
+                   help="llm: text LLMs (default); media: image/video, vision-language, speech, embedding models")
     p.add_argument("--json", action="store_true", help="print a JSON list")
     p.set_defaults(handler=_models)
 
@@ -134,7 +136,8 @@ def _estimate(args: argparse.Namespace) -> int:
     media.refuse_media_flags(args)
     with _as_flags(_ESTIMATE_KEYS):
         request = parse_request({k: getattr(args, k) for k in _ESTIMATE_KEYS if getattr(args, k) is not None})
-    result = estimate_memory(request)
+    with media.with_media_suggestions(args.model):
+        result = estimate_memory(request)
     if args.json:
         print(_dump(result))
     else:
@@ -164,7 +167,8 @@ def _estimate_batch(path: str) -> int:
                 data = json.loads(line)
                 if not isinstance(data, dict):
                     raise ToolInputError("each line must be a JSON object")
-                out.write(estimate_memory(parse_request(data)).model_dump_json() + "\n")
+                media_result = media.estimate_line(data)
+                out.write((media_result or estimate_memory(parse_request(data)).model_dump_json()) + "\n")
             except json.JSONDecodeError as exc:
                 out.write(json.dumps({"error": f"line {number}: invalid JSON ({exc.msg})"}) + "\n")
             except ToolInputError as exc:
@@ -190,7 +194,8 @@ def _plan(args: argparse.Namespace) -> int:
     media.refuse_media_flags(args)
     with _as_flags(_PLAN_KEYS):
         workload = parse_workload({k: getattr(args, k) for k in _PLAN_KEYS})
-    result = plan_deployment(workload)
+    with media.with_media_suggestions(args.model):
+        result = plan_deployment(workload)
     if args.json:
         print(_dump(result))
     else:
@@ -252,6 +257,9 @@ def _gpus(args: argparse.Namespace) -> int:
 
 def _models(args: argparse.Namespace) -> int:
     from tools.models import list_models
+
+    if args.kind == "media":
+        return media.list_models(args.json)
 
     found = list_models(family=args.family)
     if args.json:

@@ -8,7 +8,10 @@ with one line, never silently ignored.
 from __future__ import annotations
 
 import argparse
+import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 _DTYPES = ("fp32", "fp16", "bf16", "fp8", "int8", "nf4")
@@ -18,7 +21,11 @@ _OFFLOAD = ("none", "model", "sequential")
 _LLM_ONLY: dict[str, Any] = {
     "task": "inference", "quant": "none", "prompt_tokens": None, "gen_tokens": None, "seq_len": None,
     "context": None, "concurrency": None, "train_tokens": None, "zero": 0, "lora_r": 16, "gpus": 1,
+    "precision": "bf16", "framework_version": None, "optimizer": "adamw", "gpu_memory_gib": None,
+    "grad_ckpt": True,
 }
+# --framework defaults to "transformers" on estimate and to None on plan: both mean "not given".
+_UNSET_FRAMEWORK = (None, "transformers")
 
 
 def add_estimate_flags(p: argparse.ArgumentParser) -> None:
@@ -31,6 +38,8 @@ def add_estimate_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--vae-tiling", action="store_true", help="decode the VAE in tiles")
     g.add_argument("--attention-slicing", action="store_true", help="diffusers attention slicing")
     g.add_argument("--text-encoders-on-cpu", action="store_true", help="encode prompts on the CPU")
+    g.add_argument("--quantize-text-encoders", action="store_true",
+                   help="with a quantised --dtype: quantise large text encoders (T5-XXL) too, not only the denoiser")
     g.add_argument("--beams", type=int, default=1, help="speech: beam-search width")
     g.add_argument("--doc-tokens", type=int, help="embedding/reranker: tokens per document")
     g.add_argument("--images-per-request", type=int, help="vision-language models: images in each request")
@@ -45,6 +54,7 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--audio-hours", type=float, help="hours of audio to transcribe (batch job)")
     g.add_argument("--streams", type=int, help="live audio streams transcribed at once")
     g.add_argument("--docs", type=int, help="documents to embed (batch job)")
+    g.add_argument("--candidates", type=int, help="reranker: documents scored per query (with --qps)")
     g.add_argument("--within-hours", type=float, default=24.0, help="time allowed for a batch job (default 24)")
 
 
@@ -96,8 +106,8 @@ def run_plan(args: argparse.Namespace) -> int:
         workload = MediaWorkload(
             request=_request(args), steps=args.steps, images_per_hour=args.images_per_hour,
             audio_hours=args.audio_hours, streams=args.streams, docs=args.docs, doc_tokens=args.doc_tokens,
-            qps=args.qps, within_hours=args.within_hours, gpu=args.gpu, region=args.region,
-            max_options=args.max_options,
+            qps=args.qps, candidates=args.candidates, within_hours=args.within_hours, gpu=args.gpu,
+            region=args.region, budget_cny_month=args.budget_cny_month, max_options=args.max_options,
         )
     except ValidationError as exc:
         raise ToolInputError(_as_flags(validation_message(exc))) from None
@@ -111,6 +121,62 @@ def run_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextmanager
+def with_media_suggestions(name: str | None) -> Iterator[None]:
+    """Add close image/video, speech and embedding model names to an unknown-model error."""
+    from tools.errors import UnknownNameError
+    from tools.media_models import suggest_media_models
+
+    try:
+        yield
+    except UnknownNameError as exc:
+        extra = suggest_media_models(name or "") if exc.kind == "model" else []
+        if not extra:
+            raise
+        raise UnknownNameError("model", exc.name, [*extra, *exc.suggestions][:4]) from None
+
+
+def list_models(as_json: bool) -> int:
+    """``models --kind media``: the image/video, vision-language, speech and embedding registry."""
+    from tools.media_models import load_media_models
+
+    models = load_media_models()
+    if as_json:
+        print(json.dumps([m.model_dump(mode="json") for m in models], ensure_ascii=False))
+    else:
+        from ui.media_tables import print_media_models
+
+        print_media_models(models)
+    return 0
+
+
+def estimate_line(data: dict[str, Any]) -> str | None:
+    """Estimate one ``estimate --from`` line whose model is a registered non-LLM model; None for a text LLM.
+
+    The line's keys are the fields of :class:`tools.media_memory.MediaRequest` (vision-language models:
+    the arguments of :func:`tools.vlm.estimate_vlm_memory`, ``model`` included).
+    """
+    from pydantic import ValidationError
+
+    from tools.errors import ToolInputError, validation_message
+    from tools.media_memory import MediaRequest, estimate_media_memory
+    from tools.vlm import estimate_vlm_memory
+
+    kind = _kind(str(data.get("model") or ""))
+    if kind is None:
+        return None
+    if kind == "vlm":
+        fields = {k: v for k, v in data.items() if k != "model"}
+        try:
+            return estimate_vlm_memory(str(data["model"]), **fields).model_dump_json()
+        except TypeError as exc:
+            raise ToolInputError(f"unknown field for a vision-language model ({exc})") from None
+    try:
+        return estimate_media_memory(MediaRequest.model_validate(data)).model_dump_json()
+    except ValidationError as exc:
+        raise ToolInputError(validation_message(exc)) from None
+
+
 def _kind(name: str) -> str | None:
     from tools.media_models import find_media_model
 
@@ -119,7 +185,13 @@ def _kind(name: str) -> str | None:
 
 
 def _vlm_image_args(args: argparse.Namespace) -> dict[str, Any]:
-    for flag in ("dtype", "doc_tokens", "steps", "images_per_hour", "audio_hours", "streams", "docs"):
+    if getattr(args, "task", "inference") != "inference":
+        raise _error("vision-language models are sized for inference here; fine-tuning is not modelled")
+    for flag, unset in (("offload", "none"), ("beams", 1), ("vae_tiling", False), ("text_encoders_on_cpu", False),
+                        ("quantize_text_encoders", False)):
+        if getattr(args, flag, unset) != unset:
+            raise _error(f"--{flag.replace('_', '-')} does not apply to {args.model} (a vision-language model)")
+    for flag in ("dtype", "doc_tokens", "steps", "images_per_hour", "audio_hours", "streams", "docs", "candidates"):
         if getattr(args, flag, None) is not None:
             raise _error(f"--{flag.replace('_', '-')} does not apply to {args.model} (a vision-language model; "
                          "use --precision/--quant and the text-LLM flags)")
@@ -180,6 +252,7 @@ def _request(args: argparse.Namespace) -> Any:
             model=args.model, dtype=args.dtype, batch=batch, width=width, height=height, frames=args.frames,
             offload=args.offload, vae_tiling=args.vae_tiling, attention_slicing=args.attention_slicing,
             text_encoders_on_cpu=args.text_encoders_on_cpu, seq_tokens=args.doc_tokens, beams=args.beams,
+            quantize_text_encoders=args.quantize_text_encoders,
         )
     except ValidationError as exc:
         raise ToolInputError(_as_flags(validation_message(exc))) from None
@@ -190,15 +263,22 @@ def _refuse_llm_flags(args: argparse.Namespace) -> None:
         raise _error(f"--images-per-request applies to vision-language models, not to {args.model}")
     for flag, default in _LLM_ONLY.items():
         if getattr(args, flag, default) != default:
-            raise _error(f"--{flag.replace('_', '-')} applies to text LLMs, not to {args.model}")
+            name = {"gpu_memory_gib": "gpu-memory", "grad_ckpt": "no-grad-ckpt"}.get(flag, flag.replace("_", "-"))
+            hint = " (use --dtype for these models)" if flag in ("precision", "quant") else ""
+            raise _error(f"--{name} applies to text LLMs, not to {args.model}{hint}")
+    if getattr(args, "framework", None) not in _UNSET_FRAMEWORK:
+        raise _error(f"--framework applies to text LLMs, not to {args.model}")
+    batch_load = getattr(args, "audio_hours", None) or getattr(args, "docs", None)
+    if getattr(args, "within_hours", 24.0) != 24.0 and not batch_load:
+        raise _error("--within-hours applies to a batch job (--audio-hours or --docs)")
 
 
 def _media_defaults() -> dict[str, Any]:
     return {
         "dtype": None, "resolution": None, "frames": None, "offload": "none", "vae_tiling": False,
-        "attention_slicing": False, "text_encoders_on_cpu": False, "beams": 1, "doc_tokens": None, "steps": None,
-        "images_per_hour": None, "audio_hours": None, "streams": None, "docs": None, "within_hours": 24.0,
-        "images_per_request": None,
+        "attention_slicing": False, "text_encoders_on_cpu": False, "quantize_text_encoders": False,
+        "beams": 1, "doc_tokens": None, "steps": None, "images_per_hour": None, "audio_hours": None,
+        "streams": None, "docs": None, "within_hours": 24.0, "images_per_request": None, "candidates": None,
     }
 
 
