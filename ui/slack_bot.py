@@ -31,7 +31,9 @@ from sqlalchemy import delete, insert
 from sqlalchemy.exc import IntegrityError
 
 from assistant.answer import Language, Message
+from assistant.assistant import MAX_QUESTION_CHARS
 from assistant.engine import answer_language
+from ui.input_caps import clean_text
 from ui.render_slack import Block, to_slack_blocks, to_slack_text
 from ui.store import Database
 from ui.store.schema import slack_events
@@ -178,7 +180,7 @@ class SlackBot:
         """Answer one mention or DM in its thread; failures become a short apology, never a traceback."""
         channel, ts = event["channel"], event["ts"]
         thread_ts = event.get("thread_ts") or ts
-        question = plain_text(event.get("text", ""), context.bot_user_id)
+        question = clean_text(plain_text(event.get("text", ""), context.bot_user_id))[:MAX_QUESTION_CHARS + 1]
         history: list[Message] = []
         if thread_ts != ts:
             history = self._history(client, channel, thread_ts, ts, context)
@@ -362,7 +364,11 @@ def mount_slack_http(
 
 
 def build_socket_mode_handler(
-    settings: Settings, assistant: Assistant, *, client: WebClient | None = None
+    settings: Settings,
+    assistant: Assistant,
+    *,
+    client: WebClient | None = None,
+    seen: SeenEvents | SharedSeenEvents | None = None,
 ) -> SocketModeHandler:
     """Build the Socket Mode connection for the bot; call ``connect()`` (or ``start()``) to go online.
 
@@ -370,6 +376,7 @@ def build_socket_mode_handler(
         settings: Application settings; needs ``SLACK_BOT_TOKEN`` and ``SLACK_APP_TOKEN`` (xapp-…).
         assistant: The assistant that answers.
         client: Web API client to use instead of one built from the token (tests).
+        seen: Where answered event ids are recorded; in this process's memory by default.
 
     Raises:
         SlackConfigError: ``SLACK_APP_TOKEN`` (or the bot token) is missing.
@@ -380,5 +387,5 @@ def build_socket_mode_handler(
         raise SlackConfigError(
             "set SLACK_APP_TOKEN (an app-level token, xapp-…, with the connections:write scope) for Socket Mode"
         )
-    app = build_slack_app(settings, assistant, client=client)
+    app = build_slack_app(settings, assistant, client=client, seen=seen)
     return SocketModeHandler(app, app_token=settings.slack_app_token.get_secret_value())
