@@ -98,12 +98,17 @@ class AskRequest(BaseModel):
         description="continue this conversation; omit to start one (the response gives its id)",
     )
 
+    @field_validator("question", mode="before")
+    @classmethod
+    def _no_lone_surrogates(cls, value: object) -> object:
+        return clean_text(value) if isinstance(value, str) else value
+
     @field_validator("question")
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("question must not be blank")
-        return clean_text(value)
+        return value
 
 
 class AskResponse(Answer):
@@ -145,6 +150,11 @@ class ChatContentPart(BaseModel):
     type: str
     text: str | None = None
 
+    @field_validator("text", mode="before")
+    @classmethod
+    def _no_lone_surrogates(cls, value: object) -> object:
+        return clean_text(value) if isinstance(value, str) else value
+
 
 class ChatMessageIn(BaseModel):
     """One OpenAI chat message."""
@@ -154,6 +164,11 @@ class ChatMessageIn(BaseModel):
 
     role: Literal["system", "developer", "user", "assistant", "tool"]
     content: str | list[ChatContentPart] | None = None
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _no_lone_surrogates(cls, value: object) -> object:
+        return clean_text(value) if isinstance(value, str) else value
 
 
 class ChatCompletionRequest(BaseModel):
