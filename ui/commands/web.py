@@ -84,8 +84,12 @@ def _serve(args: argparse.Namespace, *, log_level: str) -> int:
     settings = settings_from_args(args)
     assistant, kb = _ready_assistant(settings)
     from ui.server import create_app
+    from ui.store import StoreError
 
-    app = create_app(settings, assistant=assistant, knowledge_base=kb)
+    try:
+        app = create_app(settings, assistant=assistant, knowledge_base=kb)
+    except StoreError as exc:  # a malformed GPU_ADVISOR_DATABASE_URL; an unreachable one only degrades
+        raise CommandError(str(exc)) from None
     server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level=log_level))
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     url = f"http://{shown}:{args.port}"
