@@ -141,3 +141,19 @@ def test_the_chat_pages_api_counts_against_the_same_limit(base_url: str) -> None
         assert started.status_code == 200
         result = http.get(f"/gradio_api/call/chat/{started.json()['event_id']}").text
     assert "Too many questions" in result
+
+
+def test_an_unreachable_slack_at_start_up_disables_slack_and_the_rest_serves(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from fakes.fake_slack import SIGNING_SECRET
+    from slack_sdk import WebClient
+
+    # Nothing listens on port 9: auth.test at start-up fails like a Slack outage or a blocked network.
+    monkeypatch.setattr("ui.slack_bot.WebClient", functools.partial(WebClient, base_url="http://127.0.0.1:9/api/"))
+    app = web_app(tmp_path_factory.mktemp("no-slack"), SLACK_BOT_TOKEN="xoxb-test", SLACK_SIGNING_SECRET=SIGNING_SECRET)
+    assert "Slack is disabled" in caplog.text
+    with running(app) as url:
+        assert httpx.get(f"{url}/healthz").json()["status"] == "ok"
+        assert httpx.post(f"{url}/v1/ask", json={"question": "gn7i 是什么 GPU?"}, timeout=60).status_code == 200
+        assert httpx.post(f"{url}/slack/events", content=b"{}").status_code != 200
