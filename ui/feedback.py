@@ -111,7 +111,9 @@ class FeedbackStore:
             if conn.execute(select(answers.c.id).where(answers.c.id == answer_id)).first() is None:
                 raise UnknownAnswerError(answer_id)
             conn.execute(delete(feedback).where(feedback.c.answer_id == answer_id))
-            return int(conn.execute(insert(feedback).values(**row)).inserted_primary_key[0])
+            key = conn.execute(insert(feedback).values(**row)).inserted_primary_key
+            assert key is not None  # an INSERT always has one
+            return int(key[0])
 
         try:
             return self.db.write(work)
