@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -76,6 +77,11 @@ class FeedbackStore:
     def __init__(self, db: Database) -> None:
         """Keep records in ``db``."""
         self.db = db
+
+    @classmethod
+    def in_dir(cls, data_dir: Path) -> FeedbackStore:
+        """Open the store of the default database, the SQLite file under ``data_dir``."""
+        return cls(Database.for_data_dir(data_dir))
 
     def record_answer(self, *, face: Face, session: str, question: str, answer: str, engine: str) -> str:
         """Record an answer the server gave; return its id (random, unguessable)."""
