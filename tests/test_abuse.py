@@ -157,3 +157,15 @@ def test_an_unreachable_slack_at_start_up_disables_slack_and_the_rest_serves(
         assert httpx.get(f"{url}/healthz").json()["status"] == "ok"
         assert httpx.post(f"{url}/v1/ask", json={"question": "gn7i 是什么 GPU?"}, timeout=60).status_code == 200
         assert httpx.post(f"{url}/slack/events", content=b"{}").status_code != 200
+
+
+def test_an_unreachable_database_degrades_health_but_answers_still_go_out(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    app = web_app(tmp_path_factory.mktemp("no-db"), GPU_ADVISOR_DATABASE_URL="postgresql://u:pw@127.0.0.1:9/gone")
+    with running(app) as url:
+        health = httpx.get(f"{url}/healthz").json()
+        asked = httpx.post(f"{url}/v1/ask", json={"question": "gn7i 是什么 GPU?"}, timeout=60)
+    assert health["status"] == "degraded" and health["reasons"][0].startswith("database")
+    assert "pw" not in json.dumps(health)
+    assert asked.status_code == 200 and "A10" in asked.json()["text"] and asked.json()["answer_id"] is None

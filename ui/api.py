@@ -61,6 +61,14 @@ class Services:
             log.exception("could not record an answer; returning it without an id")
             return None
 
+    def history(self, session_id: str) -> list[Message]:
+        """Return the session's earlier turns within the caps; none when the store is down (answers still go out)."""
+        try:
+            return fit_history(self.sessions.history(session_id), self.caps)
+        except StoreError:
+            log.exception("could not read session %s; answering without its history", session_id)
+            return []
+
     def remember(self, session_id: str, question: str, answer: Answer) -> None:
         """Add the exchange to the session; a store failure is logged, the answer still goes out."""
         if answer.kind == "error":
@@ -394,7 +402,7 @@ def healthz(svc: ServicesDep) -> Health:
 def ask(body: AskRequest, svc: ServicesDep) -> AskResponse:
     """Answer one question. Send the returned ``session_id`` with a follow-up to continue the conversation."""
     session_id = body.session_id or new_session_id()
-    history = fit_history(svc.sessions.history(session_id), svc.caps)
+    history = svc.history(session_id)
     answer = svc.budget.run(lambda: svc.assistant.answer(body.question, history))
     svc.remember(session_id, body.question, answer)
     answer_id = svc.record(session_id, body.question, answer)
@@ -415,7 +423,7 @@ def ask_stream(body: AskRequest, svc: ServicesDep) -> StreamingResponse:
     authoritative: the truthfulness checks may change the text after the draft tokens were sent.
     """
     session_id = body.session_id or new_session_id()
-    history = fit_history(svc.sessions.history(session_id), svc.caps)
+    history = svc.history(session_id)
 
     def events() -> Iterator[str]:
         try:
