@@ -99,6 +99,20 @@ class Settings(BaseSettings):
     max_turn_chars: int = Field(default=8_000, ge=500, le=100_000, validation_alias="GPU_ADVISOR_MAX_TURN_CHARS")
     answer_budget_s: float = Field(default=30.0, gt=0, le=600, validation_alias="GPU_ADVISOR_ANSWER_BUDGET_S")
 
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_scheme(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("must start with redis://, rediss:// or unix://")
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_scheme(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().startswith(("sqlite:", "postgresql:", "postgresql+")):
+            raise ValueError("must be sqlite:///path or postgresql://user:pass@host/db")
+        return value
+
     @field_validator("api_keys", mode="before")
     @classmethod
     def _split_keys(cls, value: object) -> object:

@@ -41,7 +41,7 @@ def test_a_malformed_database_url_is_one_line(
     monkeypatch.setenv("GPU_ADVISOR_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("GPU_ADVISOR_DATABASE_URL", "oracle://x/y")
     code, _, err = _run(["feedback"], capsys)
-    _one_line_error(code, err, "unsupported database 'oracle'")
+    _one_line_error(code, err, "GPU_ADVISOR_DATABASE_URL: must be sqlite:///path or postgresql://")
 
 
 @pytest.mark.parametrize("port", ["70000", "0", "-1", "http"])
