@@ -39,10 +39,6 @@ MESSAGES: dict[str, dict[Language, str]] = {
         "workload at a time.",
         "zh": "这个问题的计算量超出了单次请求的上限。请每次只问一个模型和一种负载。",
     },
-    "history_too_long": {
-        "en": "The conversation is too long to continue. Please start a new chat.",
-        "zh": "对话过长，无法继续。请开始新的对话。",
-    },
     "rate_limited": {
         "en": "Too many questions in a short time; please wait {seconds} s and ask again.",
         "zh": "提问过于频繁，请 {seconds} 秒后再试。",
