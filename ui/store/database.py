@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection, Engine, create_engine, event, select, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from ui.store.schema import MIGRATIONS, schema_version
 
@@ -29,6 +30,8 @@ T = TypeVar("T")
 DEFAULT_FILE = "gpu-advisor.sqlite3"
 _SQLITE_BUSY_MS = 15_000
 _RETRIES = 6
+# Connections per process: enough for every request thread (anyio's 40) to hold one at once.
+_POOL = {"pool_size": 10, "max_overflow": 30, "pool_timeout": 20}
 _PG_TRANSIENT = {"40001", "40P01", "55P03", "57P01", "08000", "08003", "08006"}
 _MIGRATION_LOCK = 0x67707561  # "gpua": PostgreSQL advisory lock id held while migrating
 
@@ -56,7 +59,7 @@ class Database:
         backend = parsed.get_backend_name()
         if backend == "postgresql":
             parsed = parsed.set(drivername="postgresql+psycopg")
-            self.engine: Engine = create_engine(parsed, pool_pre_ping=True, pool_size=8, max_overflow=16)
+            self.engine: Engine = create_engine(parsed, pool_pre_ping=True, **_POOL)
         elif backend == "sqlite":
             self.engine = _sqlite_engine(parsed)
         else:
@@ -121,8 +124,9 @@ class Database:
                     return work(conn)
             except IntegrityError:
                 raise
-            except DBAPIError as exc:
-                if not _transient(exc) or attempt == _RETRIES - 1:
+            except (DBAPIError, PoolTimeoutError) as exc:
+                transient = isinstance(exc, PoolTimeoutError) or _transient(exc)
+                if not transient or attempt == _RETRIES - 1:
                     raise StoreError(f"database {self.shown_url}: {_short(exc)}") from exc
                 delay = min(2.0, 0.05 * 2**attempt) * (0.5 + random.random())
                 log.warning("database busy (%s); retry %d in %.2f s", _short(exc), attempt + 1, delay)
@@ -133,7 +137,10 @@ class Database:
 def _sqlite_engine(url: URL) -> Engine:
     if url.database and url.database != ":memory:":
         Path(url.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"timeout": _SQLITE_BUSY_MS / 1000, "check_same_thread": False})
+    pool = _POOL if url.database and url.database != ":memory:" else {}
+    engine = create_engine(
+        url, connect_args={"timeout": _SQLITE_BUSY_MS / 1000, "check_same_thread": False}, **pool
+    )
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
