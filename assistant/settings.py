@@ -98,6 +98,51 @@ class Settings(BaseSettings):
         description="ignore live price snapshots and use only the shipped price list",
     )
 
+    # Public-internet safety and replicas (issue 10): shared store, shared limits, bounded work per request.
+    database_url: SecretStr | None = Field(
+        default=None,
+        validation_alias="GPU_ADVISOR_DATABASE_URL",
+        description="sessions, answer records, feedback and Slack event ids; default: a SQLite file in the data "
+        "dir; postgresql://user:pass@host/db for replicas",
+    )
+    redis_url: SecretStr | None = Field(
+        default=None,
+        validation_alias="GPU_ADVISOR_REDIS_URL",
+        description="rate-limit counters shared by replicas, e.g. redis://host:6379/0; default: in memory",
+    )
+    api_keys: Annotated[list[SecretStr], NoDecode] = Field(
+        default_factory=list,
+        validation_alias="GPU_ADVISOR_API_KEYS",
+        description="comma-separated API keys that get their own rate-limit bucket; other clients count per IP",
+    )
+    feedback_per_min: int = Field(default=20, ge=0, validation_alias="GPU_ADVISOR_FEEDBACK_PER_MIN")
+    max_history_chars: int = Field(
+        default=16_000, ge=1000, le=200_000, validation_alias="GPU_ADVISOR_MAX_HISTORY_CHARS"
+    )
+    max_turn_chars: int = Field(default=8_000, ge=500, le=100_000, validation_alias="GPU_ADVISOR_MAX_TURN_CHARS")
+    answer_budget_s: float = Field(default=30.0, gt=0, le=600, validation_alias="GPU_ADVISOR_ANSWER_BUDGET_S")
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_scheme(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("must start with redis://, rediss:// or unix://")
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_scheme(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().startswith(("sqlite:", "postgresql:", "postgresql+")):
+            raise ValueError("must be sqlite:///path or postgresql://user:pass@host/db")
+        return value
+
+    @field_validator("api_keys", mode="before")
+    @classmethod
+    def _split_keys(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
     @field_validator("embed_origins", mode="before")
     @classmethod
     def _split_origins(cls, value: object) -> object:

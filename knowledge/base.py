@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import logging
+import os
+import shutil
 import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -19,7 +23,9 @@ from knowledge.models import Passage
 from knowledge.retrieval import FusionParams, HybridRetriever, SearchMode
 from knowledge.shipped_vectors import load_shipped, text_key
 from knowledge.snapshot import load_snapshot, save_snapshot, snapshot_path
-from knowledge.store import ChunkStore, collection_name, open_client
+from knowledge.store import ChunkStore, collection_name, forget_embedded_client, open_client
+
+log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int, int], None]
 """Called as ``progress(done, total)`` while chunks are embedded."""
@@ -62,7 +68,9 @@ class KnowledgeBase:
     automatically (embedding only new and changed sections); :meth:`build_index` does it explicitly.
     With the embedded store, a start whose chunks match the last sync searches the in-memory snapshot
     of that sync instead of opening Chroma (see :mod:`knowledge.snapshot`).
-    Thread-safe: a lock serialises index builds, searches only read.
+    Thread-safe: a lock serialises index builds, searches only read. An embedded index that cannot be
+    read (a corrupt or truncated file) is rebuilt from the documents and the shipped vectors in a new
+    directory that then replaces the broken one in one rename, so no reader ever sees half an index.
     """
 
     def __init__(
@@ -145,14 +153,36 @@ class KnowledgeBase:
         """
         self.ensure_index()
         assert self._retriever is not None  # set by _sync
-        return self._retriever.search(query, k=k, lang=lang, mode=mode, langs=langs)
+        try:
+            return self._retriever.search(query, k=k, lang=lang, mode=mode, langs=langs)
+        except Exception:
+            if self.config.chroma_host or mode == "keyword":
+                raise
+            log.warning("searching the index failed; rebuilding it", exc_info=True)
+            with self._lock:
+                self._store = None
+                self._report = self._sync(None, force_rebuild=True)
+            return self._retriever.search(query, k=k, lang=lang, mode=mode, langs=langs)
 
-    def _sync(self, progress: ProgressCallback | None) -> IndexReport:
+    def health(self) -> str | None:
+        """Return None when the index is built and complete, else what is wrong (for ``/healthz``)."""
+        try:
+            self.ensure_index()
+            if self._store is None:
+                # Searching the in-memory snapshot of the last sync, which matched every chunk to load.
+                return None if self._retriever is not None else "retrieval: no index loaded"
+            stored = self._store.count()
+        except Exception as exc:  # noqa: BLE001 - whatever breaks, it is the reason
+            return f"retrieval: {type(exc).__name__}: {exc}"[:300]
+        if stored < len(self.chunks):
+            return f"retrieval: the index holds {stored} of {len(self.chunks)} sections"
+        return None
+
+    def _sync(self, progress: ProgressCallback | None, *, force_rebuild: bool = False) -> IndexReport:
         start = time.perf_counter()
         chunks = self.chunks
-        if self._store is None:
-            self._store = ChunkStore.open(open_client(self.config), self.embedder.model_id)
-        stored = self._store.content_hashes()
+        stored = self._open_store(progress, force_rebuild)
+        assert self._store is not None
         wanted = {c.chunk_id: c for c in chunks}
         removed = [cid for cid in stored if cid not in wanted]
         todo = [c for c in chunks if stored.get(c.chunk_id) != c.content_hash]
@@ -199,6 +229,38 @@ class KnowledgeBase:
 
     def _snapshot_path(self) -> Path:
         return snapshot_path(self.config.data_dir, self.embedder.model_id)
+
+    def _open_store(self, progress: ProgressCallback | None, force_rebuild: bool) -> dict[str, str]:
+        """Open the index and return its content hashes; rebuild an unreadable embedded index first."""
+        if not force_rebuild:
+            try:
+                if self._store is None:
+                    self._store = ChunkStore.open(open_client(self.config), self.embedder.model_id)
+                return self._store.content_hashes()
+            except Exception as exc:
+                if self.config.chroma_host:  # a server's data is not ours to repair
+                    raise
+                log.warning("the index at %s cannot be read (%s); rebuilding it", self.config.chroma_path, exc)
+        self._rebuild_embedded(progress)
+        assert self._store is not None
+        return self._store.content_hashes()
+
+    def _rebuild_embedded(self, progress: ProgressCallback | None) -> None:
+        """Build a complete index in a new directory, then swap it in place of the current one."""
+        final = self.config.chroma_path
+        fresh = final.with_name(f"{final.name}.rebuild-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+        self._store = ChunkStore.open(open_client(self.config, fresh), self.embedder.model_id)
+        self._embed_and_store(self.chunks, progress)
+        self._store = None
+        forget_embedded_client(fresh)
+        forget_embedded_client(final)
+        broken = final.with_name(f"{final.name}.broken-{int(time.time())}-{uuid.uuid4().hex[:6]}")
+        if final.exists():
+            os.replace(final, broken)
+        os.replace(fresh, final)
+        shutil.rmtree(broken, ignore_errors=True)
+        log.warning("the index at %s was rebuilt from the documents and shipped vectors", final)
+        self._store = ChunkStore.open(open_client(self.config), self.embedder.model_id)
 
     def _embed_and_store(self, todo: list[Chunk], progress: ProgressCallback | None) -> int:
         """Store vectors for ``todo``; return how many came from the shipped file instead of the model."""

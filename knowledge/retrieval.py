@@ -30,6 +30,11 @@ from knowledge.models import Passage
 
 SearchMode = Literal["hybrid", "dense", "keyword"]
 
+MAX_EMBED_QUERY_CHARS = 512
+"""Longest query text given to the embedder: e5 reads at most 512 tokens anyway, and embedding time
+grows with length, so a long question costs no more than a short one."""
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
 # GPU names Alibaba Cloud GPU instances carry (see the catalogue), longest first so the alternation
 # prefers "A100" over "A10"; the look-arounds stop "A10" matching inside "A100" or "GA10".
 GPU_NAMES = tuple("4090 A100 A800 H100 H200 H800 B200 V100 P100 L40S A10 A30 A16 L20 L40 H20 M40 T4 L4 P4".split())
@@ -182,7 +187,7 @@ class HybridRetriever:
         return scores
 
     def _dense(self, query: str, langs: Sequence[Lang] | None) -> list[int]:
-        hits = self._store.query(self._embedder.embed_query(query), self.params.candidates, langs)
+        hits = self._store.query(self._embedder.embed_query(embeddable_query(query)), self.params.candidates, langs)
         return [self._by_id[cid] for cid, _ in hits if cid in self._by_id]
 
     def _name_matches(self, query: str) -> dict[int, float]:
@@ -195,6 +200,11 @@ class HybridRetriever:
             if shared:
                 matches[index] = shared / len(wanted)
         return matches
+
+
+def embeddable_query(query: str) -> str:
+    """Return the part of ``query`` the embedder sees: lone surrogates replaced, at most ``MAX_EMBED_QUERY_CHARS``."""
+    return _LONE_SURROGATE.sub("\ufffd", query[:MAX_EMBED_QUERY_CHARS])
 
 
 def _passage(chunk: Chunk, score: float) -> Passage:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,8 +35,12 @@ def collection_name(model_id: str) -> str:
     return (COLLECTION_PREFIX + _NAME_BAD_CHARS.sub("-", model_id)).strip("-._")[:512]
 
 
-def open_client(config: KnowledgeConfig) -> ClientAPI:
+def open_client(config: KnowledgeConfig, path: Path | None = None) -> ClientAPI:
     """Open a Chroma client: ``HttpClient`` when ``config.chroma_host`` is set, else the embedded store.
+
+    Args:
+        config: Where the index lives.
+        path: Open the embedded store in this directory instead of ``config.chroma_path``.
 
     Raises:
         StoreError: The server does not answer, or the directory cannot be opened.
@@ -49,15 +54,34 @@ def open_client(config: KnowledgeConfig) -> ClientAPI:
             client = chromadb.HttpClient(host=config.chroma_host, port=config.chroma_port, settings=settings)
             client.heartbeat()
             return client
-        config.chroma_path.mkdir(parents=True, exist_ok=True)
-        return chromadb.PersistentClient(path=str(config.chroma_path), settings=settings)
+        path = path or config.chroma_path
+        path.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(path=str(path), settings=settings)
     except Exception as exc:  # chromadb raises many unrelated types for "cannot connect/open"
         where = (
             f"Chroma server at {config.chroma_host}:{config.chroma_port} (unset CHROMA_HOST to use the embedded store)"
             if config.chroma_host
-            else f"embedded Chroma store at {config.chroma_path}"
+            else f"embedded Chroma store at {path or config.chroma_path}"
         )
         raise StoreError(f"cannot open {where}: {exc}") from exc
+
+
+def forget_embedded_client(path: Path) -> None:
+    """Drop Chroma's in-process cache of the embedded store at ``path``, so a new client reopens its files.
+
+    Chroma keeps one system per directory for the life of the process; after the directory is replaced
+    (see ``KnowledgeBase``'s self-repair) the cached one would still point at the old files.
+    """
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    key = str(path)
+    system = SharedSystemClient._identifier_to_system.pop(key, None)
+    SharedSystemClient._identifier_to_refcount.pop(key, None)
+    if system is not None:
+        try:
+            system.stop()
+        except Exception:  # noqa: BLE001 - a broken store may fail to stop; it is discarded either way
+            pass
 
 
 class ChunkStore:

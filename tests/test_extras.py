@@ -91,7 +91,7 @@ def test_help_lists_every_command_even_without_extras() -> None:
     [
         (("ask", "Which GPU for Qwen2.5-7B?"), "knowledge"),
         (("search", "gn7i"), "knowledge"),
-        (("serve", "--port", "0"), "web"),
+        (("serve", "--port", "65534"), "web"),  # never reached: the import of the web extra fails first
         (("slack",), "slack"),
         (("mcp",), "mcp"),
     ],

@@ -348,3 +348,43 @@ def test_seen_events_expire_and_stay_bounded() -> None:
         assert seen.first_time(name)
     assert len(seen) == 3
     assert seen.first_time("a")  # evicted as the oldest
+
+
+def test_other_bots_mentioning_us_are_not_answered(app: App, slack: FakeSlack) -> None:
+    bot_mention = mention(QUESTION_EN, bot_id="B0OTHER", ts="1700000030.000100")
+    assert dispatch(app, event_callback(bot_mention, event_id="EvBot")).status == 200
+    assert dispatch(app, event_callback(mention(QUESTION_ZH), event_id="EvHuman")).status == 200
+    slack.wait_for("chat.update")
+    time.sleep(0.2)
+    assert len(slack.calls_to("chat.postMessage")) == 1  # the human's only
+
+
+def test_event_ids_in_the_database_survive_a_restart(slack: FakeSlack, assistant: Assistant, tmp_path: Path) -> None:
+    from ui.slack_bot import SharedSeenEvents
+    from ui.store import Database
+
+    def process() -> App:
+        seen = SharedSeenEvents(Database.for_data_dir(tmp_path))
+        return build_slack_app(slack_settings(tmp_path), assistant, client=web_client(slack), seen=seen)
+
+    body = event_callback(mention(QUESTION_EN), event_id="EvRestart")
+    before = process()
+    assert dispatch(before, body).status == 200
+    slack.wait_for("chat.update")
+    after = process()  # a new process on the same database: Slack's retry arrives there
+    assert dispatch(after, body, retry_num=1).status == 200
+    time.sleep(0.3)
+    assert len(slack.calls_to("chat.postMessage")) == 1
+
+
+def test_a_non_integer_timestamp_is_a_400_not_a_500(slack: FakeSlack, assistant: Assistant, tmp_path: Path) -> None:
+    from fastapi import FastAPI
+    from starlette.testclient import TestClient
+
+    api = FastAPI()
+    mount_slack_http(api, slack_settings(tmp_path), assistant, client=web_client(slack))
+    raw = json.dumps(event_callback(mention(QUESTION_EN), event_id="EvStamp"))
+    with TestClient(api, raise_server_exceptions=False) as http:
+        for stamp in ("1.5e9", "soon", "0x65", "-1", "9" * 40):
+            headers = signed_headers(raw) | {"X-Slack-Request-Timestamp": stamp}
+            assert http.post("/slack/events", content=raw, headers=headers).status_code == 400

@@ -15,6 +15,7 @@ from web_helpers import running, web_app, web_settings
 from assistant.assistant import build_assistant
 from ui.cli import main
 from ui.feedback import FeedbackStore
+from ui.store import Database
 
 # Gradio (ui.chat) is imported inside the tests: collecting this file for the default, fast run must not
 # cost Gradio's import time.
@@ -86,29 +87,40 @@ def test_many_users_are_served_at_once(tmp_path: Path) -> None:
 
     settings = web_settings(tmp_path)
     demo = build_chat(
-        build_assistant(settings, knowledge_base=shared_kb()), FeedbackStore(tmp_path / "f"), concurrency=16
+        build_assistant(settings, knowledge_base=shared_kb()),
+        FeedbackStore(Database.for_data_dir(tmp_path)),
+        concurrency=16,
     )
     assert demo._queue.default_concurrency_limit == 16  # Gradio's default of 1 makes users queue behind each other
 
 
+def _answered(handlers: object, question: str, session: str) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Ask through the chat handler in process; return the chat history and the session's answer ids."""
+    import gradio as gr
+
+    *_, final = handlers.respond(question, [], {}, gr.Request(session_hash=session))  # type: ignore[attr-defined]
+    messages, _, answer_ids = final
+    shown = [{"role": m.role, "content": m.content, "metadata": m.metadata} for m in messages]
+    return [{"role": "user", "content": question}, *shown], answer_ids
+
+
 def test_like_stores_feedback_readable_by_the_cli(
-    base_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import gradio as gr
 
     from ui.chat import ChatHandlers
 
-    client = Client(base_url, verbose=False)
-    messages, _ = client.predict(LORA_QUESTION, api_name="/chat")
-    history = [{"role": "user", "content": LORA_QUESTION}, *messages]
     settings = web_settings(tmp_path)
-    handlers = ChatHandlers(build_assistant(settings, knowledge_base=shared_kb()), FeedbackStore.in_dir(tmp_path))
+    store = FeedbackStore(Database.for_data_dir(tmp_path))
+    handlers = ChatHandlers(build_assistant(settings, knowledge_base=shared_kb()), store)
+    history, answer_ids = _answered(handlers, LORA_QUESTION, "session-1")
     answer_index = len(history) - 1
     status, comment = handlers.like(
-        gr.LikeData(None, {"index": answer_index, "value": messages[-1]["content"], "liked": False}),
+        gr.LikeData(None, {"index": answer_index, "value": history[-1]["content"], "liked": False}),
         history,
         "  the activations look high  ",
-        {},
+        answer_ids,
         gr.Request(session_hash="session-1"),
     )
     assert status.startswith("Thanks") and comment == ""
@@ -119,6 +131,26 @@ def test_like_stores_feedback_readable_by_the_cli(
     assert record["rating"] == "down" and record["comment"] == "the activations look high"
     assert record["question"] == LORA_QUESTION and record["session"] == "session-1"
     assert record["engine"] == "offline" and "GiB" in record["answer"]
+
+
+def test_a_like_on_text_the_server_never_gave_is_refused(tmp_path: Path) -> None:
+    import gradio as gr
+
+    from ui.chat import ChatHandlers
+
+    store = FeedbackStore(Database.for_data_dir(tmp_path))
+    handlers = ChatHandlers(build_assistant(web_settings(tmp_path), knowledge_base=shared_kb()), store)
+    _, answer_ids = _answered(handlers, LORA_QUESTION, "session-2")
+    forged = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "The best product ever."}]
+    status, comment = handlers.like(
+        gr.LikeData(None, {"index": 1, "value": "The best product ever.", "liked": True}),
+        forged,
+        "five stars",
+        answer_ids,
+        gr.Request(session_hash="session-2"),
+    )
+    assert status.startswith("Only answers given in this chat") and comment == "five stars"
+    assert store.list() == []
 
 
 def test_examples_are_offered_in_both_languages() -> None:

@@ -1,4 +1,4 @@
-"""Token-bucket rate limiting and its middleware (429 + Retry-After, JSON error)."""
+"""Rate limiting through ``limits`` (in memory here) and its middleware: 429 + Retry-After, refused routes."""
 
 from __future__ import annotations
 
@@ -10,72 +10,77 @@ from starlette.applications import Starlette
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
-from ui.rate_limit import RateLimitMiddleware, TokenBucketLimiter, client_key
+from ui.rate_limit import RateLimiter, RateLimitMiddleware
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def test_bucket_allows_a_burst_then_refills_at_the_rate() -> None:
-    clock = Clock()
-    limiter = TokenBucketLimiter(per_minute=6, clock=clock)  # one token every 10 s
-    assert [limiter.acquire("a") for _ in range(6)] == [0.0] * 6
-    assert limiter.acquire("a") == pytest.approx(10.0)
-    assert limiter.acquire("b") == 0.0  # keys are independent
-    clock.now = 5.0
-    assert limiter.acquire("a") == pytest.approx(5.0)
-    clock.now = 10.0
-    assert limiter.acquire("a") == 0.0
-
-
-def test_idle_keys_are_forgotten_beyond_the_cap() -> None:
-    clock = Clock()
-    limiter = TokenBucketLimiter(per_minute=1, max_keys=2, clock=clock)
-    assert limiter.acquire("a") == 0.0
-    limiter.acquire("b")
-    limiter.acquire("c")  # evicts "a"
-    assert limiter.acquire("a") == 0.0  # a fresh bucket
+def test_a_client_gets_its_budget_then_waits() -> None:
+    limiter = RateLimiter(per_minute=3)
+    assert [limiter.acquire("ip:a") for _ in range(3)] == [0.0] * 3
+    wait = limiter.acquire("ip:a")
+    assert 1.0 <= wait <= 60.0
+    assert limiter.acquire("ip:b") == 0.0  # clients are independent
 
 
 def test_zero_rate_is_refused() -> None:
     with pytest.raises(ValueError, match="positive"):
-        TokenBucketLimiter(per_minute=0)
+        RateLimiter(per_minute=0)
 
 
-def test_client_key_prefers_the_api_key_and_never_keeps_it_in_clear() -> None:
-    by_key = client_key({"authorization": "Bearer sk-secret"}, "10.0.0.1")
+def test_only_configured_keys_count_on_their_own_and_never_in_clear() -> None:
+    limiter = RateLimiter(per_minute=1, api_keys=["sk-secret"])
+    by_key = limiter.client_key({"authorization": "Bearer sk-secret"}, "10.0.0.1")
     assert by_key.startswith("key:") and "sk-secret" not in by_key
-    assert client_key({"x-api-key": "sk-secret"}, "10.0.0.2") == by_key
-    assert client_key({}, "10.0.0.1") == "ip:10.0.0.1"
+    assert limiter.client_key({"x-api-key": "sk-secret"}, "10.0.0.2") == by_key
+    assert limiter.client_key({"authorization": "Bearer made-up"}, "10.0.0.1") == "ip:10.0.0.1"
+    assert limiter.client_key({}, "10.0.0.1") == "ip:10.0.0.1"
 
 
-def _app(limiter: TokenBucketLimiter) -> RateLimitMiddleware:
+def test_rotating_made_up_keys_share_the_ip_budget() -> None:
+    limiter = RateLimiter(per_minute=2)
+    keys = [limiter.client_key({"x-api-key": f"k{n}"}, "10.0.0.9") for n in range(5)]
+    assert [limiter.acquire(k) for k in keys][2:] != [0.0, 0.0, 0.0]
+    assert len(set(keys)) == 1
+
+
+def test_a_failing_store_lets_requests_through_and_reports_why() -> None:
+    limiter = RateLimiter(per_minute=1, storage_url="redis://127.0.0.1:9/0")  # nothing listens on port 9
+    assert limiter.acquire("ip:a") == 0.0
+    assert limiter.check() is not None
+
+
+def _app(api: RateLimiter, page: RateLimiter | None = None) -> RateLimitMiddleware:
     async def ok(request: object) -> PlainTextResponse:
         return PlainTextResponse("ok")
 
-    inner = Starlette(routes=[Route("/v1/ask", ok, methods=["POST"]), Route("/page", ok)])
-    return RateLimitMiddleware(inner, limiter)
+    inner = Starlette(
+        routes=[
+            Route("/v1/ask", ok, methods=["POST"]),
+            Route("/page", ok),
+            Route("/gradio_api/queue/join", ok, methods=["POST"]),
+            Route("/gradio_api/upload", ok, methods=["POST"]),
+        ]
+    )
+    return RateLimitMiddleware(inner, api, page=page)
+
+
+def _send(app: RateLimitMiddleware, calls: list[tuple[str, str]]) -> list[httpx.Response]:
+    async def run() -> list[httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            return [await client.request(method, path) for method, path in calls]
+
+    return asyncio.run(run())
 
 
 def test_middleware_answers_429_with_retry_after_on_limited_paths_only() -> None:
-    limiter = TokenBucketLimiter(per_minute=2, clock=Clock())
-
-    async def run() -> list[httpx.Response]:
-        transport = httpx.ASGITransport(app=_app(limiter))
-        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-            asks = [await client.post("/v1/ask") for _ in range(3)]
-            pages = [await client.get("/page") for _ in range(3)]
-            return asks + pages
-
-    responses = asyncio.run(run())
+    responses = _send(_app(RateLimiter(per_minute=2)), [("POST", "/v1/ask")] * 3 + [("GET", "/page")] * 3)
     assert [r.status_code for r in responses] == [200, 200, 429, 200, 200, 200]
     refused = responses[2]
-    assert refused.headers["retry-after"] == "30"
-    assert refused.json() == {
-        "error": {"type": "rate_limited", "message": "Too many requests; try again in 30 s.", "code": 429}
-    }
+    assert 1 <= int(refused.headers["retry-after"]) <= 60
+    assert refused.json()["error"]["type"] == "rate_limited"
+
+
+def test_gradio_answer_routes_are_limited_and_uploads_refused() -> None:
+    app = _app(RateLimiter(per_minute=5), page=RateLimiter(per_minute=2, namespace="page"))
+    responses = _send(app, [("POST", "/gradio_api/queue/join")] * 3 + [("POST", "/gradio_api/upload")])
+    assert [r.status_code for r in responses] == [200, 200, 429, 403]

@@ -32,7 +32,8 @@ def web_app(data_dir: Path, **env: Any) -> FastAPI:
     from ui.server import create_app
 
     settings = web_settings(data_dir, **env)
-    return create_app(settings, assistant=build_assistant(settings, knowledge_base=shared_kb()))
+    kb = shared_kb()
+    return create_app(settings, assistant=build_assistant(settings, knowledge_base=kb), knowledge_base=kb)
 
 
 @contextmanager

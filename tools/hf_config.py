@@ -85,8 +85,10 @@ def load_config_file(path: str | Path) -> ModelArchitecture:
         raise ToolInputError(f"Config file '{file}' does not exist.")
     try:
         cfg = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not UTF-8, not JSON, or a number too long to read
         raise ToolInputError(f"Config file '{file}' is not readable JSON: {exc}.") from exc
+    except RecursionError:
+        raise ToolInputError(f"Config file '{file}' is nested too deeply to be a config.json.") from None
     if not isinstance(cfg, dict):
         raise ToolInputError(f"Config file '{file}' must hold a JSON object.")
     name_or_path = str(cfg.get("_name_or_path") or "").rstrip("/")
@@ -123,9 +125,9 @@ def architecture_from_config(
     model_type = str(text.get("model_type") or "")
     if model_type not in _KNOWN_TYPES:
         notes.append(f"model_type '{model_type or 'missing'}' not known to the parser; read as Llama-like")
-    layers = _int(text, ("num_hidden_layers", "num_layers", "n_layer"))
-    hidden = _int(text, ("hidden_size", "n_embd", "d_model"))
-    heads = _int(text, ("num_attention_heads", "n_head"))
+    layers = _positive_int(text, ("num_hidden_layers", "num_layers", "n_layer"))
+    hidden = _positive_int(text, ("hidden_size", "n_embd", "d_model"))
+    heads = _positive_int(text, ("num_attention_heads", "n_head"))
     fields: dict[str, Any] = {
         "name": name,
         "family": family or model_type or "unknown",
@@ -207,6 +209,15 @@ def _mlp_width(text: Config, model_type: str, hidden: int) -> int:
     if model_type in _FOUR_H_MLP_TYPES and _get(text, keys) is None:
         return 4 * hidden
     return _int(text, keys) // (2 if model_type in _HALVED_INTERMEDIATE_TYPES else 1)
+
+
+def _positive_int(cfg: Config, keys: tuple[str, ...]) -> int:
+    """Read a size the other sizes are divided by or multiplied with: it must be at least 1."""
+    value = _int(cfg, keys)
+    if value < 1:
+        name = next((key for key in keys if cfg.get(key) is not None), keys[0])
+        raise ToolInputError(f"config.json has an impossible value: '{name}' must be at least 1, got {value}.")
+    return value
 
 
 def _kv_heads(text: Config, heads: int) -> int:

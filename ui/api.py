@@ -11,8 +11,8 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, FastAPI, Request
@@ -23,8 +23,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from assistant.answer import Answer, Message
 from assistant.assistant import MAX_QUESTION_CHARS, Assistant
+from ui.budget import AnswerBudget, TooComplexError
+from ui.feedback import MAX_COMMENT_CHARS, FeedbackStore, Rating, UnknownAnswerError
+from ui.input_caps import MESSAGES, InputCaps, clean_text, fit_history, history_problem
 from ui.render_web import answer_text_with_sources
 from ui.sessions import SESSION_ID, SessionStore, new_session_id
+from ui.store import StoreError
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +45,38 @@ class Services:
 
     assistant: Assistant
     sessions: SessionStore
+    feedback: FeedbackStore
+    budget: AnswerBudget
+    caps: InputCaps = InputCaps()
+    health_checks: Sequence[Callable[[], str | None]] = field(default_factory=tuple)
+    """Each returns None when its part works, else the reason (``/healthz`` reports ``degraded``)."""
+
+    def record(self, session: str, question: str, answer: Answer) -> str | None:
+        """Record an answer the API gave; None when the store failed (the answer is still returned)."""
+        try:
+            return self.feedback.record_answer(
+                face="api", session=session, question=question, answer=answer.text, engine=answer.engine
+            )
+        except StoreError:
+            log.exception("could not record an answer; returning it without an id")
+            return None
+
+    def history(self, session_id: str) -> list[Message]:
+        """Return the session's earlier turns within the caps; none when the store is down (answers still go out)."""
+        try:
+            return fit_history(self.sessions.history(session_id), self.caps)
+        except StoreError:
+            log.exception("could not read session %s; answering without its history", session_id)
+            return []
+
+    def remember(self, session_id: str, question: str, answer: Answer) -> None:
+        """Add the exchange to the session; a store failure is logged, the answer still goes out."""
+        if answer.kind == "error":
+            return
+        try:
+            self.sessions.append(session_id, question, answer.text)
+        except StoreError:
+            log.exception("could not save session %s; the answer is returned anyway", session_id)
 
 
 def services(request: Request) -> Services:
@@ -70,6 +106,11 @@ class AskRequest(BaseModel):
         description="continue this conversation; omit to start one (the response gives its id)",
     )
 
+    @field_validator("question", mode="before")
+    @classmethod
+    def _no_lone_surrogates(cls, value: object) -> object:
+        return clean_text(value) if isinstance(value, str) else value
+
     @field_validator("question")
     @classmethod
     def _not_blank(cls, value: str) -> str:
@@ -82,13 +123,31 @@ class AskResponse(Answer):
     """The assistant's Answer plus the session id to send with a follow-up question."""
 
     session_id: str
+    answer_id: str | None = Field(default=None, description="send with POST /v1/feedback to rate this answer")
+
+
+class FeedbackRequest(BaseModel):
+    """A rating of an answer this server gave; question and answer are taken from the server's record."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    answer_id: str = Field(pattern=r"^[0-9a-f]{32}$", description="the answer_id of an answer")
+    rating: Rating
+    comment: str = Field(default="", max_length=MAX_COMMENT_CHARS)
+
+
+class FeedbackResponse(BaseModel):
+    """The stored rating's id."""
+
+    id: int
 
 
 class Health(BaseModel):
-    """Liveness and the engine answering first."""
+    """Liveness, the engine answering first, and why the service is degraded if it is."""
 
-    status: Literal["ok"] = "ok"
+    status: Literal["ok", "degraded"] = "ok"
     engine: str
+    reasons: list[str] = Field(default_factory=list)
 
 
 class ChatContentPart(BaseModel):
@@ -99,6 +158,11 @@ class ChatContentPart(BaseModel):
     type: str
     text: str | None = None
 
+    @field_validator("text", mode="before")
+    @classmethod
+    def _no_lone_surrogates(cls, value: object) -> object:
+        return clean_text(value) if isinstance(value, str) else value
+
 
 class ChatMessageIn(BaseModel):
     """One OpenAI chat message."""
@@ -108,6 +172,11 @@ class ChatMessageIn(BaseModel):
 
     role: Literal["system", "developer", "user", "assistant", "tool"]
     content: str | list[ChatContentPart] | None = None
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _no_lone_surrogates(cls, value: object) -> object:
+        return clean_text(value) if isinstance(value, str) else value
 
 
 class ChatCompletionRequest(BaseModel):
@@ -156,6 +225,16 @@ def install_error_handlers(app: FastAPI) -> None:
     async def on_input(request: Request, exc: APIInputError) -> JSONResponse:
         return error_response(422, "invalid_request", str(exc))
 
+    async def on_too_complex(request: Request, exc: TooComplexError) -> JSONResponse:
+        return error_response(422, "too_complex", MESSAGES["too_complex"]["en"])
+
+    async def on_unknown_answer(request: Request, exc: UnknownAnswerError) -> JSONResponse:
+        return error_response(404, "not_found", "answer_id: no answer with this id was given by this service")
+
+    async def on_store(request: Request, exc: StoreError) -> JSONResponse:
+        log.error("store unavailable on %s %s: %s", request.method, request.url.path, exc)
+        return error_response(503, "unavailable", "Storage is unavailable; please try again shortly.")
+
     async def on_http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         kind = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return error_response(exc.status_code, kind, str(exc.detail), headers=getattr(exc, "headers", None))
@@ -166,6 +245,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     app.add_exception_handler(RequestValidationError, on_validation)  # type: ignore[arg-type]
     app.add_exception_handler(APIInputError, on_input)  # type: ignore[arg-type]
+    app.add_exception_handler(TooComplexError, on_too_complex)  # type: ignore[arg-type]
+    app.add_exception_handler(UnknownAnswerError, on_unknown_answer)  # type: ignore[arg-type]
+    app.add_exception_handler(StoreError, on_store)  # type: ignore[arg-type]
     app.add_exception_handler(StarletteHTTPException, on_http)  # type: ignore[arg-type]
     app.add_exception_handler(Exception, on_crash)
 
@@ -179,22 +261,28 @@ def sse(event: str, data: Any) -> str:
     return f"event: {event}\ndata: {payload}\n\n"
 
 
-def conversation_from_openai(messages: Sequence[ChatMessageIn]) -> tuple[str, list[Message]]:
+def conversation_from_openai(
+    messages: Sequence[ChatMessageIn], caps: InputCaps | None = None
+) -> tuple[str, list[Message]]:
     """Split OpenAI messages into the question (the last user message) and the earlier turns.
 
     System, developer and tool messages are dropped: the assistant has its own instructions, and text
     in them must not be able to change them.
 
     Raises:
-        APIInputError: The last message is not a non-empty user message, or it is too long.
+        APIInputError: The last message is not a non-empty user message, or the question, an earlier
+            message or all earlier messages together are longer than ``caps`` allow.
     """
-    turns = [(m.role, _openai_text(m.content)) for m in messages if m.role in ("user", "assistant")]
+    caps = caps or InputCaps()
+    turns = [(m.role, clean_text(_openai_text(m.content))) for m in messages if m.role in ("user", "assistant")]
     if not turns or turns[-1][0] != "user" or not turns[-1][1].strip():
         raise APIInputError("messages: the last message must be a user message with text")
     question = turns[-1][1]
-    if len(question) > MAX_QUESTION_CHARS:
+    if len(question) > min(caps.question, MAX_QUESTION_CHARS):
         raise APIInputError(f"messages: the question is longer than {MAX_QUESTION_CHARS} characters")
     history = [Message(role=role, content=text) for role, text in turns[:-1] if text.strip()]  # type: ignore[arg-type]
+    if (problem := history_problem(history, caps)) is not None:
+        raise APIInputError(problem)
     return question, history
 
 
@@ -271,6 +359,15 @@ def api_router() -> APIRouter:
         response_class=StreamingResponse,
         responses={200: {"content": {"text/event-stream": {}}, "description": "server-sent events"}},
     )
+    router.add_api_route(
+        "/v1/feedback",
+        give_feedback,
+        methods=["POST"],
+        status_code=201,
+        response_model=FeedbackResponse,
+        tags=["ask"],
+        summary="Rate an answer (👍/👎 and an optional comment)",
+    )
     router.add_api_route("/v1/models", list_models, methods=["GET"], tags=["openai"], summary="List models")
     router.add_api_route(
         "/v1/chat/completions",
@@ -293,17 +390,29 @@ def unknown_endpoint(request: Request) -> JSONResponse:
 
 
 def healthz(svc: ServicesDep) -> Health:
-    """Liveness probe; also says which engine answers first (``llm`` or ``offline``)."""
-    return Health(engine=svc.assistant.engine)
+    """Liveness probe: ``ok``, or ``degraded`` with reasons (retrieval, database, rate-limit store).
+
+    Also says which engine answers first (``llm`` or ``offline``). Degraded still answers 200: the
+    service answers questions, with less (no citations, no saved sessions).
+    """
+    reasons = [r for check in svc.health_checks if (r := check()) is not None]
+    return Health(status="degraded" if reasons else "ok", engine=svc.assistant.engine, reasons=reasons)
 
 
 def ask(body: AskRequest, svc: ServicesDep) -> AskResponse:
     """Answer one question. Send the returned ``session_id`` with a follow-up to continue the conversation."""
     session_id = body.session_id or new_session_id()
-    answer = svc.assistant.answer(body.question, svc.sessions.history(session_id))
-    if answer.kind != "error":
-        svc.sessions.append(session_id, body.question, answer.text)
-    return AskResponse(**answer.model_dump(), session_id=session_id)
+    history = svc.history(session_id)
+    answer = svc.budget.run(lambda: svc.assistant.answer(body.question, history))
+    svc.remember(session_id, body.question, answer)
+    answer_id = svc.record(session_id, body.question, answer)
+    return AskResponse(**answer.model_dump(), session_id=session_id, answer_id=answer_id)
+
+
+def give_feedback(body: FeedbackRequest, svc: ServicesDep) -> FeedbackResponse:
+    """Rate an answer by its ``answer_id``; rating the same answer again replaces the earlier rating."""
+    row_id = svc.feedback.add(body.answer_id, body.rating, body.comment, face="api", session="api")
+    return FeedbackResponse(id=row_id)
 
 
 def ask_stream(body: AskRequest, svc: ServicesDep) -> StreamingResponse:
@@ -314,20 +423,22 @@ def ask_stream(body: AskRequest, svc: ServicesDep) -> StreamingResponse:
     authoritative: the truthfulness checks may change the text after the draft tokens were sent.
     """
     session_id = body.session_id or new_session_id()
-    history = svc.sessions.history(session_id)
+    history = svc.history(session_id)
 
     def events() -> Iterator[str]:
         try:
-            for event in svc.assistant.stream(body.question, history):
+            for event in svc.budget.stream(lambda: svc.assistant.stream(body.question, history)):
                 if event.type == "answer" and event.answer is not None:
-                    if event.answer.kind != "error":
-                        svc.sessions.append(session_id, body.question, event.answer.text)
-                    final = AskResponse(**event.answer.model_dump(), session_id=session_id)
+                    svc.remember(session_id, body.question, event.answer)
+                    answer_id = svc.record(session_id, body.question, event.answer)
+                    final = AskResponse(**event.answer.model_dump(), session_id=session_id, answer_id=answer_id)
                     yield sse("answer", final.model_dump_json())
                 elif event.type == "token":
                     yield sse("token", {"text": event.text or ""})
                 elif event.tool_call is not None:
                     yield sse(event.type, event.tool_call.model_dump(mode="json"))
+        except TooComplexError:
+            yield sse("error", {"type": "too_complex", "message": MESSAGES["too_complex"]["en"]})
         except Exception:  # headers are sent: report in-band, details to the log
             log.exception("stream failed")
             yield sse("error", {"type": "internal_error", "message": "Internal error; it was logged."})
@@ -351,16 +462,22 @@ def chat_completions(body: ChatCompletionRequest, svc: ServicesDep) -> Any:
     text that is later withdrawn. ``gpu_advisor`` (non-stream body, last chunk) carries the engine,
     citations and warnings.
     """
-    question, history = conversation_from_openai(body.messages)
+    question, history = conversation_from_openai(body.messages, svc.caps)
     completion_id = f"chatcmpl-{uuid.uuid4().hex[:24]}"
     created = int(time.time())
     if not body.stream:
-        return JSONResponse(completion_body(svc.assistant.answer(question, history), completion_id, created))
+        answer = svc.budget.run(lambda: svc.assistant.answer(question, history))
+        body_out = completion_body(answer, completion_id, created)
+        body_out["gpu_advisor"]["answer_id"] = svc.record(completion_id, question, answer)
+        return JSONResponse(body_out)
 
     def chunks() -> Iterator[str]:
         yield _data(completion_chunk(completion_id, created, {"role": "assistant", "content": ""}))
         try:
-            answer = svc.assistant.answer(question, history)
+            answer = svc.budget.run(lambda: svc.assistant.answer(question, history))
+        except TooComplexError:
+            yield _data({"error": {"type": "too_complex", "message": MESSAGES["too_complex"]["en"]}})
+            return
         except Exception:
             log.exception("chat completion failed")
             yield _data({"error": {"type": "internal_error", "message": "Internal error; it was logged."}})
@@ -369,7 +486,7 @@ def chat_completions(body: ChatCompletionRequest, svc: ServicesDep) -> Any:
         for start in range(0, len(text), _CHUNK_CHARS):
             yield _data(completion_chunk(completion_id, created, {"content": text[start : start + _CHUNK_CHARS]}))
         last = completion_chunk(completion_id, created, {}, "stop")
-        last["gpu_advisor"] = answer_extension(answer)
+        last["gpu_advisor"] = {**answer_extension(answer), "answer_id": svc.record(completion_id, question, answer)}
         yield _data(last)
         yield "data: [DONE]\n\n"
 

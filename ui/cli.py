@@ -14,6 +14,8 @@ import logging
 import sys
 from typing import NoReturn
 
+from pydantic import ValidationError
+
 from tools.errors import ToolInputError
 from ui.extras import MissingExtraError, as_missing_extra
 
@@ -52,6 +54,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def settings_problem(exc: ValidationError) -> str:
+    """Summarise invalid settings in one line: ``invalid settings: NAME: problem; ...``."""
+    parts = []
+    for err in exc.errors():
+        name = ".".join(str(p) for p in err.get("loc", ())) or exc.title
+        message = " ".join(str(err.get("msg", "invalid")).split())
+        message = message.removeprefix("Value error, ").removeprefix(f"{name}: ")
+        parts.append(f"{name}: {message}")
+    return f"invalid {'settings' if exc.title == 'Settings' else exc.title}: " + "; ".join(parts)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Parse arguments, run the handler, turn user errors into one clear line."""
     parser = build_parser()
@@ -61,6 +74,9 @@ def main(argv: list[str] | None = None) -> None:
         code = args.handler(args)
     except (ToolInputError, CommandError, MissingExtraError) as exc:
         print(f"gpu-advisor: error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except ValidationError as exc:  # the settings (environment or .env) are the only unconverted source
+        print(f"gpu-advisor: error: {settings_problem(exc)}", file=sys.stderr)
         raise SystemExit(2) from None
     except KeyboardInterrupt:
         raise SystemExit(130) from None

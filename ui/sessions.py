@@ -1,9 +1,9 @@
-"""Conversation histories of HTTP API sessions, in SQLite under the data directory.
+"""Conversation histories of HTTP API sessions, in the shared database (:mod:`ui.store`).
 
 The assistant is stateless: it needs the earlier turns with every question. Browser chats keep them in
-the page; API clients send a ``session_id`` instead, and this store remembers the turns behind it.
-SQLite on the data volume means several server replicas sharing that volume see the same sessions.
-Sessions idle for longer than ``ttl_s`` are forgotten; only the last ``max_messages`` turns are kept.
+the page; API clients send a ``session_id`` instead, and this store remembers the turns behind it. With
+PostgreSQL as the database every replica sees the same sessions. Sessions idle for longer than ``ttl_s``
+are forgotten; only the last ``max_messages`` turns are kept.
 """
 
 from __future__ import annotations
@@ -11,26 +11,15 @@ from __future__ import annotations
 import re
 import time
 import uuid
-from pathlib import Path
+
+from sqlalchemy import Connection, delete, insert, select
 
 from assistant.answer import Message
-from ui.sqlite_file import SQLiteFile
+from ui.store import Database
+from ui.store.schema import turns
 
-SESSIONS_FILE = "sessions.sqlite3"
 SESSION_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
 """What a client-chosen session id may look like."""
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS turns (
-    session_id TEXT NOT NULL,
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    role TEXT NOT NULL,
-    content TEXT NOT NULL,
-    at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS turns_session ON turns (session_id, seq);
-CREATE INDEX IF NOT EXISTS turns_at ON turns (at);
-"""
 
 
 def new_session_id() -> str:
@@ -41,45 +30,49 @@ def new_session_id() -> str:
 class SessionStore:
     """Turns of API conversations, keyed by session id."""
 
-    def __init__(self, path: Path, *, max_messages: int = 20, ttl_s: float = 24 * 3600) -> None:
-        """Use the database at ``path`` (created on first use).
+    def __init__(self, db: Database, *, max_messages: int = 20, ttl_s: float = 24 * 3600) -> None:
+        """Keep sessions in ``db``.
 
         Args:
-            path: SQLite file.
+            db: The shared database.
             max_messages: Messages (user and assistant) of a session given back to the assistant.
             ttl_s: Seconds after its last turn that a session is forgotten.
         """
-        self.path = path
+        self.db = db
         self.max_messages = max_messages
         self.ttl_s = ttl_s
-        self._db = SQLiteFile(path, _SCHEMA)
-
-    @classmethod
-    def in_dir(cls, data_dir: Path) -> SessionStore:
-        """Open the store under ``<data_dir>/sessions.sqlite3``."""
-        return cls(data_dir / SESSIONS_FILE)
 
     def history(self, session_id: str) -> list[Message]:
         """Return the last ``max_messages`` messages of the session, oldest first; empty for a new session."""
         cutoff = time.time() - self.ttl_s
-        with self._db.connect() as conn:
-            rows = conn.execute(
-                "SELECT role, content FROM turns WHERE session_id = ? AND at >= ? ORDER BY seq DESC LIMIT ?",
-                (session_id, cutoff, self.max_messages),
-            ).fetchall()
+        query = (
+            select(turns.c.role, turns.c.content)
+            .where(turns.c.session_id == session_id, turns.c.at >= cutoff)
+            .order_by(turns.c.seq.desc())
+            .limit(self.max_messages)
+        )
+        rows = self.db.read(lambda conn: conn.execute(query).all())
         return [Message(role=role, content=content) for role, content in reversed(rows)]
 
     def append(self, session_id: str, question: str, answer: str) -> None:
         """Record one exchange; drop expired turns and turns beyond ``max_messages`` of this session."""
         now = time.time()
-        with self._db.connect() as conn:
-            conn.executemany(
-                "INSERT INTO turns (session_id, role, content, at) VALUES (?, ?, ?, ?)",
-                [(session_id, "user", question, now), (session_id, "assistant", answer, now)],
-            )
+
+        def work(conn: Connection) -> None:
             conn.execute(
-                "DELETE FROM turns WHERE session_id = ? AND seq NOT IN "
-                "(SELECT seq FROM turns WHERE session_id = ? ORDER BY seq DESC LIMIT ?)",
-                (session_id, session_id, self.max_messages),
+                insert(turns),
+                [
+                    {"session_id": session_id, "role": "user", "content": question, "at": now},
+                    {"session_id": session_id, "role": "assistant", "content": answer, "at": now},
+                ],
             )
-            conn.execute("DELETE FROM turns WHERE at < ?", (now - self.ttl_s,))
+            newest = (
+                select(turns.c.seq)
+                .where(turns.c.session_id == session_id)
+                .order_by(turns.c.seq.desc())
+                .limit(self.max_messages)
+            )
+            conn.execute(delete(turns).where(turns.c.session_id == session_id, turns.c.seq.not_in(newest)))
+            conn.execute(delete(turns).where(turns.c.at < now - self.ttl_s))
+
+        self.db.write(work)

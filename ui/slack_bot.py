@@ -6,7 +6,9 @@ adds ``POST /slack/events`` to the web server; Bolt checks the request signature
 event at once and runs the listener in a worker thread, so Slack's 3-second deadline holds however long
 the answer takes. Each reply starts as a "working on it" message in the thread that is then updated
 with the answer as Block Kit (``ui.render_slack``). Slack re-sends events it thinks were missed; the
-bot remembers recent ``event_id``s and answers each event once.
+bot records each ``event_id`` once (in the shared database when the web server runs it, so a retry that
+reaches another replica, or arrives after a restart, is not answered again) and answers it only then.
+Messages from bots, other bots' mentions of ours included, are never answered: two bots would loop.
 """
 
 from __future__ import annotations
@@ -25,10 +27,16 @@ from slack_bolt import App, BoltContext, BoltResponse
 from slack_bolt.request import BoltRequest
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
+from sqlalchemy import delete, insert
+from sqlalchemy.exc import IntegrityError
 
 from assistant.answer import Language, Message
+from assistant.assistant import MAX_QUESTION_CHARS
 from assistant.engine import answer_language
+from ui.input_caps import clean_text
 from ui.render_slack import Block, to_slack_blocks, to_slack_text
+from ui.store import Database
+from ui.store.schema import slack_events
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -96,10 +104,38 @@ class SeenEvents:
         return len(self._seen)
 
 
+class SharedSeenEvents:
+    """Event ids recorded in the shared database: the first replica to insert an id answers it.
+
+    The table's primary key makes the insert-once atomic on every database; ids older than ``ttl_s``
+    are pruned now and then.
+    """
+
+    def __init__(self, db: Database, *, ttl_s: float = 24 * 3600.0, prune_every: int = 200) -> None:
+        """Record ids in ``db``; prune ids older than ``ttl_s`` seconds every ``prune_every`` inserts."""
+        self._db = db
+        self._ttl_s = ttl_s
+        self._prune_every = prune_every
+        self._inserts = 0
+
+    def first_time(self, event_id: str) -> bool:
+        """Record ``event_id``; True only for the one call, on any replica, that inserted it."""
+        now = time.time()
+        try:
+            self._db.write(lambda conn: conn.execute(insert(slack_events).values(event_id=event_id[:128], seen_at=now)))
+        except IntegrityError:
+            return False
+        self._inserts += 1
+        if self._inserts % self._prune_every == 0:
+            old = delete(slack_events).where(slack_events.c.seen_at < now - self._ttl_s)
+            self._db.write(lambda conn: conn.execute(old))
+        return True
+
+
 class SlackBot:
     """Turns Slack events into questions for the assistant and posts its answers in the thread."""
 
-    def __init__(self, assistant: Assistant, *, seen: SeenEvents | None = None) -> None:
+    def __init__(self, assistant: Assistant, *, seen: SeenEvents | SharedSeenEvents | None = None) -> None:
         """Wrap an assistant.
 
         Args:
@@ -128,6 +164,8 @@ class SlackBot:
         return None
 
     def _on_mention(self, event: dict[str, Any], client: WebClient, context: BoltContext) -> None:
+        if event.get("bot_id") or event.get("subtype") == "bot_message":  # another bot mentioning us
+            return
         self.reply(event, client, context)
 
     def _on_message(self, event: dict[str, Any], client: WebClient, context: BoltContext) -> None:
@@ -142,7 +180,7 @@ class SlackBot:
         """Answer one mention or DM in its thread; failures become a short apology, never a traceback."""
         channel, ts = event["channel"], event["ts"]
         thread_ts = event.get("thread_ts") or ts
-        question = plain_text(event.get("text", ""), context.bot_user_id)
+        question = clean_text(plain_text(event.get("text", ""), context.bot_user_id))[:MAX_QUESTION_CHARS + 1]
         history: list[Message] = []
         if thread_ts != ts:
             history = self._history(client, channel, thread_ts, ts, context)
@@ -252,7 +290,13 @@ def _error(exc: SlackApiError) -> str:
 # ------------------------------------------------------------------------------------------ wiring
 
 
-def build_slack_app(settings: Settings, assistant: Assistant, *, client: WebClient | None = None) -> App:
+def build_slack_app(
+    settings: Settings,
+    assistant: Assistant,
+    *,
+    client: WebClient | None = None,
+    seen: SeenEvents | SharedSeenEvents | None = None,
+) -> App:
     """Build the Bolt app that answers mentions and DMs with ``assistant``.
 
     Bolt calls ``auth.test`` once here, so a bad token fails at start-up, not on the first question.
@@ -262,6 +306,7 @@ def build_slack_app(settings: Settings, assistant: Assistant, *, client: WebClie
         assistant: The assistant that answers.
         client: Web API client to use instead of one built from ``SLACK_BOT_TOKEN`` (tests point it at a
             local fake).
+        seen: Where answered event ids are recorded; in this process's memory by default.
 
     Raises:
         SlackConfigError: Neither ``client`` nor ``SLACK_BOT_TOKEN`` is given.
@@ -275,12 +320,17 @@ def build_slack_app(settings: Settings, assistant: Assistant, *, client: WebClie
     # check; an empty secret would let anyone sign requests.
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else ""
     app = App(client=client, signing_secret=secret or secrets.token_hex(32), name="gpu-advisor")
-    SlackBot(assistant).register(app)
+    SlackBot(assistant, seen=seen).register(app)
     return app
 
 
 def mount_slack_http(
-    app: FastAPI, settings: Settings, assistant: Assistant, *, client: WebClient | None = None
+    app: FastAPI,
+    settings: Settings,
+    assistant: Assistant,
+    *,
+    client: WebClient | None = None,
+    seen: SeenEvents | SharedSeenEvents | None = None,
 ) -> None:
     """Serve the Slack Events API at ``POST /slack/events`` on ``app``.
 
@@ -289,17 +339,24 @@ def mount_slack_http(
         settings: Application settings; needs ``SLACK_BOT_TOKEN`` and ``SLACK_SIGNING_SECRET``.
         assistant: The assistant that answers.
         client: Web API client to use instead of one built from the token (tests).
+        seen: Where answered event ids are recorded (:class:`SharedSeenEvents` for replicas).
 
     Raises:
         SlackConfigError: ``SLACK_SIGNING_SECRET`` (or the token) is missing.
     """
     from slack_bolt.adapter.fastapi import SlackRequestHandler
+    from starlette.responses import JSONResponse
 
     if settings.slack_signing_secret is None:
         raise SlackConfigError("set SLACK_SIGNING_SECRET (Basic Information page of the Slack app) for HTTP events")
-    handler = SlackRequestHandler(build_slack_app(settings, assistant, client=client))
+    handler = SlackRequestHandler(build_slack_app(settings, assistant, client=client, seen=seen))
 
     async def slack_events(request: Request) -> Response:
+        # Bolt turns a malformed timestamp into a 500; it is the client's error.
+        stamp = request.headers.get("x-slack-request-timestamp", "")
+        if stamp and not (stamp.isascii() and stamp.isdigit() and len(stamp) <= 12):
+            body = {"error": {"type": "invalid_request", "message": "bad X-Slack-Request-Timestamp", "code": 400}}
+            return JSONResponse(body, status_code=400)
         return await handler.handle(request)
 
     # A plain Starlette route: the handler takes the raw request (the signature covers the exact bytes).
@@ -307,7 +364,11 @@ def mount_slack_http(
 
 
 def build_socket_mode_handler(
-    settings: Settings, assistant: Assistant, *, client: WebClient | None = None
+    settings: Settings,
+    assistant: Assistant,
+    *,
+    client: WebClient | None = None,
+    seen: SeenEvents | SharedSeenEvents | None = None,
 ) -> SocketModeHandler:
     """Build the Socket Mode connection for the bot; call ``connect()`` (or ``start()``) to go online.
 
@@ -315,6 +376,7 @@ def build_socket_mode_handler(
         settings: Application settings; needs ``SLACK_BOT_TOKEN`` and ``SLACK_APP_TOKEN`` (xapp-…).
         assistant: The assistant that answers.
         client: Web API client to use instead of one built from the token (tests).
+        seen: Where answered event ids are recorded; in this process's memory by default.
 
     Raises:
         SlackConfigError: ``SLACK_APP_TOKEN`` (or the bot token) is missing.
@@ -325,5 +387,5 @@ def build_socket_mode_handler(
         raise SlackConfigError(
             "set SLACK_APP_TOKEN (an app-level token, xapp-…, with the connections:write scope) for Socket Mode"
         )
-    app = build_slack_app(settings, assistant, client=client)
+    app = build_slack_app(settings, assistant, client=client, seen=seen)
     return SocketModeHandler(app, app_token=settings.slack_app_token.get_secret_value())

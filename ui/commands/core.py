@@ -147,33 +147,53 @@ def _estimate(args: argparse.Namespace) -> int:
     return 0
 
 
+_MAX_LINE_BYTES = 64 * 1024
+
+
 def _estimate_batch(path: str) -> int:
     """One JSON result per input line; a bad line yields {"error": ...} and the rest go on."""
-    from tools.errors import ToolInputError
-    from tools.memory import estimate_memory, parse_request
-
     try:
-        stream = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+        stream = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
     except OSError as exc:
         raise _error(f"cannot read {path}: {exc.strerror}") from None
     out = sys.stdout
     with stream:
-        for number, line in enumerate(stream, start=1):
-            # One output line per input line, so scripts can zip them; a blank line is an error line.
-            if not line.strip():
-                out.write(json.dumps({"error": f"line {number}: empty line"}) + "\n")
-                continue
-            try:
-                data = json.loads(line)
-                if not isinstance(data, dict):
-                    raise ToolInputError("each line must be a JSON object")
-                media_result = media.estimate_line(data)
-                out.write((media_result or estimate_memory(parse_request(data)).model_dump_json()) + "\n")
-            except json.JSONDecodeError as exc:
-                out.write(json.dumps({"error": f"line {number}: invalid JSON ({exc.msg})"}) + "\n")
-            except ToolInputError as exc:
-                out.write(json.dumps({"error": f"line {number}: {exc}"}) + "\n")
+        try:
+            for number, raw in enumerate(stream, start=1):
+                # One output line per input line, so scripts can zip them; a blank line is an error line.
+                out.write(_estimate_line(number, raw) + "\n")
+        except OSError as exc:  # e.g. a directory, or a read error mid-file
+            raise _error(f"cannot read {path}: {exc.strerror or exc}") from None
     return 0
+
+
+def _estimate_line(number: int, raw: bytes) -> str:
+    """Return the JSON result (or ``{"error": ...}``) of one ``--from`` line."""
+    from tools.errors import ToolInputError
+    from tools.memory import estimate_memory, parse_request
+
+    def error(message: str) -> str:
+        return json.dumps({"error": f"line {number}: {message}"})
+
+    if len(raw) > _MAX_LINE_BYTES:
+        return error(f"longer than {_MAX_LINE_BYTES // 1024} KiB")
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return error("not UTF-8 text")
+    if not line.strip():
+        return error("empty line")
+    try:
+        data = json.loads(line)
+        if not isinstance(data, dict):
+            raise ToolInputError("each line must be a JSON object")
+        return media.estimate_line(data) or estimate_memory(parse_request(data)).model_dump_json()
+    except json.JSONDecodeError as exc:
+        return error(f"invalid JSON ({exc.msg})")
+    except RecursionError:
+        return error("nested too deeply")
+    except ToolInputError as exc:
+        return error(str(exc))
 
 
 _PLAN_KEYS = (

@@ -28,12 +28,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run_slack(args: argparse.Namespace) -> int:
     """Run ``gpu-advisor slack`` until interrupted."""
     from slack_bolt.error import BoltError
-    from slack_sdk.errors import SlackApiError
+    from slack_sdk.errors import SlackApiError, SlackClientError
 
     from assistant.assistant import build_assistant
     from assistant.providers import ConfigurationError
     from ui.cli import CommandError
-    from ui.slack_bot import SlackConfigError, build_socket_mode_handler
+    from ui.slack_bot import SharedSeenEvents, SlackConfigError, build_socket_mode_handler
+    from ui.store import Database, StoreError
 
     settings = settings_from_args(args)
     if settings.slack_bot_token is None or settings.slack_app_token is None:
@@ -43,12 +44,17 @@ def run_slack(args: argparse.Namespace) -> int:
             if v is None
         ]
         raise CommandError(f"set {' and '.join(missing)} to run the Slack bot (see docs/slack.md)")
+    url = settings.database_url.get_secret_value() if settings.database_url else None
+    db = Database.for_data_dir(settings.data_dir, url)
     try:
-        handler = build_socket_mode_handler(settings, build_assistant(settings))
-    except (ConfigurationError, SlackConfigError) as exc:
+        db.migrate()
+        handler = build_socket_mode_handler(settings, build_assistant(settings), seen=SharedSeenEvents(db))
+    except (ConfigurationError, SlackConfigError, StoreError) as exc:
         raise CommandError(str(exc)) from None
     except BoltError as exc:  # auth.test refused the bot token
         raise CommandError(f"Slack rejected SLACK_BOT_TOKEN: {exc}") from None
+    except (OSError, SlackClientError) as exc:  # no network, DNS, TLS: Slack cannot be reached
+        raise CommandError(f"cannot reach Slack ({type(exc).__name__}: {exc}); check the network") from None
     try:
         try:
             handler.connect()

@@ -18,6 +18,7 @@ from ui.commands.engine_option import add_engine_option, settings_from_args
 if TYPE_CHECKING:
     from assistant.assistant import Assistant
     from assistant.settings import Settings
+    from knowledge.base import KnowledgeBase
 
 DEFAULT_PORT = 7860
 
@@ -54,8 +55,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def _add_server_options(parser: argparse.ArgumentParser, *, default_host: str) -> None:
     parser.add_argument("--host", default=default_host, help=f"interface to listen on (default: {default_host})")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default: {DEFAULT_PORT})")
+    parser.add_argument("--port", type=_port, default=DEFAULT_PORT, help=f"port (default: {DEFAULT_PORT})")
     add_engine_option(parser)
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535, got {text!r}")
+    return int(text)
 
 
 def run_ui(args: argparse.Namespace) -> int:
@@ -75,10 +82,14 @@ def _serve(args: argparse.Namespace, *, log_level: str) -> int:
 
     _check_port_free(args.host, args.port)
     settings = settings_from_args(args)
-    assistant = _ready_assistant(settings)
+    assistant, kb = _ready_assistant(settings)
     from ui.server import create_app
+    from ui.store import StoreError
 
-    app = create_app(settings, assistant=assistant)
+    try:
+        app = create_app(settings, assistant=assistant, knowledge_base=kb)
+    except StoreError as exc:  # a malformed GPU_ADVISOR_DATABASE_URL; an unreachable one only degrades
+        raise CommandError(str(exc)) from None
     server = uvicorn.Server(uvicorn.Config(app, host=args.host, port=args.port, log_level=log_level))
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     url = f"http://{shown}:{args.port}"
@@ -89,7 +100,7 @@ def _serve(args: argparse.Namespace, *, log_level: str) -> int:
     return 0
 
 
-def _ready_assistant(settings: Settings) -> Assistant:
+def _ready_assistant(settings: Settings) -> tuple[Assistant, KnowledgeBase]:
     """Build the index (progress bar on stderr; only new and changed sections are embedded) and the assistant."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -133,7 +144,7 @@ def _ready_assistant(settings: Settings) -> Assistant:
         )
         with console.status("loading the embedding model…"):
             kb.search("warm-up", k=1)  # loads the query embedder now rather than on the first question
-        return build_assistant(settings, knowledge_base=kb)
+        return build_assistant(settings, knowledge_base=kb), kb
     except (ConfigurationError, KnowledgeConfigError, DocumentError, EmbeddingError) as exc:
         raise CommandError(str(exc)) from None
 
@@ -164,13 +175,18 @@ def _announce(server: object, url: str, engine: str) -> None:
 
 def run_feedback(args: argparse.Namespace) -> int:
     """Run ``gpu-advisor feedback``."""
-    from assistant.settings import Settings
     from ui.cli import CommandError
     from ui.feedback import FeedbackStore
+    from ui.store import Database, StoreError
 
     if args.limit is not None and args.limit < 1:
         raise CommandError("--limit must be at least 1")
-    records = FeedbackStore.in_dir(Settings().data_dir).list(limit=args.limit)
+    settings = settings_from_args(args)
+    url = settings.database_url.get_secret_value() if settings.database_url else None
+    try:
+        records = FeedbackStore(Database.for_data_dir(settings.data_dir, url)).list(limit=args.limit)
+    except StoreError as exc:
+        raise CommandError(str(exc)) from None
     if args.json:
         rows = [r.model_dump() for r in records]
         sys.stdout.write(json.dumps(rows, ensure_ascii=False, indent=2) + "\n")
@@ -180,13 +196,15 @@ def run_feedback(args: argparse.Namespace) -> int:
         return 0
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title=f"feedback ({len(records)})")
     for column in ("when (UTC)", "rating", "engine", "question", "comment"):
         table.add_column(column)
     for r in records:
         mark = "👍" if r.rating == "up" else "👎"
-        table.add_row(r.created_at, mark, r.engine, _clip(r.question, 60), _clip(r.comment, 60))
+        # Text, not str: user text is shown as written, never read as console markup.
+        table.add_row(r.created_at, mark, r.engine, Text(_clip(r.question, 60)), Text(_clip(r.comment, 60)))
     Console().print(table)
     return 0
 
