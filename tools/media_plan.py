@@ -146,14 +146,17 @@ def plan_media(workload: MediaWorkload | dict[str, object]) -> MediaPlan:
             inst, w.region)
         if problem is None:
             assert gpu is not None
-            option, problem = _option(model, w, memory, inst, gpu)
+            option, shortfall = _option(model, w, memory, inst, gpu)
             monthly = option.price_cny_per_month if option is not None else None
-            if option is not None and w.budget_cny_month and monthly and monthly > w.budget_cny_month:
-                problem = f"over budget: ¥{monthly:,.0f}/month"
-            elif option is not None:
+            if shortfall is not None:
+                rejected.append(shortfall)
+                continue
+            assert option is not None
+            if not (w.budget_cny_month and monthly and monthly > w.budget_cny_month):
                 options.append(option)
                 continue
-        if problem and not problem.startswith("skip"):
+            problem = f"over budget: ¥{monthly:,.0f}/month"
+        if not problem.startswith("skip"):
             rejected.append(Rejection(instance_type=inst.instance_type, family=inst.family,
                                       gpu_model=inst.gpu_name, reason=problem))
     ranked = sorted(options, key=_rank_key)[: w.max_options]
@@ -242,11 +245,13 @@ def usable_gib(inst: catalog.InstanceType, gpu: catalog.GPU) -> float:
 
 def _option(
     model: MediaModel, w: MediaWorkload, memory: MediaMemoryEstimate, inst: catalog.InstanceType, gpu: catalog.GPU
-) -> tuple[MediaOption | None, str | None]:
+) -> tuple[MediaOption | None, Rejection | None]:
     capacity = usable_gib(inst, gpu)
     needed = memory.total_gib
     if needed > capacity:
-        return None, f"needs {needed:.1f} GiB per GPU, {gpu.name} has {capacity:.1f} GiB usable"
+        return None, Rejection(instance_type=inst.instance_type, family=inst.family, gpu_model=inst.gpu_name,
+                               reason=f"needs {needed:.1f} GiB per GPU, {gpu.name} has {capacity:.1f} GiB usable",
+                               needed_gib=needed, usable_gib=round(capacity, 2))
     speed = _speed(model, w, gpu)
     load_gpus = _gpus_for_load(model, w, speed)
     assert isinstance(inst.gpu_count, int)

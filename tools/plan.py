@@ -127,6 +127,17 @@ class Rejection(BaseModel):
     family: str
     gpu_model: str | None
     reason: str
+    needed_gib: float | None = Field(default=None, description="per GPU, when memory is why it was turned away")
+    usable_gib: float | None = Field(default=None, description="per GPU, what that layout may use")
+
+
+@dataclass(frozen=True)
+class _Shortfall:
+    """Why a type did not fit: not enough memory per GPU, with both figures (for charts, not re-parsing)."""
+
+    reason: str
+    needed_gib: float
+    usable_gib: float
 
 
 class Plan(BaseModel):
@@ -163,7 +174,7 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
             continue
         assert gpu is not None
         outcome = _fit(inst, gpu, arch, workload)
-        if isinstance(outcome, str):
+        if isinstance(outcome, str | _Shortfall):
             rejected.append(_reject(inst, outcome))
         elif workload.budget_cny_month and (outcome.price_cny_per_month or 0) > workload.budget_cny_month:
             rejected.append(_reject(inst, f"over budget: ¥{outcome.price_cny_per_month:,.0f}/month"))
@@ -185,7 +196,12 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
     )
 
 
-def _reject(inst: catalog.InstanceType, reason: str) -> Rejection:
+def _reject(inst: catalog.InstanceType, reason: str | _Shortfall) -> Rejection:
+    if isinstance(reason, _Shortfall):
+        return Rejection(
+            instance_type=inst.instance_type, family=inst.family, gpu_model=inst.gpu_model, reason=reason.reason,
+            needed_gib=round(reason.needed_gib, 2), usable_gib=round(reason.usable_gib, 2),
+        )
     return Rejection(instance_type=inst.instance_type, family=inst.family, gpu_model=inst.gpu_model, reason=reason)
 
 
@@ -247,7 +263,9 @@ def _perf(gpu: catalog.GPU, w: Workload, arch: ModelArchitecture) -> GpuPerf:
     )
 
 
-def _fit(inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload) -> DeploymentOption | str:
+def _fit(
+    inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload
+) -> DeploymentOption | str | _Shortfall:
     if w.task == "inference":
         return _fit_inference(inst, gpu, arch, w)
     return _fit_training(inst, gpu, arch, w)
@@ -349,12 +367,12 @@ def _layout(arch: ModelArchitecture, w: Workload, tp: int, nodes: int, batch: in
 
 def _fit_inference(
     inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload
-) -> DeploymentOption | str:
+) -> DeploymentOption | str | _Shortfall:
     """Try every tensor/pipeline layout on this instance type; keep the one needing the fewest GPUs."""
     capacity = _usable_gib(inst, gpu)
     budget = capacity * VLLM_GPU_MEMORY_UTILIZATION
     best: DeploymentOption | None = None
-    last_problem = "no layout fits"
+    last_problem: str | _Shortfall = "no layout fits"
     for nodes in _node_counts(inst):
         for tp in (t for t in TP_SIZES if t <= _count(inst) and _count(inst) % t == 0):
             if nodes > 1 and tp != _count(inst):
@@ -366,9 +384,11 @@ def _fit_inference(
             kv_per_seq = one.memory.kv_cache_gib
             fixed = one.total_gib - kv_per_seq
             if one.total_gib > budget:
-                last_problem = (
+                last_problem = _Shortfall(
                     f"needs {one.total_gib:.1f} GiB per GPU for one {w.context_tokens}-token sequence on "
-                    f"{tp * nodes}x {gpu.name}; vLLM may use {budget:.1f} GiB"
+                    f"{tp * nodes}x {gpu.name}; vLLM may use {budget:.1f} GiB",
+                    one.total_gib,
+                    budget,
                 )
                 continue
             seqs = int((budget - fixed) // kv_per_seq) if kv_per_seq > 0 else VLLM_MAX_NUM_SEQS
@@ -495,10 +515,10 @@ def _kv_split(arch: ModelArchitecture) -> int:
 
 def _fit_training(
     inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload
-) -> DeploymentOption | str:
+) -> DeploymentOption | str | _Shortfall:
     capacity = _usable_gib(inst, gpu)
     batch = w.batch or 1
-    last = ""
+    last: str | _Shortfall = ""
     for nodes in _node_counts(inst):
         gpus = _count(inst) * nodes
         # Full fine-tuning shards everything (ZeRO-3); (Q)LoRA tries plain data parallel first and shards
@@ -511,8 +531,10 @@ def _fit_training(
             if est.per_gpu_total_gib <= capacity:
                 fitting.append((est.per_gpu_band_high_gib > capacity, zero, est))
             else:
-                last = (
-                    f"needs {est.per_gpu_total_gib:.1f} GiB per GPU on {gpus}x {gpu.name} ({capacity:.1f} GiB usable)"
+                last = _Shortfall(
+                    f"needs {est.per_gpu_total_gib:.1f} GiB per GPU on {gpus}x {gpu.name} ({capacity:.1f} GiB usable)",
+                    est.per_gpu_total_gib,
+                    capacity,
                 )
         if fitting:
             _, zero, est = min(fitting, key=lambda item: item[0])

@@ -27,7 +27,6 @@ MAX_REFUSAL_BARS = 3
 _AS_OF = re.compile(r"as of (\d{4}-\d{2}(?:-\d{2})?)")
 _URL = re.compile(r"https?://[^\s;]+")
 # The planner's fixed wording for a layout that does not fit (tools/plan.py); numbers only, never shown as text.
-_NEEDS = re.compile(r"needs (\d+(?:\.\d+)?) GiB per GPU.*?(?:may use |\()(\d+(?:\.\d+)?) GiB")
 _PAREN = re.compile(r"\s*[(（][^)）]*[)）]")
 
 _TERMS: tuple[tuple[str, str, str, str], ...] = (
@@ -509,12 +508,11 @@ def refusal_bars(plan: Plan, max_bars: int = MAX_REFUSAL_BARS) -> list[RefusalBa
 
 
 def _refusal(rejection: Rejection) -> RefusalBar | None:
-    match = _NEEDS.search(rejection.reason)
-    if match is None:
-        return None
+    if rejection.needed_gib is None or rejection.usable_gib is None:
+        return None  # turned away for another reason than memory
     gpu = rejection.gpu_model or rejection.family
     return RefusalBar(
-        label=f"{rejection.instance_type} · {gpu}", needed_gib=float(match.group(1)), capacity_gib=float(match.group(2))
+        label=f"{rejection.instance_type} · {gpu}", needed_gib=rejection.needed_gib, capacity_gib=rejection.usable_gib
     )
 
 
