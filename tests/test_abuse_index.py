@@ -30,7 +30,8 @@ def test_a_damaged_index_is_rebuilt_on_open(tmp_path: Path, damage: str) -> None
     healed = _kb(tmp_path)
     assert healed.health() is None
     assert healed.search("A100 80GB", k=1)[0].sources
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["chroma"]  # no rebuild or broken copies left
+    # No rebuild or broken copies left (cache/ holds the search snapshot and tokenizer index of issue 14).
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == ["chroma"]
 
 
 def test_an_index_damaged_while_serving_is_rebuilt_on_the_next_search(tmp_path: Path) -> None:

@@ -47,7 +47,9 @@ def test_the_wheel_carries_the_data_and_declares_the_extras(wheel: Path) -> None
     for extra in EXTRAS:
         assert f"Provides-Extra: {extra}" in metadata
     core = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line]
-    assert {line.split()[1].split(">")[0].split("=")[0].lower() for line in core} == {"pydantic", "pyyaml", "rich"}
+    assert {line.split()[1].split(">")[0].split("=")[0].lower() for line in core} == {
+        "pydantic", "pydantic-settings", "platformdirs", "pyyaml", "rich"
+    }
 
 
 def _pip_env() -> dict[str, str]:
