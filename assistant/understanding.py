@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -99,7 +100,9 @@ _MULTIPLIER = {
 # Digits glued to a precision name belong to it: "INT4 并发" is not 4 concurrent requests, "fp16" not 16.
 NUM = (
     r"(?<!int)(?<!fp)(?<!bf)(?<!nf)(?<!\bw)(?<!\da)(?<![\d.])"
-    r"(\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千]+)"
+    r"(?<![零〇一二两三四五六七八九十百千])"
+    # Bounded repeats keep every pattern linear in the question's length (a 4,000-character run of digits).
+    r"(\d{1,3}(?:,\d{3}){1,5}(?:\.\d{1,6})?|\d{1,15}(?:\.\d{1,6})?|[零〇一二两三四五六七八九十百千]{1,8})"
 )
 _SUFFIX = r"(thousand|million|billion|trillion|百万|千万|[kK千wW万mM亿bBtT])?"
 
@@ -134,18 +137,39 @@ def _as_int(value: float) -> int:
 
 @dataclass
 class _Scan:
-    """The question being read, and the character spans extractors have already used."""
+    """The question being read, and the characters extractors have already used (a mask: O(1) per check)."""
 
     text: str
-    used: list[tuple[int, int]] = field(default_factory=list)
+    mask: bytearray = field(default_factory=bytearray)
+
+    def __post_init__(self) -> None:
+        self.mask = bytearray(len(self.text))
+
+    def is_used(self, start: int, end: int) -> bool:
+        """Whether any character of ``text[start:end]`` was claimed (an empty span: its position)."""
+        return 1 in self.mask[start : max(end, start + 1)]
+
+    def claim(self, span: tuple[int, int]) -> None:
+        """Mark ``text[start:end]`` as used."""
+        start, end = span
+        self.mask[start:end] = b"\x01" * (end - start)
 
     def find(self, pattern: str | re.Pattern[str]) -> re.Match[str] | None:
         """First match of ``pattern`` that does not overlap text already used; claims it."""
         for m in re.finditer(pattern, self.text, flags=re.IGNORECASE):
-            if not any(m.start() < end and start < m.end() for start, end in self.used):
-                self.used.append(m.span())
+            if not self.is_used(*m.span()):
+                self.claim(m.span())
                 return m
         return None
+
+    def find_all(self, pattern: str | re.Pattern[str]) -> list[re.Match[str]]:
+        """Every match of ``pattern`` on unused text, in one pass; claims them."""
+        out = []
+        for m in re.finditer(pattern, self.text, flags=re.IGNORECASE):
+            if not self.is_used(*m.span()):
+                self.claim(m.span())
+                out.append(m)
+        return out
 
     def first(self, *patterns: str) -> re.Match[str] | None:
         """First pattern (in order of preference) that matches unused text."""
@@ -204,7 +228,7 @@ _NAME_WORDS = {
     "thinking",
 }
 _FORMAT_WORDS = {"awq", "gptq", "int4", "int8", "fp8"}
-_SIZE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*[bB](?![A-Za-z])")
+_SIZE_RE = re.compile(r"(?<![\d.])(\d{1,6}(?:\.\d{1,3})?)\s*[bB](?![A-Za-z])")
 
 
 @dataclass
@@ -240,31 +264,45 @@ def _model_candidates(text: str, start: int) -> list[tuple[str, int]]:
     return out
 
 
+@lru_cache(maxsize=4096)
+def _resolved(name: str) -> str | None:
+    """Return the canonical name ``name`` resolves to (None: unknown); cached for repeated names."""
+    try:
+        return resolve_model(name).name
+    except UnknownNameError:
+        return None
+
+
+@lru_cache(maxsize=1024)
+def _resolve_error(name: str) -> str | None:
+    try:
+        resolve_model(name)
+    except UnknownNameError as exc:
+        return str(exc)
+    return None
+
+
 def _find_model(scan: _Scan) -> _ModelFind:
     found = _ModelFind()
     for start in (m.start() for m in _MODEL_START.finditer(scan.text)):
-        if any(s <= start < e for s, e in scan.used):
+        if scan.is_used(start, start + 1):
             continue
         candidates = _model_candidates(scan.text, start)
         for cand, end in candidates:
             for variant in dict.fromkeys((cand, re.sub(r"\s+", "-", cand), re.sub(r"\s+", "", cand))):
-                try:
-                    arch = resolve_model(variant)
-                except UnknownNameError:
+                if (resolved := _resolved(variant)) is None:
                     continue
-                scan.used.append((start, end))
-                return _ModelFind(name=arch.name, mention=cand, span=(start, end))
+                scan.claim((start, end))
+                return _ModelFind(name=resolved, mention=cand, span=(start, end))
         # Report the name without trailing format words: "Qwen-70B INT4" was looked up as "Qwen-70B".
         trimmed = [c for c in candidates if c[0].split()[-1].lower() not in _FORMAT_WORDS] or candidates
         longest, end = trimmed[0]
         # Only a name with a size or version is a failed lookup worth reporting ("Qwen2.5-70B").
         if found.error is None and any(ch.isdigit() for ch in longest):
-            try:
-                resolve_model(longest)
-            except UnknownNameError as exc:
-                found = _ModelFind(mention=longest, error=str(exc), span=(start, end))
+            if error := _resolve_error(longest):
+                found = _ModelFind(mention=longest, error=error, span=(start, end))
     if found.span:
-        scan.used.append(found.span)
+        scan.claim(found.span)
     return found
 
 
@@ -412,9 +450,10 @@ def _find_context(scan: _Scan, *, explicit: bool = False) -> int | None:
 
 
 # Nothing in a sizing question is negative, and GPUs come whole: such values are refused, never rounded.
-_NEGATIVE_RE = r"-\s?\d+(?:\.\d+)?(?!\s*[bB](?![A-Za-z]))(?![\d.])\s*(?:[kKwW万千]\b)?"
+_NEGATIVE_RE = r"-\s?\d{1,15}(?:\.\d{1,6})?(?!\s*[bB](?![A-Za-z]))(?![\d.])\s*(?:[kKwW万千]\b)?"
 _FRACTION_GPUS_RE = (
-    r"(?<![\w.])\d*\.\d+\s*(?:张|块|个)?\s*(?:nvidia\s*)?(?:(?:" + "{gpu}" + r")\s*)?(?:卡|显卡|gpus?|cards?)(?![a-z])"
+    r"(?<![\w.])\d{{0,9}}\.\d{{1,6}}\s*(?:张|块|个)?\s*(?:nvidia\s*)?(?:(?:" + "{gpu}" + r")\s*)?"
+    r"(?:卡|显卡|gpus?|cards?)(?![a-z])"
 )
 _QUANTITY_WORDS = (
     r"并发|concurren\w*|users?|requests?|用户|请求|人|张|块|卡|gpus?|cards?|qps|rps|batch|bs|批|"
@@ -443,11 +482,11 @@ def _find_invalid(scan: _Scan) -> list[str]:
         near = scan.text[max(0, m.start() - 12) : m.end() + 14]
         if not re.search(_QUANTITY_WORDS, near, re.IGNORECASE):
             continue
-        scan.used.append(m.span())
+        scan.claim(m.span())
         found.append(_phrase(scan.text, m.start(), m.end()))
     for m in re.finditer(_FRACTION_GPUS_RE.format(gpu=_GPU_NAME), scan.text, re.IGNORECASE):
         if not float(re.match(r"\d*\.\d+", m.group(0)).group(0)).is_integer():  # type: ignore[union-attr]
-            scan.used.append(m.span())
+            scan.claim(m.span())
             found.append(m.group(0).strip())
     return found
 
@@ -534,7 +573,7 @@ def _find_unknown_gpu(scan: _Scan) -> list[str]:
 def _find_gpus(scan: _Scan) -> list[str]:
     names = []
     for m in _GPU_RE.finditer(scan.text):
-        if any(s <= m.start() < e for s, e in scan.used):
+        if scan.is_used(m.start(), m.start() + 1):
             continue
         name = m.group(1).upper().replace("RTX", "RTX ").replace("  ", " ")
         names.append(f"{name} {m.group(2)}GB" if m.group(2) else name)
@@ -604,19 +643,19 @@ def _find_region(scan: _Scan) -> str | None:
 
 
 _INSTANCE_RE = (
-    r"(?<![\w.])(?:ecs\.)[a-z0-9\-]+\.[a-z0-9]+|(?<![\w.])(?:ebm|scc|v|s)?gn\d+[a-z]*(?:-[a-z0-9]+)*\.\d*x?large"
+    r"(?<![\w.])(?:ecs\.)[a-z0-9\-]{1,40}\.[a-z0-9]{1,20}|(?<![\w.])(?:ebm|scc|v|s)?gn\d{1,3}[a-z]{0,6}(?:-[a-z0-9]{1,12}){0,4}\.\d{0,3}x?large"
 )
 _FAMILY_RE = r"(?<![\w.])(?:ecs\.)?((?:ebm|scc|v|s)?gn\d+[a-z]*(?:-(?:tee|vws))?)(?![\w])"
 
 
 def _find_catalog_names(scan: _Scan) -> tuple[list[str], list[str]]:
     instances, families = [], []
-    while m := scan.find(_INSTANCE_RE):
+    for m in scan.find_all(_INSTANCE_RE):
         name = m.group(0).lower()
         instances.append(name if name.startswith("ecs.") else f"ecs.{name}")
         if fam := re.match(r"ecs\.((?:ebm|scc|v|s)?gn\d+[a-z]*)", instances[-1]):
             families.append(fam.group(1))
-    while m := scan.find(_FAMILY_RE):
+    for m in scan.find_all(_FAMILY_RE):
         families.append(m.group(1).lower())
     return list(dict.fromkeys(instances)), list(dict.fromkeys(families))
 
@@ -645,7 +684,7 @@ _MEMORY_RE = (
     r"多少显存|显存(?:需求|占用|要多少|多少|够不够|够吗|多大)|需要多少(?:显存|内存|gpu\s*内存)|"
     r"how\s+much\s+(?:gpu\s+)?(?:vram|memory|gpu\s+memory)|(?:vram|memory)\s+(?:do(?:es)?\s+(?:i|it|we)\s+need|needed|required|requirement|usage|footprint)|"
     r"memory\s+estimate|estimate\s+(?:the\s+)?(?:gpu\s+)?memory|"
-    r"\d+(?:\.\d+)?\s*gi?b?\s*(?:的)?\s*显存|needs?\s+(?:about\s+)?\d+(?:\.\d+)?\s*gi?b\b"
+    r"(?<![\d.])\d{1,6}(?:\.\d{1,3})?\s*gi?b?\s*(?:的)?\s*显存|needs?\s+(?:about\s+)?\d{1,6}(?:\.\d{1,3})?\s*gi?b\b"
 )
 # "...and which instance?": a memory question that also asks where to run it wants the full plan.
 _PLAN_CUE_RE = (

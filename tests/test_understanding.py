@@ -184,3 +184,11 @@ def test_chinese_int(text: str, value: int) -> None:
 )
 def test_detect_language(text: str, lang: str) -> None:
     assert detect_language(text) == lang
+
+
+
+@pytest.mark.parametrize("repeated", ["Qwen2.5-72B ", "gn7i ", "一", "-5 users ", "ecs.gn7i-c8g1.2xlarge "])
+def test_a_4000_character_repetition_is_read_once_per_name(repeated: str) -> None:
+    """Repeated names collapse to one mention (the timing is in benchmarks/understanding_speed.py)."""
+    slots = understand(repeated * (4000 // len(repeated)))
+    assert len(slots.families) <= 1 and len(slots.instance_types) <= 1 and len(slots.models) <= 1
