@@ -643,9 +643,10 @@ def _find_region(scan: _Scan) -> str | None:
 
 
 _INSTANCE_RE = (
-    r"(?<![\w.])(?:ecs\.)[a-z0-9\-]{1,40}\.[a-z0-9]{1,20}|(?<![\w.])(?:ebm|scc|v|s)?gn\d{1,3}[a-z]{0,6}(?:-[a-z0-9]{1,12}){0,4}\.\d{0,3}x?large"
+    r"(?<![\w.])(?:ecs\.)[a-z0-9\-]{1,40}\.[a-z0-9]{1,20}|"
+    r"(?<![\w.])(?:ebm|scc|v|s)?gn\d{1,3}[a-z]{0,6}(?:-[a-z0-9]{1,12}){0,4}\.\d{0,3}x?large"
 )
-_FAMILY_RE = r"(?<![\w.])(?:ecs\.)?((?:ebm|scc|v|s)?gn\d+[a-z]*(?:-(?:tee|vws))?)(?![\w])"
+_FAMILY_RE = r"(?<![\w.])(?:ecs\.)?((?:ebm|scc|v|s)?gn\d{1,3}[a-z]{0,6}(?:-(?:tee|vws))?)(?![\w])"
 
 
 def _find_catalog_names(scan: _Scan) -> tuple[list[str], list[str]]:
