@@ -17,21 +17,37 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.phrases import (
+    PRETRAIN_RE,
+    ReachTopic,
+    StatedLength,
+    invalid_numbers,
+    max_instances,
+    out_of_reach,
+    spell_numbers,
+    stated_lengths,
+    training_volume,
+)
 from tools import catalog
 from tools.errors import UnknownNameError
+from tools.lengths import TokenCount
 from tools.models import resolve_model
 from tools.workload import Precision, Quant, Task
 
-Intent = Literal["plan", "memory", "instances", "gpu_specs", "compare", "verify", "guidance", "out_of_scope"]
+Intent = Literal[
+    "plan", "memory", "instances", "gpu_specs", "compare", "verify", "guidance", "out_of_reach", "out_of_scope"
+]
 """What the user asks for.
 
 plan: which instances, how many, what it costs. memory: only how much GPU memory. instances: list or
 check instance types. gpu_specs: one GPU's figures. compare: two GPUs side by side. verify: a claim that a
-family has some GPU ("gn7i 是 A100 吗"). guidance: a question the guidance documents answer. out_of_scope:
+family has some GPU ("gn7i 是 A100 吗"). guidance: a question the guidance documents answer. out_of_reach:
+a workload the tools cannot size (image generation, speech, embeddings). out_of_scope:
 nothing about GPUs, models or Alibaba Cloud.
 """
 
 TaskHint = Literal["finetune", "train"]
+DEFAULT_GEN_TOKENS = 512  # output tokens when only the prompt length is given (the planner's own cap)
 
 
 class Slots(BaseModel):
@@ -72,10 +88,28 @@ class Slots(BaseModel):
     greeting: bool = Field(default=False, description="only a greeting: 你好, hi, hello")
     asks_token_cost: bool = Field(default=False, description="'price per million tokens', '每百万 tokens 多少钱'")
     asks_capacity: bool = Field(default=False, description="'how many concurrent requests fit', '能撑多少并发'")
+    prompt_tokens: int | None = Field(default=None, description="per-request prompt length, in tokens")
+    gen_tokens: int | None = Field(default=None, description="per-request output length, in tokens")
+    lengths: list[TokenCount] = Field(default_factory=list, description="lengths given in characters/words/pages")
+    samples: float | None = Field(default=None, description="training examples ('40k dialogues')")
+    tokens_per_sample: float | None = None
+    epochs: float | None = None
+    max_instances: int | None = Field(default=None, description="'最多用两台': at most this many instances")
+    reach: ReachTopic | None = Field(default=None, description="a workload the tools cannot size")
+
+    def stated(self) -> list[str]:
+        """Return the workload slots this turn (or conversation) states; the rest are defaults."""
+        return [f for f in _STATED_FIELDS if getattr(self, f) not in (None, [], False)]
+
     invalid: list[str] = Field(
         default_factory=list, description="impossible values as written ('并发 -5', '0.5 GPUs'); never replaced"
     )
 
+
+_STATED_FIELDS = (
+    "model", "task", "precision", "quant", "context", "prompt_tokens", "gen_tokens", "concurrency", "qps", "batch",
+    "train_tokens", "budget_cny_month", "region", "gpu", "gpus", "max_instances", "instance_types", "families",
+)  # fmt: skip
 
 # ------------------------------------------------------------------------------------------ numbers
 
@@ -335,7 +369,8 @@ def _find_task(scan: _Scan) -> tuple[Task | None, TaskHint | None, bool]:
         return "qlora", None, serving
     if re.search(r"(?<![a-z])lora", text, re.IGNORECASE):
         return "lora", None, serving
-    if re.search(_FULL_RE, text, re.IGNORECASE):
+    if re.search(_FULL_RE, text, re.IGNORECASE) or re.search(PRETRAIN_RE, text, re.IGNORECASE):
+        # Pretraining and continued pretraining train every weight: full training, never a LoRA guess.
         return "full", None, serving
     finetune = re.search(_FINETUNE_RE, text, re.IGNORECASE)
     train = re.search(_TRAIN_RE, text, re.IGNORECASE)
@@ -511,6 +546,7 @@ def _find_concurrency(scan: _Scan) -> int | None:
         rf"{NUM}\s*{_SUFFIX}\s*(?:users?|requests?|sessions?)\s*(?:at\s+(?:the\s+same\s+time|once)|concurrently|in\s+parallel)",
         rf"(?:for|serve|serving|with)\s+{NUM}\s*{_SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
         rf"{NUM}\s*{_SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
+        rf"(?<![\w.]){NUM}\s*{_SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|clients)\b",
     )
     if not m:
         return None
@@ -791,7 +827,7 @@ def understand(question: str) -> Slots:
     Args:
         question: The user's words, Chinese or English.
     """
-    text = _normalise(question)
+    text = spell_numbers(_normalise(question))
     scan = _Scan(text)
     model = _find_model(scan)
     models = [model.name] if model.name else []
@@ -799,6 +835,17 @@ def understand(question: str) -> Slots:
         models.append(other.name)  # "Qwen3-30B-A3B vs Qwen2.5-32B": both are planned and compared
     names = _find_catalog_names(scan)
     invalid = _find_invalid(scan)
+    for written, span in invalid_numbers(text):
+        if not scan.is_used(*span):
+            scan.claim(span)
+            invalid.append(written)
+    lengths = stated_lengths(text)
+    for length in lengths:
+        scan.claim(length.span)
+    volume = training_volume(text)
+    if volume.samples and volume.tokens_per_sample:
+        for span in volume.spans:
+            scan.claim(span)
     token_cost = _find_token_cost(scan)
     explicit_context = _find_context(scan, explicit=True)
     gpu_mentions = _find_gpus(scan) or _find_unknown_gpu(scan)  # reads, does not claim: "4 张 L20" is a count too
@@ -853,8 +900,31 @@ def understand(question: str) -> Slots:
         slots.serving = True
     if slots.task is None and slots.serving and slots.task_hint is None:
         slots.task = "inference"
-    slots.intent = _intent(scan, slots, text)
+    _apply_lengths(slots, lengths)
+    if volume.samples and volume.tokens_per_sample:
+        slots.train_tokens = volume.samples * volume.tokens_per_sample * (volume.epochs or 1)
+    elif slots.train_tokens and volume.epochs:
+        slots.train_tokens *= volume.epochs
+    slots.samples, slots.tokens_per_sample, slots.epochs = volume.samples, volume.tokens_per_sample, volume.epochs
+    slots.max_instances = max_instances(text)
+    slots.reach = out_of_reach(text)
+    slots.intent = "out_of_reach" if slots.reach and not slots.model else _intent(scan, slots, text)
     return slots
+
+
+def _apply_lengths(slots: Slots, lengths: list[StatedLength]) -> None:
+    """Per-request lengths in the user's units become prompt/output tokens and the context they add up to."""
+    for length in lengths:
+        if length.role == "prompt":
+            slots.prompt_tokens = (slots.prompt_tokens or 0) + length.count.tokens
+        else:
+            slots.gen_tokens = (slots.gen_tokens or 0) + length.count.tokens
+        if length.count.unit != "tokens":
+            slots.lengths.append(length.count)
+    if slots.prompt_tokens and slots.task in (None, "inference"):
+        slots.context = slots.prompt_tokens + (slots.gen_tokens or DEFAULT_GEN_TOKENS)
+        slots.gen_tokens = slots.gen_tokens or DEFAULT_GEN_TOKENS
+        slots.serving = True
 
 
 def _preferred_gpu(mentions: list[str]) -> str | None:
