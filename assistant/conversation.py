@@ -122,6 +122,11 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
     if turn.precision and not turn.quant:
         update["quant"] = None  # "那用 INT8 呢" after AWQ: the new precision replaces the old format
     update["quant_guessed"] = turn.quant_guessed if turn.precision else workload.quant_guessed
+    if turn.instance_types or turn.families:
+        # Hardware named anew replaces the hardware before it ("换成 ecs.gn8is.4xlarge").
+        update |= {"instance_types": turn.instance_types, "families": turn.families}
+        update.setdefault("gpu", None)
+        update.setdefault("gpus", None)
     if "gpu" in update and "gpus" not in update:
         update["gpus"] = None
     new_task = update.get("task")
@@ -228,7 +233,9 @@ def _continues(workload: Slots, turn: Slots) -> bool:
     """Whether ``turn`` changes the workload under discussion rather than asking something else."""
     if turn.accept_defaults:
         return True
-    if turn.intent in ("compare", "verify", "instances", "gpu_specs", "out_of_scope"):
+    if turn.follow_up and (turn.instance_types or turn.families) and turn.intent in ("instances", "guidance"):
+        return True  # "what about on ecs.gn8is.4xlarge?": the same workload on other named hardware
+    if turn.intent in ("compare", "verify", "instances", "gpu_specs", "out_of_reach", "out_of_scope"):
         return False
     if turn.intent in _WORKLOAD_INTENTS and (turn.model or turn.model_error or turn.size_b):
         return True

@@ -19,7 +19,9 @@ from assistant.intents.catalog import CatalogIntent
 from assistant.intents.describe import DescribeIntent
 from assistant.intents.gpus import GpuIntent
 from assistant.intents.guidance import GuidanceIntent
+from assistant.intents.hardware import HardwareIntent
 from assistant.intents.plan import PlanIntent
+from assistant.intents.reach import ReachIntent
 from assistant.intents.workload import WorkloadIntent
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import GuidanceSearch
@@ -55,7 +57,17 @@ class OfflineEngine:
         yield AnswerEvent(type="answer", answer=answer)
 
 
-class _Answering(WorkloadIntent, PlanIntent, DescribeIntent, CatalogIntent, GpuIntent, GuidanceIntent, Run):
+class _Answering(
+    WorkloadIntent,
+    HardwareIntent,
+    PlanIntent,
+    DescribeIntent,
+    CatalogIntent,
+    GpuIntent,
+    GuidanceIntent,
+    ReachIntent,
+    Run,
+):
     """One answer: the plumbing of :class:`Run` plus every intent's handlers."""
 
     def execute(self) -> Events:

@@ -78,16 +78,24 @@ def basis_label(basis: str | None, lang: Language) -> str:
     return f"{basis}（工具原文）"
 
 
+_URL_RE = re.compile(r"https?://([^/\s;,，。；）)]+)[^\s;,，。；）)]*")
+
+
+def link_urls(text: str) -> str:
+    """Turn raw URLs into markdown links named by their host; CJK punctuation ends a URL."""
+    return _URL_RE.sub(lambda m: f"[{m.group(1)}]({m.group(0)})", text)
+
+
 def source_label(source: str, lang: Language) -> str:
     """Translate the fixed prefix of a price source ("cn-shanghai list price, CNY, as of 2023-06: URL")."""
     if lang == "en":
-        return source
+        return link_urls(source)
     pattern = r"(?P<region>[a-z0-9-]+) list price, (?P<cur>[A-Z]+), as of (?P<date>[\d-]+): (?P<rest>.*)"
     m = re.match(pattern, source, re.S)
     if not m:
-        return source
+        return link_urls(source)
     rest = m["rest"].replace("(flagged as inconsistent with sibling prices; verify)", "（与同族价格不一致，请核实）")
-    return f"{m['region']} 目录价，{m['cur']}，截至 {m['date']}：{rest}"
+    return f"{m['region']} 目录价，{m['cur']}，截至 {m['date']}：{link_urls(rest)}"
 
 
 def price_parts(hourly: float | None, monthly: float | None, basis: str | None, lang: Language) -> list[str]:
@@ -133,10 +141,9 @@ def token_cost_phrase(option: DeploymentOption, lang: Language) -> str:
     cost = fig(option.cost_cny_per_million_tokens)
     return _t(
         lang,
-        f"**每百万 tokens 成本：** 约 ¥{cost}（按量价格 ÷ 满负荷解码吞吐，即持续满载时每生成一百万个输出 token "
-        "的费用；负载不满时更高）。",
-        f"**Cost per million tokens:** about ¥{cost} (hourly price ÷ decode throughput at full load: what one "
-        "million output tokens cost while the instance is kept busy; higher when it idles).",
+        f"**每百万 tokens 成本：** 约 ¥{cost}（按量价格 ÷ 满负荷解码吞吐；负载不满时更高）。",
+        f"**Cost per million tokens:** about ¥{cost} (hourly price ÷ decode throughput at full load; higher "
+        "when it idles).",
     )
 
 
@@ -528,7 +535,7 @@ def sources_markdown(citations: Sequence[Citation], lang: Language) -> str:
         return ""
     lines = [_t(lang, "**参考资料：**", "**Sources:**")]
     for i, c in enumerate(citations, start=1):
-        url = f" — {c.sources[0]}" if c.sources else ""
+        url = f" — {link_urls(c.sources[0])}" if c.sources else ""  # a link, never a raw URL
         lines.append(f"{cite(i)} {c.doc_title} — {c.section} (`{c.path}`){url}")
     return "\n".join(lines)
 

@@ -11,10 +11,10 @@ import re
 from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from assistant import render
-from assistant.answer import Answer, AnswerEvent, AnswerKind, Language, Message, ToolCall
+from assistant.answer import Answer, AnswerDetail, AnswerEvent, AnswerKind, Language, Message, ToolCall
 from assistant.conversation import Conversation, read_conversation
 from assistant.language import detect_language
 from assistant.toolbox import (
@@ -34,6 +34,7 @@ class Reply(BaseModel):
 
     text: str
     kind: AnswerKind
+    details: list[AnswerDetail] = Field(default_factory=list, description="folded under the text")
 
 
 def answer_language(question: str, history: Sequence[Message]) -> Language:
@@ -142,6 +143,7 @@ class Run:
             parts.append(render.sources_markdown(citations, self.lang))
         return Answer(
             text="\n\n".join(parts),
+            details=reply.details,
             language=self.lang,
             engine="offline",
             kind=reply.kind,

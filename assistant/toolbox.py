@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict
 
 from knowledge.base import KnowledgeBase
 from knowledge.models import Passage
-from tools import catalog, prices
+from tools import capacity, catalog, hardware_fit, lengths, prices, training_volume
+from tools.errors import ToolInputError
 from tools.memory import MemoryEstimate, estimate_memory, parse_request
 from tools.models import ModelArchitecture, resolve_model
 from tools.plan import Plan, plan_deployment
@@ -97,6 +98,7 @@ def plan_gpu_deployment(
     budget_cny_month: float | None = None,
     region: str | None = None,
     gpu: str | None = None,
+    gen_tokens: int | None = None,
 ) -> Plan:
     """Rank Alibaba Cloud GPU instance options that fit a workload, with speed and price; list rejections.
 
@@ -114,6 +116,7 @@ def plan_gpu_deployment(
         budget_cny_month: Monthly budget in CNY; dearer options are rejected.
         region: Alibaba Cloud region id for prices, e.g. "cn-shanghai".
         gpu: Only consider this GPU, e.g. "L20", "A10", "A100-80GB".
+        gen_tokens: Inference output tokens per request (part of ``context``); default a quarter, at most 512.
     """
     workload = parse_workload(
         {
@@ -130,6 +133,7 @@ def plan_gpu_deployment(
             "budget_cny_month": budget_cny_month,
             "region": region,
             "gpu": gpu,
+            "gen_tokens": gen_tokens,
         }
     )
     return plan_deployment(workload)
@@ -185,6 +189,133 @@ def gpu_specs(name: str) -> catalog.GPU:
         name: GPU name, e.g. "A10", "H800", "A100 80GB", "L20", "H20".
     """
     return catalog.get_gpu(name)
+
+
+def evaluate_hardware_fit(
+    model: str,
+    task: Task = "inference",
+    gpu: str | None = None,
+    gpus: int | None = None,
+    instance_type: str | None = None,
+    instances: int = 1,
+    precision: Precision = "bf16",
+    quant: Quant = "none",
+    context: int | None = None,
+    gen_tokens: int | None = None,
+    concurrency: int | None = None,
+    batch: int | None = None,
+    seq_len: int | None = None,
+) -> hardware_fit.HardwareFit:
+    """Check a workload on exactly the hardware the user named; if it does not fit, the smallest change that does.
+
+    Use this when the user fixes the hardware ("we have 4 L20", "on ecs.gn8is.4xlarge", "at most 2 instances")
+    instead of planning on other hardware. Changes tried: quantisation, fewer sequences, a shorter sequence,
+    ZeRO-3 (+ CPU offload), LoRA/QLoRA, more GPUs.
+
+    Args:
+        model: Model name or alias, e.g. "Qwen2.5-72B-Instruct".
+        task: "inference", "full" (full fine-tuning or pretraining), "lora" or "qlora".
+        gpu: GPU name when no instance type is named, e.g. "L20".
+        gpus: How many of that GPU (per instance).
+        instance_type: An ECS instance type, evaluated as named, e.g. "ecs.gn8is.4xlarge".
+        instances: How many instances together.
+        precision: bf16, fp16, fp8, int8, int4 or fp32.
+        quant: none, gptq-int4, gptq-int8, awq-int4, bnb-nf4, bnb-int8 or fp8.
+        context: Inference tokens per sequence (prompt + output).
+        gen_tokens: Inference output tokens per sequence.
+        concurrency: Inference sequences served at once.
+        batch: Training micro-batch per GPU.
+        seq_len: Training sequence length in tokens.
+    """
+    return hardware_fit.evaluate_hardware(
+        model, task, gpu, gpus, instance_type, instances, precision, quant, context, gen_tokens, concurrency, batch,
+        seq_len,
+    )  # fmt: skip
+
+
+def concurrent_users(
+    model: str,
+    context: int,
+    gpu: str | None = None,
+    gpus: int | None = None,
+    instance_type: str | None = None,
+    instances: int = 1,
+    precision: Precision = "bf16",
+    quant: Quant = "none",
+) -> capacity.Capacity:
+    """Count how many sequences of a given length the named hardware holds at once, from its KV-cache budget.
+
+    Args:
+        model: Model name or alias.
+        context: Tokens per sequence (prompt + output), e.g. 32768.
+        gpu: GPU name when no instance type is named.
+        gpus: How many of that GPU.
+        instance_type: An ECS instance type, e.g. "ecs.gn7e-c16g1.16xlarge".
+        instances: Instances serving independently (the count is summed).
+        precision: bf16, fp16, fp8, int8, int4 or fp32.
+        quant: none, gptq-int4, gptq-int8, awq-int4, bnb-nf4, bnb-int8 or fp8.
+    """
+    return capacity.concurrent_sequences(model, context, gpu, gpus, instance_type, instances, precision, quant)
+
+
+def text_length_tokens(amount: float, unit: lengths.TextUnit) -> lengths.TokenCount:
+    """Convert a text length in characters, words or pages into tokens, with the ratio's source.
+
+    Args:
+        amount: How much text, e.g. 800.
+        unit: tokens, zh_characters (Chinese characters), en_characters, en_words or pages (English pages).
+    """
+    return lengths.text_tokens(amount, unit)
+
+
+def training_run(
+    model: str,
+    gpu: str,
+    gpus: int,
+    tokens: float | None = None,
+    samples: float | None = None,
+    tokens_per_sample: float | None = None,
+    epochs: float = 1,
+    task: Literal["full", "lora", "qlora"] = "full",
+    mfu: float | None = None,
+    price_cny_per_hour: float | None = None,
+) -> training_volume.TrainingCompute:
+    """Estimate training time and cost from 6·N·D (full, incl. pretraining) or 4·N·D (LoRA) at a stated MFU.
+
+    Give either ``tokens`` or ``samples`` and ``tokens_per_sample`` (times ``epochs``).
+
+    Args:
+        model: Model name or alias.
+        gpu: GPU name, e.g. "H800".
+        gpus: GPUs training together.
+        tokens: Training tokens in total.
+        samples: Training examples, e.g. 40000 dialogues.
+        tokens_per_sample: Average tokens per example.
+        epochs: Passes over the data.
+        task: "full" (pretraining, continued pretraining, full fine-tuning), "lora" or "qlora".
+        mfu: Model FLOPs utilisation between 0 and 1 (default 0.4).
+        price_cny_per_hour: Price of all the GPUs per hour, CNY, for the cost.
+    """
+    if tokens is None:
+        if samples is None or tokens_per_sample is None:
+            raise ToolInputError("Give tokens, or samples and tokens_per_sample.")
+        tokens = training_volume.training_tokens(samples, tokens_per_sample, epochs).training_tokens
+    return training_volume.training_compute(model, tokens, gpu, gpus, task, mfu, price_cny_per_hour)
+
+
+# The domain tools an LLM engine may expose, in one place (assistant/agent.py lists its own set).
+DOMAIN_TOOLS = (
+    plan_gpu_deployment,
+    estimate_gpu_memory,
+    evaluate_hardware_fit,
+    concurrent_users,
+    text_length_tokens,
+    training_run,
+    find_instance_types,
+    gpu_specs,
+    price_of_instance,
+    model_card,
+)
 
 
 class GuidanceSearch:

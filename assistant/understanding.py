@@ -585,7 +585,7 @@ def _find_gpu_count(scan: _Scan) -> int | None:
     # The lookbehind keeps the digits of a GPU name ("L20 卡", "2 a10 gpus") from reading as a count.
     m = scan.first(
         rf"(?<![A-Za-z0-9.]){NUM}\s*(?:张|块)\s*(?:{_GPU_NAME})?\s*(?:卡|显卡|gpu)?",
-        rf"(?<![A-Za-z0-9.]){NUM}\s*(?:个)?\s*(?:卡|gpus?|cards?)(?![a-z])",
+        rf"(?<![A-Za-z0-9.]){NUM}[\s\-]*(?:个)?\s*(?:卡|gpus?|cards?)(?![a-z])",
         rf"(?<![A-Za-z0-9.]){NUM}\s*[x×*]\s*(?:nvidia\s*)?(?:{_GPU_NAME})",
         rf"(?:{_GPU_NAME})\s*(?:gpus?\s*)?[x×*]\s*{NUM}",
         rf"(?<![\w.])(\d{{1,2}})\s+(?:nvidia\s*)?(?:{_GPU_NAME})s?\b",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from engine_helpers import call_args, shared_engine, ungrounded
+from engine_helpers import call_args, full_text, shared_engine, ungrounded
 
 from assistant.answer import Answer
 from tools.plan import Plan
@@ -71,7 +71,7 @@ def test_gpu_count_adds_the_per_gpu_estimate_on_that_many_gpus() -> None:
 
     estimate = call_args(answer, "estimate_gpu_memory")
     assert estimate["gpus"] == 4 and estimate["framework"] == "vllm" and estimate["batch"] == 10
-    assert "**On 4 GPUs:**" in answer.text
+    assert "**On 4 GPUs:**" in full_text(answer)
     assert ungrounded(answer, question) == []
 
 

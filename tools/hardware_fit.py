@@ -66,6 +66,7 @@ class HardwareFit(BaseModel):
     )
     headroom_gib: float = Field(description="usable minus needed, per GPU (negative: short by that much)")
     headroom_pct: float = Field(description="headroom as a share of usable memory, percent")
+    shortfall_gib: float = Field(description="needed minus usable per GPU when it does not fit, else 0")
     layout: str
     changes: list[FitChange] = Field(default_factory=list, description="tried in order; the fitting ones first")
 
@@ -159,6 +160,7 @@ def evaluate_hardware(
         per_gpu_usable_gib=round(usable, 2),
         headroom_gib=round(usable - need, 2),
         headroom_pct=round(100 * (usable - need) / usable, 1),
+        shortfall_gib=round(max(0.0, need - usable), 2),
         layout=est.layout,
         changes=sorted(changes, key=lambda c: not c.fits),
     )
@@ -205,13 +207,15 @@ def _changes(base: dict[str, Any], usable: float, gpus: int) -> list[FitChange]:
         if base["precision"] in ("bf16", "fp16", "fp32"):
             out.append(_try(base | {"precision": "int8", "quant": "none"}, "int8", "int8", usable))
             out.append(_try(base | {"precision": "int4", "quant": "awq-int4"}, "int4", "awq-int4", usable))
-        if base["batch"] > 1:
-            fewer = max(1, base["batch"] // 2)
-            out.append(_try(base | {"batch": fewer}, "fewer_sequences", str(fewer), usable))
+        out += _more_gpus(base, usable, gpus)  # keeps every stated requirement; the cuts below do not
         if base["prompt_tokens"] > 2048:
             shorter = base["prompt_tokens"] // 2
             value = str(shorter + base["gen_tokens"])
             out.append(_try(base | {"prompt_tokens": shorter}, "shorter_sequence", value, usable))
+        if base["batch"] > 1:
+            fewer = max(1, base["batch"] // 2)
+            out.append(_try(base | {"batch": fewer}, "fewer_sequences", str(fewer), usable))
+        return [c for c in out if c is not None]
     else:
         if base["task"] == "full":
             if gpus > 1:
@@ -224,11 +228,18 @@ def _changes(base: dict[str, Any], usable: float, gpus: int) -> list[FitChange]:
         if base["seq_len"] > 1024:
             shorter = base["seq_len"] // 2
             out.append(_try(base | {"seq_len": shorter}, "shorter_sequence", str(shorter), usable))
+    out += _more_gpus(base, usable, gpus)
+    return [c for c in out if c is not None]
+
+
+def _more_gpus(base: dict[str, Any], usable: float, gpus: int) -> list[FitChange | None]:
+    """Double the GPUs up to three times, stopping at the first count that fits."""
     # More GPUs help a full run only when its states are sharded (ZeRO-3), not replicated (DDP).
     wider = base | {"zero": 3} if base["task"] == "full" else base
+    out: list[FitChange | None] = []
     for more in (2 * gpus, 4 * gpus, 8 * gpus):
         change = _try(wider | {"gpus": more}, "more_gpus", str(more), usable)
         out.append(change)
         if change and change.fits:
             break
-    return [c for c in out if c is not None]
+    return out

@@ -19,7 +19,7 @@ _HALF_PRECISIONS = ("bf16", "fp16", "fp32")
 
 def plan_args(s: Slots) -> dict[str, Any]:
     """Arguments for ``plan_gpu_deployment`` from the slots, dropping what the task cannot use."""
-    task = _task(s)
+    task = task_of(s)
     args: dict[str, Any] = {
         "model": s.model,
         "task": task,
@@ -30,6 +30,7 @@ def plan_args(s: Slots) -> dict[str, Any]:
     args |= _precision_args(s, task)
     if task == "inference":
         args |= {"context": s.context, "concurrency": s.concurrency or s.batch, "qps": s.qps}
+        args["gen_tokens"] = s.gen_tokens if s.context and s.gen_tokens and s.gen_tokens < s.context else None
     else:
         args |= {"seq_len": s.context, "batch": s.batch, "train_tokens": s.train_tokens}
     return {k: v for k, v in args.items() if v is not None}
@@ -37,14 +38,15 @@ def plan_args(s: Slots) -> dict[str, Any]:
 
 def memory_args(s: Slots, gpus: int | None) -> dict[str, Any]:
     """Arguments for ``estimate_gpu_memory``; an inference context is split like the planner splits it."""
-    task = _task(s)
+    task = task_of(s)
     args: dict[str, Any] = {"model": s.model, "task": task, "gpus": gpus}
     args |= _precision_args(s, task)
     if task == "inference":
         # The planner sizes vLLM serving; the estimate uses the same engine so the two agree.
         args |= {"batch": s.concurrency or s.batch, "framework": "vllm"}
         if s.context:
-            workload = Workload(model=s.model or "?", context=s.context)
+            gen = s.gen_tokens if s.gen_tokens and s.gen_tokens < s.context else None
+            workload = Workload(model=s.model or "?", context=s.context, gen_tokens=gen)
             args["gen_tokens"] = workload.output_tokens
             args["prompt_tokens"] = s.context - workload.output_tokens
     else:
@@ -52,7 +54,8 @@ def memory_args(s: Slots, gpus: int | None) -> dict[str, Any]:
     return {k: v for k, v in args.items() if v is not None}
 
 
-def _task(s: Slots) -> str:
+def task_of(s: Slots) -> str:
+    """Return the task the tools get: the slots' task, with LoRA on a 4-bit base read as QLoRA."""
     # "LoRA on a 4-bit base" is QLoRA; the tools would reject lora + int4.
     if s.task == "lora" and (s.precision == "int4" or s.quant == "bnb-nf4"):
         return "qlora"

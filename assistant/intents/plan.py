@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from assistant import render
+from assistant.answer import AnswerDetail
 from assistant.intents.arguments import (
     memory_args,
     plan_args,
 )
+from assistant.messages import say
+from assistant.render_brief import plan_brief
 from assistant.run import TRAINING, Events, Reply, Run
 from assistant.toolbox import (
     estimate_gpu_memory,
@@ -20,39 +25,53 @@ from tools.plan import Plan
 class PlanIntent(Run):
     """Renders a plan or a memory estimate from the tools."""
 
-    def plan_answer(self, s: Slots, understood: str) -> Events:
-        """Rank instance options with the planner, add the per-GPU view for a GPU count, cite guidance."""
+    def plan_answer(self, s: Slots, understood: str, lead: Sequence[str] = ()) -> Events:
+        """Answer first: the verdict on named hardware or the recommendation, then a short table.
+
+        What was understood follows; rejections, all assumptions and the guidance fold into details.
+        """
         if too_long := (yield from self.context_limit(s)):
             return too_long
         plan, err = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(s))
         if err:
             return self.error(err)
         assert isinstance(plan, Plan)
-        parts = [understood]
+        head: list[str] = list(lead)
         if s.gpu and not any(r.gpu_model == s.gpu for r in plan.rejected) and not plan.options:
-            parts.append(
+            head.append(
                 self.t(
                     f"目录中没有可用的 {s.gpu} 实例规格。",
                     f"No available instance type in the catalog has the {s.gpu}.",
                 )
             )
-        elif s.gpu:
-            parts += self.single_gpu_line(plan, s.gpu)
+        elif s.gpu and not lead:
+            head += self.single_gpu_line(plan, s.gpu)
         prefer = [*s.gpu_mentions, *s.families]
-        parts.append(render.plan_markdown(plan, self.lang, prefer=prefer, capacity=self.conv.turn.asks_capacity))
+        brief, details = plan_brief(plan, self.lang, prefer=prefer, capacity=self.conv.turn.asks_capacity)
+        parts = [*head, *brief]
         if s.gpu and not plan.options:
             parts.append((yield from self.without_gpu(s)))
         if s.gpus:
-            # "what about 4 GPUs?": the answer to the follow-up leads, the full plan follows.
-            lead = bool(self.conv.turn.gpus and self.conv.turn.follow_up)
-            section = yield from self.gpu_count_section(s, plan, lead=lead)
-            if lead:
-                parts.insert(1, section)
+            # "what about 4 GPUs?": the answer to the follow-up leads; otherwise the per-GPU view folds.
+            first = bool(self.conv.turn.gpus and self.conv.turn.follow_up)
+            section = yield from self.gpu_count_section(s, plan, lead=first)
+            if first:
+                parts.insert(0, section)
             else:
-                parts.append(section)
+                details.insert(0, AnswerDetail(title=say("details.gpu_count", self.lang), markdown=section))
+        parts += self.plan_notes(s, plan)
+        parts.append(understood)
+        passages = yield from self.search(self.plan_query(s, plan), n=2, prefer_docs=self.plan_docs(s))
+        if quotes := self.quotes(passages, self.plan_query(s, plan)):
+            details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
+        return Reply(text="\n\n".join(p for p in parts if p), kind="recommendation", details=details)
+
+    def plan_notes(self, s: Slots, plan: Plan) -> list[str]:
+        """Short notes on what the plan could not check: token cost, QPS without lengths, the budget."""
+        notes = []
         top = plan.options[0] if plan.options else None
         if self.conv.turn.asks_token_cost and (top is None or top.cost_cny_per_million_tokens is None):
-            parts.append(
+            notes.append(
                 self.t(
                     "注意：推荐方案没有价格或吞吐数据，算不出每百万 tokens 成本。",
                     "Note: the recommended option has no price or throughput figure, so its cost per million "
@@ -61,7 +80,7 @@ class PlanIntent(Run):
             )
         if s.qps and not s.context:
             qps = render.fig(s.qps)
-            parts.append(
+            notes.append(
                 self.t(
                     f"注意：能否达到 QPS {qps} 取决于每个请求的输入和输出长度，问题里没有给出；上面的方案按默认长度"
                     f"（见关键假设）计算，没有来源能证明不给长度也能达到 QPS {qps}。",
@@ -70,17 +89,14 @@ class PlanIntent(Run):
                     f"source backs QPS {qps} as stated.",
                 )
             )
-        if s.budget_cny_month and plan.options and plan.options[0].price_cny_per_month is None:
-            parts.append(
+        if s.budget_cny_month and top is not None and top.price_cny_per_month is None:
+            notes.append(
                 self.t(
                     "注意：推荐方案没有价格数据，无法核对预算。",
                     "Note: the recommended option has no price data, so the budget could not be checked.",
                 )
             )
-        passages = yield from self.search(self.plan_query(s, plan), n=2, prefer_docs=self.plan_docs(s))
-        if quotes := self.quotes(passages, self.plan_query(s, plan)):
-            parts.append(self.t("**参考要点：**", "**From the guidance:**") + "\n\n" + "\n\n".join(quotes))
-        return Reply(text="\n\n".join(p for p in parts if p), kind="recommendation")
+        return notes
 
     def without_gpu(self, s: Slots) -> Events:
         """When nothing with the requested GPU fits: what would (smaller batch, or the best other GPU)."""

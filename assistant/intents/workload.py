@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from assistant import render
+from assistant.answer import AnswerDetail
 from assistant.intents.arguments import (
     instance_gpu,
     plan_args,
@@ -76,6 +77,9 @@ class WorkloadIntent(Run):
                 s = s.model_copy(update={"gpu": gpu})
         if s.families and not s.gpu and s.intent == "plan":
             s = yield from self.family_gpu(s)
+        verdict: list[str] = []
+        if s.intent == "plan" and not self.variants(s) and (hardware := (yield from self.named_hardware(s))):
+            verdict = (yield from self.hardware_verdict(s, hardware)) or []
         understood = self.understood_line(s)
         if s.intent == "plan" and (variants := self.variants(s)):
             if len(self.conv.turn.models) >= 2:
@@ -84,8 +88,10 @@ class WorkloadIntent(Run):
         elif s.intent == "memory":
             reply = yield from self.memory_answer(s, understood)
         else:
-            reply = yield from self.plan_answer(s, understood)
-        if checks:
+            reply = yield from self.plan_answer(s, understood, lead=verdict)
+        if checks and verdict:  # the verdict answers; that the named type exists is a detail
+            reply.details.insert(0, AnswerDetail(title=self.t("规格", "Instance type"), markdown="\n\n".join(checks)))
+        elif checks:
             reply.text = "\n\n".join([*checks, reply.text])
         return reply
 
