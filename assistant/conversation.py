@@ -41,6 +41,9 @@ WORKLOAD_FIELDS = (
     "region",
     "gpu",
     "gpus",
+    "prompt_tokens",
+    "gen_tokens",
+    "max_instances",
 )
 _KEPT_ACROSS_TOPICS = ("budget_cny_month", "region")
 _WORKLOAD_INTENTS = ("plan", "memory")
@@ -132,7 +135,7 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
     new_task = update.get("task")
     if new_task is not None and _is_training(new_task) != _is_training(workload.task):
         # Serving numbers mean nothing for a training run and the other way round.
-        for field in ("precision", "quant", "context", "concurrency", "qps", "batch", "train_tokens"):
+        for field in ("precision", "quant", "context", "concurrency", "qps", "batch", "train_tokens", "gen_tokens"):
             update.setdefault(field, None)
     update["intent"] = _merged_intent(workload, turn)
     update |= {"injection": turn.injection, "follow_up": turn.follow_up, "accept_defaults": turn.accept_defaults}

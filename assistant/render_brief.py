@@ -26,10 +26,13 @@ _TABLE_ROWS = 3
 
 
 def plan_brief(
-    plan: Plan, lang: Language, prefer: Sequence[str] = (), capacity: bool = False
+    plan: Plan, lang: Language, prefer: Sequence[str] = (), capacity: bool = False, summary: bool = True
 ) -> tuple[list[str], list[AnswerDetail]]:
-    """Return the plan's text parts (summary, capacity/cost, a short table) and its folded details."""
-    parts = [plan_summary(plan, lang)]
+    """Return the plan's text parts (summary, capacity/cost, a short table) and its folded details.
+
+    ``summary`` False leaves out the paragraph on the top option (a verdict above already names it).
+    """
+    parts = [plan_summary(plan, lang)] if summary or not plan.options else []
     if plan.options:
         top = plan.options[0]
         parts += [p for p in (capacity_phrase(top, lang) if capacity else "", token_cost_phrase(top, lang)) if p]

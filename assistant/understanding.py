@@ -96,6 +96,7 @@ class Slots(BaseModel):
     epochs: float | None = None
     max_instances: int | None = Field(default=None, description="'最多用两台': at most this many instances")
     reach: ReachTopic | None = Field(default=None, description="a workload the tools cannot size")
+    asks_verdict: bool = Field(default=False, description="'能跑吗', '够不够', 'is X a good choice', 'will it fit'")
 
     def stated(self) -> list[str]:
         """Return the workload slots this turn (or conversation) states; the rest are defaults."""
@@ -751,6 +752,11 @@ _CAPACITY_RE = (
     r"max(?:imum)?\s+concurren\w*|concurrency\s+capacity|"
     r"(?:多少|几)(?:个|路)?\s*并发|并发(?:能|可以)?(?:到|有|撑|支持)?多少|最大并发|能(?:撑|支持|扛)(?:住)?多少"
 )
+_VERDICT_RE = (
+    r"能跑吗|能跑.{0,40}吗|能不能|跑得动|跑得了|够不够|够吗|够用吗|行不行|行吗|可以吗|能用吗|合适吗|是否(?:可以|够|合适)|放得下|装得下|"
+    r"good\s+(?:choice|fit|option|idea)|\benough\b|sufficient|can\s+(?:it|i|we|this|that|one)\s+(?:run|serve|fit|handle)|"
+    r"(?:will|does|would)\s+(?:it|this|that)\s+(?:fit|work|run)|\bfits?\?|viable|is\s+\S+\s+ok\b"
+)
 _TOPICS = {
     "kv cache": r"kv\s*cache|kv\s*缓存",
     "quantization": r"量化|quantiz|quantis|awq|gptq|int4|int8|fp8",
@@ -907,6 +913,7 @@ def understand(question: str) -> Slots:
         slots.train_tokens *= volume.epochs
     slots.samples, slots.tokens_per_sample, slots.epochs = volume.samples, volume.tokens_per_sample, volume.epochs
     slots.max_instances = max_instances(text)
+    slots.asks_verdict = bool(re.search(_VERDICT_RE, text, re.IGNORECASE))
     slots.reach = out_of_reach(text)
     slots.intent = "out_of_reach" if slots.reach and not slots.model else _intent(scan, slots, text)
     return slots

@@ -68,6 +68,7 @@ class HardwareFit(BaseModel):
     headroom_pct: float = Field(description="headroom as a share of usable memory, percent")
     shortfall_gib: float = Field(description="needed minus usable per GPU when it does not fit, else 0")
     layout: str
+    zero: int = Field(default=0, description="ZeRO stage assumed: 3 for full training on several GPUs, else 0")
     changes: list[FitChange] = Field(default_factory=list, description="tried in order; the fitting ones first")
 
 
@@ -146,6 +147,8 @@ def evaluate_hardware(
     usable = hw.usable_gib_per_gpu * (VLLM_GPU_MEMORY_UTILIZATION if task == "inference" else 1.0)
     if task == "inference":
         base |= {"gpu_memory_gib": hw.usable_gib_per_gpu, "gpu_memory_utilization": VLLM_GPU_MEMORY_UTILIZATION}
+    elif task == "full" and hw.gpus > 1:
+        base["zero"] = 3  # full training on several GPUs is sharded (ZeRO-3/FSDP) in practice, not replicated
     est = estimate_memory(base)
     need = est.per_gpu_total_gib
     fits = need <= usable
@@ -162,6 +165,7 @@ def evaluate_hardware(
         headroom_pct=round(100 * (usable - need) / usable, 1),
         shortfall_gib=round(max(0.0, need - usable), 2),
         layout=est.layout,
+        zero=base.get("zero", 0),
         changes=sorted(changes, key=lambda c: not c.fits),
     )
 
@@ -218,7 +222,7 @@ def _changes(base: dict[str, Any], usable: float, gpus: int) -> list[FitChange]:
         return [c for c in out if c is not None]
     else:
         if base["task"] == "full":
-            if gpus > 1:
+            if gpus > 1 and base.get("zero", 0) != 3:
                 out.append(_try(base | {"zero": 3}, "zero3", "ZeRO-3", usable))
             offload = base | {"zero": 3, "offload": "optimizer"}
             out.append(_try(offload, "zero3_offload", "ZeRO-3 + CPU offload", usable))

@@ -47,6 +47,7 @@ class TrainingCompute(BaseModel):
     bf16_dense_tflops_per_gpu: float
     mfu: float
     hours: float = Field(description="wall-clock hours")
+    days: float = Field(description="wall-clock days")
     gpu_hours: float
     price_cny_per_hour: float | None = Field(default=None, description="price of the whole set of GPUs per hour")
     cost_cny: float | None = None
@@ -124,6 +125,7 @@ def training_compute(
         bf16_dense_tflops_per_gpu=tflops,
         mfu=rate,
         hours=hours,
+        days=hours / 24,
         gpu_hours=hours * gpus,
         price_cny_per_hour=price_cny_per_hour,
         cost_cny=hours * price_cny_per_hour if price_cny_per_hour is not None else None,

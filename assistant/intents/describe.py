@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from assistant import render
 from assistant.conversation import Missing, default_for
 from assistant.intents.arguments import (
     size_words,
 )
+from assistant.messages import say
+from assistant.phrases import PRETRAIN_RE
 from assistant.run import TRAINING, Reply, Run
 from assistant.understanding import Slots
 from tools.plan import Plan
@@ -54,6 +58,8 @@ class DescribeIntent(Run):
             "lora": "LoRA",
             "qlora": "QLoRA",
         }
+        if s.task == "full" and re.search(PRETRAIN_RE, self.question, re.IGNORECASE):
+            task_names["full"] = self.t("全参训练（预训练）", "full training (pretraining)")
         items = [f"{s.model}", task_names.get(s.task or "", s.task or "")]
         if s.precision:
             fmt = f"{s.precision}" + (f" ({s.quant})" if s.quant else "")
@@ -65,20 +71,26 @@ class DescribeIntent(Run):
             ("context", self.t("序列长度", "sequence length") if training else self.t("上下文", "context"), ""),
             ("concurrency", self.t("并发", "concurrency"), ""),
             ("qps", "QPS", ""),
+            ("prompt_tokens", self.t("输入", "prompt"), " tokens"),
+            ("gen_tokens", self.t("输出", "output"), " tokens"),
             ("batch", "batch", ""),
             ("train_tokens", self.t("训练 tokens", "training tokens"), ""),
             ("budget_cny_month", self.t("预算 ¥", "budget ¥"), self.t("/月", "/month")),
             ("region", self.t("地域", "region"), ""),
             ("gpu", "GPU", ""),
             ("gpus", self.t("卡数", "GPUs"), ""),
+            ("max_instances", self.t("最多台数", "at most instances"), ""),
         )
-        unused = ("concurrency", "qps") if training else ("train_tokens",)  # plan_args drops these
+        unused = (
+            ("concurrency", "qps", "prompt_tokens", "gen_tokens") if training else ("train_tokens",)
+        )  # plan_args drops these
         for field, label, unit in labels:
             value = None if field in unused else getattr(s, field)
             if value is not None:
                 shown = value if isinstance(value, str) else render.fig(value)
                 items.append(f"{label}{'' if label.endswith('¥') else ' '}{shown}{unit}")
         line = self.t("**理解的需求：** ", "**Understood:** ") + " · ".join(i for i in items if i)
+        line += "".join(f"\n\n_{note}_" for note in self.workload_notes(s))
         for item, value in self.conv.defaulted.items():
             note = {
                 "model": self.t(
@@ -89,6 +101,23 @@ class DescribeIntent(Run):
             }[item]
             line += f"\n\n_{note}_"
         return line
+
+    def workload_notes(self, s: Slots) -> list[str]:
+        """Conversions the answer rests on: lengths in the user's units, samples x tokens x epochs."""
+        notes = []
+        for count in s.lengths:
+            unit = count.unit
+            notes.append(
+                say("length.assumed", self.lang, amount=render.fig(count.amount), unit=say(f"unit.{unit}", self.lang),
+                    unit_one=say(f"unit_one.{unit}", self.lang), tokens=render.fig(count.tokens),
+                    ratio=render.fig(count.tokens_per_unit), source=render.link_urls(count.source or ""))
+            )  # fmt: skip
+        if s.task in TRAINING and s.samples and s.tokens_per_sample and s.train_tokens:
+            notes.append(
+                say("training.volume", self.lang, samples=render.fig(s.samples), epochs=render.fig(s.epochs or 1),
+                    per_sample=render.fig(s.tokens_per_sample), tokens=render.fig(s.train_tokens))
+            )  # fmt: skip
+        return notes
 
     def plan_query(self, s: Slots, plan: Plan) -> str:
         """Build the guidance query for a plan: the top option's family and the topic that dominates sizing."""

@@ -10,14 +10,19 @@ from __future__ import annotations
 from typing import Any
 
 from assistant import render
-from assistant.intents.arguments import task_of
+from assistant.intents.arguments import plan_args, task_of
 from assistant.messages import say
 from assistant.run import Events, Run
-from assistant.toolbox import evaluate_hardware_fit, find_instance_types
+from assistant.toolbox import evaluate_hardware_fit, find_instance_types, plan_gpu_deployment, training_run
 from assistant.understanding import Slots
 from tools import catalog
 from tools.errors import UnknownNameError
 from tools.hardware_fit import HardwareFit
+from tools.plan import Plan
+from tools.training_volume import TrainingCompute
+
+# "It fits, but": another GPU's best option at two thirds of the hourly price or less is worth saying.
+_MUCH_CHEAPER = 1.5
 
 
 class HardwareIntent(Run):
@@ -57,6 +62,54 @@ class HardwareIntent(Run):
             return None
         return self.fit_lines(fit)
 
+    def training_time(self, s: Slots) -> Events:
+        """Training time (and days) from 6·N·D on the GPUs the user named, or None."""
+        task = task_of(s)
+        if task not in ("full", "lora", "qlora") or not (s.train_tokens and s.gpu and s.gpus):
+            return None
+        gpus = s.gpus * (s.max_instances or 1)
+        args = {"model": s.model, "gpu": s.gpu, "gpus": gpus, "tokens": s.train_tokens, "task": task}
+        run, err = yield from self.call("training_run", training_run, **args)
+        if err or not isinstance(run, TrainingCompute):
+            return None
+        return say(
+            "training.time", self.lang, tokens=render.fig(run.training_tokens), gpus=run.gpus, gpu=run.gpu,
+            hours=render.fig(run.hours), days=render.fig(run.days), rule=run.flops_rule, mfu=render.fig(run.mfu * 100),
+        )  # fmt: skip
+
+    def gpu_verdict(self, s: Slots, plan: Plan) -> Events:
+        """'Is the L20 a good choice for X?': yes or no from the plan on that GPU, then a cheaper alternative."""
+        if not plan.options:
+            return [say("gpu.no", self.lang, gpu=s.gpu)]
+        top = plan.options[0]
+        figures = {"gpu": s.gpu, "model": plan.model, "instances": top.instances, "instance_type": top.instance_type}
+        figures |= {"total": top.total_gpus, "need": render.fig(top.per_gpu_gib_needed)}
+        figures["usable"] = render.fig(top.per_gpu_capacity_gib)
+        wider, _ = yield from self.call(
+            "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
+        )
+        best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
+        cheaper = (
+            best is not None
+            and best.gpu_model != top.gpu_model
+            and best.price_cny_per_hour is not None
+            and top.price_cny_per_hour is not None
+            and best.price_cny_per_hour * _MUCH_CHEAPER <= top.price_cny_per_hour
+        )
+        if not cheaper or best is None:
+            return [say("gpu.yes", self.lang, **figures)]
+        sep = "" if self.lang == "zh" else " "  # Chinese sentences follow each other without a space
+        line = say("gpu.yes_but", self.lang, **figures) + sep + say(
+            "gpu.cheaper", self.lang, other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),
+            other_price=render.fig(best.price_cny_per_hour), price=render.fig(top.price_cny_per_hour), gpu=s.gpu,
+        )  # fmt: skip
+        if best.cost_cny_per_million_tokens is not None and top.cost_cny_per_million_tokens is not None:
+            line += sep + say(
+                "gpu.cheaper_tokens", self.lang, other_cost=render.fig(best.cost_cny_per_million_tokens),
+                cost=render.fig(top.cost_cny_per_million_tokens),
+            )  # fmt: skip
+        return [line]
+
     def fit_lines(self, fit: HardwareFit) -> list[str]:
         """Render a fit: the verdict line, then the fixing changes (up to two)."""
         hw = fit.hardware
@@ -75,7 +128,9 @@ class HardwareIntent(Run):
         figures = {"hardware": label, "model": fit.model, "need": render.fig(fit.per_gpu_needed_gib)}
         figures["usable"] = render.fig(fit.per_gpu_usable_gib)
         if fit.fits:
-            return [say("fit.yes", self.lang, **figures, pct=render.fig(fit.headroom_pct))]
+            line = say("fit.yes", self.lang, **figures, pct=render.fig(fit.headroom_pct))
+            sep = "" if self.lang == "zh" else " "
+            return [line + (sep + say("fit.sharded", self.lang) if fit.zero == 3 else "")]
         lines = [say("fit.no", self.lang, **figures, short=render.fig(fit.shortfall_gib))]
         fixes = [c for c in fit.changes if c.fits][:2]
         if fixes:

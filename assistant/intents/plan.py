@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from assistant import render
@@ -20,6 +21,8 @@ from assistant.toolbox import (
 from assistant.understanding import Slots
 from tools.memory import MemoryEstimate
 from tools.plan import Plan
+
+_HOW_LONG_RE = r"多久|多长时间|几天|多少天|多少小时|how\s+long|how\s+many\s+(?:hours|days)|time\s+to\s+train"
 
 
 class PlanIntent(Run):
@@ -44,10 +47,20 @@ class PlanIntent(Run):
                     f"No available instance type in the catalog has the {s.gpu}.",
                 )
             )
+        elif s.gpu and not lead and self.conv.turn.asks_verdict and not s.gpus:
+            # "A10 能跑 70B 吗": whether one card is enough, then whether that GPU works at all.
+            head += self.single_gpu_line(plan, s.gpu)
+            head += yield from self.gpu_verdict(s, plan)
         elif s.gpu and not lead:
             head += self.single_gpu_line(plan, s.gpu)
+        if lead and (time := (yield from self.training_time(s))):
+            # "要多久": the time answers the question; otherwise it follows the verdict.
+            head.insert(0 if re.search(_HOW_LONG_RE, self.question, re.IGNORECASE) else len(head), time)
         prefer = [*s.gpu_mentions, *s.families]
-        brief, details = plan_brief(plan, self.lang, prefer=prefer, capacity=self.conv.turn.asks_capacity)
+        verdict = bool(head) and self.conv.turn.asks_verdict and not lead
+        brief, details = plan_brief(
+            plan, self.lang, prefer=prefer, capacity=self.conv.turn.asks_capacity, summary=not verdict
+        )
         parts = [*head, *brief]
         if s.gpu and not plan.options:
             parts.append((yield from self.without_gpu(s)))
