@@ -14,6 +14,7 @@ from assistant.answer import AnswerDetail, Language
 from assistant.messages import say
 from assistant.render import (
     capacity_phrase,
+    fig,
     option_notes,
     options_table,
     plan_summary,
@@ -35,7 +36,12 @@ def plan_brief(
     parts = [plan_summary(plan, lang)] if summary or not plan.options else []
     if plan.options:
         top = plan.options[0]
-        parts += [p for p in (capacity_phrase(top, lang) if capacity else "", token_cost_phrase(top, lang)) if p]
+        per_option = options_capacity(plan, lang) if capacity else ""
+        if per_option:
+            parts.insert(0, per_option)  # "how many users does it hold?": a number per option answers first
+        if capacity:
+            parts.append(capacity_phrase(top, lang))
+        parts += [p for p in (token_cost_phrase(top, lang),) if p]
     short = plan.model_copy(update={"options": plan.options[:_TABLE_ROWS]})
     if table := options_table(short, lang):
         parts.append(table)
@@ -51,6 +57,19 @@ def plan_brief(
     assumptions = [*plan.assumptions, *notes, *plan.warnings[2:]]
     details.append(AnswerDetail(title=say("details.assumptions", lang), markdown=_bullets(assumptions)))
     return parts, details
+
+
+def options_capacity(plan: Plan, lang: Language) -> str:
+    """One line: how many sequences each option holds at the planned context (its KV-cache capacity)."""
+    items = [
+        say("capacity.item", lang, instance_type=o.instance_type, n=fig(o.max_concurrent_sequences))
+        for o in plan.options[:_TABLE_ROWS]
+        if o.max_concurrent_sequences is not None
+    ]
+    if not items:
+        return ""
+    context = fig(plan.workload.context_tokens)
+    return say("capacity.options", lang, context=context, items=("；" if lang == "zh" else "; ").join(items))
 
 
 def _bullets(items: Sequence[str]) -> str:

@@ -58,6 +58,7 @@ class Run:
         self.calls: list[ToolCall] = []
         self.passages: list[Passage] = []
         self.warnings: list[str] = []
+        self.named_fits = False  # the hardware the user named holds the workload (set by the hardware intent)
 
     # ------------------------------------------------------------------ plumbing
 

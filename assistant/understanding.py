@@ -470,6 +470,9 @@ def _find_context(scan: _Scan, *, explicit: bool = False) -> int | None:
     planner then reports the model's limit) instead of turning into a training-token count.
     """
     patterns = [
+        # "how many concurrent 32k users": a length per user in a capacity question, not 32,000 users
+        rf"how\s+many\s+(?:concurrent\s+|simultaneous\s+|parallel\s+)?{NUM}\s*([kK])[\s\-]*(?:tokens?[\s\-]*)?"
+        r"(?:context\s+)?(?:users|requests|sequences|sessions|chats|conversations)",
         # "32k 上下文", but not the "8" of "bs8 seq4096" (a context word followed by its own number)
         rf"{NUM}\s*{_CTX_SUFFIX}[\s\-]*(?:tokens?[\s\-]*)?(?:的)?\s*{_CTX_WORDS}(?!{_OF}\d)",
         rf"{_CTX_WORDS}{_OF}{NUM}\s*{_CTX_SUFFIX}(?![A-Za-z])",
@@ -889,7 +892,7 @@ def understand(question: str) -> Slots:
         gpu_mentions=gpu_mentions,
         instance_types=names[0],
         families=names[1],
-        serving=serving or bool(concurrency or qps),
+        serving=serving or bool(concurrency or qps) or bool(re.search(_CAPACITY_RE, text, re.IGNORECASE)),
         follow_up=_is_follow_up(text),
         accept_defaults=_accepts_defaults(text),
         asks_explanation=bool(re.search(_EXPLAIN_RE, text, re.IGNORECASE)),

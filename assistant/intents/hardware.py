@@ -13,13 +13,21 @@ from assistant import render
 from assistant.intents.arguments import plan_args, task_of
 from assistant.messages import say
 from assistant.run import Events, Run
-from assistant.toolbox import evaluate_hardware_fit, find_instance_types, plan_gpu_deployment, training_run
+from assistant.toolbox import (
+    concurrent_users,
+    evaluate_hardware_fit,
+    find_instance_types,
+    plan_gpu_deployment,
+    training_run,
+)
 from assistant.understanding import Slots
 from tools import catalog
+from tools.capacity import Capacity
 from tools.errors import UnknownNameError
-from tools.hardware_fit import HardwareFit
+from tools.hardware_fit import Hardware, HardwareFit
 from tools.plan import Plan
 from tools.training_volume import TrainingCompute
+from tools.workload import DEFAULT_CONTEXT_TOKENS
 
 # "It fits, but": another GPU's best option at two thirds of the hourly price or less is worth saying.
 _MUCH_CHEAPER = 1.5
@@ -60,7 +68,24 @@ class HardwareIntent(Run):
         fit, err = yield from self.call("evaluate_hardware_fit", evaluate_hardware_fit, **args)
         if err or not isinstance(fit, HardwareFit):
             return None
+        self.named_fits = fit.fits
         return self.fit_lines(fit)
+
+    def capacity_lines(self, s: Slots, hardware: dict[str, Any]) -> Events:
+        """'How many concurrent 32k users does this hold?' on the named hardware, from its KV budget."""
+        if task_of(s) != "inference":
+            return []
+        args = {"model": s.model, "context": s.context or DEFAULT_CONTEXT_TOKENS, **hardware}
+        args |= {"precision": s.precision, "quant": s.quant}
+        cap, err = yield from self.call("concurrent_users", concurrent_users, **args)
+        if err or not isinstance(cap, Capacity):
+            return []
+        label = self.hardware_label(cap.hardware)
+        return [
+            say("capacity.named", self.lang, n=render.fig(cap.sequences), hardware=label,
+                context=render.fig(cap.context), kv=render.fig(cap.kv_gib_per_sequence),
+                budget=render.fig(cap.kv_budget_gib_per_gpu))
+        ]  # fmt: skip
 
     def training_time(self, s: Slots) -> Events:
         """Training time (and days) from 6·N·D on the GPUs the user named, or None."""
@@ -110,9 +135,8 @@ class HardwareIntent(Run):
             )  # fmt: skip
         return [line]
 
-    def fit_lines(self, fit: HardwareFit) -> list[str]:
-        """Render a fit: the verdict line, then the fixing changes (up to two)."""
-        hw = fit.hardware
+    def hardware_label(self, hw: Hardware) -> str:
+        """Name the hardware as the user named it: '4 张 L20', '`ecs.gn8is.4xlarge`（1 张 L20）'."""
         if hw.instance_type:
             per = hw.gpus // hw.instances
             label = (
@@ -125,7 +149,12 @@ class HardwareIntent(Run):
             label = say("hardware.one_gpu", self.lang, gpu=hw.gpu)
         else:
             label = say("hardware.gpus", self.lang, count=hw.gpus, gpu=hw.gpu)
-        figures = {"hardware": label, "model": fit.model, "need": render.fig(fit.per_gpu_needed_gib)}
+        return label
+
+    def fit_lines(self, fit: HardwareFit) -> list[str]:
+        """Render a fit: the verdict line, then the fixing changes (up to two)."""
+        hw = fit.hardware
+        figures = {"hardware": self.hardware_label(hw), "model": fit.model, "need": render.fig(fit.per_gpu_needed_gib)}
         figures["usable"] = render.fig(fit.per_gpu_usable_gib)
         if fit.fits:
             line = say("fit.yes", self.lang, **figures, pct=render.fig(fit.headroom_pct))

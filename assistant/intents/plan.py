@@ -61,6 +61,10 @@ class PlanIntent(Run):
         brief, details = plan_brief(
             plan, self.lang, prefer=prefer, capacity=self.conv.turn.asks_capacity, summary=not verdict
         )
+        if lead and self.named_fits:
+            # The named hardware holds it: that is the answer; the planner's other options fold away.
+            details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown="\n\n".join(brief)))
+            brief = []
         parts = [*head, *brief]
         if s.gpu and not plan.options:
             parts.append((yield from self.without_gpu(s)))

@@ -80,6 +80,8 @@ class WorkloadIntent(Run):
         verdict: list[str] = []
         if s.intent == "plan" and not self.variants(s) and (hardware := (yield from self.named_hardware(s))):
             verdict = (yield from self.hardware_verdict(s, hardware)) or []
+            if self.conv.turn.asks_capacity:  # "how many 32k users does it hold?": the count answers first
+                verdict = [*(yield from self.capacity_lines(s, hardware)), *verdict]
         understood = self.understood_line(s)
         if s.intent == "plan" and (variants := self.variants(s)):
             if len(self.conv.turn.models) >= 2:
