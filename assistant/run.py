@@ -137,13 +137,12 @@ class Run:
         return zh if self.lang == "zh" else en
 
     def finish(self, reply: Reply) -> Answer:
-        """Assemble the answer: body, sources, citations, tool calls and warnings."""
-        parts = [reply.text]
+        """Assemble the answer: body, folded details, citations, tool calls and warnings."""
+        # The numbered source list is not repeated in the text: every face renders `citations` itself
+        # (linked in the web chat, context in Slack, a list in the CLI and the OpenAI-compatible API).
         citations = [p.citation() for p in self.passages]
-        if citations:
-            parts.append(render.sources_markdown(citations, self.lang))
         return Answer(
-            text="\n\n".join(parts),
+            text=reply.text,
             details=reply.details,
             language=self.lang,
             engine="offline",
