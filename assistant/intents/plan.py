@@ -12,8 +12,9 @@ from assistant.intents.arguments import (
     plan_args,
 )
 from assistant.messages import say
-from assistant.render_brief import plan_brief
+from assistant.render_brief import estimate_brief, plan_brief
 from assistant.run import TRAINING, Events, Reply, Run
+from assistant.tool_text import notes_in
 from assistant.toolbox import (
     estimate_gpu_memory,
     plan_gpu_deployment,
@@ -167,10 +168,11 @@ class PlanIntent(Run):
         one = next((r for r in plan.rejected if r.gpu_model == gpu and "on 1x" in r.reason), None)
         if one is None:
             return []
+        reason = (notes_in(self.lang, [one.reason]) or [""])[0]
         return [
             self.t(
-                f"**单张 {gpu} 不够：** `{one.instance_type}` — {one.reason}",
-                f"**One {gpu} is not enough:** `{one.instance_type}` — {one.reason}",
+                f"**单张 {gpu} 不够：** `{one.instance_type}`" + (f" — {reason}" if reason else ""),
+                f"**One {gpu} is not enough:** `{one.instance_type}` — {reason}",
             )
         ]
 
@@ -182,7 +184,9 @@ class PlanIntent(Run):
         same = [o for o in plan.options if o.total_gpus == s.gpus]
         where_zh, where_en = ("下表", "below") if lead else ("上表", "above")
         head = self.t(
-            f"**按 {s.gpus} 张卡算：** 每卡约需 {render.fig(est.per_gpu_total_gib)} GiB（{est.layout}）。",
+            f"**按 {s.gpus} 张卡算：** 每卡约需 {render.fig(est.per_gpu_total_gib)} GiB"
+            + "".join(f"（{z}）" for z in notes_in("zh", [est.layout]))
+            + "。",
             f"**On {s.gpus} GPUs:** about {render.fig(est.per_gpu_total_gib)} GiB per GPU ({est.layout}).",
         )
         if same:
@@ -203,7 +207,8 @@ class PlanIntent(Run):
         if err:
             return self.error(err)
         assert isinstance(est, MemoryEstimate)
-        parts = [understood, render.estimate_markdown(est, self.lang)]
+        brief, details = estimate_brief(est, self.lang)
+        parts = [*brief, understood]
         topic = self.t("显存 权重 KV cache 开销", "GPU memory weights KV cache overhead")
         if s.task in TRAINING:
             topic = self.t("训练显存 梯度 优化器状态", "training memory gradients optimizer states")
@@ -211,5 +216,5 @@ class PlanIntent(Run):
         docs = ("memory-sizing", "original-article-corrections")
         passages = yield from self.search(query, n=2, prefer_docs=docs)
         if quotes := self.quotes(passages, query):
-            parts.append("\n\n".join(quotes))
-        return Reply(text="\n\n".join(parts), kind="estimate")
+            details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
+        return Reply(text="\n\n".join(parts), kind="estimate", details=details)
