@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from assistant import render
+from assistant.answer import AnswerDetail
 from assistant.intents.arguments import (
     suggestions,
 )
+from assistant.messages import say
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
     find_instance_types,
@@ -66,14 +68,28 @@ class GpuIntent(Run):
                 gpus.append(gpu)
         if len(gpus) < 2:
             return self.error("; ".join(c.error for c in self.calls if c.error) or "need two GPUs")
-        parts = [" · ".join(family_lines)] if family_lines else []
+        parts = [self.pick(gpus), *self.verdicts(gpus[0], gpus[1])]
+        if family_lines:
+            parts.append(" · ".join(family_lines))
         parts.append(render.gpu_specs_table(gpus, self.lang))
-        parts += self.verdicts(gpus[0], gpus[1])
         passages = yield from self.search(
             self.question, n=2, prefer_docs=("gpu-specs-comparison", "original-article-corrections")
         )
-        parts += self.quotes(passages, self.question)
-        return Reply(text="\n\n".join(parts), kind="guidance")
+        details = []
+        if quotes := self.quotes(passages, self.question):
+            details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
+        return Reply(text="\n\n".join(parts), kind="guidance", details=details)
+
+    def pick(self, gpus: list[GPU]) -> str:
+        """Which GPU to pick for which job: compute for training, bandwidth for decoding, memory for size."""
+
+        def best(field: str) -> str:
+            return max(gpus, key=lambda g: getattr(g, field) or 0).name
+
+        compute, bandwidth, memory = best("bf16_dense_tflops"), best("memory_bandwidth_gb_s"), best("memory_gib")
+        if compute == bandwidth == memory:
+            return say("compare.pick_one", self.lang, gpu=compute)
+        return say("compare.pick", self.lang, compute=compute, bandwidth=bandwidth, memory=memory)
 
     def verdicts(self, a: GPU, b: GPU) -> list[str]:
         """Which GPU is ahead on dense BF16, memory bandwidth and memory, stating both figures."""

@@ -11,6 +11,7 @@ from assistant.intents.arguments import (
     plan_args,
     same_size_suggestion,
 )
+from assistant.messages import say
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
     estimate_gpu_memory,
@@ -19,6 +20,7 @@ from assistant.toolbox import (
     plan_gpu_deployment,
 )
 from assistant.understanding import Slots
+from tools import catalog
 from tools.models import resolve_model
 from tools.plan import DeploymentOption, Plan
 
@@ -75,7 +77,7 @@ class WorkloadIntent(Run):
                 checks.append((yield from self.check_instance(name, claimed=None)))
             if not s.gpu and (gpu := instance_gpu(s.instance_types[0])):
                 s = s.model_copy(update={"gpu": gpu})
-        if s.families and not s.gpu and s.intent == "plan":
+        if s.families and not s.gpu and s.intent == "plan" and not self.variants(s):
             s = yield from self.family_gpu(s)
         verdict: list[str] = []
         if s.intent == "plan" and not self.variants(s) and (hardware := (yield from self.named_hardware(s))):
@@ -104,6 +106,15 @@ class WorkloadIntent(Run):
             return [(m, s.model_copy(update={"model": m})) for m in models]
         if not s.gpu and len(s.gpu_mentions) >= 2:
             return [(g, s.model_copy(update={"gpu": g})) for g in s.gpu_mentions[:3]]
+        if not s.gpu and len(s.families) >= 2:
+            # "gn7i vs gn8is for Qwen2.5-7B": each family's GPU under the same workload.
+            out = []
+            for family in s.families[:3]:
+                gpus = {i.gpu_name for i in catalog.list_instances(family=family)} - {None}
+                if len(gpus) == 1:
+                    gpu = gpus.pop()
+                    out.append((f"{family} ({gpu})", s.model_copy(update={"gpu": gpu, "families": [family]})))
+            return out if len(out) >= 2 else []
         return []
 
     def compare_plans(self, variants: list[tuple[str, Slots]], understood: str) -> Events:
@@ -113,6 +124,7 @@ class WorkloadIntent(Run):
             "| variant | cheapest option that fits | GPUs | per-GPU need / usable (GiB) | ¥/h | ¥/month | ¥/M tokens |",
         )
         rows, priced, lines = [head, "|---|---|---|---|---|---|---|"], [], []
+        fitted: list[tuple[str, DeploymentOption]] = []
         for label, variant in variants:
             plan, err = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(variant))
             if err or not isinstance(plan, Plan) or not plan.options:
@@ -120,6 +132,7 @@ class WorkloadIntent(Run):
                 lines.append(f"- **{label}**: {reason}")
                 continue
             best = min(plan.options, key=lambda o: (o.price_cny_per_hour is None, o.price_cny_per_hour or 0))
+            fitted.append((label, best))
             rows.append(
                 f"| {label} | `{best.instance_type}` ({render.gpu_label(best, self.lang)}) | {best.total_gpus} | "
                 f"{render.fig(best.per_gpu_gib_needed)} / {render.fig(best.per_gpu_capacity_gib)} | "
@@ -129,17 +142,33 @@ class WorkloadIntent(Run):
             if best.price_cny_per_hour is not None:
                 per_m = best.cost_cny_per_million_tokens
                 priced.append((best.price_cny_per_hour, per_m if per_m is not None else float("inf"), label, best))
-        parts = [understood, "\n".join(rows) if len(rows) > 2 else "", "\n".join(lines)]
+        # The winner leads, then a winner per criterion, the table, and what was understood.
+        parts: list[str] = []
         if len(priced) >= 2:
-            parts.append(self.price_verdict(priced))
+            parts += [self.price_verdict(priced), *self.criterion_winners(fitted)]
         elif len(variants) >= 2:
+            parts += self.criterion_winners(fitted)  # without prices, speed and headroom decide first
             parts.append(
                 self.t(
-                    "**结论：** 价格数据不全，无法按价格比较；上表列出各方案的可行规格。",
+                    "**结论：** 价格数据不全，无法按价格比较；下表列出各方案的可行规格。",
                     "**Verdict:** price data is missing for some variants, so they cannot be compared on price.",
                 )
             )
+        parts += ["\n".join(rows) if len(rows) > 2 else "", "\n".join(lines), understood]
         return Reply(text="\n\n".join(p for p in parts if p), kind="recommendation")
+
+    def criterion_winners(self, fitted: list[tuple[str, DeploymentOption]]) -> list[str]:
+        """Name the fastest decode and the most memory headroom among the variants' options (when they differ)."""
+        out = []
+        speeds = [(o.decode_tokens_per_s, label) for label, o in fitted if o.decode_tokens_per_s]
+        if len(speeds) >= 2 and max(speeds)[0] > min(speeds)[0]:
+            (fast, label), (slow, _) = max(speeds), min(speeds)
+            out.append(say("compare.fastest", self.lang, label=label, fast=render.fig(fast), slow=render.fig(slow)))
+        rooms = [(o.headroom_pct, label) for label, o in fitted]
+        if len(rooms) >= 2 and max(rooms)[0] > min(rooms)[0]:
+            pct, label = max(rooms)
+            out.append(say("compare.roomiest", self.lang, label=label, pct=render.fig(pct)))
+        return out
 
     def price_verdict(self, priced: list[tuple[float, float, str, DeploymentOption]]) -> str:
         """Which variant is cheaper per hour; on equal hourly prices, per million tokens (both figures shown)."""
