@@ -243,3 +243,43 @@ def max_instances(text: str) -> int | None:
         return None
     value = _value(m) if m.group(1) else _value(m, 3)
     return int(value) if value >= 1 else None
+
+
+# ------------------------------------------------------------------------------------------ daily users
+
+DEFAULT_PEAK_SHARE = 0.1  # one in ten daily users online at the peak, when the user gives no peak factor
+_DAU_RE = (
+    rf"(?:日活(?:跃)?(?:用户)?(?:数)?|\bDAU\b|daily\s+active\s+users?|daily\s+users?)\s*(?:约|大约|about|of|:|：|为|是|有)?\s*{_N}"
+    rf"|{_N}\s*(?:daily\s+active\s+users?|daily\s+users?|\bDAU\b|日活(?:跃)?(?:用户)?)"
+)
+_PEAK_RE = rf"(?:高峰|峰值|peak)[^\d%]{{0,16}}{_N}\s*%"
+
+
+class DailyUsers(BaseModel):
+    """Daily active users and the share of them online at the peak."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    users: float
+    peak_share: float
+    stated_share: bool
+    spans: list[tuple[int, int]]
+
+    @property
+    def peak_concurrency(self) -> int:
+        """Users online at once at the peak (at least one)."""
+        return max(1, round(self.users * self.peak_share))
+
+
+def daily_users(text: str) -> DailyUsers | None:
+    """Read "日活 1 万，高峰 5%" / "10k daily active users" (None: no daily-user figure)."""
+    m = re.search(_DAU_RE, text, re.IGNORECASE)
+    if not m:
+        return None
+    users = _value(m, 1) if m.group(1) else _value(m, 3)
+    peak = re.search(_PEAK_RE, text, re.IGNORECASE)
+    share = _value(peak) / 100 if peak else DEFAULT_PEAK_SHARE
+    if users <= 0 or not 0 < share <= 1:
+        return None
+    spans = [m.span(), *([peak.span()] if peak else [])]
+    return DailyUsers(users=users, peak_share=share, stated_share=bool(peak), spans=spans)

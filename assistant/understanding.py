@@ -19,8 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.phrases import (
     PRETRAIN_RE,
+    DailyUsers,
     ReachTopic,
     StatedLength,
+    daily_users,
     invalid_numbers,
     max_instances,
     out_of_reach,
@@ -96,6 +98,7 @@ class Slots(BaseModel):
     epochs: float | None = None
     max_instances: int | None = Field(default=None, description="'最多用两台': at most this many instances")
     reach: ReachTopic | None = Field(default=None, description="a workload the tools cannot size")
+    daily_users: DailyUsers | None = Field(default=None, description="daily active users behind the concurrency")
     asks_verdict: bool = Field(default=False, description="'能跑吗', '够不够', 'is X a good choice', 'will it fit'")
 
     def stated(self) -> list[str]:
@@ -851,6 +854,9 @@ def understand(question: str) -> Slots:
     lengths = stated_lengths(text)
     for length in lengths:
         scan.claim(length.span)
+    dau = daily_users(text)
+    for span in dau.spans if dau else []:
+        scan.claim(span)
     volume = training_volume(text)
     if volume.samples and volume.tokens_per_sample:
         for span in volume.spans:
@@ -915,6 +921,10 @@ def understand(question: str) -> Slots:
     elif slots.train_tokens and volume.epochs:
         slots.train_tokens *= volume.epochs
     slots.samples, slots.tokens_per_sample, slots.epochs = volume.samples, volume.tokens_per_sample, volume.epochs
+    if dau and slots.concurrency is None:
+        slots.daily_users, slots.concurrency, slots.serving = dau, dau.peak_concurrency, True
+        if slots.task is None and slots.task_hint is None:
+            slots.task = "inference"
     slots.max_instances = max_instances(text)
     slots.asks_verdict = bool(re.search(_VERDICT_RE, text, re.IGNORECASE))
     slots.reach = out_of_reach(text)

@@ -112,6 +112,11 @@ class DescribeIntent(Run):
                     unit_one=say(f"unit_one.{unit}", self.lang), tokens=render.fig(count.tokens),
                     ratio=render.fig(count.tokens_per_unit), source=render.link_urls(count.source or ""))
             )  # fmt: skip
+        if s.daily_users and s.concurrency == s.daily_users.peak_concurrency:
+            dau = s.daily_users
+            code = "dau.stated" if dau.stated_share else "dau.assumed"
+            notes.append(say(code, self.lang, users=render.fig(dau.users), n=render.fig(dau.peak_concurrency),
+                             pct=render.fig(dau.peak_share * 100)))  # fmt: skip
         if s.task in TRAINING and s.samples and s.tokens_per_sample and s.train_tokens:
             notes.append(
                 say("training.volume", self.lang, samples=render.fig(s.samples), epochs=render.fig(s.epochs or 1),
