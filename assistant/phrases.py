@@ -150,7 +150,7 @@ def stated_lengths(text: str) -> list[StatedLength]:
 
 
 def _role(text: str, start: int, end: int) -> LengthRole | None:
-    before, after = text[max(0, start - 14) : start], text[end : end + 16]
+    before, after = text[max(0, start - 24) : start], text[end : end + 16]
     out_before = re.search(rf"(?:{_OUTPUT_WORDS})[^,，。;；\d]*$", before, re.IGNORECASE)
     in_before = re.search(rf"(?:{_PROMPT_WORDS})[^,，。;；\d]*$", before, re.IGNORECASE)
     if out_before and (not in_before or out_before.start() > in_before.start()):
@@ -252,7 +252,10 @@ _DAU_RE = (
     rf"(?:日活(?:跃)?(?:用户)?(?:数)?|\bDAU\b|daily\s+active\s+users?|daily\s+users?)\s*(?:约|大约|about|of|:|：|为|是|有)?\s*{_N}"
     rf"|{_N}\s*(?:daily\s+active\s+users?|daily\s+users?|\bDAU\b|日活(?:跃)?(?:用户)?)"
 )
-_PEAK_RE = rf"(?:高峰|峰值|peak)[^\d%]{{0,16}}{_N}\s*%"
+_PEAK_RE = (
+    rf"(?:高峰|峰值|peak)[^\d%]{{0,16}}{_N}\s*%"
+    rf"|{_N}\s*%[^\d%]{{0,20}}?(?:peak|高峰|峰值|online|在线|concurrent)"
+)
 
 
 class DailyUsers(BaseModel):
@@ -278,7 +281,7 @@ def daily_users(text: str) -> DailyUsers | None:
         return None
     users = _value(m, 1) if m.group(1) else _value(m, 3)
     peak = re.search(_PEAK_RE, text, re.IGNORECASE)
-    share = _value(peak) / 100 if peak else DEFAULT_PEAK_SHARE
+    share = (_value(peak) if peak.group(1) else _value(peak, 3)) / 100 if peak else DEFAULT_PEAK_SHARE
     if users <= 0 or not 0 < share <= 1:
         return None
     spans = [m.span(), *([peak.span()] if peak else [])]

@@ -18,6 +18,7 @@ from assistant.toolbox import (
     find_instance_types,
     model_card,
     plan_gpu_deployment,
+    text_length_tokens,
 )
 from assistant.understanding import Slots
 from tools import catalog
@@ -84,6 +85,8 @@ class WorkloadIntent(Run):
             verdict = (yield from self.hardware_verdict(s, hardware)) or []
             if self.conv.turn.asks_capacity:  # "how many 32k users does it hold?": the count answers first
                 verdict = [*(yield from self.capacity_lines(s, hardware)), *verdict]
+        for count in s.lengths:  # "800 个汉字": the conversion is a tool call, so its figures are grounded
+            yield from self.call("text_length_tokens", text_length_tokens, amount=count.amount, unit=count.unit)
         understood = self.understood_line(s)
         if s.intent == "plan" and (variants := self.variants(s)):
             if len(self.conv.turn.models) >= 2:
