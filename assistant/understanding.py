@@ -11,6 +11,7 @@ not read again as a context length.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
@@ -30,7 +31,7 @@ from assistant.phrases import (
     stated_lengths,
     training_volume,
 )
-from tools import catalog
+from tools import catalog, vocabulary
 from tools.errors import UnknownNameError
 from tools.lengths import TokenCount
 from tools.models import resolve_model
@@ -194,7 +195,7 @@ class _Scan:
 
     def find(self, pattern: str | re.Pattern[str]) -> re.Match[str] | None:
         """First match of ``pattern`` that does not overlap text already used; claims it."""
-        for m in re.finditer(pattern, self.text, flags=re.IGNORECASE):
+        for m in _matches(pattern, self.text):
             if not self.is_used(*m.span()):
                 self.claim(m.span())
                 return m
@@ -203,7 +204,7 @@ class _Scan:
     def find_all(self, pattern: str | re.Pattern[str]) -> list[re.Match[str]]:
         """Every match of ``pattern`` on unused text, in one pass; claims them."""
         out = []
-        for m in re.finditer(pattern, self.text, flags=re.IGNORECASE):
+        for m in _matches(pattern, self.text):
             if not self.is_used(*m.span()):
                 self.claim(m.span())
                 out.append(m)
@@ -215,6 +216,13 @@ class _Scan:
             if m := self.find(pattern):
                 return m
         return None
+
+
+def _matches(pattern: str | re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """Case-insensitive matches of a pattern string, or of a pattern compiled with its own flags."""
+    if isinstance(pattern, re.Pattern):
+        return pattern.finditer(text)
+    return re.finditer(pattern, text, flags=re.IGNORECASE)
 
 
 def _normalise(text: str) -> str:
@@ -229,7 +237,14 @@ _FAMILY_WORDS = (
     r"通义千问|千问|qwen|qwq|llama|羊驼|deepseek|深度求索|chatglm|glm|智谱|mistral|mixtral|baichuan|百川|"
     r"gemma|phi|internlm|书生|yi|falcon|gpt-oss|minimax|kimi"
 )
-_MODEL_START = re.compile(rf"(?<![A-Za-z])({_FAMILY_WORDS})", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _model_start() -> re.Pattern[str]:
+    """Words that start a model name: the Chinese nicknames here plus every family in the model registry."""
+    words = "|".join(re.escape(w) for w in vocabulary.model_family_words())
+    # A family word inside a longer hyphenated name ("R1-Distill-Qwen-7B") does not start a name.
+    return re.compile(rf"(?<![A-Za-z])(?<![A-Za-z0-9]-)({_FAMILY_WORDS}|{words})", re.IGNORECASE)
 _PIECE = re.compile(r"[\s\-_]*([A-Za-z0-9][A-Za-z0-9.]*|[\u4e00-\u9fff]+)")
 # Words that may follow a family name inside a model name; anything else ends the name.
 _NAME_WORDS = {
@@ -279,7 +294,7 @@ class _ModelFind:
 
 def _model_candidates(text: str, start: int) -> list[tuple[str, int]]:
     """Candidate names starting at a family word, longest first, each with the index where it ends."""
-    family = _MODEL_START.match(text, start)
+    family = _model_start().match(text, start)
     assert family is not None
     pieces = [(family.group(1), family.end())]
     pos = family.end()
@@ -322,7 +337,7 @@ def _resolve_error(name: str) -> str | None:
 
 def _find_model(scan: _Scan) -> _ModelFind:
     found = _ModelFind()
-    for start in (m.start() for m in _MODEL_START.finditer(scan.text)):
+    for start in (m.start() for m in _model_start().finditer(scan.text)):
         if scan.is_used(start, start + 1):
             continue
         candidates = _model_candidates(scan.text, start)
@@ -341,6 +356,12 @@ def _find_model(scan: _Scan) -> _ModelFind:
                 found = _ModelFind(mention=longest, error=error, span=(start, end))
     if found.span:
         scan.claim(found.span)
+        return found
+    # Names that start with no family word ("R1-Distill-Qwen-7B", "ds-v3", "Mistral-Nemo-12B"): the registry's own.
+    for m in vocabulary.model_pattern().finditer(scan.text):
+        if not scan.is_used(m.start(), m.start() + 1) and (name := vocabulary.model_of_label(m.group(1))):
+            scan.claim(m.span())
+            return _ModelFind(name=name, mention=m.group(1), span=m.span())
     return found
 
 
@@ -614,13 +635,20 @@ def _find_unknown_gpu(scan: _Scan) -> list[str]:
 
 
 def _find_gpus(scan: _Scan) -> list[str]:
-    names = []
+    found: list[tuple[int, str]] = []
+    covered: list[tuple[int, int]] = []
+    # Every GPU name and alias in the catalog ("A100 SXM4 80GB", "L40S"), read to its canonical name.
+    for m in vocabulary.gpu_pattern().finditer(scan.text):
+        if not scan.is_used(m.start(), m.start() + 1) and (name := vocabulary.gpu_of_label(m.group(1))):
+            found.append((m.start(), name))
+            covered.append(m.span())
+    # Then what users type beyond the aliases ("A100", "v100 32g"): ambiguous names stay as written.
     for m in _GPU_RE.finditer(scan.text):
-        if scan.is_used(m.start(), m.start() + 1):
+        if scan.is_used(m.start(), m.start() + 1) or any(a <= m.start() < b for a, b in covered):
             continue
         name = m.group(1).upper().replace("RTX", "RTX ").replace("  ", " ")
-        names.append(f"{name} {m.group(2)}GB" if m.group(2) else name)
-    return list(dict.fromkeys(names))
+        found.append((m.start(), f"{name} {m.group(2)}GB" if m.group(2) else name))
+    return list(dict.fromkeys(name for _, name in sorted(found)))
 
 
 # ------------------------------------------------------------------------------------------ region, catalog names
@@ -700,6 +728,8 @@ def _find_catalog_names(scan: _Scan) -> tuple[list[str], list[str]]:
         if fam := re.match(r"ecs\.((?:ebm|scc|v|s)?gn\d+[a-z]*)", instances[-1]):
             families.append(fam.group(1))
     for m in scan.find_all(_FAMILY_RE):
+        families.append(m.group(1).lower())
+    for m in scan.find_all(vocabulary.family_pattern()):  # catalog families the generic pattern misses ("ga1")
         families.append(m.group(1).lower())
     return list(dict.fromkeys(instances)), list(dict.fromkeys(families))
 
