@@ -44,13 +44,18 @@ def gpu_pattern() -> re.Pattern[str]:
     )
 
 
+def _key(label: str) -> str:
+    return re.sub(r"[\s\-_]+", "", label.lower())
+
+
+@cache
+def _gpu_keys() -> dict[str, str]:
+    return {_key(label): name for label, name in gpu_labels().items()}
+
+
 def gpu_of_label(label: str) -> str | None:
     """Return the canonical GPU a matched label names (spacing and case ignored), or None."""
-    key = re.sub(r"[\s\-_]+", "", label.lower())
-    for known, name in gpu_labels().items():
-        if re.sub(r"[\s\-_]+", "", known) == key:
-            return name
-    return None
+    return _gpu_keys().get(_key(label))
 
 
 @cache
@@ -89,10 +94,11 @@ def model_pattern() -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9.])({_alternation(list(model_labels()))})(?![A-Za-z0-9])", re.I)
 
 
+@cache
+def _model_keys() -> dict[str, str]:
+    return {_key(label): name for label, name in model_labels().items()}
+
+
 def model_of_label(label: str) -> str | None:
     """Return the canonical model a matched label names (spacing and case ignored), or None."""
-    key = re.sub(r"[\s\-_]+", "", label.lower())
-    for known, name in model_labels().items():
-        if re.sub(r"[\s\-_]+", "", known) == key:
-            return name
-    return None
+    return _model_keys().get(_key(label))
