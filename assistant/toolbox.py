@@ -14,6 +14,7 @@ from knowledge.base import KnowledgeBase
 from knowledge.models import Passage
 from tools import capacity, catalog, hardware_fit, lengths, prices, training_volume
 from tools.errors import ToolInputError
+from tools.hf_config import architecture_from_config
 from tools.memory import MemoryEstimate, estimate_memory, parse_request
 from tools.models import ModelArchitecture, resolve_model
 from tools.plan import Plan, plan_deployment
@@ -44,6 +45,7 @@ def estimate_gpu_memory(
     grad_ckpt: bool = True,
     lora_r: int = 16,
     optimizer: Literal["adamw", "adamw-8bit", "sgd"] = "adamw",
+    architecture: dict[str, int] | None = None,
 ) -> MemoryEstimate:
     """Estimate GPU memory per GPU for running or fine-tuning a model, term by term (GiB).
 
@@ -62,6 +64,9 @@ def estimate_gpu_memory(
         grad_ckpt: Gradient (activation) checkpointing during training.
         lora_r: LoRA rank.
         optimizer: "adamw", "adamw-8bit" or "sgd".
+        architecture: A model not in the registry, by its config.json dimensions (num_hidden_layers,
+            hidden_size, num_attention_heads, num_key_value_heads, intermediate_size, vocab_size,
+            num_local_experts, num_experts_per_tok, max_position_embeddings); ``model`` then only names it.
     """
     request = parse_request(
         {
@@ -81,7 +86,7 @@ def estimate_gpu_memory(
             "optimizer": optimizer,
         }
     )
-    return estimate_memory(request)
+    return estimate_memory(request, custom_architecture(model, architecture) if architecture else None)
 
 
 def plan_gpu_deployment(
@@ -99,6 +104,7 @@ def plan_gpu_deployment(
     region: str | None = None,
     gpu: str | None = None,
     gen_tokens: int | None = None,
+    architecture: dict[str, int] | None = None,
 ) -> Plan:
     """Rank Alibaba Cloud GPU instance options that fit a workload, with speed and price; list rejections.
 
@@ -117,6 +123,9 @@ def plan_gpu_deployment(
         region: Alibaba Cloud region id for prices, e.g. "cn-shanghai".
         gpu: Only consider this GPU, e.g. "L20", "A10", "A100-80GB".
         gen_tokens: Inference output tokens per request (part of ``context``); default a quarter, at most 512.
+        architecture: A model not in the registry, by its config.json dimensions (num_hidden_layers,
+            hidden_size, num_attention_heads, num_key_value_heads, intermediate_size, vocab_size,
+            num_local_experts, num_experts_per_tok, max_position_embeddings); ``model`` then only names it.
     """
     workload = parse_workload(
         {
@@ -136,7 +145,33 @@ def plan_gpu_deployment(
             "gen_tokens": gen_tokens,
         }
     )
-    return plan_deployment(workload)
+    return plan_deployment(workload, custom_architecture(model, architecture) if architecture else None)
+
+
+# Dimensions a custom architecture may leave out, and what is assumed for them (stated in the notes).
+_CUSTOM_DEFAULTS = {"vocab_size": 128_000, "max_position_embeddings": 131_072}
+
+
+def custom_architecture(name: str, dims: dict[str, int]) -> ModelArchitecture:
+    """Build an architecture from dimensions given in a question, like a config.json would.
+
+    Raises:
+        ToolInputError: a required dimension (layers, hidden size, attention heads) is missing or impossible.
+    """
+    missing = [k for k in ("num_hidden_layers", "hidden_size", "num_attention_heads") if not dims.get(k)]
+    if missing:
+        raise ToolInputError(f"A custom architecture needs {', '.join(missing)}; give them with the other sizes.")
+    cfg: dict[str, object] = {**_CUSTOM_DEFAULTS, **dims}
+    assumed = [f"{k} {v}" for k, v in _CUSTOM_DEFAULTS.items() if k not in dims]
+    if "intermediate_size" not in dims:
+        cfg["intermediate_size"] = 4 * dims["hidden_size"]
+        assumed.append("intermediate_size 4 x hidden_size")
+    cfg["model_type"] = "mixtral" if dims.get("num_local_experts") else "llama"
+    arch = architecture_from_config(cfg, name=name, source_url="dimensions given in the question")
+    if assumed:
+        notes = "; ".join(x for x in (arch.notes, "assumed: " + ", ".join(assumed)) if x)
+        arch = arch.model_copy(update={"notes": notes})
+    return arch
 
 
 def find_instance_types(
@@ -205,6 +240,7 @@ def evaluate_hardware_fit(
     concurrency: int | None = None,
     batch: int | None = None,
     seq_len: int | None = None,
+    architecture: dict[str, int] | None = None,
 ) -> hardware_fit.HardwareFit:
     """Check a workload on exactly the hardware the user named; if it does not fit, the smallest change that does.
 
@@ -226,10 +262,12 @@ def evaluate_hardware_fit(
         concurrency: Inference sequences served at once.
         batch: Training micro-batch per GPU.
         seq_len: Training sequence length in tokens.
+        architecture: A model not in the registry, by its config.json dimensions (see plan_gpu_deployment).
     """
+    arch = custom_architecture(model, architecture) if architecture else None
     return hardware_fit.evaluate_hardware(
         model, task, gpu, gpus, instance_type, instances, precision, quant, context, gen_tokens, concurrency, batch,
-        seq_len,
+        seq_len, arch,
     )  # fmt: skip
 
 
@@ -242,6 +280,7 @@ def concurrent_users(
     instances: int = 1,
     precision: Precision = "bf16",
     quant: Quant = "none",
+    architecture: dict[str, int] | None = None,
 ) -> capacity.Capacity:
     """Count how many sequences of a given length the named hardware holds at once, from its KV-cache budget.
 
@@ -254,8 +293,10 @@ def concurrent_users(
         instances: Instances serving independently (the count is summed).
         precision: bf16, fp16, fp8, int8, int4 or fp32.
         quant: none, gptq-int4, gptq-int8, awq-int4, bnb-nf4, bnb-int8 or fp8.
+        architecture: A model not in the registry, by its config.json dimensions (see plan_gpu_deployment).
     """
-    return capacity.concurrent_sequences(model, context, gpu, gpus, instance_type, instances, precision, quant)
+    arch = custom_architecture(model, architecture) if architecture else None
+    return capacity.concurrent_sequences(model, context, gpu, gpus, instance_type, instances, precision, quant, arch)
 
 
 def text_length_tokens(amount: float, unit: lengths.TextUnit) -> lengths.TokenCount:

@@ -23,6 +23,7 @@ from assistant.phrases import (
     DailyUsers,
     ReachTopic,
     StatedLength,
+    architecture_dims,
     daily_users,
     invalid_numbers,
     max_instances,
@@ -99,6 +100,9 @@ class Slots(BaseModel):
     epochs: float | None = None
     max_instances: int | None = Field(default=None, description="'最多用两台': at most this many instances")
     reach: ReachTopic | None = Field(default=None, description="a workload the tools cannot size")
+    architecture: dict[str, int] | None = Field(
+        default=None, description="a custom model's dimensions as config.json keys ('32 layers, hidden 4096 ...')"
+    )
     daily_users: DailyUsers | None = Field(default=None, description="daily active users behind the concurrency")
     asks_verdict: bool = Field(default=False, description="'能跑吗', '够不够', 'is X a good choice', 'will it fit'")
 
@@ -884,6 +888,9 @@ def understand(question: str) -> Slots:
     lengths = stated_lengths(text)
     for length in lengths:
         scan.claim(length.span)
+    dims = architecture_dims(text)
+    for span in dims[1] if dims else []:
+        scan.claim(span)
     dau = daily_users(text)
     for span in dau.spans if dau else []:
         scan.claim(span)
@@ -945,6 +952,11 @@ def understand(question: str) -> Slots:
         slots.serving = True
     if slots.task is None and slots.serving and slots.task_hint is None:
         slots.task = "inference"
+    if dims and slots.model is None and slots.model_error is None:
+        slots.architecture = dims[0]
+        d = dims[0]
+        slots.model = f"custom-{d['num_hidden_layers']}L-{d['hidden_size']}h"  # a label; the dimensions are the model
+        slots.model_mention, slots.models = slots.model, [slots.model]
     _apply_lengths(slots, lengths)
     if volume.samples and volume.tokens_per_sample:
         slots.train_tokens = volume.samples * volume.tokens_per_sample * (volume.epochs or 1)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools.errors import ToolInputError
 from tools.hardware_fit import Hardware, resolve_hardware
 from tools.memory import estimate_memory
+from tools.models import ModelArchitecture
 from tools.plan import VLLM_GPU_MEMORY_UTILIZATION
 from tools.workload import Precision, Quant
 
@@ -42,6 +43,7 @@ def concurrent_sequences(
     instances: int = 1,
     precision: Precision = "bf16",
     quant: Quant = "none",
+    arch: ModelArchitecture | None = None,
 ) -> Capacity:
     """Count the sequences of ``context`` tokens the hardware holds at once (a memory ceiling).
 
@@ -54,6 +56,7 @@ def concurrent_sequences(
         instances: Instances serving independently (the count is summed over them).
         precision: Weight precision.
         quant: Checkpoint format.
+        arch: An already-built architecture (a custom model); None resolves ``model``.
 
     Raises:
         ToolInputError: unknown names or impossible values.
@@ -72,7 +75,7 @@ def concurrent_sequences(
         "prompt_tokens": context - gen,
         "gen_tokens": gen,
     }
-    one, two = estimate_memory(req | {"batch": 1}), estimate_memory(req | {"batch": 2})
+    one, two = estimate_memory(req | {"batch": 1}, arch), estimate_memory(req | {"batch": 2}, arch)
     per_seq = two.per_gpu_total_gib - one.per_gpu_total_gib
     fixed = one.per_gpu_total_gib - per_seq
     budget = hw.usable_gib_per_gpu * VLLM_GPU_MEMORY_UTILIZATION - fixed

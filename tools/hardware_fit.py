@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools import catalog
 from tools.errors import ToolInputError
 from tools.memory import MemoryEstimate, estimate_memory
+from tools.models import ModelArchitecture
 from tools.plan import USABLE_FRACTION_HBM, USABLE_FRACTION_OTHER, VLLM_GPU_MEMORY_UTILIZATION
 from tools.workload import Precision, Quant, Task
 
@@ -120,6 +121,7 @@ def evaluate_hardware(
     concurrency: int | None = None,
     batch: int | None = None,
     seq_len: int | None = None,
+    arch: ModelArchitecture | None = None,
 ) -> HardwareFit:
     """Check whether a workload fits exactly the named hardware, then the smallest change that fits.
 
@@ -137,6 +139,7 @@ def evaluate_hardware(
         concurrency: Sequences served at once (inference).
         batch: Micro-batch per GPU (training).
         seq_len: Training sequence length.
+        arch: An already-built architecture (a custom model); None resolves ``model``.
 
     Raises:
         ToolInputError: unknown names or impossible values.
@@ -149,10 +152,10 @@ def evaluate_hardware(
         base |= {"gpu_memory_gib": hw.usable_gib_per_gpu, "gpu_memory_utilization": VLLM_GPU_MEMORY_UTILIZATION}
     elif task == "full" and hw.gpus > 1:
         base["zero"] = 3  # full training on several GPUs is sharded (ZeRO-3/FSDP) in practice, not replicated
-    est = estimate_memory(base)
+    est = estimate_memory(base, arch)
     need = est.per_gpu_total_gib
     fits = need <= usable
-    changes = [] if fits else _changes(base, usable, hw.gpus)
+    changes = [] if fits else _changes(base, usable, hw.gpus, arch)
     return HardwareFit(
         fits=fits,
         reason="fits" if fits else "memory_per_gpu",
@@ -195,54 +198,60 @@ def _request(
     return req
 
 
-def _try(req: dict[str, Any], code: ChangeCode, value: str, usable: float) -> FitChange | None:
+def _try(
+    req: dict[str, Any], code: ChangeCode, value: str, usable: float, arch: ModelArchitecture | None = None
+) -> FitChange | None:
     try:
-        est: MemoryEstimate = estimate_memory(req)
+        est: MemoryEstimate = estimate_memory(req, arch)
     except ToolInputError:
         return None
     need = est.per_gpu_total_gib
     return FitChange(code=code, value=value, per_gpu_gib=round(need, 2), fits=need <= usable)
 
 
-def _changes(base: dict[str, Any], usable: float, gpus: int) -> list[FitChange]:
+def _changes(base: dict[str, Any], usable: float, gpus: int, arch: ModelArchitecture | None) -> list[FitChange]:
     """Candidate changes, cheapest in quality and money first; each is one step away from ``base``."""
     out: list[FitChange | None] = []
     if base["task"] == "inference":
         if base["precision"] in ("bf16", "fp16", "fp32"):
-            out.append(_try(base | {"precision": "int8", "quant": "none"}, "int8", "int8", usable))
-            out.append(_try(base | {"precision": "int4", "quant": "awq-int4"}, "int4", "awq-int4", usable))
-        out += _more_gpus(base, usable, gpus)  # keeps every stated requirement; the cuts below do not
+            out.append(_try(base | {"precision": "int8", "quant": "none"}, "int8", "int8", usable, arch))
+            out.append(_try(base | {"precision": "int4", "quant": "awq-int4"}, "int4", "awq-int4", usable, arch))
+        out += _more_gpus(base, usable, gpus, arch)  # keeps every stated requirement; the cuts below do not
         if base["prompt_tokens"] > 2048:
             shorter = base["prompt_tokens"] // 2
             value = str(shorter + base["gen_tokens"])
-            out.append(_try(base | {"prompt_tokens": shorter}, "shorter_sequence", value, usable))
+            out.append(_try(base | {"prompt_tokens": shorter}, "shorter_sequence", value, usable, arch))
         if base["batch"] > 1:
             fewer = max(1, base["batch"] // 2)
-            out.append(_try(base | {"batch": fewer}, "fewer_sequences", str(fewer), usable))
+            out.append(_try(base | {"batch": fewer}, "fewer_sequences", str(fewer), usable, arch))
         return [c for c in out if c is not None]
     else:
         if base["task"] == "full":
             if gpus > 1 and base.get("zero", 0) != 3:
-                out.append(_try(base | {"zero": 3}, "zero3", "ZeRO-3", usable))
+                out.append(_try(base | {"zero": 3}, "zero3", "ZeRO-3", usable, arch))
             offload = base | {"zero": 3, "offload": "optimizer"}
-            out.append(_try(offload, "zero3_offload", "ZeRO-3 + CPU offload", usable))
-            out.append(_try(base | {"task": "lora"}, "lora", "LoRA", usable))
+            out.append(_try(offload, "zero3_offload", "ZeRO-3 + CPU offload", usable, arch))
+            out.append(_try(base | {"task": "lora"}, "lora", "LoRA", usable, arch))
         if base["task"] in ("full", "lora"):
-            out.append(_try(base | {"task": "qlora", "precision": "bf16", "quant": "none"}, "qlora", "QLoRA", usable))
+            out.append(
+                _try(base | {"task": "qlora", "precision": "bf16", "quant": "none"}, "qlora", "QLoRA", usable, arch)
+            )
         if base["seq_len"] > 1024:
             shorter = base["seq_len"] // 2
-            out.append(_try(base | {"seq_len": shorter}, "shorter_sequence", str(shorter), usable))
-    out += _more_gpus(base, usable, gpus)
+            out.append(_try(base | {"seq_len": shorter}, "shorter_sequence", str(shorter), usable, arch))
+    out += _more_gpus(base, usable, gpus, arch)
     return [c for c in out if c is not None]
 
 
-def _more_gpus(base: dict[str, Any], usable: float, gpus: int) -> list[FitChange | None]:
+def _more_gpus(
+    base: dict[str, Any], usable: float, gpus: int, arch: ModelArchitecture | None
+) -> list[FitChange | None]:
     """Double the GPUs up to three times, stopping at the first count that fits."""
     # More GPUs help a full run only when its states are sharded (ZeRO-3), not replicated (DDP).
     wider = base | {"zero": 3} if base["task"] == "full" else base
     out: list[FitChange | None] = []
     for more in (2 * gpus, 4 * gpus, 8 * gpus):
-        change = _try(wider | {"gpus": more}, "more_gpus", str(more), usable)
+        change = _try(wider | {"gpus": more}, "more_gpus", str(more), usable, arch)
         out.append(change)
         if change and change.fits:
             break

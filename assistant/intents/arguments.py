@@ -26,6 +26,7 @@ def plan_args(s: Slots) -> dict[str, Any]:
         "region": s.region,
         "gpu": s.gpu,
         "budget_cny_month": s.budget_cny_month,
+        "architecture": s.architecture,
     }
     args |= _precision_args(s, task)
     if task == "inference":
@@ -39,7 +40,7 @@ def plan_args(s: Slots) -> dict[str, Any]:
 def memory_args(s: Slots, gpus: int | None) -> dict[str, Any]:
     """Arguments for ``estimate_gpu_memory``; an inference context is split like the planner splits it."""
     task = task_of(s)
-    args: dict[str, Any] = {"model": s.model, "task": task, "gpus": gpus}
+    args: dict[str, Any] = {"model": s.model, "task": task, "gpus": gpus, "architecture": s.architecture}
     args |= _precision_args(s, task)
     if task == "inference":
         # The planner sizes vLLM serving; the estimate uses the same engine so the two agree.

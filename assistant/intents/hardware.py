@@ -57,7 +57,7 @@ class HardwareIntent(Run):
     def hardware_verdict(self, s: Slots, hardware: dict[str, Any]) -> Events:
         """Yes or no on the named hardware, the deciding figures, and the smallest change that fits."""
         task = task_of(s)
-        args: dict[str, Any] = {"model": s.model, "task": task, **hardware}
+        args: dict[str, Any] = {"model": s.model, "task": task, "architecture": s.architecture, **hardware}
         if task == "inference":
             args |= {"precision": s.precision, "quant": s.quant, "context": s.context, "gen_tokens": s.gen_tokens}
             args["concurrency"] = s.concurrency or s.batch
@@ -75,7 +75,8 @@ class HardwareIntent(Run):
         """'How many concurrent 32k users does this hold?' on the named hardware, from its KV budget."""
         if task_of(s) != "inference":
             return []
-        args = {"model": s.model, "context": s.context or DEFAULT_CONTEXT_TOKENS, **hardware}
+        args = {"model": s.model, "context": s.context or DEFAULT_CONTEXT_TOKENS, "architecture": s.architecture}
+        args |= hardware
         args |= {"precision": s.precision, "quant": s.quant}
         cap, err = yield from self.call("concurrent_users", concurrent_users, **args)
         if err or not isinstance(cap, Capacity):

@@ -206,7 +206,7 @@ class WorkloadIntent(Run):
         Up to ``_ROPE_SCALING_FACTOR`` x the configured maximum is planned, with the planner's warning:
         RoPE scaling such as YaRN stretches Qwen2.5's 32k to 128k. Beyond that the answer is a refusal.
         """
-        if not s.context or not s.model:
+        if not s.context or not s.model or s.architecture:
             return None
         if s.context <= _ROPE_SCALING_FACTOR * resolve_model(s.model).max_context:
             return None
