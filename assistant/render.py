@@ -384,7 +384,7 @@ def instances_table(instances: Sequence[InstanceType], lang: Language, limit: in
         rows.append(
             f"| `{inst.instance_type}` | {gpu_label(inst, lang)} | {fig(inst.gpu_count, lang)} | "
             f"{fig(inst.gpu_memory_gib, lang)} | {fig(inst.vcpu, lang)} | {fig(inst.memory_gib, lang)} | "
-            f"{inst.gpu_interconnect or NA[lang]} |"
+            f"{_short_note(inst.gpu_interconnect, lang) or NA[lang]} |"
         )
     more = len(instances) - limit
     if more > 0:
@@ -408,6 +408,14 @@ _SPEC_ROWS = (
 )
 
 
+def _short_note(note: str | None, lang: Language) -> str | None:
+    """Return a catalog note as a table cell: in Chinese only its leading name ("NVLink"), not English prose."""
+    if note is None or lang == "en":
+        return note
+    head = re.split(r"\s*[(;,]", note, maxsplit=1)[0].strip()
+    return head if len(re.findall(r"\b[a-z]{2,}\b", head)) < 2 else head.split()[0]
+
+
 def gpu_specs_table(gpus: Sequence[GPU], lang: Language) -> str:
     """One column per GPU, one row per spec figure (dense throughput; "n/a" = not published)."""
     head = "| | " + " | ".join(g.name for g in gpus) + " |"
@@ -416,7 +424,7 @@ def gpu_specs_table(gpus: Sequence[GPU], lang: Language) -> str:
         values = [getattr(g, field) for g in gpus]
         if all(v is None for v in values):
             continue
-        cells = [fig(v, lang) if not isinstance(v, str) else v for v in values]
+        cells = [fig(v, lang) if not isinstance(v, str) else (_short_note(v, lang) or "") for v in values]
         rows.append(f"| {_t(lang, zh, en)} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
 

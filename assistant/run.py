@@ -127,7 +127,8 @@ class Run:
         """Blockquotes of the passages' best sentences, each with its citation number."""
         out = []
         for passage in passages:
-            if not render.key_sentences(passage, query, limit):
+            # One language per answer: a passage in the other language is not quoted (nor cited).
+            if passage.lang != self.lang or not render.key_sentences(passage, query, limit):
                 continue
             out.append(render.quote(passage, self.cite(passage), query, self.lang, limit))
         return out

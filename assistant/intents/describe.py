@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from assistant import render
+from assistant.answer import AnswerDetail
 from assistant.conversation import Missing, default_for
 from assistant.intents.arguments import (
     size_words,
@@ -105,13 +106,13 @@ class DescribeIntent(Run):
     def workload_notes(self, s: Slots) -> list[str]:
         """Conversions the answer rests on: lengths in the user's units, samples x tokens x epochs."""
         notes = []
-        for count in s.lengths:
-            unit = count.unit
-            notes.append(
-                say("length.assumed", self.lang, amount=render.fig(count.amount), unit=say(f"unit.{unit}", self.lang),
-                    unit_one=say(f"unit_one.{unit}", self.lang), tokens=render.fig(count.tokens),
-                    ratio=render.fig(count.tokens_per_unit), source=render.link_urls(count.source or ""))
-            )  # fmt: skip
+        if s.lengths:  # short in the text; the ratios and their sources fold into details
+            sep = "；" if self.lang == "zh" else "; "
+            notes.append(sep.join(
+                say("length.short", self.lang, amount=render.fig(c.amount), unit=say(f"unit.{c.unit}", self.lang),
+                    tokens=render.fig(c.tokens))
+                for c in s.lengths
+            ))  # fmt: skip
         if s.daily_users and s.concurrency == s.daily_users.peak_concurrency:
             dau = s.daily_users
             code = "dau.stated" if dau.stated_share else "dau.assumed"
@@ -123,6 +124,18 @@ class DescribeIntent(Run):
                     per_sample=render.fig(s.tokens_per_sample), tokens=render.fig(s.train_tokens))
             )  # fmt: skip
         return notes
+
+    def length_details(self, s: Slots) -> list[AnswerDetail]:
+        """Return the length conversions with their ratio and source, folded under the answer."""
+        lines = [
+            say("length.assumed", self.lang, amount=render.fig(c.amount), unit=say(f"unit.{c.unit}", self.lang),
+                unit_one=say(f"unit_one.{c.unit}", self.lang), tokens=render.fig(c.tokens),
+                ratio=render.fig(c.tokens_per_unit), source=render.link_urls(c.source or ""))
+            for c in s.lengths
+        ]  # fmt: skip
+        if not lines:
+            return []
+        return [AnswerDetail(title=say("details.lengths", self.lang), markdown="\n".join(f"- {x}" for x in lines))]
 
     def plan_query(self, s: Slots, plan: Plan) -> str:
         """Build the guidance query for a plan: the top option's family and the topic that dominates sizing."""

@@ -28,8 +28,8 @@ class GpuIntent(Run):
         parts = [render.gpu_specs_table([gpu], self.lang)]
         if line := self.precision_support(gpu, s.precision):
             parts.insert(0, line)
-        if gpu.notes:
-            parts.append(self.t(f"数据说明（工具原文）：{gpu.notes}", f"Notes: {gpu.notes}"))
+        if gpu.notes and self.lang == "en":  # the catalog's notes are English; a Chinese answer leaves them out
+            parts.append(f"Notes: {gpu.notes}")
         passages = yield from self.search(
             self.question, n=1, prefer_docs=("gpu-specs-comparison", "original-article-corrections")
         )

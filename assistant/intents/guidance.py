@@ -8,6 +8,7 @@ from assistant.toolbox import (
     find_instance_types,
 )
 from assistant.understanding import Slots
+from knowledge.models import Passage
 
 
 class GuidanceIntent(Run):
@@ -20,7 +21,7 @@ class GuidanceIntent(Run):
             found, err = yield from self.call("find_instance_types", find_instance_types, family=family)
             if found is not None and found.instances:
                 head = self.t(f"**{family} 的实例规格：**", f"**{family} instance types:**")
-                parts.append(head + "\n\n" + render.instances_table(found.instances, self.lang, limit=8))
+                parts.append(head + "\n\n" + render.instances_table(found.instances, self.lang, limit=4))
             elif err:
                 parts.append(self.t(f"`{family}`：{err}", f"`{family}`: {err}"))
         if len(s.gpu_mentions) == 1:  # "H20 适合训练吗": the GPU's own figures next to the guidance
@@ -29,10 +30,19 @@ class GuidanceIntent(Run):
                 parts.append(render.gpu_specs_table([gpu], self.lang))
         sections = [*s.families, *s.gpu_mentions]
         passages = yield from self.search(self.question, n=2, prefer_sections=sections)
-        quotes = self.quotes(passages, self.question, limit=3)
+        quotes = self.quotes(passages, self.question, limit=2)
         if not quotes and not parts:
             return Reply(text=render.scope_statement(self.lang), kind="out_of_scope")
-        return Reply(text="\n\n".join(quotes + parts), kind="guidance")
+        # The first line is ours, never a quoted passage: what the cited section is about, then the quotes.
+        lead = [self.guidance_lead(passages)] if quotes else []
+        return Reply(text="\n\n".join(lead + quotes + parts), kind="guidance")
 
-
-# ---------------------------------------------------------------------------------------------- arguments
+    def guidance_lead(self, passages: list[Passage]) -> str:
+        """Return a first line naming the cited section, with its citation number."""
+        cited = next((p for p in passages if any(q.chunk_id == p.chunk_id for q in self.passages)), None)
+        if cited is None:
+            return self.t("**参考资料的说法：**", "**What the guidance says:**")
+        n = self.cite(cited)
+        return self.t(
+            f"**参考资料的说法（{cited.section}）[{n}]：**", f"**What the guidance says ({cited.section}) [{n}]:**"
+        )

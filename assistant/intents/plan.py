@@ -82,6 +82,7 @@ class PlanIntent(Run):
         passages = yield from self.search(self.plan_query(s, plan), n=2, prefer_docs=self.plan_docs(s))
         if quotes := self.quotes(passages, self.plan_query(s, plan)):
             details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
+        details += self.length_details(s)
         return Reply(text="\n\n".join(p for p in parts if p), kind="recommendation", details=details)
 
     def plan_notes(self, s: Slots, plan: Plan) -> list[str]:
@@ -217,4 +218,5 @@ class PlanIntent(Run):
         passages = yield from self.search(query, n=2, prefer_docs=docs)
         if quotes := self.quotes(passages, query):
             details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
+        details += self.length_details(s)
         return Reply(text="\n\n".join(parts), kind="estimate", details=details)
