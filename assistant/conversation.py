@@ -44,6 +44,7 @@ WORKLOAD_FIELDS = (
     "prompt_tokens",
     "gen_tokens",
     "max_instances",
+    "instances",
     "architecture",
 )
 _KEPT_ACROSS_TOPICS = ("budget_cny_month", "region")

@@ -329,3 +329,19 @@ def architecture_dims(text: str) -> tuple[dict[str, int], list[tuple[int, int]]]
     if not all(dims.get(k) for k in ("num_hidden_layers", "hidden_size", "num_attention_heads")):
         return None
     return dims, spans
+
+
+_INSTANCE_COUNT_RE = (
+    rf"{_N}\s*(?:台|x|×|\*)\s*`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
+    rf"|{_N}\s*(?:instances?|machines?|servers?|nodes?|boxes)\s+(?:of\s+)?`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
+)
+
+
+def instance_count(text: str) -> int | None:
+    """How many instances of a named type the user has ("2 台 ecs.gn7i-...", "two gn8is boxes"), or None."""
+    text = re.sub(r"([一二两三四五六七八九十])(?=\s*台)", lambda m: str(_CN_SMALL[m.group(1)]), text)
+    m = re.search(_INSTANCE_COUNT_RE, text, re.IGNORECASE)
+    if not m:
+        return None
+    value = _value(m) if m.group(1) else _value(m, 3)
+    return int(value) if value >= 1 else None

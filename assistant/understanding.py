@@ -25,6 +25,7 @@ from assistant.phrases import (
     StatedLength,
     architecture_dims,
     daily_users,
+    instance_count,
     invalid_numbers,
     max_instances,
     out_of_reach,
@@ -99,6 +100,7 @@ class Slots(BaseModel):
     tokens_per_sample: float | None = None
     epochs: float | None = None
     max_instances: int | None = Field(default=None, description="'最多用两台': at most this many instances")
+    instances: int | None = Field(default=None, description="'2 台 ecs.gn7i-...': instances of the named type")
     reach: ReachTopic | None = Field(default=None, description="a workload the tools cannot size")
     architecture: dict[str, int] | None = Field(
         default=None, description="a custom model's dimensions as config.json keys ('32 layers, hidden 4096 ...')"
@@ -968,6 +970,7 @@ def understand(question: str) -> Slots:
         if slots.task is None and slots.task_hint is None:
             slots.task = "inference"
     slots.max_instances = max_instances(text)
+    slots.instances = instance_count(text)
     slots.asks_verdict = bool(re.search(_VERDICT_RE, text, re.IGNORECASE))
     slots.reach = out_of_reach(text)
     slots.intent = "out_of_reach" if slots.reach and not slots.model else _intent(scan, slots, text)

@@ -228,3 +228,7 @@ def test_dimensions_in_the_question_build_a_custom_architecture() -> None:
         "num_local_experts": 8, "num_experts_per_tok": 2,
     }  # fmt: skip
     assert slots.model and slots.intent == "plan"
+
+
+def test_a_count_of_named_instances_is_the_hardware() -> None:
+    assert understand("我们只有 2 台 ecs.gn7i-c32g1.32xlarge，能跑 Qwen2.5-72B 吗？").instances == 2

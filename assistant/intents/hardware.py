@@ -38,7 +38,7 @@ class HardwareIntent(Run):
 
     def named_hardware(self, s: Slots) -> Events:
         """Return the hardware arguments the user fixed (instance type, or GPU and count), or None."""
-        instances = s.max_instances or 1
+        instances = s.instances or s.max_instances or 1
         for name in s.instance_types:
             try:
                 return {"instance_type": catalog.get_instance(name).instance_type, "instances": instances}
