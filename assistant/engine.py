@@ -23,12 +23,14 @@ from assistant.intents.hardware import HardwareIntent
 from assistant.intents.plan import PlanIntent
 from assistant.intents.reach import ReachIntent
 from assistant.intents.workload import WorkloadIntent
-from assistant.run import Events, Reply, Run
+from assistant.run import Events, Reply, Run, answer_language
 from assistant.toolbox import GuidanceSearch
 from knowledge.base import KnowledgeBase
 from tools.errors import ToolInputError
 
 _TOKEN_CHUNK = 48
+
+__all__ = ["OfflineEngine", "answer_language"]  # answer_language: the faces pick a reply language
 
 
 class OfflineEngine:

@@ -251,6 +251,8 @@ def _model_start() -> re.Pattern[str]:
     words = "|".join(re.escape(w) for w in vocabulary.model_family_words())
     # A family word inside a longer hyphenated name ("R1-Distill-Qwen-7B") does not start a name.
     return re.compile(rf"(?<![A-Za-z])(?<![A-Za-z0-9]-)({_FAMILY_WORDS}|{words})", re.IGNORECASE)
+
+
 _PIECE = re.compile(r"[\s\-_]*([A-Za-z0-9][A-Za-z0-9.]*|[\u4e00-\u9fff]+)")
 # Words that may follow a family name inside a model name; anything else ends the name.
 _NAME_WORDS = {

@@ -84,7 +84,11 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("hardware", "我们现在有 4 张 L20，想部署 Qwen2.5-72B AWQ，8k 上下文，10 并发，够不够？", _hardware_named),
     ("verdict", "Is the V100 a good choice for serving Qwen2.5-7B?", _verdict_legacy),
     ("lengths", "Qwen2.5-7B 客服，每次问题约 800 个汉字，回答 200 字左右，高峰 30 人同时在线，选什么？", _lengths),
-    ("training-volume", "LoRA fine-tune Llama-3.1-8B on 40k dialogues averaging 2k tokens, two passes", _training_volume),  # noqa: E501
+    (
+        "training-volume",
+        "LoRA fine-tune Llama-3.1-8B on 40k dialogues averaging 2k tokens, two passes",
+        _training_volume,
+    ),  # noqa: E501
     ("pretraining", "从头预训练一个 Qwen2.5-7B，300B tokens，64 张 H800，要多久？", _pretraining),
     ("number-words", "Serve Qwen2.5-14B for twelve concurrent users with 8k context", _number_words),
     ("invalid", "Qwen2.5-7B inference for 1e308 users", _invalid),
