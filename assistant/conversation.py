@@ -132,7 +132,9 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
         update |= {"instance_types": turn.instance_types, "families": turn.families}
         update.setdefault("gpu", None)
         update.setdefault("gpus", None)
-    if "gpu" in update and "gpus" not in update:
+    if "gpu" in update and "gpus" not in update and not workload.gpu:
+        # A count without a GPU ("4 GPUs") was a layout question; a named set ("4 张 L20") is the user's
+        # hardware, so "what about on A100?" keeps the count and changes the card.
         update["gpus"] = None
     new_task = update.get("task")
     if new_task is not None and _is_training(new_task) != _is_training(workload.task):

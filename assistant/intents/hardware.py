@@ -51,8 +51,21 @@ class HardwareIntent(Run):
             if sized:
                 return {"instance_type": sized[0].instance_type, "instances": instances}
         if s.gpu and s.gpus:
-            return {"gpu": s.gpu, "gpus": s.gpus, "instances": instances}
+            return {"gpu": self.one_gpu(s.gpu), "gpus": s.gpus, "instances": instances}
         return None
+
+    def one_gpu(self, name: str) -> str:
+        """Return a GPU the fit can evaluate: an ambiguous family ("A100") becomes its first variant, said so."""
+        try:
+            return catalog.get_gpu(name).name
+        except UnknownNameError as exc:
+            if not exc.suggestions:
+                return name  # the tool will answer with the error
+            self.warnings.append(
+                self.t(f"“{name}”有多个型号，这里按 {exc.suggestions[0]} 计算", f"'{name}' has several variants; "
+                       f"evaluated as {exc.suggestions[0]}")
+            )  # fmt: skip
+            return exc.suggestions[0]
 
     def hardware_verdict(self, s: Slots, hardware: dict[str, Any]) -> Events:
         """Yes or no on the named hardware, the deciding figures, and the smallest change that fits."""
