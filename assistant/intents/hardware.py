@@ -165,6 +165,24 @@ class HardwareIntent(Run):
             label = say("hardware.gpus", self.lang, count=hw.gpus, gpu=hw.gpu)
         return label
 
+    def budget_verdict(self, s: Slots, plan: Plan) -> Events:
+        """'预算 2 万够不够': yes with the cheapest option in budget, or no with the cheapest that fits."""
+        budget = render.fig(s.budget_cny_month)
+        priced = [o for o in plan.options if o.price_cny_per_month is not None]
+        if priced:
+            o = min(priced, key=lambda o: o.price_cny_per_month or 0)
+            return [say("budget.yes", self.lang, budget=budget, instance_type=o.instance_type, gpus=o.total_gpus,
+                        monthly=render.fig(o.price_cny_per_month))]  # fmt: skip
+        wider, _ = yield from self.call(
+            "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"budget_cny_month": None}))
+        )
+        fits = [o for o in (wider.options if isinstance(wider, Plan) else []) if o.price_cny_per_month is not None]
+        if not fits:
+            return [say("budget.unknown", self.lang, budget=budget)]
+        o = min(fits, key=lambda o: o.price_cny_per_month or 0)
+        return [say("budget.no", self.lang, budget=budget, instance_type=o.instance_type, gpus=o.total_gpus,
+                    monthly=render.fig(o.price_cny_per_month))]  # fmt: skip
+
     def fit_lines(self, fit: HardwareFit) -> list[str]:
         """Render a fit: the verdict line, then the fixing changes (up to two)."""
         hw = fit.hardware

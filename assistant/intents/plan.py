@@ -54,6 +54,8 @@ class PlanIntent(Run):
             head += yield from self.gpu_verdict(s, plan)
         elif s.gpu and not lead:
             head += self.single_gpu_line(plan, s.gpu)
+        if s.budget_cny_month and self.conv.turn.asks_verdict and not lead:
+            head[:0] = yield from self.budget_verdict(s, plan)
         if lead and (time := (yield from self.training_time(s))):
             # "要多久": the time answers the question; otherwise it follows the verdict.
             head.insert(0 if re.search(_HOW_LONG_RE, self.question, re.IGNORECASE) else len(head), time)
