@@ -390,7 +390,10 @@ _INFERENCE_WORDS = (
     r"推理|部署|上线|serving|serve|inference|infer|deploy|host|在线服务|api\s*服务|对话服务|跑|运行|"
     r"\brun\b|\brunning\b|聊天|chatbot|生成服务|吞吐|throughput|tokens?/s|延迟|latency"
 )
-_FULL_RE = r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b"
+_FULL_RE = (
+    r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b|"
+    r"fine[\s\-]*tun\w*\s+(?:\S+\s+){0,3}?fully|fully\s+fine[\s\-]*tun\w*|full\s+weights|all\s+(?:the\s+)?weights"
+)
 _FINETUNE_RE = r"微调|精调|fine[\s\-]*tun\w*|finetun\w*|\bsft\b"
 _TRAIN_RE = r"训练|预训练|\btrain\w*|pre[\s\-]?train\w*"
 
@@ -493,6 +496,8 @@ _CTX_WORDS = (
     r"max[\s_]*len|输入长度|长度)"
 )
 _CTX_SUFFIX = r"(million|[kKmM]|万|百万)?"
+# Words after a number that make it a count, not a length ("32k 上下文 50 并发": 50 is the concurrency).
+_COUNTED = r"(?:个|路|位|并发|users?|concurren|qps|rps|张|卡|gpus?|台|requests?)"
 
 
 def _find_context(scan: _Scan, *, explicit: bool = False) -> int | None:
@@ -506,7 +511,7 @@ def _find_context(scan: _Scan, *, explicit: bool = False) -> int | None:
         rf"how\s+many\s+(?:concurrent\s+|simultaneous\s+|parallel\s+)?{NUM}\s*([kK])[\s\-]*(?:tokens?[\s\-]*)?"
         r"(?:context\s+)?(?:users|requests|sequences|sessions|chats|conversations)",
         # "32k 上下文", but not the "8" of "bs8 seq4096" (a context word followed by its own number)
-        rf"{NUM}\s*{_CTX_SUFFIX}[\s\-]*(?:tokens?[\s\-]*)?(?:的)?\s*{_CTX_WORDS}(?!{_OF}\d)",
+        rf"{NUM}\s*{_CTX_SUFFIX}[\s\-]*(?:tokens?[\s\-]*)?(?:的)?\s*{_CTX_WORDS}(?!{_OF}\d{{1,9}}(?![\d.])(?!\s*{_COUNTED}))",
         rf"{_CTX_WORDS}{_OF}{NUM}\s*{_CTX_SUFFIX}(?![A-Za-z])",
     ]
     if not explicit:

@@ -232,3 +232,12 @@ def test_dimensions_in_the_question_build_a_custom_architecture() -> None:
 
 def test_a_count_of_named_instances_is_the_hardware() -> None:
     assert understand("我们只有 2 台 ecs.gn7i-c32g1.32xlarge，能跑 Qwen2.5-72B 吗？").instances == 2
+
+
+def test_a_count_after_a_context_word_stays_a_count() -> None:
+    slots = understand("Qwen3-30B-A3B 推理部署 32k 上下文 50 并发")
+    assert (slots.context, slots.concurrency) == (32768, 50)
+
+
+def test_fully_fine_tuning_is_full_training() -> None:
+    assert understand("How long to fine-tune Qwen2.5-7B fully on 8 A100 with 1B tokens?").task == "full"

@@ -31,6 +31,7 @@ from tools.workload import DEFAULT_CONTEXT_TOKENS
 
 # "It fits, but": another GPU's best option at two thirds of the hourly price or less is worth saying.
 _MUCH_CHEAPER = 1.5
+_TIGHT_PCT = 10  # under 10% headroom fragmentation can still cause OOM (the planner's tight_fit)
 
 
 class HardwareIntent(Run):
@@ -189,7 +190,8 @@ class HardwareIntent(Run):
         figures = {"hardware": self.hardware_label(hw), "model": fit.model, "need": render.fig(fit.per_gpu_needed_gib)}
         figures["usable"] = render.fig(fit.per_gpu_usable_gib)
         if fit.fits:
-            line = say("fit.yes", self.lang, **figures, pct=render.fig(fit.headroom_pct))
+            code = "fit.tight" if fit.headroom_pct < _TIGHT_PCT else "fit.yes"  # the planner's tight-fit line
+            line = say(code, self.lang, **figures, pct=render.fig(fit.headroom_pct))
             sep = "" if self.lang == "zh" else " "
             return [line + (sep + say("fit.sharded", self.lang) if fit.zero == 3 else "")]
         lines = [say("fit.no", self.lang, **figures, short=render.fig(fit.shortfall_gib))]
