@@ -182,6 +182,9 @@ _SAMPLES_RE = (
     rf"{_N}\s*(?:条|个|份|篇)?\s*(?:多轮)?\s*(?:dialogues?|conversations?|samples?|examples?|documents?|docs|"
     r"instructions?|pairs|records|对话|样本|数据|文档|指令|问答对)"
 )
+_SAMPLES_AFTER_RE = (
+    rf"(?:数据|样本|语料|训练集|dataset|data)[^\d,，。;；]{{0,8}}?{_N}\s*(?:条|个|份|篇|samples?|examples?|rows?)"
+)
 _PER_SAMPLE_RE = (
     rf"(?:averag\w*|avg|average\s+of|each|per\s+sample|apiece|平均|每条|每个|每篇)\s*(?:of\s+|约|大约|about\s+)?"
     rf"{_N}\s*tokens?"
@@ -192,7 +195,7 @@ _EPOCHS_RE = rf"{_N}\s*(?:epochs?|passes|pass|轮|遍|个\s*epochs?)|(?:epochs?|
 def training_volume(text: str) -> TrainingVolumeText:
     """Find samples, average tokens per sample and epochs in a training question."""
     out = TrainingVolumeText()
-    if m := re.search(_SAMPLES_RE, text, re.IGNORECASE):
+    if m := re.search(_SAMPLES_RE, text, re.IGNORECASE) or re.search(_SAMPLES_AFTER_RE, text, re.IGNORECASE):
         out.samples, out.spans = _value(m), [*out.spans, m.span()]
     if m := re.search(_PER_SAMPLE_RE, text, re.IGNORECASE):
         out.tokens_per_sample, out.spans = _value(m), [*out.spans, m.span()]

@@ -241,3 +241,8 @@ def test_a_count_after_a_context_word_stays_a_count() -> None:
 
 def test_fully_fine_tuning_is_full_training() -> None:
     assert understand("How long to fine-tune Qwen2.5-7B fully on 8 A100 with 1B tokens?").task == "full"
+
+
+def test_samples_named_before_their_count() -> None:
+    slots = understand("LoRA 微调 Qwen2.5-14B，数据 5 万条，每条 1000 tokens，3 个 epoch")
+    assert slots.train_tokens == 50_000 * 1_000 * 3
