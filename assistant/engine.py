@@ -23,6 +23,7 @@ from assistant.intents.hardware import HardwareIntent
 from assistant.intents.plan import PlanIntent
 from assistant.intents.reach import ReachIntent
 from assistant.intents.workload import WorkloadIntent
+from assistant.messages import say
 from assistant.run import Events, Reply, Run, answer_language
 from assistant.toolbox import GuidanceSearch
 from knowledge.base import KnowledgeBase
@@ -91,6 +92,9 @@ class _Answering(
         if self.conv.turn.invalid:
             return self.invalid_values(self.conv.turn.invalid)
         try:
-            return (yield from HANDLERS[s.intent](self, s))
+            reply = yield from HANDLERS[s.intent](self, s)
         except ToolInputError as exc:  # a tool rejected input the engine derived; say so plainly
-            return self.error(str(exc))
+            reply = self.error(str(exc))
+        if self.conv.turn.injection:  # the legitimate part is answered; the rest is refused in one line
+            reply.text += "\n\n" + say("injection.refused", self.lang)
+        return reply

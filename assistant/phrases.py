@@ -72,13 +72,13 @@ def spell_numbers(text: str) -> str:
 
 # ------------------------------------------------------------------------------------------ numbers
 
-_N = r"(?<![A-Za-z0-9_.])(\d{1,9}(?:\.\d{1,4})?)\s*([kK千wW万])?"
+_N = r"(?<![A-Za-z0-9_.])((?:\d{1,3}(?:,\d{3}){1,3}(?!\d)|\d{1,9})(?:\.\d{1,4})?)\s*([kK千wW万])?"
 _SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4}
 
 
 def _value(m: re.Match[str], group: int = 1) -> float:
     suffix = (m.group(group + 1) or "").lower()
-    return float(m.group(group)) * _SCALE.get(suffix, 1.0)
+    return float(m.group(group).replace(",", "")) * _SCALE.get(suffix, 1.0)
 
 
 _INVALID_RES = (
@@ -132,7 +132,7 @@ def stated_lengths(text: str) -> list[StatedLength]:
     """
     found: list[StatedLength] = []
     for unit_re, unit in _UNIT_RES:
-        for m in re.finditer(rf"{_N}\s*{unit_re}", text, re.IGNORECASE):
+        for m in re.finditer(rf"{_N}[\s\-]*{unit_re}", text, re.IGNORECASE):
             inner = re.search(rf"{_OUTPUT_WORDS}|{_PROMPT_WORDS}", m.group(0), re.IGNORECASE)
             if inner:
                 role: LengthRole | None = "output" if re.fullmatch(_OUTPUT_WORDS, inner.group(0), re.I) else "prompt"
