@@ -11,13 +11,20 @@ not read again as a context length.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.hardware_words import (
+    GPU_NAME,
+    find_catalog_names,
+    find_gpu_count,
+    find_gpus,
+    find_region,
+    find_unknown_gpu,
+)
 from assistant.phrases import (
     PRETRAIN_RE,
     DailyUsers,
@@ -33,11 +40,15 @@ from assistant.phrases import (
     stated_lengths,
     training_volume,
 )
+from assistant.reading import NUM, OF, SUFFIX, Scan, as_int, chinese_int, normalise, parse_number
 from tools import catalog, vocabulary
 from tools.errors import UnknownNameError
 from tools.lengths import TokenCount
 from tools.models import resolve_model
 from tools.workload import Precision, Quant, Task
+
+# chinese_int and parse_number are re-exported: tests and callers read numbers through this module.
+__all__ = ["Intent", "Slots", "chinese_int", "parse_number", "understand"]
 
 Intent = Literal[
     "plan", "memory", "instances", "gpu_specs", "compare", "verify", "guidance", "out_of_reach", "out_of_scope"
@@ -121,121 +132,6 @@ _STATED_FIELDS = (
     "model", "task", "precision", "quant", "context", "prompt_tokens", "gen_tokens", "concurrency", "qps", "batch",
     "train_tokens", "budget_cny_month", "region", "gpu", "gpus", "max_instances", "instance_types", "families",
 )  # fmt: skip
-
-# ------------------------------------------------------------------------------------------ numbers
-
-_CN_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_CN_UNIT = {"十": 10, "百": 100, "千": 1000}
-_MULTIPLIER = {
-    "k": 1e3,
-    "千": 1e3,
-    "w": 1e4,
-    "万": 1e4,
-    "m": 1e6,
-    "百万": 1e6,
-    "千万": 1e7,
-    "亿": 1e8,
-    "b": 1e9,
-    "t": 1e12,
-    "thousand": 1e3,
-    "million": 1e6,
-    "billion": 1e9,
-    "trillion": 1e12,
-}
-# Digits glued to a precision name belong to it: "INT4 并发" is not 4 concurrent requests, "fp16" not 16.
-NUM = (
-    r"(?<!int)(?<!fp)(?<!bf)(?<!nf)(?<!\bw)(?<!\da)(?<![\d.])"
-    r"(?<![零〇一二两三四五六七八九十百千])"
-    # Bounded repeats keep every pattern linear in the question's length (a 4,000-character run of digits).
-    r"(\d{1,3}(?:,\d{3}){1,5}(?:\.\d{1,6})?|\d{1,15}(?:\.\d{1,6})?|[零〇一二两三四五六七八九十百千]{1,8})"
-)
-_SUFFIX = r"(thousand|million|billion|trillion|百万|千万|[kK千wW万mM亿bBtT])?"
-
-
-def chinese_int(text: str) -> int:
-    """Read a Chinese numeral below 10,000: "五" 5, "二十" 20, "十二" 12, "一百二十八" 128."""
-    total, digit = 0, 0
-    for ch in text:
-        if ch in _CN_DIGIT:
-            digit = _CN_DIGIT[ch]
-        elif ch in _CN_UNIT:
-            total += (digit or 1) * _CN_UNIT[ch]
-            digit = 0
-    return total + digit
-
-
-def parse_number(text: str, suffix: str | None = None) -> float:
-    """Turn "5", "3.5", "50,000", "两", "二十" and an optional multiplier ("万", "k", "B") into a float."""
-    text = text.replace(",", "")
-    value = float(text) if re.fullmatch(r"\d+(?:\.\d+)?", text) else float(chinese_int(text))
-    if suffix:
-        value *= _MULTIPLIER[suffix.lower()]
-    return value
-
-
-def _as_int(value: float) -> int:
-    return int(round(value))
-
-
-# ------------------------------------------------------------------------------------------ text scanning
-
-
-@dataclass
-class _Scan:
-    """The question being read, and the characters extractors have already used (a mask: O(1) per check)."""
-
-    text: str
-    mask: bytearray = field(default_factory=bytearray)
-
-    def __post_init__(self) -> None:
-        self.mask = bytearray(len(self.text))
-
-    def is_used(self, start: int, end: int) -> bool:
-        """Whether any character of ``text[start:end]`` was claimed (an empty span: its position)."""
-        return 1 in self.mask[start : max(end, start + 1)]
-
-    def claim(self, span: tuple[int, int]) -> None:
-        """Mark ``text[start:end]`` as used."""
-        start, end = span
-        self.mask[start:end] = b"\x01" * (end - start)
-
-    def find(self, pattern: str | re.Pattern[str]) -> re.Match[str] | None:
-        """First match of ``pattern`` that does not overlap text already used; claims it."""
-        for m in _matches(pattern, self.text):
-            if not self.is_used(*m.span()):
-                self.claim(m.span())
-                return m
-        return None
-
-    def find_all(self, pattern: str | re.Pattern[str]) -> list[re.Match[str]]:
-        """Every match of ``pattern`` on unused text, in one pass; claims them."""
-        out = []
-        for m in _matches(pattern, self.text):
-            if not self.is_used(*m.span()):
-                self.claim(m.span())
-                out.append(m)
-        return out
-
-    def first(self, *patterns: str) -> re.Match[str] | None:
-        """First pattern (in order of preference) that matches unused text."""
-        for pattern in patterns:
-            if m := self.find(pattern):
-                return m
-        return None
-
-
-def _matches(pattern: str | re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """Case-insensitive matches of a pattern string, or of a pattern compiled with its own flags."""
-    if isinstance(pattern, re.Pattern):
-        return pattern.finditer(text)
-    return re.finditer(pattern, text, flags=re.IGNORECASE)
-
-
-def _normalise(text: str) -> str:
-    # Full-width digits, letters and punctuation occur in Chinese input ("３２Ｋ", "，", "？").
-    text = text.translate({cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)})
-    return text.replace("\u3000", " ")
-
 
 # ------------------------------------------------------------------------------------------ model
 
@@ -343,7 +239,7 @@ def _resolve_error(name: str) -> str | None:
     return None
 
 
-def _find_model(scan: _Scan) -> _ModelFind:
+def _find_model(scan: Scan) -> _ModelFind:
     found = _ModelFind()
     for start in (m.start() for m in _model_start().finditer(scan.text)):
         if scan.is_used(start, start + 1):
@@ -373,7 +269,7 @@ def _find_model(scan: _Scan) -> _ModelFind:
     return found
 
 
-def _find_size(scan: _Scan) -> float | None:
+def _find_size(scan: Scan) -> float | None:
     m = scan.find(rf"{NUM}\s*([bB])(?![A-Za-z])(?!\s*tokens?)|{NUM}\s*亿\s*参数")
     if not m:
         return None
@@ -398,7 +294,7 @@ _FINETUNE_RE = r"微调|精调|fine[\s\-]*tun\w*|finetun\w*|\bsft\b"
 _TRAIN_RE = r"训练|预训练|\btrain\w*|pre[\s\-]?train\w*"
 
 
-def _find_task(scan: _Scan) -> tuple[Task | None, TaskHint | None, bool]:
+def _find_task(scan: Scan) -> tuple[Task | None, TaskHint | None, bool]:
     text = scan.text
     serving = bool(re.search(_INFERENCE_WORDS, text, re.IGNORECASE))
     if re.search(r"q[\s\-]?lora", text, re.IGNORECASE):
@@ -434,7 +330,7 @@ _PRECISIONS: tuple[tuple[str, Precision, Quant | None], ...] = (
 )
 
 
-def _find_precision(scan: _Scan) -> tuple[Precision | None, Quant | None, bool]:
+def _find_precision(scan: Scan) -> tuple[Precision | None, Quant | None, bool]:
     # Read the whole text: "Qwen2.5-72B-Instruct-AWQ" names the format inside the model name.
     for pattern, precision, quant in _PRECISIONS:
         if re.search(pattern, scan.text, re.IGNORECASE):
@@ -446,10 +342,8 @@ def _find_precision(scan: _Scan) -> tuple[Precision | None, Quant | None, bool]:
 
 # ------------------------------------------------------------------------------------------ workload numbers
 
-_OF = r"\s*(?:of|is|=|:|为|是|：|达到|到|约|大约|around|about|~|≈)?\s*"
 
-
-def _find_budget(scan: _Scan) -> float | None:
+def _find_budget(scan: Scan) -> float | None:
     cur = r"(?:¥|￥|cny\s*|rmb\s*)"
     cur_after = r"(?:元|块|cny|rmb|yuan|人民币)"
     per_month = r"(?:/\s*月|每个?月|一个月|/\s*month|per\s+month|a\s+month|monthly|/\s*mo\b|月)"
@@ -458,13 +352,13 @@ def _find_budget(scan: _Scan) -> float | None:
         r"(?:每个?月|per\s+month|monthly|a\s+month|月)?\s*"
         r"(?:不超过|最多|大约|约|around|about|under|up\s+to|of)?\s*"
     )
-    money = rf"{cur}?{NUM}\s*{_SUFFIX}\s*{cur_after}?"
+    money = rf"{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}?"
     m = scan.first(
         rf"(?:预算|budget){mid}{money}",
         rf"(?:每个?月|月|monthly)\s*(?:的)?\s*(?:预算|budget){mid}{money}",
-        rf"{cur}{NUM}\s*{_SUFFIX}\s*{cur_after}?\s*{per_month}",
-        rf"{NUM}\s*{_SUFFIX}\s*{cur_after}\s*{per_month}",
-        rf"(?:不超过|最多|以内|under|below|at\s+most|up\s+to|within)\s*{cur}?{NUM}\s*{_SUFFIX}\s*{cur_after}",
+        rf"{cur}{NUM}\s*{SUFFIX}\s*{cur_after}?\s*{per_month}",
+        rf"{NUM}\s*{SUFFIX}\s*{cur_after}\s*{per_month}",
+        rf"(?:不超过|最多|以内|under|below|at\s+most|up\s+to|within)\s*{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}",
     )
     if not m:
         return None
@@ -474,7 +368,7 @@ def _find_budget(scan: _Scan) -> float | None:
     return parse_number(m.group(1), m.group(2))
 
 
-def _find_train_tokens(scan: _Scan) -> float | None:
+def _find_train_tokens(scan: Scan) -> float | None:
     m = scan.find(
         rf"{NUM}\s*(thousand|million|billion|trillion|百万|千万|[kKmMbBtT万亿])\s*(?:个)?\s*(?:tokens?|token|词元)"
     )
@@ -487,8 +381,8 @@ def _context_value(number: str, suffix: str | None) -> int:
     # "32k" context means 32,768 tokens (the models' own convention); "1M"/"100万" are decimal.
     value = parse_number(number)
     if suffix and suffix.lower() == "k":
-        return _as_int(value * 1024)
-    return _as_int(parse_number(number, suffix)) if suffix else _as_int(value)
+        return as_int(value * 1024)
+    return as_int(parse_number(number, suffix)) if suffix else as_int(value)
 
 
 _CTX_WORDS = (
@@ -500,7 +394,7 @@ _CTX_SUFFIX = r"(million|[kKmM]|万|百万)?"
 _COUNTED = r"(?:个|路|位|并发|users?|concurren|qps|rps|张|卡|gpus?|台|requests?)"
 
 
-def _find_context(scan: _Scan, *, explicit: bool = False) -> int | None:
+def _find_context(scan: Scan, *, explicit: bool = False) -> int | None:
     """Context length; ``explicit`` reads only numbers next to a context word ("上下文 10M tokens").
 
     The explicit pass runs before training tokens are read, so a huge context stays a context (the
@@ -511,8 +405,8 @@ def _find_context(scan: _Scan, *, explicit: bool = False) -> int | None:
         rf"how\s+many\s+(?:concurrent\s+|simultaneous\s+|parallel\s+)?{NUM}\s*([kK])[\s\-]*(?:tokens?[\s\-]*)?"
         r"(?:context\s+)?(?:users|requests|sequences|sessions|chats|conversations)",
         # "32k 上下文", but not the "8" of "bs8 seq4096" (a context word followed by its own number)
-        rf"{NUM}\s*{_CTX_SUFFIX}[\s\-]*(?:tokens?[\s\-]*)?(?:的)?\s*{_CTX_WORDS}(?!{_OF}\d{{1,9}}(?![\d.])(?!\s*{_COUNTED}))",
-        rf"{_CTX_WORDS}{_OF}{NUM}\s*{_CTX_SUFFIX}(?![A-Za-z])",
+        rf"{NUM}\s*{_CTX_SUFFIX}[\s\-]*(?:tokens?[\s\-]*)?(?:的)?\s*{_CTX_WORDS}(?!{OF}\d{{1,9}}(?![\d.])(?!\s*{_COUNTED}))",
+        rf"{_CTX_WORDS}{OF}{NUM}\s*{_CTX_SUFFIX}(?![A-Za-z])",
     ]
     if not explicit:
         patterns += [
@@ -541,12 +435,12 @@ _QUANTITY_WORDS = (
 _TOKEN_COST_RE = r"(?:每|per|/)\s*(?:百万|一百万|1\s*m|million|m)\s*(?:个)?\s*(?:tokens?|token|词元)"
 
 
-def _find_token_cost(scan: _Scan) -> bool:
+def _find_token_cost(scan: Scan) -> bool:
     """Claim "每百万 tokens" / "per million tokens" so it is not read as a token count."""
     return scan.find(_TOKEN_COST_RE) is not None
 
 
-def _find_invalid(scan: _Scan) -> list[str]:
+def _find_invalid(scan: Scan) -> list[str]:
     """Claim and return negative quantities and fractional GPU counts, as written."""
     found: list[str] = []
     for m in re.finditer(_NEGATIVE_RE, scan.text):
@@ -560,7 +454,7 @@ def _find_invalid(scan: _Scan) -> list[str]:
             continue
         scan.claim(m.span())
         found.append(_phrase(scan.text, m.start(), m.end()))
-    for m in re.finditer(_FRACTION_GPUS_RE.format(gpu=_GPU_NAME), scan.text, re.IGNORECASE):
+    for m in re.finditer(_FRACTION_GPUS_RE.format(gpu=GPU_NAME), scan.text, re.IGNORECASE):
         if not float(re.match(r"\d*\.\d+", m.group(0)).group(0)).is_integer():  # type: ignore[union-attr]
             scan.claim(m.span())
             found.append(m.group(0).strip())
@@ -578,173 +472,37 @@ def _phrase(text: str, start: int, end: int) -> str:
     return text[start:end].strip()
 
 
-def _find_concurrency(scan: _Scan) -> int | None:
+def _find_concurrency(scan: Scan) -> int | None:
     m = scan.first(
-        rf"{NUM}\s*{_SUFFIX}\s*(?:个|路)?\s*(?:并发|concurren(?:t|cy)|simultaneous|parallel\s+(?:users|requests))",
-        rf"(?:并发(?:数|量|用户数?|请求数?)?|concurrency|concurrent\s+users|concurrent\s+requests){_OF}{NUM}\s*{_SUFFIX}",
-        rf"同时\s*(?:有)?\s*{NUM}\s*{_SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人|会话)",
-        rf"{NUM}\s*{_SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人)\s*同时",
-        rf"{NUM}\s*{_SUFFIX}\s*(?:users?|requests?|sessions?)\s*(?:at\s+(?:the\s+same\s+time|once)|concurrently|in\s+parallel)",
-        rf"(?:for|serve|serving|with)\s+{NUM}\s*{_SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
-        rf"{NUM}\s*{_SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
-        rf"(?<![\w.]){NUM}\s*{_SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|clients)\b",
+        rf"{NUM}\s*{SUFFIX}\s*(?:个|路)?\s*(?:并发|concurren(?:t|cy)|simultaneous|parallel\s+(?:users|requests))",
+        rf"(?:并发(?:数|量|用户数?|请求数?)?|concurrency|concurrent\s+users|concurrent\s+requests){OF}{NUM}\s*{SUFFIX}",
+        rf"同时\s*(?:有)?\s*{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人|会话)",
+        rf"{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人)\s*同时",
+        rf"{NUM}\s*{SUFFIX}\s*(?:users?|requests?|sessions?)\s*(?:at\s+(?:the\s+same\s+time|once)|concurrently|in\s+parallel)",
+        rf"(?:for|serve|serving|with)\s+{NUM}\s*{SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
+        rf"{NUM}\s*{SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|clients)\b",
     )
     if not m:
         return None
-    return _as_int(parse_number(m.group(1), m.group(2)))
+    return as_int(parse_number(m.group(1), m.group(2)))
 
 
-def _find_qps(scan: _Scan) -> float | None:
+def _find_qps(scan: Scan) -> float | None:
     m = scan.first(
-        rf"(?:qps|rps|每秒请求数?){_OF}{NUM}",
+        rf"(?:qps|rps|每秒请求数?){OF}{NUM}",
         rf"{NUM}\s*(?:qps|rps|req/s|requests?\s*(?:per\s+second|/\s*s(?:ec)?\b))",
         rf"每秒\s*(?:处理)?\s*{NUM}\s*(?:个|次)?\s*(?:请求|query|查询|调用)",
     )
     return parse_number(m.group(1)) if m else None
 
 
-def _find_batch(scan: _Scan) -> int | None:
+def _find_batch(scan: Scan) -> int | None:
     m = scan.first(
-        rf"(?:batch[\s_]*size|micro[\s\-_]*batch|batch|bs|批大小|批量大小|批次大小|批量){_OF}{NUM}",
+        rf"(?:batch[\s_]*size|micro[\s\-_]*batch|batch|bs|批大小|批量大小|批次大小|批量){OF}{NUM}",
         rf"{NUM}\s*(?:的)?\s*(?:batch|批)",
     )
-    return _as_int(parse_number(m.group(1))) if m else None
-
-
-_GPU_NAME = (
-    r"(?:rtx\s*)?4090|a100(?:\s*[\-_]?\s*(?:80|40)\s*g(?:b|ib)?)?|a800|a10|a30|a16|h800|h100|h200|h20|"
-    r"l40s|l20|l4|t4|v100(?:\s*[\-_]?\s*(?:16|32)\s*g(?:b|ib)?)?|p100|p4|m40|b200"
-)
-_GPU_RE = re.compile(rf"(?<![A-Za-z0-9])(?:nvidia\s*)?({_GPU_NAME})(?![0-9])(?:\s*(24|48|96)\s*g(?:b|ib)?\b)?", re.I)
-
-
-def _find_gpu_count(scan: _Scan) -> int | None:
-    if m := scan.find(r"单卡|单张|单\s*gpu|single\s+gpu|one\s+gpu"):
-        return 1
-    if m := scan.find(r"双卡|两卡|dual[\s\-]gpu"):
-        return 2
-    # The lookbehind keeps the digits of a GPU name ("L20 卡", "2 a10 gpus") from reading as a count.
-    m = scan.first(
-        rf"(?<![A-Za-z0-9.]){NUM}\s*(?:张|块)\s*(?:{_GPU_NAME})?\s*(?:卡|显卡|gpu)?",
-        rf"(?<![A-Za-z0-9.]){NUM}[\s\-]*(?:个)?\s*(?:卡|gpus?|cards?)(?![a-z])",
-        rf"(?<![A-Za-z0-9.]){NUM}\s*[x×*]\s*(?:nvidia\s*)?(?:{_GPU_NAME})",
-        rf"(?:{_GPU_NAME})\s*(?:gpus?\s*)?[x×*]\s*{NUM}",
-        rf"(?<![\w.])(\d{{1,2}})\s+(?:nvidia\s*)?(?:{_GPU_NAME})s?\b",
-    )
-    if not m:
-        return None
-    count = _as_int(parse_number(m.group(1)))
-    return count if 0 < count <= 512 else None
-
-
-# A GPU-looking name the catalog does not know ("H9000 GPU", "用 X100 卡"): kept as written so the tools
-# answer with "Unknown GPU ... Did you mean ...?" instead of silently planning on every GPU.
-_UNKNOWN_GPU_RE = re.compile(r"(?<![A-Za-z0-9.\-])([A-Za-z]{1,3}\d{2,4}[A-Za-z]{0,2})\s*(?:gpus?\b|显卡|卡)", re.I)
-
-
-def _find_unknown_gpu(scan: _Scan) -> list[str]:
-    m = _UNKNOWN_GPU_RE.search(scan.text)
-    return [m.group(1).upper()] if m else []
-
-
-def _find_gpus(scan: _Scan) -> list[str]:
-    found: list[tuple[int, str]] = []
-    covered: list[tuple[int, int]] = []
-    # Every GPU name and alias in the catalog ("A100 SXM4 80GB", "L40S"), read to its canonical name.
-    for m in vocabulary.gpu_pattern().finditer(scan.text):
-        if not scan.is_used(m.start(), m.start() + 1) and (name := vocabulary.gpu_of_label(m.group(1))):
-            found.append((m.start(), name))
-            covered.append(m.span())
-    # Then what users type beyond the aliases ("A100", "v100 32g"): ambiguous names stay as written.
-    for m in _GPU_RE.finditer(scan.text):
-        if scan.is_used(m.start(), m.start() + 1) or any(a <= m.start() < b for a, b in covered):
-            continue
-        name = m.group(1).upper().replace("RTX", "RTX ").replace("  ", " ")
-        found.append((m.start(), f"{name} {m.group(2)}GB" if m.group(2) else name))
-    return list(dict.fromkeys(name for _, name in sorted(found)))
-
-
-# ------------------------------------------------------------------------------------------ region, catalog names
-
-_REGIONS = {
-    "上海": "cn-shanghai",
-    "北京": "cn-beijing",
-    "杭州": "cn-hangzhou",
-    "深圳": "cn-shenzhen",
-    "张家口": "cn-zhangjiakou",
-    "乌兰察布": "cn-wulanchabu",
-    "成都": "cn-chengdu",
-    "青岛": "cn-qingdao",
-    "呼和浩特": "cn-huhehaote",
-    "广州": "cn-guangzhou",
-    "河源": "cn-heyuan",
-    "香港": "cn-hongkong",
-    "新加坡": "ap-southeast-1",
-    "东京": "ap-northeast-1",
-    "日本": "ap-northeast-1",
-    "首尔": "ap-northeast-2",
-    "悉尼": "ap-southeast-2",
-    "吉隆坡": "ap-southeast-3",
-    "雅加达": "ap-southeast-5",
-    "马尼拉": "ap-southeast-6",
-    "曼谷": "ap-southeast-7",
-    "法兰克福": "eu-central-1",
-    "伦敦": "eu-west-1",
-    "硅谷": "us-west-1",
-    "弗吉尼亚": "us-east-1",
-    "迪拜": "me-east-1",
-    "shanghai": "cn-shanghai",
-    "beijing": "cn-beijing",
-    "hangzhou": "cn-hangzhou",
-    "shenzhen": "cn-shenzhen",
-    "zhangjiakou": "cn-zhangjiakou",
-    "ulanqab": "cn-wulanchabu",
-    "chengdu": "cn-chengdu",
-    "qingdao": "cn-qingdao",
-    "guangzhou": "cn-guangzhou",
-    "hong kong": "cn-hongkong",
-    "singapore": "ap-southeast-1",
-    "tokyo": "ap-northeast-1",
-    "seoul": "ap-northeast-2",
-    "sydney": "ap-southeast-2",
-    "kuala lumpur": "ap-southeast-3",
-    "jakarta": "ap-southeast-5",
-    "frankfurt": "eu-central-1",
-    "london": "eu-west-1",
-    "silicon valley": "us-west-1",
-    "virginia": "us-east-1",
-    "dubai": "me-east-1",
-}
-
-
-def _find_region(scan: _Scan) -> str | None:
-    if m := scan.find(r"\b(?:cn|ap|us|eu|me|na|sa)-[a-z]+(?:-\d+)?\b"):
-        return m.group(0).lower()
-    for word, region in _REGIONS.items():
-        if scan.find(rf"(?<![a-z]){re.escape(word)}(?![a-z])"):
-            return region
-    return None
-
-
-_INSTANCE_RE = (
-    r"(?<![\w.])(?:ecs\.)[a-z0-9\-]{1,40}\.[a-z0-9]{1,20}|"
-    r"(?<![\w.])(?:ebm|scc|v|s)?gn\d{1,3}[a-z]{0,6}(?:-[a-z0-9]{1,12}){0,4}\.\d{0,3}x?large"
-)
-_FAMILY_RE = r"(?<![\w.])(?:ecs\.)?((?:ebm|scc|v|s)?gn\d{1,3}[a-z]{0,6}(?:-(?:tee|vws))?)(?![\w])"
-
-
-def _find_catalog_names(scan: _Scan) -> tuple[list[str], list[str]]:
-    instances, families = [], []
-    for m in scan.find_all(_INSTANCE_RE):
-        name = m.group(0).lower()
-        instances.append(name if name.startswith("ecs.") else f"ecs.{name}")
-        if fam := re.match(r"ecs\.((?:ebm|scc|v|s)?gn\d+[a-z]*)", instances[-1]):
-            families.append(fam.group(1))
-    for m in scan.find_all(_FAMILY_RE):
-        families.append(m.group(1).lower())
-    for m in scan.find_all(vocabulary.family_pattern()):  # catalog families the generic pattern misses ("ga1")
-        families.append(m.group(1).lower())
-    return list(dict.fromkeys(instances)), list(dict.fromkeys(families))
+    return as_int(parse_number(m.group(1))) if m else None
 
 
 # ------------------------------------------------------------------------------------------ intent
@@ -830,7 +588,7 @@ _PICK_RE = (
 )
 
 
-def _intent(scan: _Scan, s: Slots, raw: str) -> Intent:
+def _intent(scan: Scan, s: Slots, raw: str) -> Intent:
     text = raw.lower()
     has_workload = bool(s.model or s.model_error or s.size_b)
     if not has_workload and not (s.gpu_mentions or s.families or s.topics) and re.search(_PICK_RE, text):
@@ -882,13 +640,13 @@ def understand(question: str) -> Slots:
     Args:
         question: The user's words, Chinese or English.
     """
-    text = spell_numbers(_normalise(question))
-    scan = _Scan(text)
+    text = spell_numbers(normalise(question))
+    scan = Scan(text)
     model = _find_model(scan)
     models = [model.name] if model.name else []
     while models and len(models) < 3 and (other := _find_model(scan)).name:
         models.append(other.name)  # "Qwen3-30B-A3B vs Qwen2.5-32B": both are planned and compared
-    names = _find_catalog_names(scan)
+    names = find_catalog_names(scan)
     invalid = _find_invalid(scan)
     for written, span in invalid_numbers(text):
         if not scan.is_used(*span):
@@ -909,14 +667,14 @@ def understand(question: str) -> Slots:
             scan.claim(span)
     token_cost = _find_token_cost(scan)
     explicit_context = _find_context(scan, explicit=True)
-    gpu_mentions = _find_gpus(scan) or _find_unknown_gpu(scan)  # reads, does not claim: "4 张 L20" is a count too
+    gpu_mentions = find_gpus(scan) or find_unknown_gpu(scan)  # reads, does not claim: "4 张 L20" is a count too
     budget = _find_budget(scan)
     train_tokens = _find_train_tokens(scan)
     qps = _find_qps(scan)
     concurrency = _find_concurrency(scan)
     batch = _find_batch(scan)
-    gpus = _find_gpu_count(scan)
-    region = _find_region(scan)
+    gpus = find_gpu_count(scan)
+    region = find_region(scan)
     precision, quant, guessed = _find_precision(scan)
     context = explicit_context or _find_context(scan)
     size = None if model.name or model.error else _find_size(scan)
