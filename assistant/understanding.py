@@ -18,12 +18,21 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.hardware_words import (
-    GPU_NAME,
     find_catalog_names,
     find_gpu_count,
     find_gpus,
     find_region,
     find_unknown_gpu,
+)
+from assistant.intent_rules import (
+    CAPACITY_RE,
+    EXPLAIN_RE,
+    GREETING_RE,
+    INJECTION_RE,
+    OUT_OF_SCOPE_RE,
+    TOPICS,
+    VERDICT_RE,
+    intent,
 )
 from assistant.phrases import (
     PRETRAIN_RE,
@@ -40,7 +49,17 @@ from assistant.phrases import (
     stated_lengths,
     training_volume,
 )
-from assistant.reading import NUM, OF, SUFFIX, Scan, as_int, chinese_int, normalise, parse_number
+from assistant.reading import NUM, Scan, chinese_int, normalise, parse_number
+from assistant.workload_numbers import (
+    find_batch,
+    find_budget,
+    find_concurrency,
+    find_context,
+    find_invalid,
+    find_qps,
+    find_token_cost,
+    find_train_tokens,
+)
 from tools import catalog, vocabulary
 from tools.errors import UnknownNameError
 from tools.lengths import TokenCount
@@ -340,297 +359,6 @@ def _find_precision(scan: Scan) -> tuple[Precision | None, Quant | None, bool]:
     return None, None, False
 
 
-# ------------------------------------------------------------------------------------------ workload numbers
-
-
-def _find_budget(scan: Scan) -> float | None:
-    cur = r"(?:¥|￥|cny\s*|rmb\s*)"
-    cur_after = r"(?:元|块|cny|rmb|yuan|人民币)"
-    per_month = r"(?:/\s*月|每个?月|一个月|/\s*month|per\s+month|a\s+month|monthly|/\s*mo\b|月)"
-    mid = (
-        r"\s*(?:is|of|to|为|是|：|:|改成|改为|调到|提高到|降到|设为|increased\s+to|raised\s+to|cut\s+to)?\s*"
-        r"(?:每个?月|per\s+month|monthly|a\s+month|月)?\s*"
-        r"(?:不超过|最多|大约|约|around|about|under|up\s+to|of)?\s*"
-    )
-    money = rf"{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}?"
-    m = scan.first(
-        rf"(?:预算|budget){mid}{money}",
-        rf"(?:每个?月|月|monthly)\s*(?:的)?\s*(?:预算|budget){mid}{money}",
-        rf"{cur}{NUM}\s*{SUFFIX}\s*{cur_after}?\s*{per_month}",
-        rf"{NUM}\s*{SUFFIX}\s*{cur_after}\s*{per_month}",
-        rf"(?:不超过|最多|以内|under|below|at\s+most|up\s+to|within)\s*{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}",
-    )
-    if not m:
-        return None
-    after = scan.text[m.end() : m.end() + 12]
-    if re.match(r"\s*(?:/\s*(?:小时|h\b|hour)|每小时|per\s+hour|an?\s+hour)", after, re.IGNORECASE):
-        return None  # an hourly figure is not a monthly budget; the planner compares monthly prices
-    return parse_number(m.group(1), m.group(2))
-
-
-def _find_train_tokens(scan: Scan) -> float | None:
-    m = scan.find(
-        rf"{NUM}\s*(thousand|million|billion|trillion|百万|千万|[kKmMbBtT万亿])\s*(?:个)?\s*(?:tokens?|token|词元)"
-    )
-    if not m:
-        return None
-    return parse_number(m.group(1), m.group(2))
-
-
-def _context_value(number: str, suffix: str | None) -> int:
-    # "32k" context means 32,768 tokens (the models' own convention); "1M"/"100万" are decimal.
-    value = parse_number(number)
-    if suffix and suffix.lower() == "k":
-        return as_int(value * 1024)
-    return as_int(parse_number(number, suffix)) if suffix else as_int(value)
-
-
-_CTX_WORDS = (
-    r"(?:上下文(?:长度|窗口)?|context(?:\s+(?:length|window))?|ctx|序列长度|seq(?:uence)?(?:[\s_]*len(?:gth)?)?(?![a-z])|"
-    r"max[\s_]*len|输入长度|长度)"
-)
-_CTX_SUFFIX = r"(million|[kKmM]|万|百万)?"
-# Words after a number that make it a count, not a length ("32k 上下文 50 并发": 50 is the concurrency).
-_COUNTED = r"(?:个|路|位|并发|users?|concurren|qps|rps|张|卡|gpus?|台|requests?)"
-
-
-def _find_context(scan: Scan, *, explicit: bool = False) -> int | None:
-    """Context length; ``explicit`` reads only numbers next to a context word ("上下文 10M tokens").
-
-    The explicit pass runs before training tokens are read, so a huge context stays a context (the
-    planner then reports the model's limit) instead of turning into a training-token count.
-    """
-    patterns = [
-        # "how many concurrent 32k users": a length per user in a capacity question, not 32,000 users
-        rf"how\s+many\s+(?:concurrent\s+|simultaneous\s+|parallel\s+)?{NUM}\s*([kK])[\s\-]*(?:tokens?[\s\-]*)?"
-        r"(?:context\s+)?(?:users|requests|sequences|sessions|chats|conversations)",
-        # "32k 上下文", but not the "8" of "bs8 seq4096" (a context word followed by its own number)
-        rf"{NUM}\s*{_CTX_SUFFIX}[\s\-]*(?:tokens?[\s\-]*)?(?:的)?\s*{_CTX_WORDS}(?!{OF}\d{{1,9}}(?![\d.])(?!\s*{_COUNTED}))",
-        rf"{_CTX_WORDS}{OF}{NUM}\s*{_CTX_SUFFIX}(?![A-Za-z])",
-    ]
-    if not explicit:
-        patterns += [
-            rf"{NUM}\s*([kK])?[\s\-]*(?:tokens?|token)(?!\s*/)",
-            r"(?<![\w.¥￥])(2|4|8|16|32|64|128|256|200|100)\s*([kK])(?![\w])",
-        ]
-    m = scan.first(*patterns)
-    if not m:
-        return None
-    return _context_value(m.group(1), m.group(2))
-
-
-# Nothing in a sizing question is negative, and GPUs come whole: such values are refused, never rounded.
-_NEGATIVE_RE = r"-\s?\d{1,15}(?:\.\d{1,6})?(?!\s*[bB](?![A-Za-z]))(?![\d.])\s*(?:[kKwW万千]\b)?"
-_FRACTION_GPUS_RE = (
-    r"(?<![\w.])\d{{0,9}}\.\d{{1,6}}\s*(?:张|块|个)?\s*(?:nvidia\s*)?(?:(?:" + "{gpu}" + r")\s*)?"
-    r"(?:卡|显卡|gpus?|cards?)(?![a-z])"
-)
-_QUANTITY_WORDS = (
-    r"并发|concurren\w*|users?|requests?|用户|请求|人|张|块|卡|gpus?|cards?|qps|rps|batch|bs|批|"
-    r"上下文|context|ctx|tokens?|预算|budget|元|cny|rmb|¥|￥|月|month|实例|instances?|台"
-)
-
-
-# "per million tokens" is a unit of cost, not a number of training tokens.
-_TOKEN_COST_RE = r"(?:每|per|/)\s*(?:百万|一百万|1\s*m|million|m)\s*(?:个)?\s*(?:tokens?|token|词元)"
-
-
-def _find_token_cost(scan: Scan) -> bool:
-    """Claim "每百万 tokens" / "per million tokens" so it is not read as a token count."""
-    return scan.find(_TOKEN_COST_RE) is not None
-
-
-def _find_invalid(scan: Scan) -> list[str]:
-    """Claim and return negative quantities and fractional GPU counts, as written."""
-    found: list[str] = []
-    for m in re.finditer(_NEGATIVE_RE, scan.text):
-        glued = scan.text[m.start() - 1 : m.start()]
-        before = scan.text[: m.start()].rstrip()
-        # "Qwen2.5-7B", "1-2 卡", "10 - 20": a hyphen glued to a name, or between numbers, is no minus sign.
-        if (glued.isascii() and (glued.isalnum() or glued in "._")) or (before and before[-1] in "0123456789~"):
-            continue
-        near = scan.text[max(0, m.start() - 12) : m.end() + 14]
-        if not re.search(_QUANTITY_WORDS, near, re.IGNORECASE):
-            continue
-        scan.claim(m.span())
-        found.append(_phrase(scan.text, m.start(), m.end()))
-    for m in re.finditer(_FRACTION_GPUS_RE.format(gpu=GPU_NAME), scan.text, re.IGNORECASE):
-        if not float(re.match(r"\d*\.\d+", m.group(0)).group(0)).is_integer():  # type: ignore[union-attr]
-            scan.claim(m.span())
-            found.append(m.group(0).strip())
-    return found
-
-
-def _phrase(text: str, start: int, end: int) -> str:
-    """Return the value with the word it quantifies ("并发 -5", "-5 users"), for the refusal message."""
-    after = re.match(r"\s*(?:个|位)?\s*([A-Za-z]+|[\u4e00-\u9fff]{1,2})", text[end:])
-    if after and re.fullmatch(_QUANTITY_WORDS, after.group(1), re.IGNORECASE):
-        return text[start : end + after.end()].strip()
-    before = re.search(r"([A-Za-z]+|[\u4e00-\u9fff]{1,4})\s*(?:[:：=为是])?\s*$", text[:start])
-    if before:
-        return text[before.start() : end].strip()
-    return text[start:end].strip()
-
-
-def _find_concurrency(scan: Scan) -> int | None:
-    m = scan.first(
-        rf"{NUM}\s*{SUFFIX}\s*(?:个|路)?\s*(?:并发|concurren(?:t|cy)|simultaneous|parallel\s+(?:users|requests))",
-        rf"(?:并发(?:数|量|用户数?|请求数?)?|concurrency|concurrent\s+users|concurrent\s+requests){OF}{NUM}\s*{SUFFIX}",
-        rf"同时\s*(?:有)?\s*{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人|会话)",
-        rf"{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人)\s*同时",
-        rf"{NUM}\s*{SUFFIX}\s*(?:users?|requests?|sessions?)\s*(?:at\s+(?:the\s+same\s+time|once)|concurrently|in\s+parallel)",
-        rf"(?:for|serve|serving|with)\s+{NUM}\s*{SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
-        rf"{NUM}\s*{SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
-        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|clients)\b",
-    )
-    if not m:
-        return None
-    return as_int(parse_number(m.group(1), m.group(2)))
-
-
-def _find_qps(scan: Scan) -> float | None:
-    m = scan.first(
-        rf"(?:qps|rps|每秒请求数?){OF}{NUM}",
-        rf"{NUM}\s*(?:qps|rps|req/s|requests?\s*(?:per\s+second|/\s*s(?:ec)?\b))",
-        rf"每秒\s*(?:处理)?\s*{NUM}\s*(?:个|次)?\s*(?:请求|query|查询|调用)",
-    )
-    return parse_number(m.group(1)) if m else None
-
-
-def _find_batch(scan: Scan) -> int | None:
-    m = scan.first(
-        rf"(?:batch[\s_]*size|micro[\s\-_]*batch|batch|bs|批大小|批量大小|批次大小|批量){OF}{NUM}",
-        rf"{NUM}\s*(?:的)?\s*(?:batch|批)",
-    )
-    return as_int(parse_number(m.group(1))) if m else None
-
-
-# ------------------------------------------------------------------------------------------ intent
-
-_INJECTION_RE = (
-    r"ignore\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|your)\s+(?:instructions?|rules|prompts?)|"
-    r"disregard\s+(?:all\s+|the\s+)?(?:previous|prior|above|your)|忽略(?:之前|以上|前面|上面|你的|所有)|无视(?:之前|以上|所有)|"
-    r"system\s*prompt|系统提示|提示词|api[\s_\-]*key|密钥|secret|password|密码|token\s+of\s+your|"
-    r"developer\s+mode|jailbreak|\bDAN\b|越狱|you\s+are\s+now|pretend\s+(?:to\s+be|you)|act\s+as|扮演|"
-    r"reveal\s+your|print\s+your|show\s+(?:me\s+)?your\s+(?:instructions|prompt|config)|"
-    r"环境变量|environment\s+variables?|\benv\b"
-)
-_OUT_OF_SCOPE_RE = (
-    r"诗|poem|poetry|haiku|天气|weather|笑话|joke|菜谱|recipe|股票|stock\s+price|足球|football|电影|movie|"
-    r"翻译|translate|写一篇|作文|essay|星座|horoscope|lottery|彩票|歌词|lyrics|小说|story"
-)
-_DOMAIN_RE = (
-    r"gpu|显卡|显存|算力|实例|instance|ecs|阿里云|aliyun|alibaba|model|模型|llm|大模型|推理|训练|微调|部署|"
-    r"vllm|kv|cache|量化|quant|awq|gptq|token|价格|price|cost|成本|费用|多少钱|tflops|nvlink|cuda|vram|memory|"
-    r"内存|带宽|bandwidth|fine|lora|serving|inference|deploy|avx|hbm|gddr|fp8|bf16|fp16|int4|int8|tensor|"
-    r"pcie|rdma|cloud|云|卡|region|地域"
-)
-_MEMORY_RE = (
-    r"多少显存|显存(?:需求|占用|要多少|多少|够不够|够吗|多大)|需要多少(?:显存|内存|gpu\s*内存)|"
-    r"how\s+much\s+(?:gpu\s+)?(?:vram|memory|gpu\s+memory)|(?:vram|memory)\s+(?:do(?:es)?\s+(?:i|it|we)\s+need|needed|required|requirement|usage|footprint)|"
-    r"memory\s+estimate|estimate\s+(?:the\s+)?(?:gpu\s+)?memory|"
-    r"(?<![\d.])\d{1,6}(?:\.\d{1,3})?\s*gi?b?\s*(?:的)?\s*显存|needs?\s+(?:about\s+)?\d{1,6}(?:\.\d{1,3})?\s*gi?b\b"
-)
-# "...and which instance?": a memory question that also asks where to run it wants the full plan.
-_PLAN_CUE_RE = (
-    r"which\s+(?:instance|gpu|card|machine)|what\s+(?:instance|gpu|machine)|how\s+many\s+(?:gpus|cards)|"
-    r"选什么|选哪|哪(?:个|种|款)(?:实例|规格|卡|gpu|机器)|什么(?:实例|规格|配置|卡)|几张卡|多少张|推荐.{0,6}(?:实例|规格|配置)"
-)
-_COMPARE_RE = (
-    r"\bvs\.?\b|versus|对比|比较|区别|差别|compare|comparison|difference|better|faster|slower|"
-    r"比.{0,8}(?:快|慢|强|弱|好|差)|哪个|which\s+is"
-)
-_SPEC_RE = (
-    r"参数|规格|规格参数|spec|specs|specification|显存多大|多大显存|带宽|bandwidth|算力|tflops|性能|performance|"
-    r"memory|显存|fp8|nvlink"
-)
-_LIST_RE = (
-    r"哪些|有什么(?!区别|不同|差别|差异)|列出|列一下|都有|所有|全部|list|which\s+instances?|what\s+instances?|"
-    r"show\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?instances?|instance\s+types?|实例规格|规格有"
-)
-_EXPLAIN_RE = (
-    r"什么|区别|差别|为什么|怎么理解|是否|原理|介绍|解释|含义|意思|what\s+is|what\s+are|what's|why|difference|"
-    r"explain|how\s+does|how\s+do\s+(?:i|you)\s+(?:choose|pick)|tell\s+me\s+about|meaning|"
-    # Suitability ("抢占式实例适合训练吗", "is the H20 good for training?") is a question for the guidance.
-    r"适合|适不适合|合适吗|值得|划算吗|suitable|suited|good\s+(?:for|choice)|worth\s+it|recommended\s+for"
-)
-_CAPACITY_RE = (
-    r"how\s+many\s+(?:concurrent|simultaneous|parallel)|how\s+many\s+(?:users|requests|sequences)|"
-    r"max(?:imum)?\s+concurren\w*|concurrency\s+capacity|"
-    r"(?:多少|几)(?:个|路)?\s*并发|并发(?:能|可以)?(?:到|有|撑|支持)?多少|最大并发|能(?:撑|支持|扛)(?:住)?多少"
-)
-_VERDICT_RE = (
-    r"能跑吗|能跑.{0,40}吗|能不能|跑得动|跑得了|够不够|够吗|够用吗|行不行|行吗|可以吗|能用吗|合适吗|是否(?:可以|够|合适)|放得下|装得下|"
-    r"good\s+(?:choice|fit|option|idea)|\benough\b|sufficient|can\s+(?:it|i|we|this|that|one)\s+(?:run|serve|fit|handle)|"
-    r"(?:will|does|would)\s+(?:it|this|that)\s+(?:fit|work|run)|\bfits?\?|viable|is\s+\S+\s+ok\b"
-)
-_TOPICS = {
-    "kv cache": r"kv\s*cache|kv\s*缓存",
-    "quantization": r"量化|quantiz|quantis|awq|gptq|int4|int8|fp8",
-    "avx512": r"avx[\s\-_]*512|avx",
-    "nvlink": r"nvlink|pcie",
-    "vllm": r"vllm",
-    "zero": r"zero[\s\-]*[123]|deepspeed|fsdp",
-    "spot": r"抢占式|竞价|spot\s+instances?|preemptible",
-    "price": r"价格|price|cost|成本|费用|多少钱|贵|cheap",
-    "tflops": r"tflops|算力",
-}
-
-
-_GREETING_RE = (
-    r"\s*(?:你好|您好|嗨|哈喽|hi|hello|hey|good\s+(?:morning|afternoon|evening))"
-    r"[\s!.。！,，~]*(?:呀|啊)?[\s!.。！]*"
-)
-# "help me pick a GPU", "帮我选个实例": a sizing request with nothing to size yet; ask for the model and task.
-_PICK_RE = (
-    r"(?:help\s+me\s+|can\s+you\s+|please\s+)?(?:pick|choose|select|recommend)\s+(?:me\s+)?(?:an?\s+|the\s+)?"
-    r"(?:gpu|instance|card|machine)|帮我选|推荐(?:一下|一个|个)?(?:gpu|显卡|卡|实例)|选(?:个|一个|什么)(?:gpu|显卡|卡|实例)"
-)
-
-
-def _intent(scan: Scan, s: Slots, raw: str) -> Intent:
-    text = raw.lower()
-    has_workload = bool(s.model or s.model_error or s.size_b)
-    if not has_workload and not (s.gpu_mentions or s.families or s.topics) and re.search(_PICK_RE, text):
-        return "plan"
-    if re.search(_OUT_OF_SCOPE_RE, text) and not (has_workload or s.gpu_mentions or s.families):
-        return "out_of_scope"
-    if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or len(s.gpu_mentions) == 2):
-        return "compare"
-    if len(s.families) >= 2 and not has_workload and not s.instance_types and re.search(_COMPARE_RE, text):
-        return "compare"  # "gn7i 和 gn7e 有什么区别": compare the families' GPUs
-    if (s.families or s.instance_types) and s.gpu_mentions and not has_workload:
-        return "verify"
-    if s.instance_types and not has_workload:
-        return "instances"
-    if re.search(_MEMORY_RE, text) and has_workload and not s.gpu and not re.search(_PLAN_CUE_RE, text):
-        return "memory"
-    if has_workload:
-        return "plan"
-    if (s.families or s.gpu_mentions) and re.search(_LIST_RE, text):
-        return "instances"
-    numbers = s.concurrency or s.qps or s.train_tokens or s.budget_cny_month or s.gpus or s.context
-    if len(s.gpu_mentions) == 1 and not s.families and not numbers and (s.precision or re.search(_SPEC_RE, text)):
-        return "gpu_specs"  # "V100 能跑 bf16 吗", "H20 显存多大": about the GPU, not a workload
-    workload_words = (
-        s.task
-        or s.task_hint
-        or s.concurrency
-        or s.qps
-        or s.train_tokens
-        or s.budget_cny_month
-        or s.gpus
-        or (s.follow_up and (s.precision or s.context or s.gpu or s.batch))
-    )
-    if workload_words and not s.asks_explanation and not s.families:
-        return "plan"
-    if len(s.gpu_mentions) == 1 and not s.families and re.search(_SPEC_RE, text):
-        return "gpu_specs"
-    if not re.search(_DOMAIN_RE, text) and not (s.families or s.gpu_mentions or s.topics):
-        return "out_of_scope"
-    return "guidance"
-
-
 # ------------------------------------------------------------------------------------------ public
 
 
@@ -647,7 +375,7 @@ def understand(question: str) -> Slots:
     while models and len(models) < 3 and (other := _find_model(scan)).name:
         models.append(other.name)  # "Qwen3-30B-A3B vs Qwen2.5-32B": both are planned and compared
     names = find_catalog_names(scan)
-    invalid = _find_invalid(scan)
+    invalid = find_invalid(scan)
     for written, span in invalid_numbers(text):
         if not scan.is_used(*span):
             scan.claim(span)
@@ -665,18 +393,18 @@ def understand(question: str) -> Slots:
     if volume.samples and volume.tokens_per_sample:
         for span in volume.spans:
             scan.claim(span)
-    token_cost = _find_token_cost(scan)
-    explicit_context = _find_context(scan, explicit=True)
+    token_cost = find_token_cost(scan)
+    explicit_context = find_context(scan, explicit=True)
     gpu_mentions = find_gpus(scan) or find_unknown_gpu(scan)  # reads, does not claim: "4 张 L20" is a count too
-    budget = _find_budget(scan)
-    train_tokens = _find_train_tokens(scan)
-    qps = _find_qps(scan)
-    concurrency = _find_concurrency(scan)
-    batch = _find_batch(scan)
+    budget = find_budget(scan)
+    train_tokens = find_train_tokens(scan)
+    qps = find_qps(scan)
+    concurrency = find_concurrency(scan)
+    batch = find_batch(scan)
     gpus = find_gpu_count(scan)
     region = find_region(scan)
     precision, quant, guessed = _find_precision(scan)
-    context = explicit_context or _find_context(scan)
+    context = explicit_context or find_context(scan)
     size = None if model.name or model.error else _find_size(scan)
     task, hint, serving = _find_task(scan)
     slots = Slots(
@@ -702,17 +430,17 @@ def understand(question: str) -> Slots:
         gpu_mentions=gpu_mentions,
         instance_types=names[0],
         families=names[1],
-        serving=serving or bool(concurrency or qps) or bool(re.search(_CAPACITY_RE, text, re.IGNORECASE)),
+        serving=serving or bool(concurrency or qps) or bool(re.search(CAPACITY_RE, text, re.IGNORECASE)),
         follow_up=_is_follow_up(text),
         accept_defaults=_accepts_defaults(text),
-        asks_explanation=bool(re.search(_EXPLAIN_RE, text, re.IGNORECASE)),
-        injection=bool(re.search(_INJECTION_RE, text, re.IGNORECASE)),
-        off_topic=bool(re.search(_OUT_OF_SCOPE_RE, text, re.IGNORECASE)),
-        topics=[t for t, pattern in _TOPICS.items() if re.search(pattern, text, re.IGNORECASE)],
+        asks_explanation=bool(re.search(EXPLAIN_RE, text, re.IGNORECASE)),
+        injection=bool(re.search(INJECTION_RE, text, re.IGNORECASE)),
+        off_topic=bool(re.search(OUT_OF_SCOPE_RE, text, re.IGNORECASE)),
+        topics=[t for t, pattern in TOPICS.items() if re.search(pattern, text, re.IGNORECASE)],
         invalid=invalid,
-        asks_capacity=bool(re.search(_CAPACITY_RE, text, re.IGNORECASE)),
+        asks_capacity=bool(re.search(CAPACITY_RE, text, re.IGNORECASE)),
         asks_token_cost=token_cost,
-        greeting=bool(re.fullmatch(_GREETING_RE, text, re.IGNORECASE)),
+        greeting=bool(re.fullmatch(GREETING_RE, text, re.IGNORECASE)),
     )
     # GPTQ/AWQ checkpoints are serving formats: "in 4-bit AWQ" implies inference.
     if slots.quant in ("awq-int4", "gptq-int4", "gptq-int8") and slots.task_hint is None:
@@ -736,9 +464,9 @@ def understand(question: str) -> Slots:
             slots.task = "inference"
     slots.max_instances = max_instances(text)
     slots.instances = instance_count(text)
-    slots.asks_verdict = bool(re.search(_VERDICT_RE, text, re.IGNORECASE))
+    slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE))
     slots.reach = out_of_reach(text)
-    slots.intent = "out_of_reach" if slots.reach and not slots.model else _intent(scan, slots, text)
+    slots.intent = "out_of_reach" if slots.reach and not slots.model else intent(scan, slots, text)
     return slots
 
 
