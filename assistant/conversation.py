@@ -41,6 +41,11 @@ WORKLOAD_FIELDS = (
     "region",
     "gpu",
     "gpus",
+    "prompt_tokens",
+    "gen_tokens",
+    "max_instances",
+    "instances",
+    "architecture",
 )
 _KEPT_ACROSS_TOPICS = ("budget_cny_month", "region")
 _WORKLOAD_INTENTS = ("plan", "memory")
@@ -122,12 +127,19 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
     if turn.precision and not turn.quant:
         update["quant"] = None  # "那用 INT8 呢" after AWQ: the new precision replaces the old format
     update["quant_guessed"] = turn.quant_guessed if turn.precision else workload.quant_guessed
-    if "gpu" in update and "gpus" not in update:
+    if turn.instance_types or turn.families:
+        # Hardware named anew replaces the hardware before it ("换成 ecs.gn8is.4xlarge").
+        update |= {"instance_types": turn.instance_types, "families": turn.families}
+        update.setdefault("gpu", None)
+        update.setdefault("gpus", None)
+    if "gpu" in update and "gpus" not in update and not workload.gpu:
+        # A count without a GPU ("4 GPUs") was a layout question; a named set ("4 张 L20") is the user's
+        # hardware, so "what about on A100?" keeps the count and changes the card.
         update["gpus"] = None
     new_task = update.get("task")
     if new_task is not None and _is_training(new_task) != _is_training(workload.task):
         # Serving numbers mean nothing for a training run and the other way round.
-        for field in ("precision", "quant", "context", "concurrency", "qps", "batch", "train_tokens"):
+        for field in ("precision", "quant", "context", "concurrency", "qps", "batch", "train_tokens", "gen_tokens"):
             update.setdefault(field, None)
     update["intent"] = _merged_intent(workload, turn)
     update |= {"injection": turn.injection, "follow_up": turn.follow_up, "accept_defaults": turn.accept_defaults}
@@ -228,7 +240,9 @@ def _continues(workload: Slots, turn: Slots) -> bool:
     """Whether ``turn`` changes the workload under discussion rather than asking something else."""
     if turn.accept_defaults:
         return True
-    if turn.intent in ("compare", "verify", "instances", "gpu_specs", "out_of_scope"):
+    if turn.follow_up and (turn.instance_types or turn.families) and turn.intent in ("instances", "guidance"):
+        return True  # "what about on ecs.gn8is.4xlarge?": the same workload on other named hardware
+    if turn.intent in ("compare", "verify", "instances", "gpu_specs", "out_of_reach", "out_of_scope"):
         return False
     if turn.intent in _WORKLOAD_INTENTS and (turn.model or turn.model_error or turn.size_b):
         return True

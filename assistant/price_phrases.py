@@ -41,6 +41,14 @@ def basis_label(basis: str | None, lang: Language) -> str:
     return f"{basis}（工具原文）"
 
 
+_URL_RE = re.compile(r"https?://([^/\s;,，。；）)]+)[^\s;,，。；）)]*")
+
+
+def link_urls(text: str) -> str:
+    """Turn raw URLs into markdown links named by their host; CJK punctuation ends a URL."""
+    return _URL_RE.sub(lambda m: f"[{m.group(1).removeprefix('www.')}]({m.group(0)})", text)
+
+
 def source_label(source: str, lang: Language) -> str:
     """Translate the fixed part of a price source (region, billing mode, date, kind of source) into zh.
 
@@ -48,7 +56,7 @@ def source_label(source: str, lang: Language) -> str:
     "live price from DescribePrice, cn-beijing, as of 2026-12-01T22:10:00Z (pay-as-you-go)".
     """
     if lang == "en":
-        return source
+        return link_urls(source)
     live = re.match(
         r"live price from (?P<call>\w+), (?P<where>[^,]+), as of (?P<when>\S+) \((?P<billing>[a-z-]+)\)", source
     )
@@ -61,11 +69,11 @@ def source_label(source: str, lang: Language) -> str:
     )
     m = re.match(pattern, source, re.S)
     if not m:
-        return source
+        return link_urls(source)
     rest = m["rest"].replace("(flagged as inconsistent with sibling prices; verify)", "（与同族价格不一致，请核实）")
     billing = _BILLING_ZH.get(m["billing"], m["billing"]) if m["billing"] else ""
     kind = f"（{_AUTHORITY_ZH.get(m['kind'], m['kind'])}）" if m["kind"] else ""
-    return f"{m['region']} {billing}目录价，{m['cur']}，截至 {m['date']}{kind}：{rest}"
+    return f"{m['region']} {billing}目录价，{m['cur']}，截至 {m['date']}{kind}：{link_urls(rest)}"
 
 
 def billing_label(billing: str, lang: Language) -> str:

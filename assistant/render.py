@@ -14,8 +14,7 @@ import re
 from collections.abc import Sequence
 
 from assistant.answer import Language
-from assistant.price_phrases import basis_label, source_label
-from knowledge.models import Citation, Passage
+from assistant.price_phrases import basis_label, link_urls, source_label
 from tools.catalog import GPU, InstanceType, get_instance
 from tools.memory import MemoryEstimate
 from tools.plan import DeploymentOption, Plan
@@ -118,10 +117,9 @@ def token_cost_phrase(option: DeploymentOption, lang: Language) -> str:
     cost = fig(option.cost_cny_per_million_tokens)
     return _t(
         lang,
-        f"**每百万 tokens 成本：** 约 ¥{cost}（按量价格 ÷ 满负荷解码吞吐，即持续满载时每生成一百万个输出 token "
-        "的费用；负载不满时更高）。",
-        f"**Cost per million tokens:** about ¥{cost} (hourly price ÷ decode throughput at full load: what one "
-        "million output tokens cost while the instance is kept busy; higher when it idles).",
+        f"**每百万 tokens 成本：** 约 ¥{cost}（按量价格 ÷ 满负荷解码吞吐；负载不满时更高）。",
+        f"**Cost per million tokens:** about ¥{cost} (hourly price ÷ decode throughput at full load; higher "
+        "when it idles).",
     )
 
 
@@ -362,7 +360,7 @@ def instances_table(instances: Sequence[InstanceType], lang: Language, limit: in
         rows.append(
             f"| `{inst.instance_type}` | {gpu_label(inst, lang)} | {fig(inst.gpu_count, lang)} | "
             f"{fig(inst.gpu_memory_gib, lang)} | {fig(inst.vcpu, lang)} | {fig(inst.memory_gib, lang)} | "
-            f"{inst.gpu_interconnect or NA[lang]} |"
+            f"{_short_note(inst.gpu_interconnect, lang) or NA[lang]} |"
         )
     more = len(instances) - limit
     if more > 0:
@@ -386,6 +384,14 @@ _SPEC_ROWS = (
 )
 
 
+def _short_note(note: str | None, lang: Language) -> str | None:
+    """Return a catalog note as a table cell: in Chinese only its leading name ("NVLink"), not English prose."""
+    if note is None or lang == "en":
+        return note
+    head = re.split(r"\s*[(;,]", note, maxsplit=1)[0].strip()
+    return head if len(re.findall(r"\b[a-z]{2,}\b", head)) < 2 else head.split()[0]
+
+
 def gpu_specs_table(gpus: Sequence[GPU], lang: Language) -> str:
     """One column per GPU, one row per spec figure (dense throughput; "n/a" = not published)."""
     head = "| | " + " | ".join(g.name for g in gpus) + " |"
@@ -394,128 +400,9 @@ def gpu_specs_table(gpus: Sequence[GPU], lang: Language) -> str:
         values = [getattr(g, field) for g in gpus]
         if all(v is None for v in values):
             continue
-        cells = [fig(v, lang) if not isinstance(v, str) else v for v in values]
+        cells = [fig(v, lang) if not isinstance(v, str) else (_short_note(v, lang) or "") for v in values]
         rows.append(f"| {_t(lang, zh, en)} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
-
-
-# ------------------------------------------------------------------------------------------ passages
-
-_DOC_MARKERS = re.compile(r"\s?\[\d+\](?:\[\d+\])*")
-_SENTENCE_END = re.compile(r"(?<=[。！？；])|(?<=[.!?])\s+(?=[A-Z0-9`*\"(“])")
-
-
-def sentences(text: str) -> list[str]:
-    """Sentences of a passage: tables, headings and list markers dropped, the document's [n] removed."""
-    out = []
-    for block in re.split(r"\n\s*\n", text):
-        block = block.strip()
-        if not block or block.startswith(("|", "#", "```")):
-            continue
-        for line in block.splitlines():
-            line = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", line).strip()
-            for sentence in _SENTENCE_END.split(line):
-                sentence = _balance_bold(_DOC_MARKERS.sub("", sentence).strip())
-                if len(sentence) >= 12:
-                    out.append(sentence)
-    return out
-
-
-_STOPWORDS = {
-    "what",
-    "is",
-    "are",
-    "the",
-    "a",
-    "an",
-    "of",
-    "and",
-    "or",
-    "to",
-    "in",
-    "on",
-    "for",
-    "with",
-    "does",
-    "do",
-    "how",
-    "why",
-    "which",
-    "can",
-    "it",
-    "its",
-    "be",
-    "vs",
-    "about",
-    "me",
-    "tell",
-    "explain",
-    "i",
-    "you",
-}
-_CJK_STOP = set("的是吗呢什么吧了和与在有个")
-
-
-def _balance_bold(sentence: str) -> str:
-    """Drop a ``**`` left open where a bold phrase spanned a sentence boundary."""
-    if sentence.count("**") % 2 == 0:
-        return sentence
-    if sentence.startswith("**"):
-        return sentence[2:].lstrip()
-    head, _, tail = sentence.rpartition("**")
-    return head + tail
-
-
-def _terms(query: str) -> set[str]:
-    words = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z0-9.\-]+|\d+[A-Za-z]+", query)} - _STOPWORDS
-    cjk = "".join(ch for ch in re.findall(r"[\u4e00-\u9fff]", query) if ch not in _CJK_STOP)
-    return words | {cjk[i : i + 2] for i in range(len(cjk) - 1)}
-
-
-_CLAIM = re.compile(r"\**(?:claim in the article|原文说法)", re.IGNORECASE)
-_FACT = re.compile(r"\**(?:correct fact|正确事实|verdict|结论)", re.IGNORECASE)
-
-
-def _overlap(terms: set[str], sentence: str) -> float:
-    lowered = sentence.lower()
-    score = float(sum(1 for t in terms if t in lowered))
-    return score + 2 if _FACT.match(sentence) else score
-
-
-def key_sentences(passage: Passage, query: str, limit: int = 2) -> list[str]:
-    """Pick the sentences of ``passage`` that share most words with ``query``, in passage order."""
-    terms = _terms(query)
-    # A correction's restated claim is the error itself; quoting it out of context would repeat it.
-    found = [s for s in sentences(passage.text) if not _CLAIM.match(s)]
-    if not found:
-        return []
-    # The opening sentence usually defines the section's subject: a small bonus answers "what is X".
-    scored = [(_overlap(terms, s) + (0.5 if i == 0 else 0), -i, s) for i, s in enumerate(found)]
-    best = sorted(scored, reverse=True)[:limit]
-    if best[0][0] == 0:
-        best = [(0, -i, s) for i, s in enumerate(found[:limit])]  # nothing matched: the opening sentences
-    return [s for _, _, s in sorted(best, key=lambda x: -x[1])]
-
-
-def quote(passage: Passage, number: int, query: str, lang: Language, limit: int = 2) -> str:
-    """Quote the passage's best sentences as a blockquote ending with its citation marker."""
-    picked = key_sentences(passage, query, limit)
-    if not picked:
-        return ""
-    joiner = "" if passage.lang == "zh" else " "
-    title = f"*{passage.section}*"
-    return f"> {title}: {joiner.join(picked)} {cite(number)}"
-
-
-def sources_markdown(citations: Sequence[Citation], lang: Language) -> str:
-    """Render the numbered source list: document, section, path and the section's first source URL."""
-    if not citations:
-        return ""
-    lines = [_t(lang, "**参考资料：**", "**Sources:**")]
-    for i, c in enumerate(citations, start=1):
-        url = f" — {c.sources[0]}" if c.sources else ""
-        lines.append(f"{cite(i)} {c.doc_title} — {c.section} (`{c.path}`){url}")
-    return "\n".join(lines)
 
 
 # ------------------------------------------------------------------------------------------ plain messages
@@ -553,3 +440,14 @@ def scope_statement(lang: Language) -> str:
 
 def _bullets(title: str, items: Sequence[str]) -> str:
     return title + "\n" + "\n".join(f"- {item}" for item in items)
+
+
+# Passages live in their own module; these names stay importable from here (faces and tests use them).
+from assistant.render_passages import key_sentences, quote, sentences, sources_markdown  # noqa: E402
+
+__all__ = [
+    "basis_label", "capacity_phrase", "cite", "estimate_markdown", "fig", "gpu_label", "gpu_specs_table",
+    "instances_table", "introduction", "key_sentences", "link_urls", "num", "option_notes", "options_table",
+    "plan_markdown", "plan_summary", "price_parts", "quote", "rejection_summary", "scope_statement", "sentences",
+    "source_label", "sources_markdown", "token_cost_phrase",
+]  # fmt: skip

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from knowledge.models import Passage
-from tools import catalog, prices
+from tools import capacity, catalog, hardware_fit, lengths, prices, training_volume
+from tools.errors import ToolInputError
+from tools.hf_config import architecture_from_config
 from tools.memory import MemoryEstimate, estimate_memory, parse_request
 from tools.models import ModelArchitecture, resolve_model
 from tools.plan import Plan, plan_deployment
@@ -46,6 +48,7 @@ def estimate_gpu_memory(
     grad_ckpt: bool = True,
     lora_r: int = 16,
     optimizer: Literal["adamw", "adamw-8bit", "sgd"] = "adamw",
+    architecture: dict[str, int] | None = None,
 ) -> MemoryEstimate:
     """Estimate GPU memory per GPU for running or fine-tuning a model, term by term (GiB).
 
@@ -64,6 +67,9 @@ def estimate_gpu_memory(
         grad_ckpt: Gradient (activation) checkpointing during training.
         lora_r: LoRA rank.
         optimizer: "adamw", "adamw-8bit" or "sgd".
+        architecture: A model not in the registry, by its config.json dimensions (num_hidden_layers,
+            hidden_size, num_attention_heads, num_key_value_heads, intermediate_size, vocab_size,
+            num_local_experts, num_experts_per_tok, max_position_embeddings); ``model`` then only names it.
     """
     request = parse_request(
         {
@@ -83,7 +89,7 @@ def estimate_gpu_memory(
             "optimizer": optimizer,
         }
     )
-    return estimate_memory(request)
+    return estimate_memory(request, custom_architecture(model, architecture) if architecture else None)
 
 
 def plan_gpu_deployment(
@@ -101,6 +107,8 @@ def plan_gpu_deployment(
     region: str | None = None,
     gpu: str | None = None,
     billing: BillingBasis = "pay-as-you-go",
+    gen_tokens: int | None = None,
+    architecture: dict[str, int] | None = None,
 ) -> Plan:
     """Rank Alibaba Cloud GPU instance options that fit a workload, with speed and price; list rejections.
 
@@ -121,6 +129,10 @@ def plan_gpu_deployment(
         gpu: Only consider this GPU, e.g. "L20", "A10", "A100-80GB".
         billing: Price that ranks the options: "pay-as-you-go", "subscription" or "spot"; the others are
             still reported beside it.
+        gen_tokens: Inference output tokens per request (part of ``context``); default a quarter, at most 512.
+        architecture: A model not in the registry, by its config.json dimensions (num_hidden_layers,
+            hidden_size, num_attention_heads, num_key_value_heads, intermediate_size, vocab_size,
+            num_local_experts, num_experts_per_tok, max_position_embeddings); ``model`` then only names it.
     """
     workload = parse_workload(
         {
@@ -138,9 +150,36 @@ def plan_gpu_deployment(
             "region": region,
             "gpu": gpu,
             "billing": billing,
+            "gen_tokens": gen_tokens,
         }
     )
-    return plan_deployment(workload)
+    return plan_deployment(workload, custom_architecture(model, architecture) if architecture else None)
+
+
+# Dimensions a custom architecture may leave out, and what is assumed for them (stated in the notes).
+_CUSTOM_DEFAULTS = {"vocab_size": 128_000, "max_position_embeddings": 131_072}
+
+
+def custom_architecture(name: str, dims: dict[str, int]) -> ModelArchitecture:
+    """Build an architecture from dimensions given in a question, like a config.json would.
+
+    Raises:
+        ToolInputError: a required dimension (layers, hidden size, attention heads) is missing or impossible.
+    """
+    missing = [k for k in ("num_hidden_layers", "hidden_size", "num_attention_heads") if not dims.get(k)]
+    if missing:
+        raise ToolInputError(f"A custom architecture needs {', '.join(missing)}; give them with the other sizes.")
+    cfg: dict[str, object] = {**_CUSTOM_DEFAULTS, **dims}
+    assumed = [f"{k} {v}" for k, v in _CUSTOM_DEFAULTS.items() if k not in dims]
+    if "intermediate_size" not in dims:
+        cfg["intermediate_size"] = 4 * dims["hidden_size"]
+        assumed.append("intermediate_size 4 x hidden_size")
+    cfg["model_type"] = "mixtral" if dims.get("num_local_experts") else "llama"
+    arch = architecture_from_config(cfg, name=name, source_url="dimensions given in the question")
+    if assumed:
+        notes = "; ".join(x for x in (arch.notes, "assumed: " + ", ".join(assumed)) if x)
+        arch = arch.model_copy(update={"notes": notes})
+    return arch
 
 
 def find_instance_types(
@@ -224,6 +263,124 @@ def gpu_specs(name: str) -> catalog.GPU:
     return catalog.get_gpu(name)
 
 
+def evaluate_hardware_fit(
+    model: str,
+    task: Task = "inference",
+    gpu: str | None = None,
+    gpus: int | None = None,
+    instance_type: str | None = None,
+    instances: int = 1,
+    precision: Precision = "bf16",
+    quant: Quant = "none",
+    context: int | None = None,
+    gen_tokens: int | None = None,
+    concurrency: int | None = None,
+    batch: int | None = None,
+    seq_len: int | None = None,
+    architecture: dict[str, int] | None = None,
+) -> hardware_fit.HardwareFit:
+    """Check a workload on exactly the hardware the user named; if it does not fit, the smallest change that does.
+
+    Use this when the user fixes the hardware ("we have 4 L20", "on ecs.gn8is.4xlarge", "at most 2 instances")
+    instead of planning on other hardware. Changes tried: quantisation, fewer sequences, a shorter sequence,
+    ZeRO-3 (+ CPU offload), LoRA/QLoRA, more GPUs.
+
+    Args:
+        model: Model name or alias, e.g. "Qwen2.5-72B-Instruct".
+        task: "inference", "full" (full fine-tuning or pretraining), "lora" or "qlora".
+        gpu: GPU name when no instance type is named, e.g. "L20".
+        gpus: How many of that GPU (per instance).
+        instance_type: An ECS instance type, evaluated as named, e.g. "ecs.gn8is.4xlarge".
+        instances: How many instances together.
+        precision: bf16, fp16, fp8, int8, int4 or fp32.
+        quant: none, gptq-int4, gptq-int8, awq-int4, bnb-nf4, bnb-int8 or fp8.
+        context: Inference tokens per sequence (prompt + output).
+        gen_tokens: Inference output tokens per sequence.
+        concurrency: Inference sequences served at once.
+        batch: Training micro-batch per GPU.
+        seq_len: Training sequence length in tokens.
+        architecture: A model not in the registry, by its config.json dimensions (see plan_gpu_deployment).
+    """
+    arch = custom_architecture(model, architecture) if architecture else None
+    return hardware_fit.evaluate_hardware(
+        model, task, gpu, gpus, instance_type, instances, precision, quant, context, gen_tokens, concurrency, batch,
+        seq_len, arch,
+    )  # fmt: skip
+
+
+def concurrent_users(
+    model: str,
+    context: int,
+    gpu: str | None = None,
+    gpus: int | None = None,
+    instance_type: str | None = None,
+    instances: int = 1,
+    precision: Precision = "bf16",
+    quant: Quant = "none",
+    architecture: dict[str, int] | None = None,
+) -> capacity.Capacity:
+    """Count how many sequences of a given length the named hardware holds at once, from its KV-cache budget.
+
+    Args:
+        model: Model name or alias.
+        context: Tokens per sequence (prompt + output), e.g. 32768.
+        gpu: GPU name when no instance type is named.
+        gpus: How many of that GPU.
+        instance_type: An ECS instance type, e.g. "ecs.gn7e-c16g1.16xlarge".
+        instances: Instances serving independently (the count is summed).
+        precision: bf16, fp16, fp8, int8, int4 or fp32.
+        quant: none, gptq-int4, gptq-int8, awq-int4, bnb-nf4, bnb-int8 or fp8.
+        architecture: A model not in the registry, by its config.json dimensions (see plan_gpu_deployment).
+    """
+    arch = custom_architecture(model, architecture) if architecture else None
+    return capacity.concurrent_sequences(model, context, gpu, gpus, instance_type, instances, precision, quant, arch)
+
+
+def text_length_tokens(amount: float, unit: lengths.TextUnit) -> lengths.TokenCount:
+    """Convert a text length in characters, words or pages into tokens, with the ratio's source.
+
+    Args:
+        amount: How much text, e.g. 800.
+        unit: tokens, zh_characters (Chinese characters), en_characters, en_words or pages (English pages).
+    """
+    return lengths.text_tokens(amount, unit)
+
+
+def training_run(
+    model: str,
+    gpu: str,
+    gpus: int,
+    tokens: float | None = None,
+    samples: float | None = None,
+    tokens_per_sample: float | None = None,
+    epochs: float = 1,
+    task: Literal["full", "lora", "qlora"] = "full",
+    mfu: float | None = None,
+    price_cny_per_hour: float | None = None,
+) -> training_volume.TrainingCompute:
+    """Estimate training time and cost from 6·N·D (full, incl. pretraining) or 4·N·D (LoRA) at a stated MFU.
+
+    Give either ``tokens`` or ``samples`` and ``tokens_per_sample`` (times ``epochs``).
+
+    Args:
+        model: Model name or alias.
+        gpu: GPU name, e.g. "H800".
+        gpus: GPUs training together.
+        tokens: Training tokens in total.
+        samples: Training examples, e.g. 40000 dialogues.
+        tokens_per_sample: Average tokens per example.
+        epochs: Passes over the data.
+        task: "full" (pretraining, continued pretraining, full fine-tuning), "lora" or "qlora".
+        mfu: Model FLOPs utilisation between 0 and 1 (default 0.4).
+        price_cny_per_hour: Price of all the GPUs per hour, CNY, for the cost.
+    """
+    if tokens is None:
+        if samples is None or tokens_per_sample is None:
+            raise ToolInputError("Give tokens, or samples and tokens_per_sample.")
+        tokens = training_volume.training_tokens(samples, tokens_per_sample, epochs).training_tokens
+    return training_volume.training_compute(model, tokens, gpu, gpus, task, mfu, price_cny_per_hour)
+
+
 class GuidanceSearch:
     """Binds the guidance search tool to one knowledge base (no global state)."""
 
@@ -243,6 +400,10 @@ class GuidanceSearch:
 DOMAIN_TOOLS: tuple[Callable[..., Any], ...] = (
     plan_gpu_deployment,
     estimate_gpu_memory,
+    evaluate_hardware_fit,
+    concurrent_users,
+    text_length_tokens,
+    training_run,
     find_instance_types,
     gpu_specs,
     price_of_instance,

@@ -11,26 +11,78 @@ not read again as a context length.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools import catalog
+from assistant.hardware_words import (
+    find_catalog_names,
+    find_gpu_count,
+    find_gpus,
+    find_region,
+    find_unknown_gpu,
+)
+from assistant.intent_rules import (
+    CAPACITY_RE,
+    EXPLAIN_RE,
+    GREETING_RE,
+    INJECTION_RE,
+    OUT_OF_SCOPE_RE,
+    TOPICS,
+    VERDICT_RE,
+    intent,
+)
+from assistant.phrases import (
+    PRETRAIN_RE,
+    DailyUsers,
+    ReachTopic,
+    StatedLength,
+    architecture_dims,
+    daily_users,
+    instance_count,
+    invalid_numbers,
+    max_instances,
+    out_of_reach,
+    spell_numbers,
+    stated_lengths,
+    training_volume,
+)
+from assistant.reading import NUM, Scan, chinese_int, normalise, parse_number
+from assistant.workload_numbers import (
+    find_batch,
+    find_budget,
+    find_concurrency,
+    find_context,
+    find_invalid,
+    find_qps,
+    find_token_cost,
+    find_train_tokens,
+)
+from tools import catalog, vocabulary
 from tools.errors import UnknownNameError
+from tools.lengths import TokenCount
 from tools.models import resolve_model
 from tools.workload import Precision, Quant, Task
 
-Intent = Literal["plan", "memory", "instances", "gpu_specs", "compare", "verify", "guidance", "out_of_scope"]
+# chinese_int and parse_number are re-exported: tests and callers read numbers through this module.
+__all__ = ["Intent", "Slots", "chinese_int", "parse_number", "understand"]
+
+Intent = Literal[
+    "plan", "memory", "instances", "gpu_specs", "compare", "verify", "guidance", "out_of_reach", "out_of_scope"
+]
 """What the user asks for.
 
 plan: which instances, how many, what it costs. memory: only how much GPU memory. instances: list or
 check instance types. gpu_specs: one GPU's figures. compare: two GPUs side by side. verify: a claim that a
-family has some GPU ("gn7i 是 A100 吗"). guidance: a question the guidance documents answer. out_of_scope:
+family has some GPU ("gn7i 是 A100 吗"). guidance: a question the guidance documents answer. out_of_reach:
+a workload the tools cannot size (image generation, speech, embeddings). out_of_scope:
 nothing about GPUs, models or Alibaba Cloud.
 """
 
 TaskHint = Literal["finetune", "train"]
+DEFAULT_GEN_TOKENS = 512  # output tokens when only the prompt length is given (the planner's own cap)
 
 
 class Slots(BaseModel):
@@ -71,95 +123,34 @@ class Slots(BaseModel):
     greeting: bool = Field(default=False, description="only a greeting: 你好, hi, hello")
     asks_token_cost: bool = Field(default=False, description="'price per million tokens', '每百万 tokens 多少钱'")
     asks_capacity: bool = Field(default=False, description="'how many concurrent requests fit', '能撑多少并发'")
+    prompt_tokens: int | None = Field(default=None, description="per-request prompt length, in tokens")
+    gen_tokens: int | None = Field(default=None, description="per-request output length, in tokens")
+    lengths: list[TokenCount] = Field(default_factory=list, description="lengths given in characters/words/pages")
+    samples: float | None = Field(default=None, description="training examples ('40k dialogues')")
+    tokens_per_sample: float | None = None
+    epochs: float | None = None
+    max_instances: int | None = Field(default=None, description="'最多用两台': at most this many instances")
+    instances: int | None = Field(default=None, description="'2 台 ecs.gn7i-...': instances of the named type")
+    reach: ReachTopic | None = Field(default=None, description="a workload the tools cannot size")
+    architecture: dict[str, int] | None = Field(
+        default=None, description="a custom model's dimensions as config.json keys ('32 layers, hidden 4096 ...')"
+    )
+    daily_users: DailyUsers | None = Field(default=None, description="daily active users behind the concurrency")
+    asks_verdict: bool = Field(default=False, description="'能跑吗', '够不够', 'is X a good choice', 'will it fit'")
+
+    def stated(self) -> list[str]:
+        """Return the workload slots this turn (or conversation) states; the rest are defaults."""
+        return [f for f in _STATED_FIELDS if getattr(self, f) not in (None, [], False)]
+
     invalid: list[str] = Field(
         default_factory=list, description="impossible values as written ('并发 -5', '0.5 GPUs'); never replaced"
     )
 
 
-# ------------------------------------------------------------------------------------------ numbers
-
-_CN_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-_CN_UNIT = {"十": 10, "百": 100, "千": 1000}
-_MULTIPLIER = {
-    "k": 1e3,
-    "千": 1e3,
-    "w": 1e4,
-    "万": 1e4,
-    "m": 1e6,
-    "百万": 1e6,
-    "千万": 1e7,
-    "亿": 1e8,
-    "b": 1e9,
-    "t": 1e12,
-    "thousand": 1e3,
-    "million": 1e6,
-    "billion": 1e9,
-    "trillion": 1e12,
-}
-# Digits glued to a precision name belong to it: "INT4 并发" is not 4 concurrent requests, "fp16" not 16.
-NUM = (
-    r"(?<!int)(?<!fp)(?<!bf)(?<!nf)(?<!\bw)(?<!\da)(?<![\d.])"
-    r"(\d+(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千]+)"
-)
-_SUFFIX = r"(thousand|million|billion|trillion|百万|千万|[kK千wW万mM亿bBtT])?"
-
-
-def chinese_int(text: str) -> int:
-    """Read a Chinese numeral below 10,000: "五" 5, "二十" 20, "十二" 12, "一百二十八" 128."""
-    total, digit = 0, 0
-    for ch in text:
-        if ch in _CN_DIGIT:
-            digit = _CN_DIGIT[ch]
-        elif ch in _CN_UNIT:
-            total += (digit or 1) * _CN_UNIT[ch]
-            digit = 0
-    return total + digit
-
-
-def parse_number(text: str, suffix: str | None = None) -> float:
-    """Turn "5", "3.5", "50,000", "两", "二十" and an optional multiplier ("万", "k", "B") into a float."""
-    text = text.replace(",", "")
-    value = float(text) if re.fullmatch(r"\d+(?:\.\d+)?", text) else float(chinese_int(text))
-    if suffix:
-        value *= _MULTIPLIER[suffix.lower()]
-    return value
-
-
-def _as_int(value: float) -> int:
-    return int(round(value))
-
-
-# ------------------------------------------------------------------------------------------ text scanning
-
-
-@dataclass
-class _Scan:
-    """The question being read, and the character spans extractors have already used."""
-
-    text: str
-    used: list[tuple[int, int]] = field(default_factory=list)
-
-    def find(self, pattern: str | re.Pattern[str]) -> re.Match[str] | None:
-        """First match of ``pattern`` that does not overlap text already used; claims it."""
-        for m in re.finditer(pattern, self.text, flags=re.IGNORECASE):
-            if not any(m.start() < end and start < m.end() for start, end in self.used):
-                self.used.append(m.span())
-                return m
-        return None
-
-    def first(self, *patterns: str) -> re.Match[str] | None:
-        """First pattern (in order of preference) that matches unused text."""
-        for pattern in patterns:
-            if m := self.find(pattern):
-                return m
-        return None
-
-
-def _normalise(text: str) -> str:
-    # Full-width digits, letters and punctuation occur in Chinese input ("３２Ｋ", "，", "？").
-    text = text.translate({cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)})
-    return text.replace("\u3000", " ")
-
+_STATED_FIELDS = (
+    "model", "task", "precision", "quant", "context", "prompt_tokens", "gen_tokens", "concurrency", "qps", "batch",
+    "train_tokens", "budget_cny_month", "region", "gpu", "gpus", "max_instances", "instance_types", "families",
+)  # fmt: skip
 
 # ------------------------------------------------------------------------------------------ model
 
@@ -167,7 +158,16 @@ _FAMILY_WORDS = (
     r"通义千问|千问|qwen|qwq|llama|羊驼|deepseek|深度求索|chatglm|glm|智谱|mistral|mixtral|baichuan|百川|"
     r"gemma|phi|internlm|书生|yi|falcon|gpt-oss|minimax|kimi"
 )
-_MODEL_START = re.compile(rf"(?<![A-Za-z])({_FAMILY_WORDS})", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _model_start() -> re.Pattern[str]:
+    """Words that start a model name: the Chinese nicknames here plus every family in the model registry."""
+    words = "|".join(re.escape(w) for w in vocabulary.model_family_words())
+    # A family word inside a longer hyphenated name ("R1-Distill-Qwen-7B") does not start a name.
+    return re.compile(rf"(?<![A-Za-z])(?<![A-Za-z0-9]-)({_FAMILY_WORDS}|{words})", re.IGNORECASE)
+
+
 _PIECE = re.compile(r"[\s\-_]*([A-Za-z0-9][A-Za-z0-9.]*|[\u4e00-\u9fff]+)")
 # Words that may follow a family name inside a model name; anything else ends the name.
 _NAME_WORDS = {
@@ -204,7 +204,7 @@ _NAME_WORDS = {
     "thinking",
 }
 _FORMAT_WORDS = {"awq", "gptq", "int4", "int8", "fp8"}
-_SIZE_RE = re.compile(r"(\d+(?:\.\d+)?)\s*[bB](?![A-Za-z])")
+_SIZE_RE = re.compile(r"(?<![\d.])(\d{1,6}(?:\.\d{1,3})?)\s*[bB](?![A-Za-z])")
 
 
 @dataclass
@@ -217,7 +217,7 @@ class _ModelFind:
 
 def _model_candidates(text: str, start: int) -> list[tuple[str, int]]:
     """Candidate names starting at a family word, longest first, each with the index where it ends."""
-    family = _MODEL_START.match(text, start)
+    family = _model_start().match(text, start)
     assert family is not None
     pieces = [(family.group(1), family.end())]
     pos = family.end()
@@ -240,35 +240,55 @@ def _model_candidates(text: str, start: int) -> list[tuple[str, int]]:
     return out
 
 
-def _find_model(scan: _Scan) -> _ModelFind:
+@lru_cache(maxsize=4096)
+def _resolved(name: str) -> str | None:
+    """Return the canonical name ``name`` resolves to (None: unknown); cached for repeated names."""
+    try:
+        return resolve_model(name).name
+    except UnknownNameError:
+        return None
+
+
+@lru_cache(maxsize=1024)
+def _resolve_error(name: str) -> str | None:
+    try:
+        resolve_model(name)
+    except UnknownNameError as exc:
+        return str(exc)
+    return None
+
+
+def _find_model(scan: Scan) -> _ModelFind:
     found = _ModelFind()
-    for start in (m.start() for m in _MODEL_START.finditer(scan.text)):
-        if any(s <= start < e for s, e in scan.used):
+    for start in (m.start() for m in _model_start().finditer(scan.text)):
+        if scan.is_used(start, start + 1):
             continue
         candidates = _model_candidates(scan.text, start)
         for cand, end in candidates:
             for variant in dict.fromkeys((cand, re.sub(r"\s+", "-", cand), re.sub(r"\s+", "", cand))):
-                try:
-                    arch = resolve_model(variant)
-                except UnknownNameError:
+                if (resolved := _resolved(variant)) is None:
                     continue
-                scan.used.append((start, end))
-                return _ModelFind(name=arch.name, mention=cand, span=(start, end))
+                scan.claim((start, end))
+                return _ModelFind(name=resolved, mention=cand, span=(start, end))
         # Report the name without trailing format words: "Qwen-70B INT4" was looked up as "Qwen-70B".
         trimmed = [c for c in candidates if c[0].split()[-1].lower() not in _FORMAT_WORDS] or candidates
         longest, end = trimmed[0]
         # Only a name with a size or version is a failed lookup worth reporting ("Qwen2.5-70B").
         if found.error is None and any(ch.isdigit() for ch in longest):
-            try:
-                resolve_model(longest)
-            except UnknownNameError as exc:
-                found = _ModelFind(mention=longest, error=str(exc), span=(start, end))
+            if error := _resolve_error(longest):
+                found = _ModelFind(mention=longest, error=error, span=(start, end))
     if found.span:
-        scan.used.append(found.span)
+        scan.claim(found.span)
+        return found
+    # Names that start with no family word ("R1-Distill-Qwen-7B", "ds-v3", "Mistral-Nemo-12B"): the registry's own.
+    for m in vocabulary.model_pattern().finditer(scan.text):
+        if not scan.is_used(m.start(), m.start() + 1) and (name := vocabulary.model_of_label(m.group(1))):
+            scan.claim(m.span())
+            return _ModelFind(name=name, mention=m.group(1), span=m.span())
     return found
 
 
-def _find_size(scan: _Scan) -> float | None:
+def _find_size(scan: Scan) -> float | None:
     m = scan.find(rf"{NUM}\s*([bB])(?![A-Za-z])(?!\s*tokens?)|{NUM}\s*亿\s*参数")
     if not m:
         return None
@@ -285,19 +305,23 @@ _INFERENCE_WORDS = (
     r"推理|部署|上线|serving|serve|inference|infer|deploy|host|在线服务|api\s*服务|对话服务|跑|运行|"
     r"\brun\b|\brunning\b|聊天|chatbot|生成服务|吞吐|throughput|tokens?/s|延迟|latency"
 )
-_FULL_RE = r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b"
+_FULL_RE = (
+    r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b|"
+    r"fine[\s\-]*tun\w*\s+(?:\S+\s+){0,3}?fully|fully\s+fine[\s\-]*tun\w*|full\s+weights|all\s+(?:the\s+)?weights"
+)
 _FINETUNE_RE = r"微调|精调|fine[\s\-]*tun\w*|finetun\w*|\bsft\b"
 _TRAIN_RE = r"训练|预训练|\btrain\w*|pre[\s\-]?train\w*"
 
 
-def _find_task(scan: _Scan) -> tuple[Task | None, TaskHint | None, bool]:
+def _find_task(scan: Scan) -> tuple[Task | None, TaskHint | None, bool]:
     text = scan.text
     serving = bool(re.search(_INFERENCE_WORDS, text, re.IGNORECASE))
     if re.search(r"q[\s\-]?lora", text, re.IGNORECASE):
         return "qlora", None, serving
     if re.search(r"(?<![a-z])lora", text, re.IGNORECASE):
         return "lora", None, serving
-    if re.search(_FULL_RE, text, re.IGNORECASE):
+    if re.search(_FULL_RE, text, re.IGNORECASE) or re.search(PRETRAIN_RE, text, re.IGNORECASE):
+        # Pretraining and continued pretraining train every weight: full training, never a LoRA guess.
         return "full", None, serving
     finetune = re.search(_FINETUNE_RE, text, re.IGNORECASE)
     train = re.search(_TRAIN_RE, text, re.IGNORECASE)
@@ -325,7 +349,7 @@ _PRECISIONS: tuple[tuple[str, Precision, Quant | None], ...] = (
 )
 
 
-def _find_precision(scan: _Scan) -> tuple[Precision | None, Quant | None, bool]:
+def _find_precision(scan: Scan) -> tuple[Precision | None, Quant | None, bool]:
     # Read the whole text: "Qwen2.5-72B-Instruct-AWQ" names the format inside the model name.
     for pattern, precision, quant in _PRECISIONS:
         if re.search(pattern, scan.text, re.IGNORECASE):
@@ -333,413 +357,6 @@ def _find_precision(scan: _Scan) -> tuple[Precision | None, Quant | None, bool]:
     if re.search(r"量化|quantiz|quantis|quantized|quantised", scan.text, re.IGNORECASE):
         return "int4", None, True
     return None, None, False
-
-
-# ------------------------------------------------------------------------------------------ workload numbers
-
-_OF = r"\s*(?:of|is|=|:|为|是|：|达到|到|约|大约|around|about|~|≈)?\s*"
-
-
-def _find_budget(scan: _Scan) -> float | None:
-    cur = r"(?:¥|￥|cny\s*|rmb\s*)"
-    cur_after = r"(?:元|块|cny|rmb|yuan|人民币)"
-    per_month = r"(?:/\s*月|每个?月|一个月|/\s*month|per\s+month|a\s+month|monthly|/\s*mo\b|月)"
-    mid = (
-        r"\s*(?:is|of|to|为|是|：|:|改成|改为|调到|提高到|降到|设为|increased\s+to|raised\s+to|cut\s+to)?\s*"
-        r"(?:每个?月|per\s+month|monthly|a\s+month|月)?\s*"
-        r"(?:不超过|最多|大约|约|around|about|under|up\s+to|of)?\s*"
-    )
-    money = rf"{cur}?{NUM}\s*{_SUFFIX}\s*{cur_after}?"
-    m = scan.first(
-        rf"(?:预算|budget){mid}{money}",
-        rf"(?:每个?月|月|monthly)\s*(?:的)?\s*(?:预算|budget){mid}{money}",
-        rf"{cur}{NUM}\s*{_SUFFIX}\s*{cur_after}?\s*{per_month}",
-        rf"{NUM}\s*{_SUFFIX}\s*{cur_after}\s*{per_month}",
-        rf"(?:不超过|最多|以内|under|below|at\s+most|up\s+to|within)\s*{cur}?{NUM}\s*{_SUFFIX}\s*{cur_after}",
-    )
-    if not m:
-        return None
-    after = scan.text[m.end() : m.end() + 12]
-    if re.match(r"\s*(?:/\s*(?:小时|h\b|hour)|每小时|per\s+hour|an?\s+hour)", after, re.IGNORECASE):
-        return None  # an hourly figure is not a monthly budget; the planner compares monthly prices
-    return parse_number(m.group(1), m.group(2))
-
-
-def _find_train_tokens(scan: _Scan) -> float | None:
-    m = scan.find(
-        rf"{NUM}\s*(thousand|million|billion|trillion|百万|千万|[kKmMbBtT万亿])\s*(?:个)?\s*(?:tokens?|token|词元)"
-    )
-    if not m:
-        return None
-    return parse_number(m.group(1), m.group(2))
-
-
-def _context_value(number: str, suffix: str | None) -> int:
-    # "32k" context means 32,768 tokens (the models' own convention); "1M"/"100万" are decimal.
-    value = parse_number(number)
-    if suffix and suffix.lower() == "k":
-        return _as_int(value * 1024)
-    return _as_int(parse_number(number, suffix)) if suffix else _as_int(value)
-
-
-_CTX_WORDS = (
-    r"(?:上下文(?:长度|窗口)?|context(?:\s+(?:length|window))?|ctx|序列长度|seq(?:uence)?(?:[\s_]*len(?:gth)?)?(?![a-z])|"
-    r"max[\s_]*len|输入长度|长度)"
-)
-_CTX_SUFFIX = r"(million|[kKmM]|万|百万)?"
-
-
-def _find_context(scan: _Scan, *, explicit: bool = False) -> int | None:
-    """Context length; ``explicit`` reads only numbers next to a context word ("上下文 10M tokens").
-
-    The explicit pass runs before training tokens are read, so a huge context stays a context (the
-    planner then reports the model's limit) instead of turning into a training-token count.
-    """
-    patterns = [
-        # "32k 上下文", but not the "8" of "bs8 seq4096" (a context word followed by its own number)
-        rf"{NUM}\s*{_CTX_SUFFIX}[\s\-]*(?:tokens?[\s\-]*)?(?:的)?\s*{_CTX_WORDS}(?!{_OF}\d)",
-        rf"{_CTX_WORDS}{_OF}{NUM}\s*{_CTX_SUFFIX}(?![A-Za-z])",
-    ]
-    if not explicit:
-        patterns += [
-            rf"{NUM}\s*([kK])?[\s\-]*(?:tokens?|token)(?!\s*/)",
-            r"(?<![\w.¥￥])(2|4|8|16|32|64|128|256|200|100)\s*([kK])(?![\w])",
-        ]
-    m = scan.first(*patterns)
-    if not m:
-        return None
-    return _context_value(m.group(1), m.group(2))
-
-
-# Nothing in a sizing question is negative, and GPUs come whole: such values are refused, never rounded.
-_NEGATIVE_RE = r"-\s?\d+(?:\.\d+)?(?!\s*[bB](?![A-Za-z]))(?![\d.])\s*(?:[kKwW万千]\b)?"
-_FRACTION_GPUS_RE = (
-    r"(?<![\w.])\d*\.\d+\s*(?:张|块|个)?\s*(?:nvidia\s*)?(?:(?:" + "{gpu}" + r")\s*)?(?:卡|显卡|gpus?|cards?)(?![a-z])"
-)
-_QUANTITY_WORDS = (
-    r"并发|concurren\w*|users?|requests?|用户|请求|人|张|块|卡|gpus?|cards?|qps|rps|batch|bs|批|"
-    r"上下文|context|ctx|tokens?|预算|budget|元|cny|rmb|¥|￥|月|month|实例|instances?|台"
-)
-
-
-# "per million tokens" is a unit of cost, not a number of training tokens.
-_TOKEN_COST_RE = r"(?:每|per|/)\s*(?:百万|一百万|1\s*m|million|m)\s*(?:个)?\s*(?:tokens?|token|词元)"
-
-
-def _find_token_cost(scan: _Scan) -> bool:
-    """Claim "每百万 tokens" / "per million tokens" so it is not read as a token count."""
-    return scan.find(_TOKEN_COST_RE) is not None
-
-
-def _find_invalid(scan: _Scan) -> list[str]:
-    """Claim and return negative quantities and fractional GPU counts, as written."""
-    found: list[str] = []
-    for m in re.finditer(_NEGATIVE_RE, scan.text):
-        glued = scan.text[m.start() - 1 : m.start()]
-        before = scan.text[: m.start()].rstrip()
-        # "Qwen2.5-7B", "1-2 卡", "10 - 20": a hyphen glued to a name, or between numbers, is no minus sign.
-        if (glued.isascii() and (glued.isalnum() or glued in "._")) or (before and before[-1] in "0123456789~"):
-            continue
-        near = scan.text[max(0, m.start() - 12) : m.end() + 14]
-        if not re.search(_QUANTITY_WORDS, near, re.IGNORECASE):
-            continue
-        scan.used.append(m.span())
-        found.append(_phrase(scan.text, m.start(), m.end()))
-    for m in re.finditer(_FRACTION_GPUS_RE.format(gpu=_GPU_NAME), scan.text, re.IGNORECASE):
-        if not float(re.match(r"\d*\.\d+", m.group(0)).group(0)).is_integer():  # type: ignore[union-attr]
-            scan.used.append(m.span())
-            found.append(m.group(0).strip())
-    return found
-
-
-def _phrase(text: str, start: int, end: int) -> str:
-    """Return the value with the word it quantifies ("并发 -5", "-5 users"), for the refusal message."""
-    after = re.match(r"\s*(?:个|位)?\s*([A-Za-z]+|[\u4e00-\u9fff]{1,2})", text[end:])
-    if after and re.fullmatch(_QUANTITY_WORDS, after.group(1), re.IGNORECASE):
-        return text[start : end + after.end()].strip()
-    before = re.search(r"([A-Za-z]+|[\u4e00-\u9fff]{1,4})\s*(?:[:：=为是])?\s*$", text[:start])
-    if before:
-        return text[before.start() : end].strip()
-    return text[start:end].strip()
-
-
-def _find_concurrency(scan: _Scan) -> int | None:
-    m = scan.first(
-        rf"{NUM}\s*{_SUFFIX}\s*(?:个|路)?\s*(?:并发|concurren(?:t|cy)|simultaneous|parallel\s+(?:users|requests))",
-        rf"(?:并发(?:数|量|用户数?|请求数?)?|concurrency|concurrent\s+users|concurrent\s+requests){_OF}{NUM}\s*{_SUFFIX}",
-        rf"同时\s*(?:有)?\s*{NUM}\s*{_SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人|会话)",
-        rf"{NUM}\s*{_SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人)\s*同时",
-        rf"{NUM}\s*{_SUFFIX}\s*(?:users?|requests?|sessions?)\s*(?:at\s+(?:the\s+same\s+time|once)|concurrently|in\s+parallel)",
-        rf"(?:for|serve|serving|with)\s+{NUM}\s*{_SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
-        rf"{NUM}\s*{_SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
-    )
-    if not m:
-        return None
-    return _as_int(parse_number(m.group(1), m.group(2)))
-
-
-def _find_qps(scan: _Scan) -> float | None:
-    m = scan.first(
-        rf"(?:qps|rps|每秒请求数?){_OF}{NUM}",
-        rf"{NUM}\s*(?:qps|rps|req/s|requests?\s*(?:per\s+second|/\s*s(?:ec)?\b))",
-        rf"每秒\s*(?:处理)?\s*{NUM}\s*(?:个|次)?\s*(?:请求|query|查询|调用)",
-    )
-    return parse_number(m.group(1)) if m else None
-
-
-def _find_batch(scan: _Scan) -> int | None:
-    m = scan.first(
-        rf"(?:batch[\s_]*size|micro[\s\-_]*batch|batch|bs|批大小|批量大小|批次大小|批量){_OF}{NUM}",
-        rf"{NUM}\s*(?:的)?\s*(?:batch|批)",
-    )
-    return _as_int(parse_number(m.group(1))) if m else None
-
-
-_GPU_NAME = (
-    r"(?:rtx\s*)?4090|a100(?:\s*[\-_]?\s*(?:80|40)\s*g(?:b|ib)?)?|a800|a10|a30|a16|h800|h100|h200|h20|"
-    r"l40s|l20|l4|t4|v100(?:\s*[\-_]?\s*(?:16|32)\s*g(?:b|ib)?)?|p100|p4|m40|b200"
-)
-_GPU_RE = re.compile(rf"(?<![A-Za-z0-9])(?:nvidia\s*)?({_GPU_NAME})(?![0-9])(?:\s*(24|48|96)\s*g(?:b|ib)?\b)?", re.I)
-
-
-def _find_gpu_count(scan: _Scan) -> int | None:
-    if m := scan.find(r"单卡|单张|单\s*gpu|single\s+gpu|one\s+gpu"):
-        return 1
-    if m := scan.find(r"双卡|两卡|dual[\s\-]gpu"):
-        return 2
-    # The lookbehind keeps the digits of a GPU name ("L20 卡", "2 a10 gpus") from reading as a count.
-    m = scan.first(
-        rf"(?<![A-Za-z0-9.]){NUM}\s*(?:张|块)\s*(?:{_GPU_NAME})?\s*(?:卡|显卡|gpu)?",
-        rf"(?<![A-Za-z0-9.]){NUM}\s*(?:个)?\s*(?:卡|gpus?|cards?)(?![a-z])",
-        rf"(?<![A-Za-z0-9.]){NUM}\s*[x×*]\s*(?:nvidia\s*)?(?:{_GPU_NAME})",
-        rf"(?:{_GPU_NAME})\s*(?:gpus?\s*)?[x×*]\s*{NUM}",
-        rf"(?<![\w.])(\d{{1,2}})\s+(?:nvidia\s*)?(?:{_GPU_NAME})s?\b",
-    )
-    if not m:
-        return None
-    count = _as_int(parse_number(m.group(1)))
-    return count if 0 < count <= 512 else None
-
-
-# A GPU-looking name the catalog does not know ("H9000 GPU", "用 X100 卡"): kept as written so the tools
-# answer with "Unknown GPU ... Did you mean ...?" instead of silently planning on every GPU.
-_UNKNOWN_GPU_RE = re.compile(r"(?<![A-Za-z0-9.\-])([A-Za-z]{1,3}\d{2,4}[A-Za-z]{0,2})\s*(?:gpus?\b|显卡|卡)", re.I)
-
-
-def _find_unknown_gpu(scan: _Scan) -> list[str]:
-    m = _UNKNOWN_GPU_RE.search(scan.text)
-    return [m.group(1).upper()] if m else []
-
-
-def _find_gpus(scan: _Scan) -> list[str]:
-    names = []
-    for m in _GPU_RE.finditer(scan.text):
-        if any(s <= m.start() < e for s, e in scan.used):
-            continue
-        name = m.group(1).upper().replace("RTX", "RTX ").replace("  ", " ")
-        names.append(f"{name} {m.group(2)}GB" if m.group(2) else name)
-    return list(dict.fromkeys(names))
-
-
-# ------------------------------------------------------------------------------------------ region, catalog names
-
-_REGIONS = {
-    "上海": "cn-shanghai",
-    "北京": "cn-beijing",
-    "杭州": "cn-hangzhou",
-    "深圳": "cn-shenzhen",
-    "张家口": "cn-zhangjiakou",
-    "乌兰察布": "cn-wulanchabu",
-    "成都": "cn-chengdu",
-    "青岛": "cn-qingdao",
-    "呼和浩特": "cn-huhehaote",
-    "广州": "cn-guangzhou",
-    "河源": "cn-heyuan",
-    "香港": "cn-hongkong",
-    "新加坡": "ap-southeast-1",
-    "东京": "ap-northeast-1",
-    "日本": "ap-northeast-1",
-    "首尔": "ap-northeast-2",
-    "悉尼": "ap-southeast-2",
-    "吉隆坡": "ap-southeast-3",
-    "雅加达": "ap-southeast-5",
-    "马尼拉": "ap-southeast-6",
-    "曼谷": "ap-southeast-7",
-    "法兰克福": "eu-central-1",
-    "伦敦": "eu-west-1",
-    "硅谷": "us-west-1",
-    "弗吉尼亚": "us-east-1",
-    "迪拜": "me-east-1",
-    "shanghai": "cn-shanghai",
-    "beijing": "cn-beijing",
-    "hangzhou": "cn-hangzhou",
-    "shenzhen": "cn-shenzhen",
-    "zhangjiakou": "cn-zhangjiakou",
-    "ulanqab": "cn-wulanchabu",
-    "chengdu": "cn-chengdu",
-    "qingdao": "cn-qingdao",
-    "guangzhou": "cn-guangzhou",
-    "hong kong": "cn-hongkong",
-    "singapore": "ap-southeast-1",
-    "tokyo": "ap-northeast-1",
-    "seoul": "ap-northeast-2",
-    "sydney": "ap-southeast-2",
-    "kuala lumpur": "ap-southeast-3",
-    "jakarta": "ap-southeast-5",
-    "frankfurt": "eu-central-1",
-    "london": "eu-west-1",
-    "silicon valley": "us-west-1",
-    "virginia": "us-east-1",
-    "dubai": "me-east-1",
-}
-
-
-def _find_region(scan: _Scan) -> str | None:
-    if m := scan.find(r"\b(?:cn|ap|us|eu|me|na|sa)-[a-z]+(?:-\d+)?\b"):
-        return m.group(0).lower()
-    for word, region in _REGIONS.items():
-        if scan.find(rf"(?<![a-z]){re.escape(word)}(?![a-z])"):
-            return region
-    return None
-
-
-_INSTANCE_RE = (
-    r"(?<![\w.])(?:ecs\.)[a-z0-9\-]+\.[a-z0-9]+|(?<![\w.])(?:ebm|scc|v|s)?gn\d+[a-z]*(?:-[a-z0-9]+)*\.\d*x?large"
-)
-_FAMILY_RE = r"(?<![\w.])(?:ecs\.)?((?:ebm|scc|v|s)?gn\d+[a-z]*(?:-(?:tee|vws))?)(?![\w])"
-
-
-def _find_catalog_names(scan: _Scan) -> tuple[list[str], list[str]]:
-    instances, families = [], []
-    while m := scan.find(_INSTANCE_RE):
-        name = m.group(0).lower()
-        instances.append(name if name.startswith("ecs.") else f"ecs.{name}")
-        if fam := re.match(r"ecs\.((?:ebm|scc|v|s)?gn\d+[a-z]*)", instances[-1]):
-            families.append(fam.group(1))
-    while m := scan.find(_FAMILY_RE):
-        families.append(m.group(1).lower())
-    return list(dict.fromkeys(instances)), list(dict.fromkeys(families))
-
-
-# ------------------------------------------------------------------------------------------ intent
-
-_INJECTION_RE = (
-    r"ignore\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|your)\s+(?:instructions?|rules|prompts?)|"
-    r"disregard\s+(?:all\s+|the\s+)?(?:previous|prior|above|your)|忽略(?:之前|以上|前面|上面|你的|所有)|无视(?:之前|以上|所有)|"
-    r"system\s*prompt|系统提示|提示词|api[\s_\-]*key|密钥|secret|password|密码|token\s+of\s+your|"
-    r"developer\s+mode|jailbreak|\bDAN\b|越狱|you\s+are\s+now|pretend\s+(?:to\s+be|you)|act\s+as|扮演|"
-    r"reveal\s+your|print\s+your|show\s+(?:me\s+)?your\s+(?:instructions|prompt|config)|"
-    r"环境变量|environment\s+variables?|\benv\b"
-)
-_OUT_OF_SCOPE_RE = (
-    r"诗|poem|poetry|haiku|天气|weather|笑话|joke|菜谱|recipe|股票|stock\s+price|足球|football|电影|movie|"
-    r"翻译|translate|写一篇|作文|essay|星座|horoscope|lottery|彩票|歌词|lyrics|小说|story"
-)
-_DOMAIN_RE = (
-    r"gpu|显卡|显存|算力|实例|instance|ecs|阿里云|aliyun|alibaba|model|模型|llm|大模型|推理|训练|微调|部署|"
-    r"vllm|kv|cache|量化|quant|awq|gptq|token|价格|price|cost|成本|费用|多少钱|tflops|nvlink|cuda|vram|memory|"
-    r"内存|带宽|bandwidth|fine|lora|serving|inference|deploy|avx|hbm|gddr|fp8|bf16|fp16|int4|int8|tensor|"
-    r"pcie|rdma|cloud|云|卡|region|地域"
-)
-_MEMORY_RE = (
-    r"多少显存|显存(?:需求|占用|要多少|多少|够不够|够吗|多大)|需要多少(?:显存|内存|gpu\s*内存)|"
-    r"how\s+much\s+(?:gpu\s+)?(?:vram|memory|gpu\s+memory)|(?:vram|memory)\s+(?:do(?:es)?\s+(?:i|it|we)\s+need|needed|required|requirement|usage|footprint)|"
-    r"memory\s+estimate|estimate\s+(?:the\s+)?(?:gpu\s+)?memory|"
-    r"\d+(?:\.\d+)?\s*gi?b?\s*(?:的)?\s*显存|needs?\s+(?:about\s+)?\d+(?:\.\d+)?\s*gi?b\b"
-)
-# "...and which instance?": a memory question that also asks where to run it wants the full plan.
-_PLAN_CUE_RE = (
-    r"which\s+(?:instance|gpu|card|machine)|what\s+(?:instance|gpu|machine)|how\s+many\s+(?:gpus|cards)|"
-    r"选什么|选哪|哪(?:个|种|款)(?:实例|规格|卡|gpu|机器)|什么(?:实例|规格|配置|卡)|几张卡|多少张|推荐.{0,6}(?:实例|规格|配置)"
-)
-_COMPARE_RE = (
-    r"\bvs\.?\b|versus|对比|比较|区别|差别|compare|comparison|difference|better|faster|slower|"
-    r"比.{0,8}(?:快|慢|强|弱|好|差)|哪个|which\s+is"
-)
-_SPEC_RE = (
-    r"参数|规格|规格参数|spec|specs|specification|显存多大|多大显存|带宽|bandwidth|算力|tflops|性能|performance|"
-    r"memory|显存|fp8|nvlink"
-)
-_LIST_RE = (
-    r"哪些|有什么(?!区别|不同|差别|差异)|列出|列一下|都有|所有|全部|list|which\s+instances?|what\s+instances?|"
-    r"show\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?instances?|instance\s+types?|实例规格|规格有"
-)
-_EXPLAIN_RE = (
-    r"什么|区别|差别|为什么|怎么理解|是否|原理|介绍|解释|含义|意思|what\s+is|what\s+are|what's|why|difference|"
-    r"explain|how\s+does|how\s+do\s+(?:i|you)\s+(?:choose|pick)|tell\s+me\s+about|meaning|"
-    # Suitability ("抢占式实例适合训练吗", "is the H20 good for training?") is a question for the guidance.
-    r"适合|适不适合|合适吗|值得|划算吗|suitable|suited|good\s+(?:for|choice)|worth\s+it|recommended\s+for"
-)
-_CAPACITY_RE = (
-    r"how\s+many\s+(?:concurrent|simultaneous|parallel)|how\s+many\s+(?:users|requests|sequences)|"
-    r"max(?:imum)?\s+concurren\w*|concurrency\s+capacity|"
-    r"(?:多少|几)(?:个|路)?\s*并发|并发(?:能|可以)?(?:到|有|撑|支持)?多少|最大并发|能(?:撑|支持|扛)(?:住)?多少"
-)
-_TOPICS = {
-    "kv cache": r"kv\s*cache|kv\s*缓存",
-    "quantization": r"量化|quantiz|quantis|awq|gptq|int4|int8|fp8",
-    "avx512": r"avx[\s\-_]*512|avx",
-    "nvlink": r"nvlink|pcie",
-    "vllm": r"vllm",
-    "zero": r"zero[\s\-]*[123]|deepspeed|fsdp",
-    "spot": r"抢占式|竞价|spot\s+instances?|preemptible",
-    "price": r"价格|price|cost|成本|费用|多少钱|贵|cheap",
-    "tflops": r"tflops|算力",
-}
-
-
-_GREETING_RE = (
-    r"\s*(?:你好|您好|嗨|哈喽|hi|hello|hey|good\s+(?:morning|afternoon|evening))"
-    r"[\s!.。！,，~]*(?:呀|啊)?[\s!.。！]*"
-)
-# "help me pick a GPU", "帮我选个实例": a sizing request with nothing to size yet; ask for the model and task.
-_PICK_RE = (
-    r"(?:help\s+me\s+|can\s+you\s+|please\s+)?(?:pick|choose|select|recommend)\s+(?:me\s+)?(?:an?\s+|the\s+)?"
-    r"(?:gpu|instance|card|machine)|帮我选|推荐(?:一下|一个|个)?(?:gpu|显卡|卡|实例)|选(?:个|一个|什么)(?:gpu|显卡|卡|实例)"
-)
-
-
-def _intent(scan: _Scan, s: Slots, raw: str) -> Intent:
-    text = raw.lower()
-    has_workload = bool(s.model or s.model_error or s.size_b)
-    if not has_workload and not (s.gpu_mentions or s.families or s.topics) and re.search(_PICK_RE, text):
-        return "plan"
-    if re.search(_OUT_OF_SCOPE_RE, text) and not (has_workload or s.gpu_mentions or s.families):
-        return "out_of_scope"
-    if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or len(s.gpu_mentions) == 2):
-        return "compare"
-    if len(s.families) >= 2 and not has_workload and not s.instance_types and re.search(_COMPARE_RE, text):
-        return "compare"  # "gn7i 和 gn7e 有什么区别": compare the families' GPUs
-    if (s.families or s.instance_types) and s.gpu_mentions and not has_workload:
-        return "verify"
-    if s.instance_types and not has_workload:
-        return "instances"
-    if re.search(_MEMORY_RE, text) and has_workload and not s.gpu and not re.search(_PLAN_CUE_RE, text):
-        return "memory"
-    if has_workload:
-        return "plan"
-    if (s.families or s.gpu_mentions) and re.search(_LIST_RE, text):
-        return "instances"
-    numbers = s.concurrency or s.qps or s.train_tokens or s.budget_cny_month or s.gpus or s.context
-    if len(s.gpu_mentions) == 1 and not s.families and not numbers and (s.precision or re.search(_SPEC_RE, text)):
-        return "gpu_specs"  # "V100 能跑 bf16 吗", "H20 显存多大": about the GPU, not a workload
-    workload_words = (
-        s.task
-        or s.task_hint
-        or s.concurrency
-        or s.qps
-        or s.train_tokens
-        or s.budget_cny_month
-        or s.gpus
-        or (s.follow_up and (s.precision or s.context or s.gpu or s.batch))
-    )
-    if workload_words and not s.asks_explanation and not s.families:
-        return "plan"
-    if len(s.gpu_mentions) == 1 and not s.families and re.search(_SPEC_RE, text):
-        return "gpu_specs"
-    if not re.search(_DOMAIN_RE, text) and not (s.families or s.gpu_mentions or s.topics):
-        return "out_of_scope"
-    return "guidance"
 
 
 # ------------------------------------------------------------------------------------------ public
@@ -751,26 +368,43 @@ def understand(question: str) -> Slots:
     Args:
         question: The user's words, Chinese or English.
     """
-    text = _normalise(question)
-    scan = _Scan(text)
+    text = spell_numbers(normalise(question))
+    scan = Scan(text)
     model = _find_model(scan)
     models = [model.name] if model.name else []
     while models and len(models) < 3 and (other := _find_model(scan)).name:
         models.append(other.name)  # "Qwen3-30B-A3B vs Qwen2.5-32B": both are planned and compared
-    names = _find_catalog_names(scan)
-    invalid = _find_invalid(scan)
-    token_cost = _find_token_cost(scan)
-    explicit_context = _find_context(scan, explicit=True)
-    gpu_mentions = _find_gpus(scan) or _find_unknown_gpu(scan)  # reads, does not claim: "4 张 L20" is a count too
-    budget = _find_budget(scan)
-    train_tokens = _find_train_tokens(scan)
-    qps = _find_qps(scan)
-    concurrency = _find_concurrency(scan)
-    batch = _find_batch(scan)
-    gpus = _find_gpu_count(scan)
-    region = _find_region(scan)
+    names = find_catalog_names(scan)
+    invalid = find_invalid(scan)
+    for written, span in invalid_numbers(text):
+        if not scan.is_used(*span):
+            scan.claim(span)
+            invalid.append(written)
+    lengths = stated_lengths(text)
+    for length in lengths:
+        scan.claim(length.span)
+    dims = architecture_dims(text)
+    for span in dims[1] if dims else []:
+        scan.claim(span)
+    dau = daily_users(text)
+    for span in dau.spans if dau else []:
+        scan.claim(span)
+    volume = training_volume(text)
+    if volume.samples and volume.tokens_per_sample:
+        for span in volume.spans:
+            scan.claim(span)
+    token_cost = find_token_cost(scan)
+    explicit_context = find_context(scan, explicit=True)
+    gpu_mentions = find_gpus(scan) or find_unknown_gpu(scan)  # reads, does not claim: "4 张 L20" is a count too
+    budget = find_budget(scan)
+    train_tokens = find_train_tokens(scan)
+    qps = find_qps(scan)
+    concurrency = find_concurrency(scan)
+    batch = find_batch(scan)
+    gpus = find_gpu_count(scan)
+    region = find_region(scan)
     precision, quant, guessed = _find_precision(scan)
-    context = explicit_context or _find_context(scan)
+    context = explicit_context or find_context(scan)
     size = None if model.name or model.error else _find_size(scan)
     task, hint, serving = _find_task(scan)
     slots = Slots(
@@ -796,25 +430,59 @@ def understand(question: str) -> Slots:
         gpu_mentions=gpu_mentions,
         instance_types=names[0],
         families=names[1],
-        serving=serving or bool(concurrency or qps),
+        serving=serving or bool(concurrency or qps) or bool(re.search(CAPACITY_RE, text, re.IGNORECASE)),
         follow_up=_is_follow_up(text),
         accept_defaults=_accepts_defaults(text),
-        asks_explanation=bool(re.search(_EXPLAIN_RE, text, re.IGNORECASE)),
-        injection=bool(re.search(_INJECTION_RE, text, re.IGNORECASE)),
-        off_topic=bool(re.search(_OUT_OF_SCOPE_RE, text, re.IGNORECASE)),
-        topics=[t for t, pattern in _TOPICS.items() if re.search(pattern, text, re.IGNORECASE)],
+        asks_explanation=bool(re.search(EXPLAIN_RE, text, re.IGNORECASE)),
+        injection=bool(re.search(INJECTION_RE, text, re.IGNORECASE)),
+        off_topic=bool(re.search(OUT_OF_SCOPE_RE, text, re.IGNORECASE)),
+        topics=[t for t, pattern in TOPICS.items() if re.search(pattern, text, re.IGNORECASE)],
         invalid=invalid,
-        asks_capacity=bool(re.search(_CAPACITY_RE, text, re.IGNORECASE)),
+        asks_capacity=bool(re.search(CAPACITY_RE, text, re.IGNORECASE)),
         asks_token_cost=token_cost,
-        greeting=bool(re.fullmatch(_GREETING_RE, text, re.IGNORECASE)),
+        greeting=bool(re.fullmatch(GREETING_RE, text, re.IGNORECASE)),
     )
     # GPTQ/AWQ checkpoints are serving formats: "in 4-bit AWQ" implies inference.
     if slots.quant in ("awq-int4", "gptq-int4", "gptq-int8") and slots.task_hint is None:
         slots.serving = True
     if slots.task is None and slots.serving and slots.task_hint is None:
         slots.task = "inference"
-    slots.intent = _intent(scan, slots, text)
+    if dims and slots.model is None and slots.model_error is None:
+        slots.architecture = dims[0]
+        d = dims[0]
+        slots.model = f"custom-{d['num_hidden_layers']}L-{d['hidden_size']}h"  # a label; the dimensions are the model
+        slots.model_mention, slots.models = slots.model, [slots.model]
+    _apply_lengths(slots, lengths)
+    if volume.samples and volume.tokens_per_sample:
+        slots.train_tokens = volume.samples * volume.tokens_per_sample * (volume.epochs or 1)
+    elif slots.train_tokens and volume.epochs:
+        slots.train_tokens *= volume.epochs
+    slots.samples, slots.tokens_per_sample, slots.epochs = volume.samples, volume.tokens_per_sample, volume.epochs
+    if dau and slots.concurrency is None:
+        slots.daily_users, slots.concurrency, slots.serving = dau, dau.peak_concurrency, True
+        if slots.task is None and slots.task_hint is None:
+            slots.task = "inference"
+    slots.max_instances = max_instances(text)
+    slots.instances = instance_count(text)
+    slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE))
+    slots.reach = out_of_reach(text)
+    slots.intent = "out_of_reach" if slots.reach and not slots.model else intent(scan, slots, text)
     return slots
+
+
+def _apply_lengths(slots: Slots, lengths: list[StatedLength]) -> None:
+    """Per-request lengths in the user's units become prompt/output tokens and the context they add up to."""
+    for length in lengths:
+        if length.role == "prompt":
+            slots.prompt_tokens = (slots.prompt_tokens or 0) + length.count.tokens
+        else:
+            slots.gen_tokens = (slots.gen_tokens or 0) + length.count.tokens
+        if length.count.unit != "tokens":
+            slots.lengths.append(length.count)
+    if slots.prompt_tokens and slots.task in (None, "inference"):
+        slots.context = slots.prompt_tokens + (slots.gen_tokens or DEFAULT_GEN_TOKENS)
+        slots.gen_tokens = slots.gen_tokens or DEFAULT_GEN_TOKENS
+        slots.serving = True
 
 
 def _preferred_gpu(mentions: list[str]) -> str | None:

@@ -48,7 +48,12 @@ def ungrounded(answer: Answer, question: str, history: Sequence[Message] = ()) -
     """Numbers in the answer that no tool call, retrieved passage or user turn supports."""
     payloads = [part for call in answer.tool_calls for part in (call.args, call.result, call.error)]
     evidence = Evidence(texts=[question, *(m.content for m in history)], payloads=payloads)
-    return [m.raw for m in ungrounded_numbers(answer.text, evidence)]
+    return [m.raw for m in ungrounded_numbers(full_text(answer), evidence)]
+
+
+def full_text(answer: Answer) -> str:
+    """The answer's text and its folded details, as a reader who opens them sees it."""
+    return "\n\n".join([answer.text, *(f"{d.title}\n\n{d.markdown}" for d in answer.details)])
 
 
 def call_args(answer: Answer, name: str) -> dict[str, object]:

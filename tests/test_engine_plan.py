@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from engine_helpers import call_args, shared_engine, ungrounded
+from engine_helpers import call_args, full_text, shared_engine, ungrounded
 
 from assistant.answer import Answer
 from tools.plan import Plan
@@ -39,7 +41,8 @@ def test_en_plan_states_price_with_source_and_cites_guidance() -> None:
     top = _plan(answer).options[0]
     assert top.price_cny_per_month is not None
     assert f"¥{top.price_cny_per_hour}/h" in answer.text and f"as of {top.price_as_of}" in answer.text
-    assert answer.citations and "[1]" in answer.text and "**Sources:**" in answer.text
+    assert answer.citations and "[1]" in full_text(answer)
+    assert "http" not in re.sub(r"\]\([^)]*\)", "]", answer.text)  # links only; the faces list the sources
     assert ungrounded(answer, question) == []
 
 
@@ -71,7 +74,7 @@ def test_gpu_count_adds_the_per_gpu_estimate_on_that_many_gpus() -> None:
 
     estimate = call_args(answer, "estimate_gpu_memory")
     assert estimate["gpus"] == 4 and estimate["framework"] == "vllm" and estimate["batch"] == 10
-    assert "**On 4 GPUs:**" in answer.text
+    assert "**On 4 GPUs:**" in full_text(answer)
     assert ungrounded(answer, question) == []
 
 

@@ -67,8 +67,13 @@ def test_price_basis_is_translated_in_chinese(basis: str, zh: str, en: str) -> N
 
 def test_price_source_prefix_is_translated_in_chinese() -> None:
     source = "cn-shanghai list price, CNY, as of 2023-06: https://example.org/p"
-    assert render.source_label(source, "zh") == "cn-shanghai 目录价，CNY，截至 2023-06：https://example.org/p"
-    assert render.source_label(source, "en") == source
+    link = "[example.org](https://example.org/p)"
+    assert render.source_label(source, "zh") == f"cn-shanghai 目录价，CNY，截至 2023-06：{link}"
+    assert render.source_label(source, "en") == f"cn-shanghai list price, CNY, as of 2023-06: {link}"
+
+
+def test_a_url_becomes_a_link_that_stops_at_cjk_punctuation() -> None:
+    assert render.link_urls("见 https://a.org/x，然后") == "见 [a.org](https://a.org/x)，然后"
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

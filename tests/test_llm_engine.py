@@ -12,6 +12,7 @@ from fakes.fake_openai import FakeOpenAI, fake_openai, last_tool_result, text, t
 from llm_helpers import API_KEY, hashing_kb, llm_settings
 from pydantic import ValidationError
 
+from assistant import toolbox
 from assistant.agent import LLMEngine, system_prompt, tool_error_text
 from assistant.answer import Answer, AnswerEvent, Message
 from assistant.providers import build_chat_model, secret_values
@@ -154,10 +155,8 @@ def test_request_carries_tool_schemas_and_dashscope_options(kb: KnowledgeBase) -
     assert body["enable_thinking"] is False
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
     names = [t["function"]["name"] for t in body["tools"]]
-    assert names == [
-        "plan_gpu_deployment", "estimate_gpu_memory", "find_instance_types", "gpu_specs", "price_of_instance",
-        "compare_region_prices", "cheapest_region_for_gpu", "model_card", "search_guidance",
-    ]
+    assert names == [*(fn.__name__ for fn in toolbox.DOMAIN_TOOLS), "search_guidance"]
+    assert {"evaluate_hardware_fit", "compare_region_prices", "plan_gpu_deployment"} <= set(names)
     plan = body["tools"][0]["function"]["parameters"]
     assert plan["required"] == ["model"] and "description" in plan["properties"]["concurrency"]
     assert body["messages"][0] == {"role": "system", "content": system_prompt("en")}

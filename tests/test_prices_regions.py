@@ -117,7 +117,7 @@ def test_source_phrases_in_chinese_keep_region_billing_and_date() -> None:
     q = prices.quote(A10, "cn-shanghai")
     assert q is not None
     zh = source_label(q.source_line, "zh")
-    assert zh.startswith("cn-shanghai 按量付费目录价，CNY，截至 2024-12-30（阿里云中国站官方价格文件）：https://")
+    assert zh.startswith("cn-shanghai 按量付费目录价，CNY，截至 2024-12-30（阿里云中国站官方价格文件）：[github.com](https://")
     live = "live price from DescribePrice, cn-beijing, as of 2026-12-01T22:10:00Z (spot)"
     assert source_label(live, "zh") == "DescribePrice 实时价格，cn-beijing，截至 2026-12-01T22:10:00Z（抢占式）"
     assert source_label(live, "en") == live

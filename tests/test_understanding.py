@@ -184,3 +184,65 @@ def test_chinese_int(text: str, value: int) -> None:
 )
 def test_detect_language(text: str, lang: str) -> None:
     assert detect_language(text) == lang
+
+
+
+@pytest.mark.parametrize("repeated", ["Qwen2.5-72B ", "gn7i ", "一", "-5 users ", "ecs.gn7i-c8g1.2xlarge "])
+def test_a_4000_character_repetition_is_read_once_per_name(repeated: str) -> None:
+    """Repeated names collapse to one mention (the timing is in benchmarks/understanding_speed.py)."""
+    slots = understand(repeated * (4000 // len(repeated)))
+    assert len(slots.families) <= 1 and len(slots.instance_types) <= 1 and len(slots.models) <= 1
+
+
+@pytest.mark.parametrize(
+    ("question", "field", "value"),
+    [
+        ("Serve Qwen2.5-14B for twelve users", "concurrency", 12),
+        ("Qwen2.5-32B 推理，两百个并发", "concurrency", 200),
+        ("Qwen2.5-7B 推理 1.5万 并发", "concurrency", 15000),
+        ("Qwen2.5-7B serving, prompts of 3k tokens and 500 output tokens", "gen_tokens", 500),
+        ("Qwen2.5-7B 客服，每次问题约 800 个汉字，回答 200 字左右", "context", 600),
+        ("LoRA Llama-3.1-8B on 40k dialogues averaging 2k tokens, two passes", "train_tokens", 160_000_000),
+        ("从头预训练 Qwen2.5-7B 300B tokens", "task", "full"),
+        ("Qwen2.5-72B 最多用两台 L20", "max_instances", 2),
+        ("Serve Qwen2.5-14B to 10k daily active users, 5% online at peak", "concurrency", 500),
+        ("How many concurrent 32k users does Qwen2.5-32B hold on 4 x L20?", "context", 32768),
+        ("What GPU do I need for Stable Diffusion XL?", "intent", "out_of_reach"),
+        ("Is a single 4-GPU gn7i box enough for Qwen2.5-32B?", "gpus", 4),
+    ],
+)
+def test_user_units_are_read(question: str, field: str, value: object) -> None:
+    assert getattr(understand(question), field) == value
+
+
+@pytest.mark.parametrize("question", ["Qwen2.5-7B for 1e308 users", "Qwen2.5-7B 10^9 并发", "Qwen2.5-7B 推理 0 并发"])
+def test_exponents_and_zero_quantities_are_invalid_not_misread(question: str) -> None:
+    slots = understand(question)
+    assert slots.invalid and slots.concurrency is None
+
+
+def test_dimensions_in_the_question_build_a_custom_architecture() -> None:
+    slots = understand("a model with 48 layers, hidden 5120, 40 heads, 8 kv heads, 8 experts, top-2: serve 4 users")
+    assert slots.architecture == {
+        "num_hidden_layers": 48, "hidden_size": 5120, "num_attention_heads": 40, "num_key_value_heads": 8,
+        "num_local_experts": 8, "num_experts_per_tok": 2,
+    }  # fmt: skip
+    assert slots.model and slots.intent == "plan"
+
+
+def test_a_count_of_named_instances_is_the_hardware() -> None:
+    assert understand("我们只有 2 台 ecs.gn7i-c32g1.32xlarge，能跑 Qwen2.5-72B 吗？").instances == 2
+
+
+def test_a_count_after_a_context_word_stays_a_count() -> None:
+    slots = understand("Qwen3-30B-A3B 推理部署 32k 上下文 50 并发")
+    assert (slots.context, slots.concurrency) == (32768, 50)
+
+
+def test_fully_fine_tuning_is_full_training() -> None:
+    assert understand("How long to fine-tune Qwen2.5-7B fully on 8 A100 with 1B tokens?").task == "full"
+
+
+def test_samples_named_before_their_count() -> None:
+    slots = understand("LoRA 微调 Qwen2.5-14B，数据 5 万条，每条 1000 tokens，3 个 epoch")
+    assert slots.train_tokens == 50_000 * 1_000 * 3

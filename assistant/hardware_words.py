@@ -1,0 +1,146 @@
+"""Hardware and place names in a question: GPUs, GPU counts, regions, instance types and families.
+
+GPU names come from the catalog vocabulary (``tools/vocabulary.py``) plus the spellings users type.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.reading import NUM, Scan, as_int, parse_number
+from tools import vocabulary
+
+GPU_NAME = (
+    r"(?:rtx\s*)?4090|a100(?:\s*[\-_]?\s*(?:80|40)\s*g(?:b|ib)?)?|a800|a10|a30|a16|h800|h100|h200|h20|"
+    r"l40s|l20|l4|t4|v100(?:\s*[\-_]?\s*(?:16|32)\s*g(?:b|ib)?)?|p100|p4|m40|b200"
+)
+_GPU_RE = re.compile(rf"(?<![A-Za-z0-9])(?:nvidia\s*)?({GPU_NAME})(?![0-9])(?:\s*(24|48|96)\s*g(?:b|ib)?\b)?", re.I)
+
+
+def find_gpu_count(scan: Scan) -> int | None:
+    if m := scan.find(r"单卡|单张|单\s*gpu|single\s+gpu|one\s+gpu"):
+        return 1
+    if m := scan.find(r"双卡|两卡|dual[\s\-]gpu"):
+        return 2
+    # The lookbehind keeps the digits of a GPU name ("L20 卡", "2 a10 gpus") from reading as a count.
+    m = scan.first(
+        rf"(?<![A-Za-z0-9.]){NUM}\s*(?:张|块)\s*(?:{GPU_NAME})?\s*(?:卡|显卡|gpu)?",
+        rf"(?<![A-Za-z0-9.]){NUM}[\s\-]*(?:个)?\s*(?:卡|gpus?|cards?)(?![a-z])",
+        rf"(?<![A-Za-z0-9.]){NUM}\s*[x×*]\s*(?:nvidia\s*)?(?:{GPU_NAME})",
+        rf"(?:{GPU_NAME})\s*(?:gpus?\s*)?[x×*]\s*{NUM}",
+        rf"(?<![\w.])(\d{{1,2}})\s+(?:nvidia\s*)?(?:{GPU_NAME})s?\b",
+    )
+    if not m:
+        return None
+    count = as_int(parse_number(m.group(1)))
+    return count if 0 < count <= 512 else None
+
+
+# A GPU-looking name the catalog does not know ("H9000 GPU", "用 X100 卡"): kept as written so the tools
+# answer with "Unknown GPU ... Did you mean ...?" instead of silently planning on every GPU.
+_UNKNOWN_GPU_RE = re.compile(r"(?<![A-Za-z0-9.\-])([A-Za-z]{1,3}\d{2,4}[A-Za-z]{0,2})\s*(?:gpus?\b|显卡|卡)", re.I)
+
+
+def find_unknown_gpu(scan: Scan) -> list[str]:
+    m = _UNKNOWN_GPU_RE.search(scan.text)
+    return [m.group(1).upper()] if m else []
+
+
+def find_gpus(scan: Scan) -> list[str]:
+    found: list[tuple[int, str]] = []
+    covered: list[tuple[int, int]] = []
+    # Every GPU name and alias in the catalog ("A100 SXM4 80GB", "L40S"), read to its canonical name.
+    for m in vocabulary.gpu_pattern().finditer(scan.text):
+        if not scan.is_used(m.start(), m.start() + 1) and (name := vocabulary.gpu_of_label(m.group(1))):
+            found.append((m.start(), name))
+            covered.append(m.span())
+    # Then what users type beyond the aliases ("A100", "v100 32g"): ambiguous names stay as written.
+    for m in _GPU_RE.finditer(scan.text):
+        if scan.is_used(m.start(), m.start() + 1) or any(a <= m.start() < b for a, b in covered):
+            continue
+        name = m.group(1).upper().replace("RTX", "RTX ").replace("  ", " ")
+        found.append((m.start(), f"{name} {m.group(2)}GB" if m.group(2) else name))
+    return list(dict.fromkeys(name for _, name in sorted(found)))
+
+
+# ------------------------------------------------------------------------------------------ region, catalog names
+
+REGIONS = {
+    "上海": "cn-shanghai",
+    "北京": "cn-beijing",
+    "杭州": "cn-hangzhou",
+    "深圳": "cn-shenzhen",
+    "张家口": "cn-zhangjiakou",
+    "乌兰察布": "cn-wulanchabu",
+    "成都": "cn-chengdu",
+    "青岛": "cn-qingdao",
+    "呼和浩特": "cn-huhehaote",
+    "广州": "cn-guangzhou",
+    "河源": "cn-heyuan",
+    "香港": "cn-hongkong",
+    "新加坡": "ap-southeast-1",
+    "东京": "ap-northeast-1",
+    "日本": "ap-northeast-1",
+    "首尔": "ap-northeast-2",
+    "悉尼": "ap-southeast-2",
+    "吉隆坡": "ap-southeast-3",
+    "雅加达": "ap-southeast-5",
+    "马尼拉": "ap-southeast-6",
+    "曼谷": "ap-southeast-7",
+    "法兰克福": "eu-central-1",
+    "伦敦": "eu-west-1",
+    "硅谷": "us-west-1",
+    "弗吉尼亚": "us-east-1",
+    "迪拜": "me-east-1",
+    "shanghai": "cn-shanghai",
+    "beijing": "cn-beijing",
+    "hangzhou": "cn-hangzhou",
+    "shenzhen": "cn-shenzhen",
+    "zhangjiakou": "cn-zhangjiakou",
+    "ulanqab": "cn-wulanchabu",
+    "chengdu": "cn-chengdu",
+    "qingdao": "cn-qingdao",
+    "guangzhou": "cn-guangzhou",
+    "hong kong": "cn-hongkong",
+    "singapore": "ap-southeast-1",
+    "tokyo": "ap-northeast-1",
+    "seoul": "ap-northeast-2",
+    "sydney": "ap-southeast-2",
+    "kuala lumpur": "ap-southeast-3",
+    "jakarta": "ap-southeast-5",
+    "frankfurt": "eu-central-1",
+    "london": "eu-west-1",
+    "silicon valley": "us-west-1",
+    "virginia": "us-east-1",
+    "dubai": "me-east-1",
+}
+
+
+def find_region(scan: Scan) -> str | None:
+    if m := scan.find(r"\b(?:cn|ap|us|eu|me|na|sa)-[a-z]+(?:-\d+)?\b"):
+        return m.group(0).lower()
+    for word, region in REGIONS.items():
+        if scan.find(rf"(?<![a-z]){re.escape(word)}(?![a-z])"):
+            return region
+    return None
+
+
+_INSTANCE_RE = (
+    r"(?<![\w.])(?:ecs\.)[a-z0-9\-]{1,40}\.[a-z0-9]{1,20}|"
+    r"(?<![\w.])(?:ebm|scc|v|s)?gn\d{1,3}[a-z]{0,6}(?:-[a-z0-9]{1,12}){0,4}\.\d{0,3}x?large"
+)
+_FAMILY_RE = r"(?<![\w.])(?:ecs\.)?((?:ebm|scc|v|s)?gn\d{1,3}[a-z]{0,6}(?:-(?:tee|vws))?)(?![\w])"
+
+
+def find_catalog_names(scan: Scan) -> tuple[list[str], list[str]]:
+    instances, families = [], []
+    for m in scan.find_all(_INSTANCE_RE):
+        name = m.group(0).lower()
+        instances.append(name if name.startswith("ecs.") else f"ecs.{name}")
+        if fam := re.match(r"ecs\.((?:ebm|scc|v|s)?gn\d+[a-z]*)", instances[-1]):
+            families.append(fam.group(1))
+    for m in scan.find_all(_FAMILY_RE):
+        families.append(m.group(1).lower())
+    for m in scan.find_all(vocabulary.family_pattern()):  # catalog families the generic pattern misses ("ga1")
+        families.append(m.group(1).lower())
+    return list(dict.fromkeys(instances)), list(dict.fromkeys(families))

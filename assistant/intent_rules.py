@@ -1,0 +1,138 @@
+"""The intent rules: which kind of question a turn is, from its words and the slots already read.
+
+Plan, memory, instance lists, GPU specs, comparisons, claims to verify, guidance, or out of scope; the
+patterns here are also read by :func:`assistant.understanding.understand` for the turn's flags.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from assistant.reading import Scan
+
+if TYPE_CHECKING:
+    from assistant.understanding import Intent, Slots
+
+INJECTION_RE = (
+    r"ignore\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|your)\s+(?:instructions?|rules|prompts?)|"
+    r"disregard\s+(?:all\s+|the\s+)?(?:previous|prior|above|your)|忽略(?:之前|以上|前面|上面|你的|所有)|无视(?:之前|以上|所有)|"
+    r"system\s*prompt|系统提示|提示词|api[\s_\-]*key|密钥|secret|password|密码|token\s+of\s+your|"
+    r"developer\s+mode|jailbreak|\bDAN\b|越狱|you\s+are\s+now|pretend\s+(?:to\s+be|you)|act\s+as|扮演|"
+    r"reveal\s+your|print\s+your|show\s+(?:me\s+)?your\s+(?:instructions|prompt|config)|"
+    r"环境变量|environment\s+variables?|\benv\b"
+)
+OUT_OF_SCOPE_RE = (
+    r"诗|poem|poetry|haiku|天气|weather|笑话|joke|菜谱|recipe|股票|stock\s+price|足球|football|电影|movie|"
+    r"翻译|translate|写一篇|作文|essay|星座|horoscope|lottery|彩票|歌词|lyrics|小说|story"
+)
+_DOMAIN_RE = (
+    r"gpu|显卡|显存|算力|实例|instance|ecs|阿里云|aliyun|alibaba|model|模型|llm|大模型|推理|训练|微调|部署|"
+    r"vllm|kv|cache|量化|quant|awq|gptq|token|价格|price|cost|成本|费用|多少钱|tflops|nvlink|cuda|vram|memory|"
+    r"内存|带宽|bandwidth|fine|lora|serving|inference|deploy|avx|hbm|gddr|fp8|bf16|fp16|int4|int8|tensor|"
+    r"pcie|rdma|cloud|云|卡|region|地域"
+)
+_MEMORY_RE = (
+    r"多少显存|显存(?:需求|占用|要多少|多少|够不够|够吗|多大)|需要多少(?:显存|内存|gpu\s*内存)|"
+    r"how\s+much\s+(?:gpu\s+)?(?:vram|memory|gpu\s+memory)|(?:vram|memory)\s+(?:do(?:es)?\s+(?:i|it|we)\s+need|needed|required|requirement|usage|footprint)|"
+    r"memory\s+estimate|estimate\s+(?:the\s+)?(?:gpu\s+)?memory|"
+    r"(?<![\d.])\d{1,6}(?:\.\d{1,3})?\s*gi?b?\s*(?:的)?\s*显存|needs?\s+(?:about\s+)?\d{1,6}(?:\.\d{1,3})?\s*gi?b\b"
+)
+# "...and which instance?": a memory question that also asks where to run it wants the full plan.
+_PLAN_CUE_RE = (
+    r"which\s+(?:instance|gpu|card|machine)|what\s+(?:instance|gpu|machine)|how\s+many\s+(?:gpus|cards)|"
+    r"选什么|选哪|哪(?:个|种|款)(?:实例|规格|卡|gpu|机器)|什么(?:实例|规格|配置|卡)|几张卡|多少张|推荐.{0,6}(?:实例|规格|配置)"
+)
+_COMPARE_RE = (
+    r"\bvs\.?\b|versus|对比|比较|区别|差别|compare|comparison|difference|better|faster|slower|"
+    r"比.{0,8}(?:快|慢|强|弱|好|差)|哪个|which\s+is"
+)
+_SPEC_RE = (
+    r"参数|规格|规格参数|spec|specs|specification|显存多大|多大显存|带宽|bandwidth|算力|tflops|性能|performance|"
+    r"memory|显存|fp8|nvlink"
+)
+_LIST_RE = (
+    r"哪些|有什么(?!区别|不同|差别|差异)|列出|列一下|都有|所有|全部|list|which\s+instances?|what\s+instances?|"
+    r"show\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?instances?|instance\s+types?|实例规格|规格有"
+)
+EXPLAIN_RE = (
+    r"什么|区别|差别|为什么|怎么理解|是否|原理|介绍|解释|含义|意思|what\s+is|what\s+are|what's|why|difference|"
+    r"explain|how\s+does|how\s+do\s+(?:i|you)\s+(?:choose|pick)|tell\s+me\s+about|meaning|"
+    # Suitability ("抢占式实例适合训练吗", "is the H20 good for training?") is a question for the guidance.
+    r"适合|适不适合|合适吗|值得|划算吗|suitable|suited|good\s+(?:for|choice)|worth\s+it|recommended\s+for"
+)
+CAPACITY_RE = (
+    r"how\s+many\s+(?:concurrent|simultaneous|parallel)|how\s+many\s+(?:users|requests|sequences)|"
+    r"max(?:imum)?\s+concurren\w*|concurrency\s+capacity|"
+    r"(?:多少|几)(?:个|路)?\s*并发|并发(?:能|可以)?(?:到|有|撑|支持)?多少|最大并发|能(?:撑|支持|扛)(?:住)?多少"
+)
+VERDICT_RE = (
+    r"能跑吗|能跑.{0,40}吗|能不能|跑得动|跑得了|够不够|够吗|够用吗|行不行|行吗|可以吗|能用吗|合适吗|是否(?:可以|够|合适)|放得下|装得下|"
+    r"good\s+(?:choice|fit|option|idea)|\benough\b|sufficient|can\s+(?:it|i|we|this|that|one)\s+(?:run|serve|fit|handle)|"
+    r"(?:will|does|would)\s+(?:it|this|that)\s+(?:fit|work|run)|\bfits?\?|viable|is\s+\S+\s+ok\b"
+)
+TOPICS = {
+    "kv cache": r"kv\s*cache|kv\s*缓存",
+    "quantization": r"量化|quantiz|quantis|awq|gptq|int4|int8|fp8",
+    "avx512": r"avx[\s\-_]*512|avx",
+    "nvlink": r"nvlink|pcie",
+    "vllm": r"vllm",
+    "zero": r"zero[\s\-]*[123]|deepspeed|fsdp",
+    "spot": r"抢占式|竞价|spot\s+instances?|preemptible",
+    "price": r"价格|price|cost|成本|费用|多少钱|贵|cheap",
+    "tflops": r"tflops|算力",
+}
+
+
+GREETING_RE = (
+    r"\s*(?:你好|您好|嗨|哈喽|hi|hello|hey|good\s+(?:morning|afternoon|evening))"
+    r"[\s!.。！,，~]*(?:呀|啊)?[\s!.。！]*"
+)
+# "help me pick a GPU", "帮我选个实例": a sizing request with nothing to size yet; ask for the model and task.
+_PICK_RE = (
+    r"(?:help\s+me\s+|can\s+you\s+|please\s+)?(?:pick|choose|select|recommend)\s+(?:me\s+)?(?:an?\s+|the\s+)?"
+    r"(?:gpu|instance|card|machine)|帮我选|推荐(?:一下|一个|个)?(?:gpu|显卡|卡|实例)|选(?:个|一个|什么)(?:gpu|显卡|卡|实例)"
+)
+
+
+def intent(scan: Scan, s: Slots, raw: str) -> Intent:
+    text = raw.lower()
+    has_workload = bool(s.model or s.model_error or s.size_b)
+    if not has_workload and not (s.gpu_mentions or s.families or s.topics) and re.search(_PICK_RE, text):
+        return "plan"
+    if re.search(OUT_OF_SCOPE_RE, text) and not (has_workload or s.gpu_mentions or s.families):
+        return "out_of_scope"
+    if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or len(s.gpu_mentions) == 2):
+        return "compare"
+    if len(s.families) >= 2 and not has_workload and not s.instance_types and re.search(_COMPARE_RE, text):
+        return "compare"  # "gn7i 和 gn7e 有什么区别": compare the families' GPUs
+    if (s.families or s.instance_types) and s.gpu_mentions and not has_workload:
+        return "verify"
+    if s.instance_types and not has_workload:
+        return "instances"
+    if re.search(_MEMORY_RE, text) and has_workload and not s.gpu and not re.search(_PLAN_CUE_RE, text):
+        return "memory"
+    if has_workload:
+        return "plan"
+    if (s.families or s.gpu_mentions) and re.search(_LIST_RE, text):
+        return "instances"
+    numbers = s.concurrency or s.qps or s.train_tokens or s.budget_cny_month or s.gpus or s.context
+    if len(s.gpu_mentions) == 1 and not s.families and not numbers and (s.precision or re.search(_SPEC_RE, text)):
+        return "gpu_specs"  # "V100 能跑 bf16 吗", "H20 显存多大": about the GPU, not a workload
+    workload_words = (
+        s.task
+        or s.task_hint
+        or s.concurrency
+        or s.qps
+        or s.train_tokens
+        or s.budget_cny_month
+        or s.gpus
+        or (s.follow_up and (s.precision or s.context or s.gpu or s.batch))
+    )
+    if workload_words and not s.asks_explanation and not s.families:
+        return "plan"
+    if len(s.gpu_mentions) == 1 and not s.families and re.search(_SPEC_RE, text):
+        return "gpu_specs"
+    if not re.search(_DOMAIN_RE, text) and not (s.families or s.gpu_mentions or s.topics):
+        return "out_of_scope"
+    return "guidance"

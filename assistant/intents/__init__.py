@@ -1,0 +1,32 @@
+"""The offline engine's intent handlers, registered in one place.
+
+Each intent of :data:`assistant.understanding.Intent` is answered by one method of a small
+:class:`assistant.run.Run` subclass in this package; :mod:`assistant.engine` composes them. A new kind of
+question is a new module here plus one line in :data:`HANDLERS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from assistant.intents.catalog import CatalogIntent
+from assistant.intents.gpus import GpuIntent
+from assistant.intents.guidance import GuidanceIntent
+from assistant.intents.reach import ReachIntent
+from assistant.intents.workload import WorkloadIntent
+from assistant.run import Events
+from assistant.understanding import Intent, Slots
+
+Handler = Callable[[Any, Slots], Events]
+
+HANDLERS: dict[Intent, Handler] = {
+    "plan": WorkloadIntent.workload,
+    "memory": WorkloadIntent.workload,
+    "instances": CatalogIntent.instances,
+    "verify": CatalogIntent.verify,
+    "gpu_specs": GpuIntent.specs,
+    "compare": GpuIntent.compare,
+    "guidance": GuidanceIntent.guidance_answer,
+    "out_of_reach": ReachIntent.out_of_reach,
+}

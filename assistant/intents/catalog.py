@@ -1,0 +1,152 @@
+"""Instance-type questions: list a family or GPU, check a name exists, verify a claimed GPU."""
+
+from __future__ import annotations
+
+import re
+
+from assistant import render
+from assistant.intents.arguments import (
+    gpu_token,
+)
+from assistant.run import Events, Reply, Run
+from assistant.toolbox import (
+    find_instance_types,
+    price_of_instance,
+)
+from assistant.understanding import Slots
+from tools.catalog import InstanceType
+
+
+class CatalogIntent(Run):
+    """Answers from the instance catalog."""
+
+    def instances(self, s: Slots) -> Events:
+        """List instance types of the named families or GPUs, and check named instance types exist."""
+        parts: list[str] = []
+        for name in s.instance_types:
+            parts.append((yield from self.check_instance(name, claimed=None)))
+            if "price" in s.topics and (line := (yield from self.price_line(name, s.region))):
+                parts.append(line)
+        targets = [("family", f) for f in s.families if not any(f in i for i in s.instance_types)]
+        targets += [("gpu", g) for g in s.gpu_mentions] if not targets else []
+        for kind, value in targets[:3]:
+            found, err = yield from self.call("find_instance_types", find_instance_types, **{kind: value})
+            if err:
+                parts.append(self.t(f"`{value}`：{err}", f"`{value}`: {err}"))
+                continue
+            assert found is not None
+            if not found.instances:
+                parts.append(
+                    self.t(f"目录中没有 {value} 的实例规格。", f"The catalog has no instance type with {value}.")
+                )
+                continue
+            head = self.t(
+                f"**{value} 的实例规格（共 {found.count} 个）：**", f"**{value} instance types ({found.count}):**"
+            )
+            parts.append(head + "\n\n" + render.instances_table(found.instances, self.lang))
+        query = " ".join([*s.families, *s.gpu_mentions, *s.instance_types]) or self.question
+        passages = yield from self.search(query, n=1, prefer_docs=("instance-families", "original-article-corrections"))
+        parts += self.quotes(passages, query)
+        return Reply(text="\n\n".join(parts), kind="guidance")
+
+    def price_line(self, name: str, region: str | None) -> Events:
+        """Quote the list price of one instance type, hourly and monthly, with its source and date."""
+        quote, err = yield from self.call("price_of_instance", price_of_instance, instance_type=name, region=region)
+        if err:
+            return ""  # check_instance already said the type does not exist
+        if quote is None:
+            return self.t(f"价格表中没有 `{name}` 的价格。", f"The price list has no price for `{name}`.")
+        parts = " · ".join(render.price_parts(quote.hourly, quote.monthly, quote.monthly_basis, self.lang))
+        source = render.source_label(quote.source_line, self.lang)
+        return self.t(f"**`{name}` 价格：** {parts}；来源：{source}", f"**`{name}` price:** {parts}; source: {source}")
+
+    def check_instance(self, name: str, claimed: str | None) -> Events:
+        """Say whether an instance type exists; if not, what its family really offers."""
+        body = name.removeprefix("ecs.")
+        family = re.split(r"[.-]", body)[0]
+        listed, err = yield from self.call("find_instance_types", find_instance_types, family=family)
+        if listed is not None and any(i.instance_type == name for i in listed.instances):
+            inst = next(i for i in listed.instances if i.instance_type == name)
+            gpu, count = render.gpu_label(inst, self.lang), render.fig(inst.gpu_count)
+            memory, ram = render.fig(inst.gpu_memory_gib), render.fig(inst.memory_gib)
+            return self.t(
+                f"`{name}` 存在：{gpu} × {count}，每卡 {memory} GB，{inst.vcpu} vCPU，{ram} GiB 内存。",
+                f"`{name}` exists: {count} × {gpu}, {memory} GB per GPU, {inst.vcpu} vCPU, {ram} GiB RAM.",
+            )
+        lines = [
+            self.t(f"**`{name}` 这个规格不存在**（目录中没有）。", f"**`{name}` does not exist** (not in the catalog).")
+        ]
+        if listed is not None:
+            sizes = ", ".join(f"`{i.instance_type}`" for i in listed.instances)
+            gpus = sorted({render.gpu_label(i, self.lang) for i in listed.instances})
+            lines.append(
+                self.t(
+                    f"{family} 实际的规格是 {sizes}，GPU 为 {'、'.join(gpus)}。",
+                    f"The {family} types are {sizes}, with {', '.join(gpus)}.",
+                )
+            )
+        else:
+            lines.append(
+                self.t(
+                    f"也没有名为 {family} 的规格族（{err}）。阿里云的规格族不以 GPU 命名。",
+                    f"There is no family called {family} either ({err}). Alibaba does not name families after GPUs.",
+                )
+            )
+        gpu = claimed or gpu_token(family)
+        if gpu:
+            same_gpu, gerr = yield from self.call("find_instance_types", find_instance_types, gpu=gpu)
+            if same_gpu is not None and same_gpu.instances:
+                size = body.split(".", 1)[-1] if "." in body else ""
+                tail = body.split("-", 1)[-1] if "-" in body else size
+                close = [i for i in same_gpu.instances if i.instance_type.endswith(tail)] or same_gpu.instances[:5]
+                names = ", ".join(f"`{i.instance_type}`" for i in close[:5])
+                lines.append(self.t(f"带 {gpu} 的规格有：{names}。", f"Types with the {gpu}: {names}."))
+            elif same_gpu is not None:
+                lines.append(
+                    self.t(
+                        f"目录中没有任何 ECS 规格使用 {gpu}。", f"No ECS instance type in the catalog has the {gpu}."
+                    )
+                )
+        return " ".join(lines)
+
+    def verify(self, s: Slots) -> Events:
+        """Check a claim that a family or instance type has some GPU, and cite the correction."""
+        claimed = s.gpu_mentions[0]
+        parts: list[str] = []
+        for name in s.instance_types:
+            parts.append((yield from self.check_instance(name, claimed=claimed)))
+        families = [f for f in s.families if not any(f"ecs.{f}" in i or f"ecs.{f}-" in i for i in s.instance_types)]
+        if families:
+            holders, _ = yield from self.call("find_instance_types", find_instance_types, gpu=claimed)
+            holder_families = sorted({i.family for i in holders.instances}) if holders else []
+            for family in families:
+                listed, err = yield from self.call("find_instance_types", find_instance_types, family=family)
+                if err or listed is None:
+                    parts.append(self.t(f"`{family}`：{err}", f"`{family}`: {err}"))
+                    continue
+                parts.append(self.family_verdict(family, listed.instances, claimed, holder_families))
+        query = f"{' '.join(s.families + s.instance_types)} {claimed} {self.question}"
+        passages = yield from self.search(query, n=2, prefer_docs=("original-article-corrections", "instance-families"))
+        parts += self.quotes(passages, query)
+        return Reply(text="\n\n".join(parts), kind="guidance")
+
+    def family_verdict(self, family: str, instances: list[InstanceType], claimed: str, holders: list[str]) -> str:
+        """Yes or no: does ``family`` have the ``claimed`` GPU? With the real GPU and where the claimed one is."""
+        gpus = sorted({render.gpu_label(i, self.lang) for i in instances})
+        memory = sorted({render.fig(i.gpu_memory_gib) for i in instances if i.gpu_memory_gib})
+        counts = sorted({i.gpu_count for i in instances if i.gpu_count})
+        per_instance = "/".join(render.fig(c) for c in counts)
+        has = family in holders
+        real = self.t(
+            f"{family} 用的是 **{'、'.join(gpus)}**（每卡 {'/'.join(memory)} GB，每台 {per_instance} 张）",
+            f"{family} has the **{', '.join(gpus)}** ({'/'.join(memory)} GB per GPU, {per_instance} per instance)",
+        )
+        where = ", ".join(holders)
+        if has:
+            return self.t(f"**是的。** {real}。", f"**Yes.** {real}.")
+        elsewhere = (
+            self.t(f" {claimed} 在这些规格族里：{where}。", f" The {claimed} is in: {where}.")
+            if holders
+            else self.t(f" 目录中没有任何规格族使用 {claimed}。", f" No family in the catalog has the {claimed}.")
+        )
+        return self.t(f"**不是。** {real}，不是 {claimed}。", f"**No.** {real}, not the {claimed}.") + elsewhere

@@ -1,0 +1,130 @@
+"""GPU questions: one spec sheet, or two or three GPUs side by side with verdicts."""
+
+from __future__ import annotations
+
+from assistant import render
+from assistant.answer import AnswerDetail
+from assistant.intents.arguments import (
+    suggestions,
+)
+from assistant.messages import say
+from assistant.run import Events, Reply, Run
+from assistant.toolbox import (
+    find_instance_types,
+    gpu_specs,
+)
+from assistant.understanding import Slots
+from tools.catalog import GPU
+
+
+class GpuIntent(Run):
+    """Answers from the GPU spec sheets."""
+
+    def specs(self, s: Slots) -> Events:
+        """One GPU's spec sheet, plus the guidance passage about it."""
+        gpu = yield from self.lookup_gpu(s.gpu_mentions[0])
+        if gpu is None:
+            return self.error(self.calls[-1].error or s.gpu_mentions[0])
+        parts = [render.gpu_specs_table([gpu], self.lang)]
+        if line := self.precision_support(gpu, s.precision):
+            parts.insert(0, line)
+        if gpu.notes and self.lang == "en":  # the catalog's notes are English; a Chinese answer leaves them out
+            parts.append(f"Notes: {gpu.notes}")
+        passages = yield from self.search(
+            self.question, n=1, prefer_docs=("gpu-specs-comparison", "original-article-corrections")
+        )
+        parts += self.quotes(passages, self.question)
+        return Reply(text="\n\n".join(parts), kind="guidance")
+
+    def precision_support(self, gpu: GPU, precision: str | None) -> str | None:
+        """Whether ``gpu`` computes natively in BF16 or FP8, from its spec row (None: not asked)."""
+        flag = {"bf16": gpu.supports_bf16, "fp8": gpu.supports_fp8}.get(precision or "")
+        if flag is None:
+            return None
+        name = (precision or "").upper()
+        if flag:
+            return self.t(
+                f"**支持。** {gpu.name} 原生支持 {name}。", f"**Yes.** The {gpu.name} supports {name} natively."
+            )
+        return self.t(
+            f"**不支持。** {gpu.name} 没有 {name} 硬件支持。", f"**No.** The {gpu.name} has no native {name} support."
+        )
+
+    def compare(self, s: Slots) -> Events:
+        """Two or three GPUs (or the GPUs of families) side by side, verdicts, and the guidance."""
+        names = list(s.gpu_mentions)
+        family_lines = []
+        for family in s.families[: 3 - len(names)]:
+            listed, err = yield from self.call("find_instance_types", find_instance_types, family=family)
+            if listed is not None and listed.instances and (gpu_name := listed.instances[0].gpu_name):
+                names.append(gpu_name)
+                family_lines.append(f"{family} → {render.gpu_label(listed.instances[0], self.lang)}")
+            elif err:
+                family_lines.append(f"{family}: {err}")
+        gpus: list[GPU] = []
+        for name in names[:3]:
+            gpu = yield from self.lookup_gpu(name)
+            if gpu is not None:
+                gpus.append(gpu)
+        if len(gpus) < 2:
+            return self.error("; ".join(c.error for c in self.calls if c.error) or "need two GPUs")
+        parts = [self.pick(gpus), *self.verdicts(gpus[0], gpus[1])]
+        if family_lines:
+            parts.append(" · ".join(family_lines))
+        parts.append(render.gpu_specs_table(gpus, self.lang))
+        passages = yield from self.search(
+            self.question, n=2, prefer_docs=("gpu-specs-comparison", "original-article-corrections")
+        )
+        details = []
+        if quotes := self.quotes(passages, self.question):
+            details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
+        return Reply(text="\n\n".join(parts), kind="guidance", details=details)
+
+    def pick(self, gpus: list[GPU]) -> str:
+        """Which GPU to pick for which job: compute for training, bandwidth for decoding, memory for size."""
+
+        def best(field: str) -> str:
+            return max(gpus, key=lambda g: getattr(g, field) or 0).name
+
+        compute, bandwidth, memory = best("bf16_dense_tflops"), best("memory_bandwidth_gb_s"), best("memory_gib")
+        if compute == bandwidth == memory:
+            return say("compare.pick_one", self.lang, gpu=compute)
+        return say("compare.pick", self.lang, compute=compute, bandwidth=bandwidth, memory=memory)
+
+    def verdicts(self, a: GPU, b: GPU) -> list[str]:
+        """Which GPU is ahead on dense BF16, memory bandwidth and memory, stating both figures."""
+        out = []
+        for field, zh, en, unit in (
+            ("bf16_dense_tflops", "稠密 BF16 算力（训练和预填充）", "dense BF16 compute (training, prefill)", "TFLOPS"),
+            ("memory_bandwidth_gb_s", "显存带宽（解码速度）", "memory bandwidth (decode speed)", "GB/s"),
+            ("memory_gib", "显存容量", "memory", "GB"),
+        ):
+            va, vb = getattr(a, field), getattr(b, field)
+            if va is None or vb is None or va == vb:
+                continue
+            hi, lo, vh, vl = (a, b, va, vb) if va > vb else (b, a, vb, va)
+            out.append(
+                self.t(
+                    f"{zh}：**{hi.name} 更高**（{render.fig(vh)} 对 {render.fig(vl)} {unit}）。",
+                    f"{en[0].upper() + en[1:]}: **{hi.name} is higher** ({render.fig(vh)} vs {render.fig(vl)} {unit}).",
+                )
+            )
+        return out
+
+    def lookup_gpu(self, name: str) -> Events:
+        """``gpu_specs(name)``; an ambiguous family name ("A100") falls back to its first variant."""
+        gpu, err = yield from self.call("gpu_specs", gpu_specs, name=name)
+        if gpu is None and err:
+            named = suggestions(err)
+            if named and named[0].lower().startswith(name.lower().replace(" ", "-")[:4]):
+                gpu, err = yield from self.call("gpu_specs", gpu_specs, name=named[0])
+                if gpu is not None:
+                    self.warnings.append(
+                        self.t(
+                            f"“{name}”有多个型号，这里显示 {named[0]}",
+                            f"'{name}' has several variants; showing {named[0]}",
+                        )
+                    )
+        return gpu
+
+    # ------------------------------------------------------------------ general guidance

@@ -1,0 +1,208 @@
+"""Hardware the user fixed ("4 张 L20", "on ecs.gn8is.4xlarge", "a single 4-GPU gn7i box", "最多用两台").
+
+The named hardware is evaluated as named (never swapped for a sibling with fewer GPUs): the first line
+says whether the workload fits, with the per-GPU figures that decide it; then the smallest change that
+makes it fit. The planner's ranked options follow as the alternative.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assistant import render
+from assistant.intents.arguments import plan_args, task_of
+from assistant.messages import say
+from assistant.run import Events, Run
+from assistant.toolbox import (
+    concurrent_users,
+    evaluate_hardware_fit,
+    find_instance_types,
+    plan_gpu_deployment,
+    training_run,
+)
+from assistant.understanding import Slots
+from tools import catalog
+from tools.capacity import Capacity
+from tools.errors import UnknownNameError
+from tools.hardware_fit import Hardware, HardwareFit
+from tools.plan import Plan
+from tools.training_volume import TrainingCompute
+from tools.workload import DEFAULT_CONTEXT_TOKENS
+
+# "It fits, but": another GPU's best option at two thirds of the hourly price or less is worth saying.
+_MUCH_CHEAPER = 1.5
+_TIGHT_PCT = 10  # under 10% headroom fragmentation can still cause OOM (the planner's tight_fit)
+
+
+class HardwareIntent(Run):
+    """Evaluates the hardware a user named before anything else is suggested."""
+
+    def named_hardware(self, s: Slots) -> Events:
+        """Return the hardware arguments the user fixed (instance type, or GPU and count), or None."""
+        instances = s.instances or s.max_instances or 1
+        for name in s.instance_types:
+            try:
+                return {"instance_type": catalog.get_instance(name).instance_type, "instances": instances}
+            except UnknownNameError:
+                continue
+        if s.families and s.gpus:
+            # "a single 4-GPU gn7i box": the family's type with exactly that many GPUs.
+            listed, _ = yield from self.call("find_instance_types", find_instance_types, family=s.families[0])
+            sized = [i for i in (listed.instances if listed else []) if i.gpu_count == s.gpus and not i.vgpu]
+            if sized:
+                return {"instance_type": sized[0].instance_type, "instances": instances}
+        if s.gpu and s.gpus:
+            return {"gpu": self.one_gpu(s.gpu), "gpus": s.gpus, "instances": instances}
+        return None
+
+    def one_gpu(self, name: str) -> str:
+        """Return a GPU the fit can evaluate: an ambiguous family ("A100") becomes its first variant, said so."""
+        try:
+            return catalog.get_gpu(name).name
+        except UnknownNameError as exc:
+            if not exc.suggestions:
+                return name  # the tool will answer with the error
+            self.warnings.append(
+                self.t(f"“{name}”有多个型号，这里按 {exc.suggestions[0]} 计算", f"'{name}' has several variants; "
+                       f"evaluated as {exc.suggestions[0]}")
+            )  # fmt: skip
+            return exc.suggestions[0]
+
+    def hardware_verdict(self, s: Slots, hardware: dict[str, Any]) -> Events:
+        """Yes or no on the named hardware, the deciding figures, and the smallest change that fits."""
+        task = task_of(s)
+        args: dict[str, Any] = {"model": s.model, "task": task, "architecture": s.architecture, **hardware}
+        if task == "inference":
+            args |= {"precision": s.precision, "quant": s.quant, "context": s.context, "gen_tokens": s.gen_tokens}
+            args["concurrency"] = s.concurrency or s.batch
+        else:
+            args |= {"batch": s.batch, "seq_len": s.context}
+            if task == "full" and s.precision in ("bf16", "fp16", "fp32"):
+                args["precision"] = s.precision
+        fit, err = yield from self.call("evaluate_hardware_fit", evaluate_hardware_fit, **args)
+        if err or not isinstance(fit, HardwareFit):
+            return None
+        self.named_fits = fit.fits
+        return self.fit_lines(fit)
+
+    def capacity_lines(self, s: Slots, hardware: dict[str, Any]) -> Events:
+        """'How many concurrent 32k users does this hold?' on the named hardware, from its KV budget."""
+        if task_of(s) != "inference":
+            return []
+        args = {"model": s.model, "context": s.context or DEFAULT_CONTEXT_TOKENS, "architecture": s.architecture}
+        args |= hardware
+        args |= {"precision": s.precision, "quant": s.quant}
+        cap, err = yield from self.call("concurrent_users", concurrent_users, **args)
+        if err or not isinstance(cap, Capacity):
+            return []
+        label = self.hardware_label(cap.hardware)
+        return [
+            say("capacity.named", self.lang, n=render.fig(cap.sequences), hardware=label,
+                context=render.fig(cap.context), kv=render.fig(cap.kv_gib_per_sequence),
+                budget=render.fig(cap.kv_budget_gib_per_gpu))
+        ]  # fmt: skip
+
+    def training_time(self, s: Slots) -> Events:
+        """Training time (and days) from 6·N·D on the GPUs the user named, or None."""
+        task = task_of(s)
+        if task not in ("full", "lora", "qlora") or not (s.train_tokens and s.gpu and s.gpus):
+            return None
+        gpus = s.gpus * (s.max_instances or 1)
+        args = {"model": s.model, "gpu": s.gpu, "gpus": gpus, "tokens": s.train_tokens, "task": task}
+        run, err = yield from self.call("training_run", training_run, **args)
+        if err or not isinstance(run, TrainingCompute):
+            return None
+        return say(
+            "training.time", self.lang, tokens=render.fig(run.training_tokens), gpus=run.gpus, gpu=run.gpu,
+            hours=render.fig(run.hours), days=render.fig(run.days), rule=run.flops_rule, mfu=render.fig(run.mfu * 100),
+        )  # fmt: skip
+
+    def gpu_verdict(self, s: Slots, plan: Plan) -> Events:
+        """'Is the L20 a good choice for X?': yes or no from the plan on that GPU, then a cheaper alternative."""
+        if not plan.options:
+            return [say("gpu.no", self.lang, gpu=s.gpu)]
+        top = plan.options[0]
+        figures = {"gpu": s.gpu, "model": plan.model, "instances": top.instances, "instance_type": top.instance_type}
+        figures |= {"total": top.total_gpus, "need": render.fig(top.per_gpu_gib_needed)}
+        figures["usable"] = render.fig(top.per_gpu_capacity_gib)
+        wider, _ = yield from self.call(
+            "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
+        )
+        best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
+        cheaper = (
+            best is not None
+            and best.gpu_model != top.gpu_model
+            and best.price_cny_per_hour is not None
+            and top.price_cny_per_hour is not None
+            and best.price_cny_per_hour * _MUCH_CHEAPER <= top.price_cny_per_hour
+        )
+        if not cheaper or best is None:
+            return [say("gpu.yes", self.lang, **figures)]
+        sep = "" if self.lang == "zh" else " "  # Chinese sentences follow each other without a space
+        line = say("gpu.yes_but", self.lang, **figures) + sep + say(
+            "gpu.cheaper", self.lang, other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),
+            other_price=render.fig(best.price_cny_per_hour), price=render.fig(top.price_cny_per_hour), gpu=s.gpu,
+        )  # fmt: skip
+        if best.cost_cny_per_million_tokens is not None and top.cost_cny_per_million_tokens is not None:
+            line += sep + say(
+                "gpu.cheaper_tokens", self.lang, other_cost=render.fig(best.cost_cny_per_million_tokens),
+                cost=render.fig(top.cost_cny_per_million_tokens),
+            )  # fmt: skip
+        return [line]
+
+    def hardware_label(self, hw: Hardware) -> str:
+        """Name the hardware as the user named it: '4 张 L20', '`ecs.gn8is.4xlarge`（1 张 L20）'."""
+        if hw.instance_type:
+            per = hw.gpus // hw.instances
+            label = (
+                say("hardware.instances", self.lang, instances=hw.instances, instance_type=hw.instance_type,
+                    count=hw.gpus, gpu=hw.gpu)
+                if hw.instances > 1
+                else say("hardware.instance", self.lang, instance_type=hw.instance_type, count=per, gpu=hw.gpu)
+            )  # fmt: skip
+        elif hw.gpus == 1:
+            label = say("hardware.one_gpu", self.lang, gpu=hw.gpu)
+        else:
+            label = say("hardware.gpus", self.lang, count=hw.gpus, gpu=hw.gpu)
+        return label
+
+    def budget_verdict(self, s: Slots, plan: Plan) -> Events:
+        """'预算 2 万够不够': yes with the cheapest option in budget, or no with the cheapest that fits."""
+        budget = render.fig(s.budget_cny_month)
+        priced = [o for o in plan.options if o.price_cny_per_month is not None]
+        if priced:
+            o = min(priced, key=lambda o: o.price_cny_per_month or 0)
+            return [say("budget.yes", self.lang, budget=budget, instance_type=o.instance_type, gpus=o.total_gpus,
+                        monthly=render.fig(o.price_cny_per_month))]  # fmt: skip
+        wider, _ = yield from self.call(
+            "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"budget_cny_month": None}))
+        )
+        fits = [o for o in (wider.options if isinstance(wider, Plan) else []) if o.price_cny_per_month is not None]
+        if not fits:
+            return [say("budget.unknown", self.lang, budget=budget)]
+        o = min(fits, key=lambda o: o.price_cny_per_month or 0)
+        return [say("budget.no", self.lang, budget=budget, instance_type=o.instance_type, gpus=o.total_gpus,
+                    monthly=render.fig(o.price_cny_per_month))]  # fmt: skip
+
+    def fit_lines(self, fit: HardwareFit) -> list[str]:
+        """Render a fit: the verdict line, then the fixing changes (up to two)."""
+        hw = fit.hardware
+        figures = {"hardware": self.hardware_label(hw), "model": fit.model, "need": render.fig(fit.per_gpu_needed_gib)}
+        figures["usable"] = render.fig(fit.per_gpu_usable_gib)
+        if fit.fits:
+            code = "fit.tight" if fit.headroom_pct < _TIGHT_PCT else "fit.yes"  # the planner's tight-fit line
+            line = say(code, self.lang, **figures, pct=render.fig(fit.headroom_pct))
+            sep = "" if self.lang == "zh" else " "
+            return [line + (sep + say("fit.sharded", self.lang) if fit.zero == 3 else "")]
+        lines = [say("fit.no", self.lang, **figures, short=render.fig(fit.shortfall_gib))]
+        fixes = [c for c in fit.changes if c.fits][:2]
+        if fixes:
+            sep = "；或 " if self.lang == "zh" else "; or "
+            changes = sep.join(
+                say(f"change.{c.code}", self.lang, value=c.value, gib=render.fig(c.per_gpu_gib)) for c in fixes
+            )
+            lines.append(say("fit.fix", self.lang, changes=changes))
+        else:
+            most = max((int(c.value) for c in fit.changes if c.code == "more_gpus"), default=hw.gpus)
+            lines.append(say("fit.no_fix", self.lang, gpus=most))
+        return lines

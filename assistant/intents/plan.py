@@ -1,0 +1,224 @@
+"""The plan and the memory estimate: ranked options, the named GPU or count, the cited guidance."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from assistant import render
+from assistant.answer import AnswerDetail
+from assistant.intents.arguments import (
+    memory_args,
+    plan_args,
+)
+from assistant.messages import say
+from assistant.render_brief import estimate_brief, plan_brief
+from assistant.run import TRAINING, Events, Reply, Run
+from assistant.tool_text import notes_in
+from assistant.toolbox import (
+    estimate_gpu_memory,
+    plan_gpu_deployment,
+)
+from assistant.understanding import Slots
+from tools.memory import MemoryEstimate
+from tools.plan import Plan
+
+_HOW_LONG_RE = r"多久|多长时间|几天|多少天|多少小时|how\s+long|how\s+many\s+(?:hours|days)|time\s+to\s+train"
+
+
+class PlanIntent(Run):
+    """Renders a plan or a memory estimate from the tools."""
+
+    def plan_answer(self, s: Slots, understood: str, lead: Sequence[str] = ()) -> Events:
+        """Answer first: the verdict on named hardware or the recommendation, then a short table.
+
+        What was understood follows; rejections, all assumptions and the guidance fold into details.
+        """
+        if too_long := (yield from self.context_limit(s)):
+            return too_long
+        plan, err = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(s))
+        if err:
+            return self.error(err)
+        assert isinstance(plan, Plan)
+        head: list[str] = list(lead)
+        if s.gpu and not any(r.gpu_model == s.gpu for r in plan.rejected) and not plan.options:
+            head.append(
+                self.t(
+                    f"目录中没有可用的 {s.gpu} 实例规格。",
+                    f"No available instance type in the catalog has the {s.gpu}.",
+                )
+            )
+        elif s.gpu and not lead and self.conv.turn.asks_verdict and not s.gpus:
+            # "A10 能跑 70B 吗": whether one card is enough, then whether that GPU works at all.
+            head += self.single_gpu_line(plan, s.gpu)
+            head += yield from self.gpu_verdict(s, plan)
+        elif s.gpu and not lead:
+            head += self.single_gpu_line(plan, s.gpu)
+        if s.budget_cny_month and self.conv.turn.asks_verdict and not lead:
+            head[:0] = yield from self.budget_verdict(s, plan)
+        if lead and (time := (yield from self.training_time(s))):
+            # "要多久": the time answers the question; otherwise it follows the verdict.
+            head.insert(0 if re.search(_HOW_LONG_RE, self.question, re.IGNORECASE) else len(head), time)
+        prefer = [*s.gpu_mentions, *s.families]
+        verdict = bool(head) and self.conv.turn.asks_verdict and not lead
+        brief, details = plan_brief(
+            plan, self.lang, prefer=prefer, capacity=self.conv.turn.asks_capacity, summary=not verdict
+        )
+        if lead and self.named_fits:
+            # The named hardware holds it: that is the answer; the planner's other options fold away.
+            details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown="\n\n".join(brief)))
+            brief = []
+        parts = [*head, *brief]
+        if s.gpu and not plan.options:
+            parts.append((yield from self.without_gpu(s)))
+        if s.gpus:
+            # "what about 4 GPUs?": the answer to the follow-up leads; otherwise the per-GPU view folds.
+            first = bool(self.conv.turn.gpus and self.conv.turn.follow_up)
+            section = yield from self.gpu_count_section(s, plan, lead=first)
+            if first:
+                parts.insert(0, section)
+            else:
+                details.insert(0, AnswerDetail(title=say("details.gpu_count", self.lang), markdown=section))
+        parts += self.plan_notes(s, plan)
+        parts.append(understood)
+        passages = yield from self.search(self.plan_query(s, plan), n=2, prefer_docs=self.plan_docs(s))
+        if quotes := self.quotes(passages, self.plan_query(s, plan)):
+            details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
+        details += self.length_details(s)
+        return Reply(text="\n\n".join(p for p in parts if p), kind="recommendation", details=details)
+
+    def plan_notes(self, s: Slots, plan: Plan) -> list[str]:
+        """Short notes on what the plan could not check: token cost, QPS without lengths, the budget."""
+        notes = []
+        top = plan.options[0] if plan.options else None
+        if self.conv.turn.asks_token_cost and (top is None or top.cost_cny_per_million_tokens is None):
+            notes.append(
+                self.t(
+                    "注意：推荐方案没有价格或吞吐数据，算不出每百万 tokens 成本。",
+                    "Note: the recommended option has no price or throughput figure, so its cost per million "
+                    "tokens is unknown.",
+                )
+            )
+        if s.qps and not s.context:
+            qps = render.fig(s.qps)
+            notes.append(
+                self.t(
+                    f"注意：能否达到 QPS {qps} 取决于每个请求的输入和输出长度，问题里没有给出；上面的方案按默认长度"
+                    f"（见关键假设）计算，没有来源能证明不给长度也能达到 QPS {qps}。",
+                    f"Note: whether QPS {qps} is reachable depends on each request's prompt and output lengths, "
+                    "which the question does not give; the plan uses default lengths (see the assumptions), so no "
+                    f"source backs QPS {qps} as stated.",
+                )
+            )
+        if s.budget_cny_month and top is not None and top.price_cny_per_month is None:
+            notes.append(
+                self.t(
+                    "注意：推荐方案没有价格数据，无法核对预算。",
+                    "Note: the recommended option has no price data, so the budget could not be checked.",
+                )
+            )
+        return notes
+
+    def without_gpu(self, s: Slots) -> Events:
+        """When nothing with the requested GPU fits: what would (smaller batch, or the best other GPU)."""
+        lines = []
+        if s.task in TRAINING and (s.batch or 1) > 1:
+            small, _ = yield from self.call(
+                "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"batch": 1}))
+            )
+            fits = small.options[0] if isinstance(small, Plan) and small.options else None
+            verdict = (
+                self.t(
+                    f"这样 `{fits.instance_type}` 每卡需要 {render.fig(fits.per_gpu_gib_needed)} GiB，放得下。",
+                    f"`{fits.instance_type}` then needs {render.fig(fits.per_gpu_gib_needed)} GiB per GPU and fits.",
+                )
+                if fits
+                else self.t(f"但这样 {s.gpu} 仍然放不下。", f"Even then no {s.gpu} type fits.")
+            )
+            lines.append(
+                self.t(
+                    f"- 把 batch 从 {s.batch} 降到 1，用梯度累积保持等效 batch：{verdict}",
+                    f"- Lower the batch from {s.batch} to 1 and use gradient accumulation to keep the effective "
+                    f"batch: {verdict}",
+                )
+            )
+        elif s.task == "inference" and s.context:
+            lines.append(
+                self.t("- 缩短上下文或降低并发，KV cache 会变小。", "- Shorten the context or lower the concurrency.")
+            )
+        wider, _ = yield from self.call(
+            "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
+        )
+        if isinstance(wider, Plan) and wider.options:
+            top = wider.options[0]
+            lines.append(
+                self.t(
+                    f"- 不限 GPU 时最好的方案：{top.instances} 台 `{top.instance_type}`（{top.gpu_count} × "
+                    f"{render.gpu_label(top, self.lang)}），每卡需要 {render.fig(top.per_gpu_gib_needed)} GiB，"
+                    f"可用 {render.fig(top.per_gpu_capacity_gib)} GiB，"
+                    f"¥{render.fig(top.price_cny_per_hour, self.lang)}/小时。",
+                    f"- Best option on any GPU: {top.instances} × `{top.instance_type}` ({top.gpu_count} × "
+                    f"{render.gpu_label(top, self.lang)}), {render.fig(top.per_gpu_gib_needed)} GiB needed of "
+                    f"{render.fig(top.per_gpu_capacity_gib)} GiB per GPU, "
+                    f"¥{render.fig(top.price_cny_per_hour, self.lang)}/h.",
+                )
+            )
+        head = self.t(f"**{s.gpu} 放不下时可以：**", f"**What would fit instead of {s.gpu}:**")
+        return head + "\n" + "\n".join(lines) if lines else ""
+
+    def single_gpu_line(self, plan: Plan, gpu: str) -> list[str]:
+        """When a GPU is named: whether one card of it is enough, from the planner's own rejections."""
+        one = next((r for r in plan.rejected if r.gpu_model == gpu and "on 1x" in r.reason), None)
+        if one is None:
+            return []
+        reason = (notes_in(self.lang, [one.reason]) or [""])[0]
+        return [
+            self.t(
+                f"**单张 {gpu} 不够：** `{one.instance_type}`" + (f" — {reason}" if reason else ""),
+                f"**One {gpu} is not enough:** `{one.instance_type}` — {reason}",
+            )
+        ]
+
+    def gpu_count_section(self, s: Slots, plan: Plan, lead: bool = False) -> Events:
+        """Estimate per-GPU memory on the number of GPUs the user named; list the options of that size."""
+        est, err = yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=s.gpus))
+        if err or not isinstance(est, MemoryEstimate):
+            return self.t(f"无法估算 {s.gpus} 张卡的情况：{err}", f"Could not estimate {s.gpus} GPUs: {err}")
+        same = [o for o in plan.options if o.total_gpus == s.gpus]
+        where_zh, where_en = ("下表", "below") if lead else ("上表", "above")
+        head = self.t(
+            f"**按 {s.gpus} 张卡算：** 每卡约需 {render.fig(est.per_gpu_total_gib)} GiB"
+            + "".join(f"（{z}）" for z in notes_in("zh", [est.layout]))
+            + "。",
+            f"**On {s.gpus} GPUs:** about {render.fig(est.per_gpu_total_gib)} GiB per GPU ({est.layout}).",
+        )
+        if same:
+            names = ", ".join(f"`{o.instance_type}`" for o in same)
+            return head + self.t(
+                f" {where_zh}中正好 {s.gpus} 张卡的方案：{names}。",
+                f" Options {where_en} with exactly {s.gpus} GPUs: {names}.",
+            )
+        return head + self.t(
+            f" {where_zh}中没有正好 {s.gpus} 张卡的方案；规划器选的是能放下负载的最小布局。",
+            f" None of the options {where_en} uses exactly {s.gpus} GPUs; the planner picks the smallest layout "
+            "that fits.",
+        )
+
+    def memory_answer(self, s: Slots, understood: str) -> Events:
+        """Estimate memory per GPU term by term and cite the sizing guidance."""
+        est, err = yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=s.gpus))
+        if err:
+            return self.error(err)
+        assert isinstance(est, MemoryEstimate)
+        brief, details = estimate_brief(est, self.lang)
+        parts = [*brief, understood]
+        topic = self.t("显存 权重 KV cache 开销", "GPU memory weights KV cache overhead")
+        if s.task in TRAINING:
+            topic = self.t("训练显存 梯度 优化器状态", "training memory gradients optimizer states")
+        query = f"{self.question} {topic}"
+        docs = ("memory-sizing", "original-article-corrections")
+        passages = yield from self.search(query, n=2, prefer_docs=docs)
+        if quotes := self.quotes(passages, query):
+            details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
+        details += self.length_details(s)
+        return Reply(text="\n\n".join(parts), kind="estimate", details=details)

@@ -1,0 +1,225 @@
+"""Plan and memory questions: ask for what is missing, check named hardware, compare variants."""
+
+from __future__ import annotations
+
+import re
+
+from assistant import render
+from assistant.answer import AnswerDetail
+from assistant.intents.arguments import (
+    instance_gpu,
+    plan_args,
+    same_size_suggestion,
+)
+from assistant.messages import say
+from assistant.run import Events, Reply, Run
+from assistant.toolbox import (
+    estimate_gpu_memory,
+    find_instance_types,
+    model_card,
+    plan_gpu_deployment,
+    text_length_tokens,
+)
+from assistant.understanding import Slots
+from tools import catalog
+from tools.models import resolve_model
+from tools.plan import DeploymentOption, Plan
+
+# Documented RoPE scaling (YaRN factor 4 for Qwen2.5) reaches 4x the configured context.
+_ROPE_SCALING_FACTOR = 4
+
+
+class WorkloadIntent(Run):
+    """Plans or estimates a workload, or asks the one question that is missing."""
+
+    def workload(self, s: Slots) -> Events:
+        """Plan a deployment or estimate memory, or ask for what is missing."""
+        if s.model_error and s.model_mention:
+            name = "estimate_gpu_memory" if s.intent == "memory" else "plan_gpu_deployment"
+            fn = estimate_gpu_memory if s.intent == "memory" else plan_gpu_deployment
+            _, err = yield from self.call(name, fn, model=s.model_mention, task=s.task or "inference")
+            reply = self.error(err or s.model_error)
+            # A misremembered name ("Qwen-70B") may be one the guidance corrects explicitly.
+            passages = yield from self.search(self.question, n=1, prefer_docs=("original-article-corrections",))
+            mention = re.sub(r"\s+", "", s.model_mention).lower()
+            corrections = [
+                p
+                for p in passages
+                if p.doc == "original-article-corrections" and mention in re.sub(r"\s+", "", p.text).lower()
+            ]
+            if quotes := self.quotes(corrections, self.question):
+                reply.text += "\n\n" + "\n\n".join(quotes)
+            substitute = same_size_suggestion(s.model_mention, err or s.model_error)
+            if substitute is None or s.task is None:
+                return reply
+            # "Qwen-70B INT4 ... L20": no such model, but the nearest real one of that size answers the
+            # question; the name error (and the guidance's correction) is said first.
+            message = err or s.model_error
+            note = self.t(
+                f"**没有 {s.model_mention} 这个模型**（工具原文：{message}）下面按同规模的 {substitute} 计算。",
+                f"**There is no {s.model_mention} model** ({message}) The figures below are for {substitute}, "
+                "the same size.",
+            )
+            s = s.model_copy(update={"model": substitute, "model_error": None})
+            planned = yield from self.sized(s)
+            planned.text = "\n\n".join([note, *quotes, planned.text]) if quotes else f"{note}\n\n{planned.text}"
+            return planned
+        if self.conv.missing:
+            return self.clarify(s, self.conv.missing)
+        return (yield from self.sized(s))
+
+    def sized(self, s: Slots) -> Events:
+        """Plan or estimate a workload whose model and task are known."""
+        checks: list[str] = []
+        if s.instance_types and s.intent == "plan":
+            # "Is ecs.l20-c32g1.8xlarge good for Qwen 72B?": first whether the type exists, then the plan
+            # on the GPU it names (the real L20 types).
+            for name in s.instance_types:
+                checks.append((yield from self.check_instance(name, claimed=None)))
+            if not s.gpu and (gpu := instance_gpu(s.instance_types[0])):
+                s = s.model_copy(update={"gpu": gpu})
+        if s.families and not s.gpu and s.intent == "plan" and not self.variants(s):
+            s = yield from self.family_gpu(s)
+        verdict: list[str] = []
+        if s.intent == "plan" and not self.variants(s) and (hardware := (yield from self.named_hardware(s))):
+            verdict = (yield from self.hardware_verdict(s, hardware)) or []
+            if self.conv.turn.asks_capacity:  # "how many 32k users does it hold?": the count answers first
+                verdict = [*(yield from self.capacity_lines(s, hardware)), *verdict]
+        for count in s.lengths:  # "800 个汉字": the conversion is a tool call, so its figures are grounded
+            yield from self.call("text_length_tokens", text_length_tokens, amount=count.amount, unit=count.unit)
+        understood = self.understood_line(s)
+        if s.intent == "plan" and (variants := self.variants(s)):
+            if len(self.conv.turn.models) >= 2:
+                understood = self.understood_line(s.model_copy(update={"model": " vs ".join(self.conv.turn.models)}))
+            reply = yield from self.compare_plans(variants, understood)
+        elif s.intent == "memory":
+            reply = yield from self.memory_answer(s, understood)
+        else:
+            reply = yield from self.plan_answer(s, understood, lead=verdict)
+        if checks and verdict:  # the verdict answers; that the named type exists is a detail
+            reply.details.insert(0, AnswerDetail(title=self.t("规格", "Instance type"), markdown="\n\n".join(checks)))
+        elif checks:
+            reply.text = "\n\n".join([*checks, reply.text])
+        return reply
+
+    def variants(self, s: Slots) -> list[tuple[str, Slots]]:
+        """Workloads to plan side by side: two models named ("A vs B"), or two GPUs for one model."""
+        models = self.conv.turn.models
+        if len(models) >= 2:
+            return [(m, s.model_copy(update={"model": m})) for m in models]
+        if not s.gpu and len(s.gpu_mentions) >= 2:
+            return [(g, s.model_copy(update={"gpu": g})) for g in s.gpu_mentions[:3]]
+        if not s.gpu and len(s.families) >= 2:
+            # "gn7i vs gn8is for Qwen2.5-7B": each family's GPU under the same workload.
+            out = []
+            for family in s.families[:3]:
+                gpus = {i.gpu_name for i in catalog.list_instances(family=family)} - {None}
+                if len(gpus) == 1:
+                    gpu = gpus.pop()
+                    out.append((f"{family} ({gpu})", s.model_copy(update={"gpu": gpu, "families": [family]})))
+            return out if len(out) >= 2 else []
+        return []
+
+    def compare_plans(self, variants: list[tuple[str, Slots]], understood: str) -> Events:
+        """Plan each variant and compare their cheapest fitting options (price per hour, month, M tokens)."""
+        head = self.t(
+            "| 方案 | 最便宜的可行规格 | 卡数 | 每卡需要 / 可用 (GiB) | ¥/小时 | ¥/月 | ¥/百万 tokens |",
+            "| variant | cheapest option that fits | GPUs | per-GPU need / usable (GiB) | ¥/h | ¥/month | ¥/M tokens |",
+        )
+        rows, priced, lines = [head, "|---|---|---|---|---|---|---|"], [], []
+        fitted: list[tuple[str, DeploymentOption]] = []
+        for label, variant in variants:
+            plan, err = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(variant))
+            if err or not isinstance(plan, Plan) or not plan.options:
+                reason = err or self.t("没有能放下该负载的规格", "no instance type fits this workload")
+                lines.append(f"- **{label}**: {reason}")
+                continue
+            best = min(plan.options, key=lambda o: (o.price_cny_per_hour is None, o.price_cny_per_hour or 0))
+            fitted.append((label, best))
+            rows.append(
+                f"| {label} | `{best.instance_type}` ({render.gpu_label(best, self.lang)}) | {best.total_gpus} | "
+                f"{render.fig(best.per_gpu_gib_needed)} / {render.fig(best.per_gpu_capacity_gib)} | "
+                f"{render.fig(best.price_cny_per_hour, self.lang)} | {render.fig(best.price_cny_per_month, self.lang)} "
+                f"| {render.fig(best.cost_cny_per_million_tokens, self.lang)} |"
+            )
+            if best.price_cny_per_hour is not None:
+                per_m = best.cost_cny_per_million_tokens
+                priced.append((best.price_cny_per_hour, per_m if per_m is not None else float("inf"), label, best))
+        # The winner leads, then a winner per criterion, the table, and what was understood.
+        parts: list[str] = []
+        if len(priced) >= 2:
+            parts += [self.price_verdict(priced), *self.criterion_winners(fitted)]
+        elif len(variants) >= 2:
+            parts += self.criterion_winners(fitted)  # without prices, speed and headroom decide first
+            parts.append(
+                self.t(
+                    "**结论：** 价格数据不全，无法按价格比较；下表列出各方案的可行规格。",
+                    "**Verdict:** price data is missing for some variants, so they cannot be compared on price.",
+                )
+            )
+        parts += ["\n".join(rows) if len(rows) > 2 else "", "\n".join(lines), understood]
+        return Reply(text="\n\n".join(p for p in parts if p), kind="recommendation")
+
+    def criterion_winners(self, fitted: list[tuple[str, DeploymentOption]]) -> list[str]:
+        """Name the fastest decode and the most memory headroom among the variants' options (when they differ)."""
+        out = []
+        speeds = [(o.decode_tokens_per_s, label) for label, o in fitted if o.decode_tokens_per_s]
+        if len(speeds) >= 2 and max(speeds)[0] > min(speeds)[0]:
+            (fast, label), (slow, _) = max(speeds), min(speeds)
+            out.append(say("compare.fastest", self.lang, label=label, fast=render.fig(fast), slow=render.fig(slow)))
+        rooms = [(o.headroom_pct, label) for label, o in fitted]
+        if len(rooms) >= 2 and max(rooms)[0] > min(rooms)[0]:
+            pct, label = max(rooms)
+            out.append(say("compare.roomiest", self.lang, label=label, pct=render.fig(pct)))
+        return out
+
+    def price_verdict(self, priced: list[tuple[float, float, str, DeploymentOption]]) -> str:
+        """Which variant is cheaper per hour; on equal hourly prices, per million tokens (both figures shown)."""
+        priced.sort(key=lambda p: (p[0], p[1]))
+        (low, _, a, oa), (high, _, b, ob) = priced[0], priced[-1]
+        if low < high:
+            return self.t(
+                f"**结论：** 按小时价，**{a}** 更便宜（`{oa.instance_type}` ¥{render.fig(low)}/小时，"
+                f"{b} 的 `{ob.instance_type}` 为 ¥{render.fig(high)}/小时）。",
+                f"**Verdict:** by hourly price, **{a}** is cheaper (`{oa.instance_type}` at ¥{render.fig(low)}/h vs "
+                f"`{ob.instance_type}` at ¥{render.fig(high)}/h for {b}).",
+            )
+        ca, cb = render.fig(oa.cost_cny_per_million_tokens), render.fig(ob.cost_cny_per_million_tokens)
+        return self.t(
+            f"**结论：** 两者最便宜的规格小时价相同（¥{render.fig(low)}/小时）；按每百万 tokens 成本，"
+            f"**{a}** 更便宜（¥{ca} 对 ¥{cb}）（同样的价格每小时生成更多 tokens）。",
+            f"**Verdict:** the cheapest options cost the same per hour (¥{render.fig(low)}/h); per million tokens "
+            f"**{a}** is cheaper (¥{ca} vs ¥{cb}) (it produces more tokens per hour for the price).",
+        )
+
+    def family_gpu(self, s: Slots) -> Events:
+        """Turn "on gn7i" into the GPU preference the planner filters by (the family's GPU)."""
+        listed, _ = yield from self.call("find_instance_types", find_instance_types, family=s.families[0])
+        names = {i.gpu_name for i in listed.instances} if listed is not None else set()
+        if len(names) == 1 and None not in names:
+            return s.model_copy(update={"gpu": names.pop()})
+        return s
+
+    def context_limit(self, s: Slots) -> Events:
+        """Refuse a context far beyond the model's maximum (None: plannable, or not given).
+
+        Up to ``_ROPE_SCALING_FACTOR`` x the configured maximum is planned, with the planner's warning:
+        RoPE scaling such as YaRN stretches Qwen2.5's 32k to 128k. Beyond that the answer is a refusal.
+        """
+        if not s.context or not s.model or s.architecture:
+            return None
+        if s.context <= _ROPE_SCALING_FACTOR * resolve_model(s.model).max_context:
+            return None
+        card, _ = yield from self.call("model_card", model_card, model=s.model)
+        if card is None:
+            return None
+        limit, asked = render.fig(card.max_context), render.fig(s.context)
+        return Reply(
+            text=self.t(
+                f"上下文 {asked} tokens 远超 {s.model} 的最大上下文 {limit} tokens（模型配置），"
+                "即使用 YaRN 等 RoPE 扩展也达不到，无法按这个长度规划。",
+                f"A context of {asked} tokens is far beyond {s.model}'s maximum of {limit} tokens (its model "
+                "config), out of reach even with RoPE scaling such as YaRN, so it cannot be planned at that length.",
+            ),
+            kind="error",
+        )

@@ -1,0 +1,350 @@
+"""Workload phrases in the user's own units, read before the generic number patterns of ``understanding``.
+
+* English number words become digits ("twelve users" -> "12 users", "two hundred" -> "200").
+* Request lengths in tokens, Chinese characters, English words or pages ("每次问题约 800 个汉字，回答 200
+  字左右", "two pages of English", "prompts of 2k tokens and 500 output tokens"), converted with
+  :func:`tools.lengths.text_tokens` (a sourced ratio per language).
+* Training volume as samples x tokens per sample x epochs ("40k dialogues averaging 2k tokens, two passes").
+* Pretraining ("从头预训练", "continued pretraining") is full training.
+* Numbers the tools must not guess at ("1e308", "10^9", "0 users") are reported as invalid, as written.
+* Workloads the tools cannot size (image generation, speech, embeddings) are named, not planned as LLMs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools.lengths import TextUnit, TokenCount, text_tokens
+
+_UNITS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_SCALES = {"hundred": 100, "thousand": 1000}
+_WORD = "|".join([*_UNITS, *_TENS])
+_NUMBER_WORDS_RE = re.compile(
+    rf"\b(?:a\s+dozen|(?:{_WORD})(?:[\s\-]+(?:{_WORD}|hundred|thousand|and)){{0,5}})\b", re.IGNORECASE
+)
+# "one" alone is too common ("which one") to be a number unless it counts something.
+_ONE_COUNTS = r"\s+(?:gpus?|cards?|instances?|box(?:es)?|machines?|nodes?|epochs?|pass(?:es)?|users?|servers?)\b"
+
+
+def english_number(words: str) -> int | None:
+    """Read "twelve", "two hundred", "forty-two", "one thousand five hundred", "a dozen" (None: not a number)."""
+    if re.fullmatch(r"a\s+dozen", words.strip(), re.IGNORECASE):
+        return 12
+    total, current, seen = 0, 0, False
+    for token in re.split(r"[\s\-]+", words.lower()):
+        if token == "and":
+            continue
+        if token in _UNITS:
+            current += _UNITS[token]
+        elif token in _TENS:
+            current += _TENS[token]
+        elif token in _SCALES:
+            current = max(current, 1) * _SCALES[token]
+            if token == "thousand":
+                total, current = total + current, 0
+        else:
+            return None
+        seen = True
+    return total + current if seen else None
+
+
+def spell_numbers(text: str) -> str:
+    """Replace English number words by digits, keeping a lone "one" unless it counts something."""
+
+    def swap(m: re.Match[str]) -> str:
+        words = m.group(0)
+        if words.lower() == "one" and not re.match(_ONE_COUNTS, text[m.end() :], re.IGNORECASE):
+            return words
+        core = re.sub(r"(?:[\s\-]+and)+$", "", words)
+        value = english_number(core)
+        return f"{value}{words[len(core) :]}" if value is not None else words
+
+    return _NUMBER_WORDS_RE.sub(swap, text)
+
+
+# ------------------------------------------------------------------------------------------ numbers
+
+_N = r"(?<![A-Za-z0-9_.])((?:\d{1,3}(?:,\d{3}){1,3}(?!\d)|\d{1,9})(?:\.\d{1,4})?)\s*([kK千wW万])?"
+_SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4}
+
+
+def _value(m: re.Match[str], group: int = 1) -> float:
+    suffix = (m.group(group + 1) or "").lower()
+    return float(m.group(group).replace(",", "")) * _SCALE.get(suffix, 1.0)
+
+
+_INVALID_RES = (
+    r"(?<![\w.])\d{1,9}(?:\.\d{1,6})?\s*[eE]\s*[+\-]?\d{1,4}(?![\w])",  # 1e308
+    r"(?<![\w.])\d{1,9}\s*(?:\^|\*\*)\s*\d{1,4}",  # 10^9, 10**9
+    r"(?<![\w.\-])0+(?:\.0+)?\s*(?:个|位|张|块|台)?\s*(?:users?|用户|人|并发|concurren\w*|gpus?|显卡|卡|qps|rps|"
+    r"instances?|台|requests?|请求)(?![a-z])",
+    r"(?:并发|concurrency|users|qps|rps|gpus)\s*(?:of|is|=|为|是|:|：)?\s*0+(?![\d.])",
+)
+
+
+def invalid_numbers(text: str) -> list[tuple[str, tuple[int, int]]]:
+    """Numbers written in a form the tools refuse to guess at (exponents, zero quantities), as written."""
+    out = []
+    for pattern in _INVALID_RES:
+        out += [(m.group(0).strip(), m.span()) for m in re.finditer(pattern, text, re.IGNORECASE)]
+    return out
+
+
+# ------------------------------------------------------------------------------------------ lengths
+
+LengthRole = Literal["prompt", "output"]
+
+
+class StatedLength(BaseModel):
+    """A per-request length the user gave, in their unit, and its tokens."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: LengthRole
+    count: TokenCount
+    span: tuple[int, int]
+
+
+_OUTPUT_WORDS = r"回答|输出|回复|答案|生成|output|outputs|answers?|responses?|completions?|generat\w*|replies|reply"
+_PROMPT_WORDS = r"问题|提问|输入|提示词?|prompts?|inputs?|questions?|文档"
+_UNIT_RES: tuple[tuple[str, TextUnit], ...] = (
+    (r"(?:个)?\s*(?:汉字|中文字符?|字)(?!节)", "zh_characters"),
+    (r"(?:english\s+)?words?\b", "en_words"),
+    (r"(?:english\s+)?characters?\b|chars?\b", "en_characters"),
+    (r"pages?\b(?:\s+of\s+(?:english|text))?", "pages"),
+    (r"(?:(?:output|input|prompt|completion|generated|输出|输入)\s*)?tokens?\b", "tokens"),
+)
+
+
+def stated_lengths(text: str) -> list[StatedLength]:
+    """Per-request prompt and output lengths with their unit ("800 个汉字", "2k tokens of output").
+
+    A length counts only next to a word that says whose it is (prompt/question/input vs answer/output);
+    a bare "32k tokens" stays a context length for ``understanding``.
+    """
+    found: list[StatedLength] = []
+    for unit_re, unit in _UNIT_RES:
+        for m in re.finditer(rf"{_N}[\s\-]*{unit_re}", text, re.IGNORECASE):
+            inner = re.search(rf"{_OUTPUT_WORDS}|{_PROMPT_WORDS}", m.group(0), re.IGNORECASE)
+            if inner:
+                role: LengthRole | None = "output" if re.fullmatch(_OUTPUT_WORDS, inner.group(0), re.I) else "prompt"
+            else:
+                role = _role(text, m.start(), m.end())
+            if role is None and unit != "tokens":
+                role = "prompt"  # "two pages of English": text the user sends, unless said otherwise
+            if role is None or any(s.span[0] < m.end() and m.start() < s.span[1] for s in found):
+                continue
+            value = _value(m)
+            if value <= 0 or (unit == "tokens" and (m.group(2) or "").lower() not in ("k", "千", "")):
+                continue
+            found.append(StatedLength(role=role, count=text_tokens(value, unit), span=m.span()))
+    return found
+
+
+def _role(text: str, start: int, end: int) -> LengthRole | None:
+    before, after = text[max(0, start - 24) : start], text[end : end + 16]
+    out_before = re.search(rf"(?:{_OUTPUT_WORDS})[^,，。;；\d]*$", before, re.IGNORECASE)
+    in_before = re.search(rf"(?:{_PROMPT_WORDS})[^,，。;；\d]*$", before, re.IGNORECASE)
+    if out_before and (not in_before or out_before.start() > in_before.start()):
+        return "output"
+    if in_before:
+        return "prompt"
+    if re.match(rf"\s*(?:of\s+|的)?\s*(?:{_OUTPUT_WORDS})", after, re.IGNORECASE):
+        return "output"
+    if re.match(rf"\s*(?:of\s+|的)?\s*(?:english\s+)?(?:{_PROMPT_WORDS}|text|documents?)", after, re.IGNORECASE):
+        return "prompt"
+    return None
+
+
+# ------------------------------------------------------------------------------------------ training volume
+
+
+class TrainingVolumeText(BaseModel):
+    """Samples, tokens per sample and epochs as stated (None: not said)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    samples: float | None = None
+    tokens_per_sample: float | None = None
+    epochs: float | None = None
+    spans: list[tuple[int, int]] = Field(default_factory=list)
+
+
+_SAMPLES_RE = (
+    rf"{_N}\s*(?:条|个|份|篇)?\s*(?:多轮)?\s*(?:dialogues?|conversations?|samples?|examples?|documents?|docs|"
+    r"instructions?|pairs|records|对话|样本|数据|文档|指令|问答对)"
+)
+_SAMPLES_AFTER_RE = (
+    rf"(?:数据|样本|语料|训练集|dataset|data)[^\d,，。;；]{{0,8}}?{_N}\s*(?:条|个|份|篇|samples?|examples?|rows?)"
+)
+_PER_SAMPLE_RE = (
+    rf"(?:averag\w*|avg|average\s+of|each|per\s+sample|apiece|平均|每条|每个|每篇)\s*(?:of\s+|约|大约|about\s+)?"
+    rf"{_N}\s*tokens?"
+)
+_EPOCHS_RE = rf"{_N}\s*(?:epochs?|passes|pass|轮|遍|个\s*epochs?)|(?:epochs?|轮数)\s*(?:=|:|：|为)?\s*{_N}"
+
+
+def training_volume(text: str) -> TrainingVolumeText:
+    """Find samples, average tokens per sample and epochs in a training question."""
+    out = TrainingVolumeText()
+    if m := re.search(_SAMPLES_RE, text, re.IGNORECASE) or re.search(_SAMPLES_AFTER_RE, text, re.IGNORECASE):
+        out.samples, out.spans = _value(m), [*out.spans, m.span()]
+    if m := re.search(_PER_SAMPLE_RE, text, re.IGNORECASE):
+        out.tokens_per_sample, out.spans = _value(m), [*out.spans, m.span()]
+    if m := re.search(_EPOCHS_RE, text, re.IGNORECASE):
+        group = 1 if m.group(1) else 3
+        out.epochs, out.spans = _value(m, group), [*out.spans, m.span()]
+    return out
+
+
+PRETRAIN_RE = r"预训练|pre[\s\-]?train\w*|from\s+scratch|从头(?:开始)?训练|增量训练"
+
+# ------------------------------------------------------------------------------------------ out of reach
+
+ReachTopic = Literal["image", "speech", "embedding", "video"]
+_REACH: dict[ReachTopic, str] = {
+    "image": r"stable[\s\-]?diffusion|sdxl|\bsd\s*(?:1\.5|2|3)|\bflux\b|midjourney|文生图|图像生成|生成图片|生图|画图|"
+    r"text[\s\-]to[\s\-]image|image\s+generation|diffusion\s+model|comfyui",
+    "speech": r"whisper|\btts\b|\basr\b|语音识别|语音合成|speech[\s\-]to[\s\-]text|text[\s\-]to[\s\-]speech|"
+    r"speech\s+recognition|cosyvoice|paraformer",
+    "embedding": r"embedding\s+models?|embeddings?\s+(?:service|server|model)|向量模型|嵌入模型|\bbge\b|"
+    r"text-embedding|rerank\w*|重排",
+    "video": r"视频生成|video\s+generation|text[\s\-]to[\s\-]video|\bsora\b|wan2",
+}
+
+
+def out_of_reach(text: str) -> ReachTopic | None:
+    """Name a workload the tools cannot size (image, speech, embedding, video models), if the text is about one."""
+    for topic, pattern in _REACH.items():
+        if re.search(pattern, text, re.IGNORECASE):
+            return topic
+    return None
+
+
+_MAX_INSTANCES_RE = (
+    rf"(?:最多|至多|不超过|顶多|只能)\s*(?:用|开|买|租)?\s*{_N}\s*台|"
+    rf"(?:at\s+most|max(?:imum)?(?:\s+of)?|no\s+more\s+than|up\s+to|only)\s+{_N}\s*(?:instances?|machines?|servers?|nodes?|boxes)"
+)
+
+
+_CN_SMALL = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+
+
+def max_instances(text: str) -> int | None:
+    """Return a cap on instances ("最多用两台", "at most 2 instances"), or None."""
+    text = re.sub(r"(?<=[用开买租多过])([一二两三四五六七八九十])(?=\s*台)", lambda m: str(_CN_SMALL[m.group(1)]), text)
+    m = re.search(_MAX_INSTANCES_RE, text, re.IGNORECASE)
+    if not m:
+        return None
+    value = _value(m) if m.group(1) else _value(m, 3)
+    return int(value) if value >= 1 else None
+
+
+# ------------------------------------------------------------------------------------------ daily users
+
+DEFAULT_PEAK_SHARE = 0.1  # one in ten daily users online at the peak, when the user gives no peak factor
+_DAU_RE = (
+    rf"(?:日活(?:跃)?(?:用户)?(?:数)?|\bDAU\b|daily\s+active\s+users?|daily\s+users?)\s*(?:约|大约|about|of|:|：|为|是|有)?\s*{_N}"
+    rf"|{_N}\s*(?:daily\s+active\s+users?|daily\s+users?|\bDAU\b|日活(?:跃)?(?:用户)?)"
+)
+_PEAK_RE = (
+    rf"(?:高峰|峰值|peak)[^\d%]{{0,16}}{_N}\s*%"
+    rf"|{_N}\s*%[^\d%]{{0,20}}?(?:peak|高峰|峰值|online|在线|concurrent)"
+)
+
+
+class DailyUsers(BaseModel):
+    """Daily active users and the share of them online at the peak."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    users: float
+    peak_share: float
+    stated_share: bool
+    spans: list[tuple[int, int]]
+
+    @property
+    def peak_concurrency(self) -> int:
+        """Users online at once at the peak (at least one)."""
+        return max(1, round(self.users * self.peak_share))
+
+
+def daily_users(text: str) -> DailyUsers | None:
+    """Read "日活 1 万，高峰 5%" / "10k daily active users" (None: no daily-user figure)."""
+    m = re.search(_DAU_RE, text, re.IGNORECASE)
+    if not m:
+        return None
+    users = _value(m, 1) if m.group(1) else _value(m, 3)
+    peak = re.search(_PEAK_RE, text, re.IGNORECASE)
+    share = (_value(peak) if peak.group(1) else _value(peak, 3)) / 100 if peak else DEFAULT_PEAK_SHARE
+    if users <= 0 or not 0 < share <= 1:
+        return None
+    spans = [m.span(), *([peak.span()] if peak else [])]
+    return DailyUsers(users=users, peak_share=share, stated_share=bool(peak), spans=spans)
+
+
+# ------------------------------------------------------------------------------------------ custom architectures
+
+_SEP = r"\s*(?:=|:|：|为|是|of)?\s*"
+_DIMS: tuple[tuple[str, str], ...] = (
+    # KV heads before heads, so "8 KV heads" is not read as 8 attention heads.
+    ("num_key_value_heads",
+     rf"(?:kv[\s_\-]*heads|num_key_value_heads|key[\s\-]value\s+heads|kv\s*头数?){_SEP}{_N}|{_N}\s*(?:个\s*)?(?:kv[\s_\-]*heads?|kv\s*头)"),
+    ("num_local_experts",
+     rf"(?:num_(?:local_)?experts|experts|专家数?){_SEP}{_N}|{_N}\s*(?:个\s*)?(?:routed\s+)?(?:experts|专家)(?!\s*per)"),
+    ("num_experts_per_tok",
+     rf"(?:top[\s\-]?k|experts\s+per\s+token|num_experts_per_tok|激活专家数?){_SEP}{_N}"
+     rf"|{_N}\s*(?:active\s+experts|experts\s+per\s+token|个?\s*激活专家)|top[\s\-]?{_N}"),
+    ("num_hidden_layers", rf"(?:num_hidden_layers|layers|层数){_SEP}{_N}|{_N}\s*(?:个\s*)?(?:layers|层)(?![a-z])"),
+    ("hidden_size", rf"(?:hidden[\s_]*(?:size|dim(?:ension)?)?|d_model|隐藏(?:层)?(?:维度|大小)|模型维度){_SEP}{_N}"),
+    ("num_attention_heads",
+     rf"(?:num_attention_heads|attention\s+heads|heads|注意力头数?){_SEP}{_N}|{_N}\s*(?:个\s*)?(?:attention\s+)?(?:heads|注意力头)"),
+    ("intermediate_size",
+     rf"(?:intermediate[\s_]*(?:size)?|ffn[\s_]*(?:size|dim|hidden)?|中间层(?:维度|大小)?){_SEP}{_N}"),
+    ("vocab_size", rf"(?:vocab(?:ulary)?[\s_]*(?:size)?|词表(?:大小)?){_SEP}{_N}"),
+    ("max_position_embeddings", rf"(?:max_position_embeddings|max(?:imum)?\s+context|最大上下文){_SEP}{_N}"),
+)  # fmt: skip
+
+
+def architecture_dims(text: str) -> tuple[dict[str, int], list[tuple[int, int]]] | None:
+    """Model dimensions given in the text (layers, hidden, heads ...), as config.json keys, with their spans.
+
+    None unless at least the layers, the hidden size and the attention heads are given.
+    """
+    dims: dict[str, int] = {}
+    spans: list[tuple[int, int]] = []
+    for key, pattern in _DIMS:
+        for m in re.finditer(pattern, text, re.IGNORECASE):
+            if any(a < m.end() and m.start() < b for a, b in spans):
+                continue
+            group = next(i for i in (1, 3, 5) if i <= m.re.groups and m.group(i))
+            dims[key] = round(_value(m, group))
+            spans.append(m.span())
+            break
+    if not all(dims.get(k) for k in ("num_hidden_layers", "hidden_size", "num_attention_heads")):
+        return None
+    return dims, spans
+
+
+_INSTANCE_COUNT_RE = (
+    rf"{_N}\s*(?:台|x|×|\*)\s*`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
+    rf"|{_N}\s*(?:instances?|machines?|servers?|nodes?|boxes)\s+(?:of\s+)?`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
+)
+
+
+def instance_count(text: str) -> int | None:
+    """How many instances of a named type the user has ("2 台 ecs.gn7i-...", "two gn8is boxes"), or None."""
+    text = re.sub(r"([一二两三四五六七八九十])(?=\s*台)", lambda m: str(_CN_SMALL[m.group(1)]), text)
+    m = re.search(_INSTANCE_COUNT_RE, text, re.IGNORECASE)
+    if not m:
+        return None
+    value = _value(m) if m.group(1) else _value(m, 3)
+    return int(value) if value >= 1 else None

@@ -1,0 +1,135 @@
+"""Answer-first rendering of a plan: a short text (the answer, a table, key figures) and folded details.
+
+The text starts with the line that answers the question; rejections, every assumption and the planner's
+warnings in full are folded into :class:`assistant.answer.AnswerDetail` sections, so an answer with a plan
+stays short before its details. The planner's own strings (rejection reasons, assumptions) are English
+tool text: they are only shown folded, under a title that says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assistant.answer import AnswerDetail, Language
+from assistant.messages import say
+from assistant.render import (
+    capacity_phrase,
+    fig,
+    option_notes,
+    options_table,
+    plan_summary,
+    rejection_summary,
+    token_cost_phrase,
+)
+from assistant.tool_text import notes_in
+from tools.memory import MemoryEstimate
+from tools.plan import Plan
+
+_TABLE_ROWS = 3
+
+
+def plan_brief(
+    plan: Plan, lang: Language, prefer: Sequence[str] = (), capacity: bool = False, summary: bool = True
+) -> tuple[list[str], list[AnswerDetail]]:
+    """Return the plan's text parts (summary, capacity/cost, a short table) and its folded details.
+
+    ``summary`` False leaves out the paragraph on the top option (a verdict above already names it).
+    """
+    parts = [plan_summary(plan, lang)] if summary or not plan.options else []
+    if plan.options:
+        top = plan.options[0]
+        per_option = options_capacity(plan, lang) if capacity else ""
+        if per_option:
+            parts.insert(0, per_option)  # "how many users does it hold?": a number per option answers first
+        if capacity:
+            parts.append(capacity_phrase(top, lang))
+        parts += [p for p in (token_cost_phrase(top, lang),) if p]
+    short = plan.model_copy(update={"options": plan.options[:_TABLE_ROWS]})
+    if table := options_table(short, lang):
+        parts.append(table)
+    warnings = notes_in(lang, plan.warnings)
+    if warnings:
+        parts.append("\n".join(f"⚠ {w}" for w in warnings[:2]))
+    details = []
+    rejected = _labelled_notes(lang, rejection_summary(plan, lang, prefer))
+    if rejected:
+        details.append(AnswerDetail(title=say("details.rejected", lang), markdown=_bullets(rejected)))
+    if len(plan.options) > _TABLE_ROWS:
+        details.append(AnswerDetail(title=say("details.plan", lang), markdown=options_table(plan, lang)))
+    notes = _labelled_notes(lang, option_notes(plan, lang))
+    assumptions = [*notes_in(lang, plan.assumptions), *notes, *warnings[2:]]
+    details.append(AnswerDetail(title=say("details.assumptions", lang), markdown=_bullets(assumptions)))
+    return parts, details
+
+
+_TERMS = (
+    ("weights_gib", "权重", "weights"),
+    ("kv_cache_gib", "KV cache", "KV cache"),
+    ("activations_gib", "激活", "activations"),
+    ("gradients_gib", "梯度", "gradients"),
+    ("optimizer_gib", "优化器状态", "optimizer states"),
+    ("other_gib", "其他缓冲", "other buffers"),
+    ("overhead_gib", "CUDA/框架开销", "CUDA/framework overhead"),
+)
+_TASKS_ZH = {"inference": "推理", "full": "全参训练", "lora": "LoRA", "qlora": "QLoRA"}
+
+
+def estimate_brief(est: MemoryEstimate, lang: Language) -> tuple[list[str], list[AnswerDetail]]:
+    """Answer first for a memory question: the per-GPU total, the term table; assumptions folded."""
+    layout = (notes_in(lang, [est.layout]) or [""])[0]
+    if lang == "zh":
+        head = (
+            f"**每卡约需 {fig(est.per_gpu_total_gib)} GiB**（其中张量 {fig(est.per_gpu_tensors_gib)} GiB）："
+            f"{est.model}，{fig(est.params_b)}B 参数，{_TASKS_ZH.get(est.task, est.task)}，{est.framework}"
+            + (f"，{layout}" if layout else "")
+            + f"；{est.num_gpus} 卡合计 {fig(est.total_gib)} GiB。"
+        )
+        rows = ["| 项目 | GiB/卡 |", "|---|---|"]
+    else:
+        head = (
+            f"**About {fig(est.per_gpu_total_gib)} GiB per GPU** ({fig(est.per_gpu_tensors_gib)} GiB of tensors): "
+            f"{est.model}, {fig(est.params_b)}B parameters, {est.task}, {est.framework}, {est.layout}; "
+            f"{fig(est.total_gib)} GiB over {est.num_gpus} GPU(s)."
+        )
+        rows = ["| term | GiB per GPU | meaning |", "|---|---|---|"]
+    terms = est.per_gpu.model_dump()
+    for key, zh, en in _TERMS:
+        if value := terms.get(key):
+            meaning = "" if lang == "zh" else f" {est.meanings.get(key, '')} |"
+            rows.append(f"| {zh if lang == 'zh' else en} | {fig(value)} |{meaning}")
+    parts = [head, "\n".join(rows)]
+    if warnings := notes_in(lang, est.warnings):
+        parts.append("\n".join(f"⚠ {w}" for w in warnings))
+    folded = notes_in(lang, [*est.assumptions, *([est.peak_phase] if est.peak_phase else [])])
+    details = [AnswerDetail(title=say("details.assumptions", lang), markdown=_bullets(folded))] if folded else []
+    return parts, details
+
+
+def options_capacity(plan: Plan, lang: Language) -> str:
+    """One line: how many sequences each option holds at the planned context (its KV-cache capacity)."""
+    items = [
+        say("capacity.item", lang, instance_type=o.instance_type, n=fig(o.max_concurrent_sequences))
+        for o in plan.options[:_TABLE_ROWS]
+        if o.max_concurrent_sequences is not None
+    ]
+    if not items:
+        return ""
+    context = fig(plan.workload.context_tokens)
+    return say("capacity.options", lang, context=context, items=("；" if lang == "zh" else "; ").join(items))
+
+
+def _labelled_notes(lang: Language, lines: list[str]) -> list[str]:
+    """Render "label: tool note" lines in the answer's language (a note no template knows is left out)."""
+    out = []
+    for line in lines:
+        label, sep, note = line.partition(": ")
+        zh = notes_in(lang, [note]) if sep else []
+        if lang != "zh":
+            out.append(line)
+        elif zh:
+            out.append(f"{label}：{zh[0]}")
+    return out
+
+
+def _bullets(items: Sequence[str]) -> str:
+    return "\n".join(f"- {item}" for item in items)

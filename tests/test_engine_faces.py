@@ -1,0 +1,156 @@
+"""Issue-8 categories through the real faces: ``gpu-advisor ask --json`` (a subprocess) and ``POST /v1/ask``.
+
+Each case checks what the domain requires of the answer (the hardware named is what was evaluated, the
+first line answers, the units were converted, nothing was planned for an unsizable workload), never a
+copy of the engine's output. Multi-turn: the CLI's ``--history`` file and the API's ``session_id``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from web_helpers import running, web_app
+
+pytestmark = pytest.mark.slow
+
+Body = dict[str, Any]
+
+
+def _calls(body: Body, name: str) -> list[dict[str, Any]]:
+    return [c["args"] for c in body["tool_calls"] if c["name"] == name]
+
+
+def _first_line(body: Body) -> str:
+    return next(line for line in body["text"].splitlines() if line.strip())
+
+
+def _hardware_named(body: Body) -> None:
+    assert any(a.get("gpu") == "L20" and a.get("gpus") == 4 for a in _calls(body, "evaluate_hardware_fit"))
+    assert "4 张 L20" in _first_line(body)
+
+
+def _verdict_legacy(body: Body) -> None:
+    assert _first_line(body).startswith("**Yes, but") and "A10" in body["text"]
+
+
+def _lengths(body: Body) -> None:
+    units = {a["unit"] for a in _calls(body, "text_length_tokens")}
+    assert units == {"zh_characters"}
+    [plan] = _calls(body, "plan_gpu_deployment")
+    assert 450 <= plan["context"] <= 900 and plan["concurrency"] == 30
+
+
+def _training_volume(body: Body) -> None:
+    [plan] = _calls(body, "plan_gpu_deployment")
+    assert plan["task"] == "lora" and plan["train_tokens"] == 40_000 * 2_000 * 2
+
+
+def _pretraining(body: Body) -> None:
+    [run] = _calls(body, "training_run")
+    assert run["task"] == "full" and run["gpus"] == 64 and run["tokens"] == 300e9
+    assert "小时" in _first_line(body)
+
+
+def _number_words(body: Body) -> None:
+    assert _calls(body, "plan_gpu_deployment")[0]["concurrency"] == 12
+
+
+def _invalid(body: Body) -> None:
+    assert body["kind"] == "error" and not body["tool_calls"] and "1e308" in body["text"]
+
+
+def _capacity(body: Body) -> None:
+    [cap] = [c for c in body["tool_calls"] if c["name"] == "concurrent_users"]
+    assert cap["args"]["context"] == 32768 and str(cap["result"]["sequences"]) in _first_line(body)
+
+
+def _comparison(body: Body) -> None:
+    assert [a["gpu"] for a in _calls(body, "plan_gpu_deployment")] == ["A10", "L20"]
+
+
+def _out_of_reach(body: Body) -> None:
+    assert body["kind"] == "out_of_scope" and not _calls(body, "plan_gpu_deployment")
+
+
+CASES: list[tuple[str, str, Callable[[Body], None]]] = [
+    ("hardware", "我们现在有 4 张 L20，想部署 Qwen2.5-72B AWQ，8k 上下文，10 并发，够不够？", _hardware_named),
+    ("verdict", "Is the V100 a good choice for serving Qwen2.5-7B?", _verdict_legacy),
+    ("lengths", "Qwen2.5-7B 客服，每次问题约 800 个汉字，回答 200 字左右，高峰 30 人同时在线，选什么？", _lengths),
+    (
+        "training-volume",
+        "LoRA fine-tune Llama-3.1-8B on 40k dialogues averaging 2k tokens, two passes",
+        _training_volume,
+    ),  # noqa: E501
+    ("pretraining", "从头预训练一个 Qwen2.5-7B，300B tokens，64 张 H800，要多久？", _pretraining),
+    ("number-words", "Serve Qwen2.5-14B for twelve concurrent users with 8k context", _number_words),
+    ("invalid", "Qwen2.5-7B inference for 1e308 users", _invalid),
+    ("capacity", "How many concurrent 32k users does Qwen2.5-32B hold on 4 x L20?", _capacity),
+    ("comparison", "gn7i 和 gn8is 哪个更适合部署 Qwen2.5-14B，16 并发？", _comparison),
+    ("out-of-reach", "What GPU do I need to run Stable Diffusion XL?", _out_of_reach),
+]
+FIRST = "我们有 4 张 L20，部署 Qwen2.5-32B，8k 上下文，10 并发，够吗？"
+FOLLOW = "那 20 并发呢？"
+
+
+def _follow_up_keeps_the_hardware(body: Body) -> None:
+    fit = _calls(body, "evaluate_hardware_fit")
+    assert fit and fit[0]["gpu"] == "L20" and fit[0]["gpus"] == 4 and fit[0]["concurrency"] == 20
+
+
+# ---------------------------------------------------------------------------------------------- CLI
+
+
+@pytest.fixture(scope="module")
+def cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return {**os.environ, "GPU_ADVISOR_DATA_DIR": str(tmp_path_factory.mktemp("cli-data"))}
+
+
+def _ask_cli(env: dict[str, str], question: str, history: Path | None = None) -> Body:
+    argv = [sys.executable, "-m", "ui", "ask", question, "--json", "--engine", "offline"]
+    argv += ["--history", str(history)] if history else []
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300, check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
+def test_cli_ask_json(cli_env: dict[str, str], case: str, question: str, check: Callable[[Body], None]) -> None:
+    check(_ask_cli(cli_env, question))
+
+
+def test_cli_follow_up_keeps_the_named_hardware(cli_env: dict[str, str], tmp_path: Path) -> None:
+    first = _ask_cli(cli_env, FIRST)
+    history = tmp_path / "history.json"
+    turns = [{"role": "user", "content": FIRST}, {"role": "assistant", "content": first["text"]}]
+    history.write_text(json.dumps(turns, ensure_ascii=False), encoding="utf-8")
+    _follow_up_keeps_the_hardware(_ask_cli(cli_env, FOLLOW, history))
+
+
+# ---------------------------------------------------------------------------------------------- API
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
+    app = web_app(tmp_path_factory.mktemp("api8"), GPU_ADVISOR_RATE_LIMIT_PER_MIN=10_000)
+    with running(app) as url, httpx.Client(base_url=url, timeout=120) as c:
+        yield c
+
+
+@pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
+def test_api_ask(client: httpx.Client, case: str, question: str, check: Callable[[Body], None]) -> None:
+    response = client.post("/v1/ask", json={"question": question})
+    assert response.status_code == 200
+    check(response.json())
+
+
+def test_api_follow_up_keeps_the_named_hardware(client: httpx.Client) -> None:
+    first = client.post("/v1/ask", json={"question": FIRST}).json()
+    follow = client.post("/v1/ask", json={"question": FOLLOW, "session_id": first["session_id"]}).json()
+    _follow_up_keeps_the_hardware(follow)

@@ -1,0 +1,258 @@
+"""Evaluate exactly the hardware a user names (N x GPU, an instance type, at most M instances).
+
+"我们现在有 4 张 L20", "on ecs.gn8is.4xlarge", "最多用两台": the user fixes the hardware, so the answer is
+first whether the workload fits on that hardware (per-GPU need against usable memory, headroom), with a
+reason code, and only then the smallest change that makes it fit (ZeRO-3 + offload, LoRA, quantisation,
+a shorter sequence, more GPUs), each re-estimated with the same estimator.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools import catalog
+from tools.errors import ToolInputError
+from tools.memory import MemoryEstimate, estimate_memory
+from tools.models import ModelArchitecture
+from tools.plan import USABLE_FRACTION_HBM, USABLE_FRACTION_OTHER, VLLM_GPU_MEMORY_UTILIZATION
+from tools.workload import Precision, Quant, Task
+
+FitReason = Literal["fits", "memory_per_gpu", "gpu_memory_unknown"]
+ChangeCode = Literal[
+    "zero3", "zero3_offload", "lora", "qlora", "int8", "int4", "shorter_sequence", "fewer_sequences", "more_gpus"
+]
+DEFAULT_INFERENCE_CONTEXT = 4096
+DEFAULT_TRAIN_SEQ_LEN = 2048
+
+
+class Hardware(BaseModel):
+    """The hardware as named: a GPU and how many, from an instance type or a GPU name."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gpu: str
+    gpus: int = Field(description="GPUs in total (per instance x instances)")
+    instance_type: str | None = None
+    instances: int = 1
+    usable_gib_per_gpu: float
+    usable_note: str
+
+
+class FitChange(BaseModel):
+    """One change to the workload or hardware, re-estimated with the same estimator."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    code: ChangeCode
+    value: str = Field(description="the changed setting, e.g. '4096' for a shorter sequence, '8' for more GPUs")
+    per_gpu_gib: float
+    fits: bool
+
+
+class HardwareFit(BaseModel):
+    """Whether a workload fits the named hardware, why, and the smallest change that makes it fit."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    fits: bool
+    reason: FitReason
+    hardware: Hardware
+    model: str
+    task: Task
+    per_gpu_needed_gib: float
+    per_gpu_usable_gib: float = Field(
+        description="the limit compared against: vLLM's share of usable memory when serving"
+    )
+    headroom_gib: float = Field(description="usable minus needed, per GPU (negative: short by that much)")
+    headroom_pct: float = Field(description="headroom as a share of usable memory, percent")
+    shortfall_gib: float = Field(description="needed minus usable per GPU when it does not fit, else 0")
+    layout: str
+    zero: int = Field(default=0, description="ZeRO stage assumed: 3 for full training on several GPUs, else 0")
+    changes: list[FitChange] = Field(default_factory=list, description="tried in order; the fitting ones first")
+
+
+def resolve_hardware(
+    gpu: str | None = None, gpus: int | None = None, instance_type: str | None = None, instances: int = 1
+) -> Hardware:
+    """Turn "4 x L20" or "ecs.gn8is.4xlarge (x2)" into GPUs, a count and the usable memory per GPU.
+
+    Raises:
+        ToolInputError: unknown names, a vGPU slice, or a count that is not a positive whole number.
+    """
+    if instances < 1:
+        raise ToolInputError(f"instances must be at least 1; got {instances}.")
+    if instance_type:
+        inst = catalog.get_instance(instance_type)
+        name = inst.gpu_model or inst.gpu_model_likely
+        if name is None or not isinstance(inst.gpu_count, int) or inst.vgpu:
+            raise ToolInputError(f"{inst.instance_type} has no whole GPUs of a known model; pick a full-GPU type.")
+        spec, per_instance, memory = catalog.get_gpu(name), inst.gpu_count, inst.gpu_memory_gib
+        total, itype = per_instance * instances, inst.instance_type
+    else:
+        if gpu is None:
+            raise ToolInputError("Name a GPU (e.g. L20) or an instance type (e.g. ecs.gn8is.4xlarge).")
+        if gpus is not None and gpus < 1:
+            raise ToolInputError(f"gpus must be a positive whole number; got {gpus}.")
+        spec, memory, total, itype = catalog.get_gpu(gpu), None, (gpus or 1) * instances, None
+    if spec.usable_memory_gib:
+        usable, note = spec.usable_memory_gib, "usable memory reported for this GPU"
+    else:
+        hbm = (spec.memory_type or "").upper().startswith("HBM")
+        fraction = USABLE_FRACTION_HBM if hbm else USABLE_FRACTION_OTHER
+        usable, note = (memory or spec.memory_gib) * fraction, f"{fraction:.0%} of the nominal memory (driver, ECC)"
+    return Hardware(
+        gpu=spec.name, gpus=total, instance_type=itype, instances=instances, usable_gib_per_gpu=usable, usable_note=note
+    )
+
+
+def evaluate_hardware(
+    model: str,
+    task: Task = "inference",
+    gpu: str | None = None,
+    gpus: int | None = None,
+    instance_type: str | None = None,
+    instances: int = 1,
+    precision: Precision = "bf16",
+    quant: Quant = "none",
+    context: int | None = None,
+    gen_tokens: int | None = None,
+    concurrency: int | None = None,
+    batch: int | None = None,
+    seq_len: int | None = None,
+    arch: ModelArchitecture | None = None,
+) -> HardwareFit:
+    """Check whether a workload fits exactly the named hardware, then the smallest change that fits.
+
+    Args:
+        model: Registry name or alias.
+        task: inference, full (incl. pretraining), lora or qlora.
+        gpu: GPU name when no instance type is named (e.g. 'L20').
+        gpus: How many of ``gpu`` per instance (default 1).
+        instance_type: An ECS instance type, evaluated as named (its GPU and count).
+        instances: How many instances (the hardware is all of them together).
+        precision: Weight precision.
+        quant: Checkpoint format.
+        context: Inference tokens per sequence (prompt + output).
+        gen_tokens: Inference output tokens per sequence.
+        concurrency: Sequences served at once (inference).
+        batch: Micro-batch per GPU (training).
+        seq_len: Training sequence length.
+        arch: An already-built architecture (a custom model); None resolves ``model``.
+
+    Raises:
+        ToolInputError: unknown names or impossible values.
+    """
+    hw = resolve_hardware(gpu, gpus, instance_type, instances)
+    base = _request(model, task, hw.gpus, precision, quant, context, gen_tokens, concurrency, batch, seq_len)
+    # Serving is judged like the planner judges it: vLLM may use its utilisation share of usable memory.
+    usable = hw.usable_gib_per_gpu * (VLLM_GPU_MEMORY_UTILIZATION if task == "inference" else 1.0)
+    if task == "inference":
+        base |= {"gpu_memory_gib": hw.usable_gib_per_gpu, "gpu_memory_utilization": VLLM_GPU_MEMORY_UTILIZATION}
+    elif task == "full" and hw.gpus > 1:
+        base["zero"] = 3  # full training on several GPUs is sharded (ZeRO-3/FSDP) in practice, not replicated
+    est = estimate_memory(base, arch)
+    need = est.per_gpu_total_gib
+    fits = need <= usable
+    changes = [] if fits else _changes(base, usable, hw.gpus, arch)
+    return HardwareFit(
+        fits=fits,
+        reason="fits" if fits else "memory_per_gpu",
+        hardware=hw,
+        model=est.model,
+        task=task,
+        per_gpu_needed_gib=round(need, 2),
+        per_gpu_usable_gib=round(usable, 2),
+        headroom_gib=round(usable - need, 2),
+        headroom_pct=round(100 * (usable - need) / usable, 1),
+        shortfall_gib=round(max(0.0, need - usable), 2),
+        layout=est.layout,
+        zero=base.get("zero", 0),
+        changes=sorted(changes, key=lambda c: not c.fits),
+    )
+
+
+def _request(
+    model: str,
+    task: Task,
+    gpus: int,
+    precision: Precision,
+    quant: Quant,
+    context: int | None,
+    gen_tokens: int | None,
+    concurrency: int | None,
+    batch: int | None,
+    seq_len: int | None,
+) -> dict[str, Any]:
+    req: dict[str, Any] = {"model": model, "task": task, "gpus": gpus, "precision": precision, "quant": quant}
+    if task == "inference":
+        total = context or DEFAULT_INFERENCE_CONTEXT
+        gen = gen_tokens or min(512, max(1, total // 4))
+        req |= {"framework": "vllm", "batch": concurrency or 1, "prompt_tokens": max(1, total - gen)}
+        req["gen_tokens"] = gen
+    else:
+        if task == "qlora":
+            req |= {"precision": "bf16", "quant": "none"}
+        req |= {"batch": batch or 1, "seq_len": seq_len or context or DEFAULT_TRAIN_SEQ_LEN}
+    return req
+
+
+def _try(
+    req: dict[str, Any], code: ChangeCode, value: str, usable: float, arch: ModelArchitecture | None = None
+) -> FitChange | None:
+    try:
+        est: MemoryEstimate = estimate_memory(req, arch)
+    except ToolInputError:
+        return None
+    need = est.per_gpu_total_gib
+    return FitChange(code=code, value=value, per_gpu_gib=round(need, 2), fits=need <= usable)
+
+
+def _changes(base: dict[str, Any], usable: float, gpus: int, arch: ModelArchitecture | None) -> list[FitChange]:
+    """Candidate changes, cheapest in quality and money first; each is one step away from ``base``."""
+    out: list[FitChange | None] = []
+    if base["task"] == "inference":
+        if base["precision"] in ("bf16", "fp16", "fp32"):
+            out.append(_try(base | {"precision": "int8", "quant": "none"}, "int8", "int8", usable, arch))
+            out.append(_try(base | {"precision": "int4", "quant": "awq-int4"}, "int4", "awq-int4", usable, arch))
+        out += _more_gpus(base, usable, gpus, arch)  # keeps every stated requirement; the cuts below do not
+        if base["prompt_tokens"] > 2048:
+            shorter = base["prompt_tokens"] // 2
+            value = str(shorter + base["gen_tokens"])
+            out.append(_try(base | {"prompt_tokens": shorter}, "shorter_sequence", value, usable, arch))
+        if base["batch"] > 1:
+            fewer = max(1, base["batch"] // 2)
+            out.append(_try(base | {"batch": fewer}, "fewer_sequences", str(fewer), usable, arch))
+        return [c for c in out if c is not None]
+    else:
+        if base["task"] == "full":
+            if gpus > 1 and base.get("zero", 0) != 3:
+                out.append(_try(base | {"zero": 3}, "zero3", "ZeRO-3", usable, arch))
+            offload = base | {"zero": 3, "offload": "optimizer"}
+            out.append(_try(offload, "zero3_offload", "ZeRO-3 + CPU offload", usable, arch))
+            out.append(_try(base | {"task": "lora"}, "lora", "LoRA", usable, arch))
+        if base["task"] in ("full", "lora"):
+            out.append(
+                _try(base | {"task": "qlora", "precision": "bf16", "quant": "none"}, "qlora", "QLoRA", usable, arch)
+            )
+        if base["seq_len"] > 1024:
+            shorter = base["seq_len"] // 2
+            out.append(_try(base | {"seq_len": shorter}, "shorter_sequence", str(shorter), usable, arch))
+    out += _more_gpus(base, usable, gpus, arch)
+    return [c for c in out if c is not None]
+
+
+def _more_gpus(
+    base: dict[str, Any], usable: float, gpus: int, arch: ModelArchitecture | None
+) -> list[FitChange | None]:
+    """Double the GPUs up to three times, stopping at the first count that fits."""
+    # More GPUs help a full run only when its states are sharded (ZeRO-3), not replicated (DDP).
+    wider = base | {"zero": 3} if base["task"] == "full" else base
+    out: list[FitChange | None] = []
+    for more in (2 * gpus, 4 * gpus, 8 * gpus):
+        change = _try(wider | {"gpus": more}, "more_gpus", str(more), usable, arch)
+        out.append(change)
+        if change and change.fits:
+            break
+    return out
