@@ -87,6 +87,7 @@ def read_conversation(question: str, history: Sequence[Message] = ()) -> Convers
             workload = state
             previous_missing = missing_slots(state)
         else:
+            workload = merged if merged.intent == "media" else workload
             previous_missing = []
         asked = previous_missing
     merged = merge(workload, current, answering=bool(asked))
@@ -109,6 +110,11 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
         answering: The previous answer was a clarifying question, so a reply without a subject of its
             own ("嗯，要几张卡") continues the workload.
     """
+    if workload is not None and workload.intent == "media" and turn.media and turn.media.model is None:
+        # "那每小时 5000 张呢": the image/speech/embedding workload under discussion, one figure changed.
+        kept = {f: getattr(turn, f) or getattr(workload, f) for f in ("gpu", "gpus", "region", "concurrency", "qps")}
+        return workload.model_copy(update={"media": workload.media.merged(turn.media) if workload.media else None,
+                                           "asks_verdict": turn.asks_verdict, "follow_up": True, **kept})
     if workload is None or not (_continues(workload, turn) or (answering and _no_subject(turn))):
         return turn
     if turn.model and turn.model != workload.model and not turn.follow_up:

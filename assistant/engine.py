@@ -20,6 +20,7 @@ from assistant.intents.describe import DescribeIntent
 from assistant.intents.gpus import GpuIntent
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.hardware import HardwareIntent
+from assistant.intents.media import MediaIntent
 from assistant.intents.plan import PlanIntent
 from assistant.intents.reach import ReachIntent
 from assistant.intents.workload import WorkloadIntent
@@ -69,6 +70,7 @@ class _Answering(
     GpuIntent,
     GuidanceIntent,
     ReachIntent,
+    MediaIntent,
     Run,
 ):
     """One answer: the plumbing of :class:`Run` plus every intent's handlers."""

@@ -32,7 +32,7 @@ _DOMAIN_RE = (
     r"内存|带宽|bandwidth|fine|lora|serving|inference|deploy|avx|hbm|gddr|fp8|bf16|fp16|int4|int8|tensor|"
     r"pcie|rdma|cloud|云|卡|region|地域"
 )
-_MEMORY_RE = (
+MEMORY_RE = (
     r"多少显存|显存(?:需求|占用|要多少|多少|够不够|够吗|多大)|需要多少(?:显存|内存|gpu\s*内存)|"
     r"how\s+much\s+(?:gpu\s+)?(?:vram|memory|gpu\s+memory)|(?:vram|memory)\s+(?:do(?:es)?\s+(?:i|it|we)\s+need|needed|required|requirement|usage|footprint)|"
     r"memory\s+estimate|estimate\s+(?:the\s+)?(?:gpu\s+)?memory|"
@@ -110,7 +110,7 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "verify"
     if s.instance_types and not has_workload:
         return "instances"
-    if re.search(_MEMORY_RE, text) and has_workload and not s.gpu and not re.search(_PLAN_CUE_RE, text):
+    if re.search(MEMORY_RE, text) and has_workload and not s.gpu and not re.search(_PLAN_CUE_RE, text):
         return "memory"
     if has_workload:
         return "plan"

@@ -34,6 +34,7 @@ from assistant.intent_rules import (
     VERDICT_RE,
     intent,
 )
+from assistant.media_reading import MediaAsk, read_media
 from assistant.phrases import (
     PRETRAIN_RE,
     DailyUsers,
@@ -70,14 +71,16 @@ from tools.workload import Precision, Quant, Task
 __all__ = ["Intent", "Slots", "chinese_int", "parse_number", "understand"]
 
 Intent = Literal[
-    "plan", "memory", "instances", "gpu_specs", "compare", "verify", "guidance", "out_of_reach", "out_of_scope"
+    "plan", "memory", "instances", "gpu_specs", "compare", "verify", "guidance", "out_of_reach", "out_of_scope",
+    "media",
 ]
 """What the user asks for.
 
 plan: which instances, how many, what it costs. memory: only how much GPU memory. instances: list or
 check instance types. gpu_specs: one GPU's figures. compare: two GPUs side by side. verify: a claim that a
 family has some GPU ("gn7i 是 A100 吗"). guidance: a question the guidance documents answer. out_of_reach:
-a workload the tools cannot size (image generation, speech, embeddings). out_of_scope:
+a workload the tools cannot size (training image, speech or embedding models). media: serving or sizing
+an image/video, vision-language, speech, embedding or reranker model. out_of_scope:
 nothing about GPUs, models or Alibaba Cloud.
 """
 
@@ -137,6 +140,7 @@ class Slots(BaseModel):
     )
     daily_users: DailyUsers | None = Field(default=None, description="daily active users behind the concurrency")
     asks_verdict: bool = Field(default=False, description="'能跑吗', '够不够', 'is X a good choice', 'will it fit'")
+    media: MediaAsk | None = Field(default=None, description="an image/video, speech or embedding workload")
 
     def stated(self) -> list[str]:
         """Return the workload slots this turn (or conversation) states; the rest are defaults."""
@@ -467,7 +471,16 @@ def understand(question: str) -> Slots:
     slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE))
     slots.reach = out_of_reach(text)
     slots.intent = "out_of_reach" if slots.reach and not slots.model else intent(scan, slots, text)
+    slots.media = read_media(text)
+    if slots.media is not None and slots.media.model is not None and not _trains(slots):
+        # A named image/speech/embedding model is more specific than any LLM name it contains
+        # ("千问VL 7B" is not Qwen-7B); training these models is still out of reach.
+        slots.intent, slots.reach = "media", None
     return slots
+
+
+def _trains(slots: Slots) -> bool:
+    return slots.task in ("full", "lora", "qlora") or slots.task_hint is not None
 
 
 def _apply_lengths(slots: Slots, lengths: list[StatedLength]) -> None:

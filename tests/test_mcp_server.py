@@ -43,6 +43,10 @@ CALLS: dict[str, dict[str, Any]] = {
     "compare_region_prices": {"instance_type": "ecs.gn7i-c8g1.2xlarge"},
     "cheapest_region_for_gpu": {"gpu": "A10"},
     "model_card": {"model": "llama3.1-8b"},
+    "plan_media_deployment": {"model": "SDXL", "images_per_hour": 500},
+    "estimate_media_gpu_memory": {"model": "whisper-large-v3", "beams": 5},
+    "evaluate_media_fit": {"model": "FLUX.1-dev", "gpu": "A10"},
+    "plan_vlm_deployment": {"model": "Qwen2.5-VL-7B", "images_per_request": 2, "concurrency": 4},
 }
 SEARCH = {"query": "gn7i 是什么 GPU", "k": 3}
 

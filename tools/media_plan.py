@@ -186,21 +186,30 @@ def _warnings(
         over = [r for r in rejected if r.reason.startswith("over budget")]
         why = f"every fitting option costs more than ¥{w.budget_cny_month:,.0f}/month" if over else (
             f"{memory.total_gib:.1f} GiB needed per GPU")
-        out.append(f"nothing fits {model.display_name}{where}: {why}" + _smaller_settings(model, w))
+        tries = [f"{flag} ({gib:.1f} GiB)" for flag, gib in smaller_settings(model, w.request)]
+        out.append(f"nothing fits {model.display_name}{where}: {why}" + ("; try " + ", ".join(tries) if tries else ""))
     return out
 
 
-def _smaller_settings(model: MediaModel, w: MediaWorkload) -> str:
-    """Name settings that need less memory, with what each needs ("; try --offload model (23.8 GiB)")."""
+def smaller_settings(model: MediaModel, request: MediaRequest) -> list[tuple[str, float]]:
+    """List settings that need less memory than ``request``: (flags, GiB per GPU), diffusion pipelines only."""
     if model.kind != "diffusion":
-        return ""
-    tries = []
+        return []
+    out = []
     for flag, change in (("--offload model", {"offload": "model"}), ("--dtype nf4", {"dtype": "nf4"}),
                          ("--dtype nf4 --offload model", {"dtype": "nf4", "offload": "model"})):
-        request = w.request.model_copy(update=change)
-        if request != w.request:
-            tries.append(f"{flag} ({estimate_media_memory(request).total_gib:.1f} GiB)")
-    return "; try " + ", ".join(tries) if tries else ""
+        smaller = request.model_copy(update=change)
+        if smaller != request:
+            out.append((flag, estimate_media_memory(smaller).total_gib))
+    return out
+
+
+def gpu_usable_gib(gpu: catalog.GPU) -> float:
+    """Return the usable memory of one such GPU: the published figure, else the stated fraction."""
+    if gpu.usable_memory_gib:
+        return gpu.usable_memory_gib
+    hbm = (gpu.memory_type or "").upper().startswith("HBM")
+    return gpu.memory_gib * (USABLE_FRACTION_HBM if hbm else USABLE_FRACTION_OTHER)
 
 
 _KINDS_OF_LOAD: dict[str, tuple[str, ...]] = {
@@ -352,3 +361,49 @@ def _load_assumptions(model: MediaModel, w: MediaWorkload) -> list[str]:
                      + (f"; {w.candidates} candidates of {w.doc_tokens or 512} tokens reranked per query"
                         if w.candidates else ""))
     return notes
+
+
+class SmallerSetting(BaseModel):
+    """A setting that needs less memory, and what it needs per GPU."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    flags: str = Field(description="the CLI flags, e.g. '--dtype nf4 --offload model'")
+    needed_gib: float
+
+
+class MediaFit(BaseModel):
+    """Whether a non-LLM model fits exactly the GPUs the user named (one replica per GPU)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    gpu: str
+    gpus: int
+    needed_gib: float = Field(description="per GPU, incl. the CUDA context")
+    usable_gib: float = Field(description="usable memory of one such GPU")
+    fits: bool
+    headroom_pct: float = Field(description="(usable - needed) / usable x 100; negative when it does not fit")
+    short_gib: float = Field(description="GiB missing per GPU; 0 when it fits")
+    smaller: list[SmallerSetting] = Field(default_factory=list, description="settings that need less memory")
+    assumptions: list[str]
+
+
+def evaluate_media_fit(request: MediaRequest, gpu: str, gpus: int = 1) -> MediaFit:
+    """Check a non-LLM model on exactly the named GPU(s); list settings that need less when it does not fit.
+
+    Raises:
+        UnknownNameError: the model or the GPU is unknown.
+        ToolInputError: settings that do not apply to the model's kind.
+    """
+    model = resolve_media_model(request.model)
+    card = catalog.get_gpu(gpu)
+    est = estimate_media_memory(request)
+    usable = gpu_usable_gib(card)
+    headroom = (usable - est.total_gib) / usable * 100
+    smaller = [SmallerSetting(flags=f, needed_gib=g) for f, g in smaller_settings(model, request)]
+    return MediaFit(
+        model=model.name, gpu=card.name, gpus=gpus, needed_gib=est.total_gib, usable_gib=round(usable, 2),
+        fits=est.total_gib <= usable, headroom_pct=round(headroom, 1),
+        short_gib=round(max(0.0, est.total_gib - usable), 2), smaller=smaller, assumptions=est.assumptions,
+    )

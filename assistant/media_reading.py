@@ -1,0 +1,148 @@
+"""Reading questions about image/video, vision-language, speech and embedding models (zh and en).
+
+The model names come from ``tools/data/media_models.yaml`` (one vocabulary with the tools); the figures
+each kind needs are read with bounded patterns, one pass each, so a long question stays linear:
+resolution ("1024x1024", "1024²"), images per hour or day, audio hours and the deadline, documents,
+tokens per document, rerank candidates, images per request, live streams, weights dtype and CPU offload.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools.media_models import MediaModel, load_media_models
+from tools.models import normalize_name
+
+_NUM = r"(\d{1,3}(?:,\d{3})+|\d{1,12}(?:\.\d{1,3})?)\s*(万|千|k|K|million|百万|m\b|M\b)?"
+_SCALE = {"万": 1e4, "千": 1e3, "k": 1e3, "K": 1e3, "million": 1e6, "百万": 1e6, "m": 1e6, "M": 1e6}
+
+
+_IMAGE = r"(?:张|幅|images?|pictures?)"
+_PER_HOUR_FIRST = rf"(?:每小时|每个小时|一小时|per\s+hour|an\s+hour|/\s*h)\D{{0,12}}?{_NUM}\s*{_IMAGE}"
+_PER_HOUR_AFTER = rf"{_NUM}\s*{_IMAGE}(?:\s*图)?\s*(?:每小时|/\s*h|per\s+hour|an\s+hour|a\s+hour)"
+_AUDIO_HOURS = (
+    rf"{_NUM}\s*(?:个)?\s*(?:小时|hours?)\s*(?:的)?\s*(?:会议|通话|客服)?\s*"
+    r"(?:录音|音频|语音|of\s+(?:audio|speech|recordings?|calls?))"
+)
+_DOC_TOKENS_AFTER = rf"(?:about|~|约|每篇|每条|each|平均)?\s*{_NUM}\s*tokens?\s*(?:each|per\s+doc\w*|一篇|每篇)"
+_IMAGES_PER_REQUEST = (
+    rf"(?:每次|每个)?(?:请求)?(?:带|含|with)?\s*{_NUM}\s*{_IMAGE}\s*(?:的图)?\s*"
+    r"(?:per\s+request|每次|a\s+request|each\s+request)?"
+)
+
+
+class MediaAsk(BaseModel):
+    """What a question says about a non-LLM workload; ``None`` means "not said"."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = Field(default=None, description="registry name from tools/data/media_models.yaml")
+    kind: str | None = None
+    width: int | None = None
+    height: int | None = None
+    images_per_hour: float | None = None
+    audio_hours: float | None = None
+    within_hours: float | None = None
+    streams: int | None = None
+    docs: int | None = None
+    doc_tokens: int | None = None
+    candidates: int | None = None
+    images_per_request: int | None = None
+    frames: int | None = None
+    dtype: str | None = None
+    offload: str | None = None
+
+    def merged(self, newer: MediaAsk) -> MediaAsk:
+        """Return this ask with every figure the newer turn states replacing the old one."""
+        return self.model_copy(update={k: v for k, v in newer.model_dump().items() if v is not None})
+
+    def said_anything(self) -> bool:
+        """Tell whether any figure (besides the model) was read."""
+        return any(v is not None for k, v in self.model_dump().items() if k not in ("model", "kind"))
+
+
+@cache
+def _name_pattern() -> tuple[re.Pattern[str], dict[str, MediaModel]]:
+    """One alternation of every name and alias, longest first (so "flux dev" beats "flux")."""
+    index: dict[str, MediaModel] = {}
+    spellings: list[str] = []
+    for model in load_media_models():
+        for spelling in (model.name, *model.aliases):
+            index[normalize_name(spelling)] = model
+            spellings.append(spelling)
+    parts = sorted({re.escape(s).replace(r"\ ", r"[\s\-_]*") for s in spellings}, key=len, reverse=True)
+    pattern = re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(parts) + r")(?![A-Za-z0-9])", re.IGNORECASE)
+    return pattern, index
+
+
+def media_model(text: str) -> MediaModel | None:
+    """Return the non-LLM model the text names first, if any."""
+    pattern, index = _name_pattern()
+    for m in pattern.finditer(text):
+        found = index.get(normalize_name(m.group(0)))
+        if found is not None:
+            return found
+    return None
+
+
+def _number(m: re.Match[str], group: int = 1) -> float:
+    value = float(m.group(group).replace(",", ""))
+    return value * _SCALE.get(m.group(group + 1) or "", 1.0)
+
+
+def _first(pattern: str, text: str) -> re.Match[str] | None:
+    return re.search(pattern, text, re.IGNORECASE)
+
+
+def read_media(text: str) -> MediaAsk | None:
+    """Read a non-LLM workload from one question: the model and the figures of its kind, or None."""
+    model = media_model(text)
+    ask = MediaAsk(model=model.name if model else None, kind=model.kind if model else None)
+    if m := _first(r"(\d{3,4})\s*[x×*✕]\s*(\d{3,4})", text):
+        ask.width, ask.height = int(m.group(1)), int(m.group(2))
+    elif m := _first(r"(\d{3,4})\s*(?:²|\^2|px\s*square)", text):
+        ask.width = ask.height = int(m.group(1))
+    elif m := _first(r"(720|1080)\s*[pP]", text):
+        ask.height = int(m.group(1))
+        ask.width = {720: 1280, 1080: 1920}[ask.height]
+    if m := _first(_PER_HOUR_FIRST, text):
+        ask.images_per_hour = _number(m)
+    elif m := _first(_PER_HOUR_AFTER, text):
+        ask.images_per_hour = _number(m)
+    elif m := _first(rf"(?:每天|每日|per\s+day|a\s+day)\D{{0,12}}?{_NUM}\s*(?:张|幅|images?)", text):
+        ask.images_per_hour = _number(m) / 24
+    if m := _first(_AUDIO_HOURS, text):
+        ask.audio_hours = _number(m)
+    if m := _first(rf"(?:within|in)\s+{_NUM}\s*(?:hours?|h\b)|{_NUM}\s*(?:个)?\s*小时\s*(?:内|之内|以内)", text):
+        ask.within_hours = _number(m) if m.group(1) else _number(m, 3)
+    if m := _first(rf"{_NUM}\s*(?:路|live\s+streams?|streams?|channels?)", text):
+        ask.streams = int(_number(m))
+    if m := _first(rf"{_NUM}\s*(?:篇|条|份|个)?\s*(?:documents?|docs?|passages?|文档|段落|chunks?)", text):
+        ask.docs = int(_number(m))
+    if m := _first(_DOC_TOKENS_AFTER, text):
+        ask.doc_tokens = int(_number(m))
+    elif m := _first(rf"(?:每篇|每条|each\s+of|documents?\s+of)\s*(?:about|约|~)?\s*{_NUM}\s*tokens?", text):
+        ask.doc_tokens = int(_number(m))
+    if m := _first(rf"{_NUM}\s*(?:个)?\s*(?:candidates?|候选)", text):
+        ask.candidates = int(_number(m))
+    if m := _first(_IMAGES_PER_REQUEST, text):
+        if model is not None and model.kind == "vlm":
+            ask.images_per_request = int(_number(m))
+    if m := _first(rf"{_NUM}\s*(?:帧|frames?)", text):
+        ask.frames = int(_number(m))
+    ask.dtype = _dtype(text)
+    if _first(r"cpu\s*offload|offload|卸载到\s*cpu|显存卸载", text):
+        ask.offload = "sequential" if _first(r"sequential|逐层", text) else "model"
+    return ask if (model is not None or ask.said_anything()) else None
+
+
+def _dtype(text: str) -> str | None:
+    for dtype, pattern in (("nf4", r"nf4|4[\s-]*bit|4\s*位|int4"), ("int8", r"int8|8[\s-]*bit|8\s*位"),
+                           ("fp8", r"fp8"), ("bf16", r"bf16|bfloat16"), ("fp16", r"fp16|float16|半精度"),
+                           ("fp32", r"fp32|float32|全精度")):
+        if _first(pattern, text):
+            return dtype
+    return None
