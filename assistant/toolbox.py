@@ -7,7 +7,7 @@ deterministic engine calls the very same functions, so both engines state the sa
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -386,6 +386,17 @@ def training_run(
     return training_volume.training_compute(model, tokens, gpu, gpus, task, mfu, price_cny_per_hour)
 
 
+_ModelT = TypeVar("_ModelT", bound=BaseModel)
+
+
+def _validated(model: type[_ModelT], fields: dict[str, Any]) -> _ModelT:
+    """Validate the given (non-None) fields into ``model``; a bad value is a one-line tool error."""
+    try:
+        return model.model_validate({k: v for k, v in fields.items() if v is not None})
+    except ValidationError as exc:
+        raise ToolInputError(validation_message(exc)) from None
+
+
 def plan_media_deployment(
     model: str,
     images_per_hour: float | None = None,
@@ -439,11 +450,7 @@ def plan_media_deployment(
         "candidates": candidates, "qps": qps, "within_hours": within_hours, "steps": steps, "gpu": gpu,
         "region": region, "budget_cny_month": budget_cny_month, "max_options": max_options,
     }
-    try:
-        workload = MediaWorkload.model_validate({k: v for k, v in fields.items() if v is not None})
-    except ValidationError as exc:
-        raise ToolInputError(validation_message(exc)) from None
-    return plan_media(workload)
+    return plan_media(_validated(MediaWorkload, fields))
 
 
 def estimate_media_gpu_memory(
@@ -474,11 +481,7 @@ def estimate_media_gpu_memory(
     """
     fields = {"model": model, "dtype": dtype, "width": width, "height": height, "batch": batch, "frames": frames,
               "offload": offload, "vae_tiling": vae_tiling, "beams": beams, "seq_tokens": doc_tokens}
-    try:
-        request = MediaRequest.model_validate({k: v for k, v in fields.items() if v is not None})
-    except ValidationError as exc:
-        raise ToolInputError(validation_message(exc)) from None
-    return estimate_media_memory(request)
+    return estimate_media_memory(_validated(MediaRequest, fields))
 
 
 def evaluate_media_fit(
@@ -512,11 +515,7 @@ def evaluate_media_fit(
     """
     fields = {"model": model, "dtype": dtype, "width": width, "height": height, "frames": frames,
               "offload": offload, "beams": beams, "seq_tokens": doc_tokens}
-    try:
-        request = MediaRequest.model_validate({k: v for k, v in fields.items() if v is not None})
-    except ValidationError as exc:
-        raise ToolInputError(validation_message(exc)) from None
-    return media_fit(request, gpu, gpus)
+    return media_fit(_validated(MediaRequest, fields), gpu, gpus)
 
 
 def plan_vlm_deployment(

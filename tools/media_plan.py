@@ -17,7 +17,7 @@ from tools.errors import ToolInputError
 from tools.media_memory import MediaMemoryEstimate, MediaRequest, estimate_media_memory
 from tools.media_models import MediaModel, resolve_media_model
 from tools.media_speed import MediaSpeed, diffusion_speed, encoder_speed, replicas_for, speech_speed
-from tools.plan import USABLE_FRACTION_HBM, USABLE_FRACTION_OTHER, Rejection
+from tools.plan import Rejection, usable_memory_gib
 from tools.plan_pricing import price_fields, price_warnings, region_problem
 from tools.throughput import GpuPerf
 from tools.workload import check_region_id
@@ -205,11 +205,8 @@ def smaller_settings(model: MediaModel, request: MediaRequest) -> list[tuple[str
 
 
 def gpu_usable_gib(gpu: catalog.GPU) -> float:
-    """Return the usable memory of one such GPU: the published figure, else the stated fraction."""
-    if gpu.usable_memory_gib:
-        return gpu.usable_memory_gib
-    hbm = (gpu.memory_type or "").upper().startswith("HBM")
-    return gpu.memory_gib * (USABLE_FRACTION_HBM if hbm else USABLE_FRACTION_OTHER)
+    """Return the usable memory of one such GPU (see :func:`tools.plan.usable_memory_gib`)."""
+    return usable_memory_gib(gpu)
 
 
 _KINDS_OF_LOAD: dict[str, tuple[str, ...]] = {
@@ -244,12 +241,9 @@ def _precheck(
 
 
 def usable_gib(inst: catalog.InstanceType, gpu: catalog.GPU) -> float:
-    """Usable memory of one GPU: the published figure, else the planner's stated fraction."""
-    if gpu.usable_memory_gib:
-        return gpu.usable_memory_gib
+    """Usable memory of one GPU of an instance type (see :func:`tools.plan.usable_memory_gib`)."""
     assert inst.gpu_memory_gib is not None
-    hbm = (gpu.memory_type or "").upper().startswith("HBM")
-    return inst.gpu_memory_gib * (USABLE_FRACTION_HBM if hbm else USABLE_FRACTION_OTHER)
+    return usable_memory_gib(gpu, inst.gpu_memory_gib)
 
 
 def _option(

@@ -235,12 +235,22 @@ def _count(inst: catalog.InstanceType) -> int:
     return inst.gpu_count
 
 
-def _usable_gib(inst: catalog.InstanceType, gpu: catalog.GPU) -> float:
+def usable_memory_gib(gpu: catalog.GPU, nominal_gib: float | None = None) -> float:
+    """Return the usable memory of one GPU: the published CUDA-visible figure, else the stated fraction.
+
+    Args:
+        gpu: The GPU model.
+        nominal_gib: Memory per GPU as the instance type lists it (default: the GPU's own figure).
+    """
     if gpu.usable_memory_gib:
         return gpu.usable_memory_gib
     hbm = (gpu.memory_type or "").upper().startswith("HBM")
+    return (nominal_gib or gpu.memory_gib) * (USABLE_FRACTION_HBM if hbm else USABLE_FRACTION_OTHER)
+
+
+def _usable_gib(inst: catalog.InstanceType, gpu: catalog.GPU) -> float:
     assert inst.gpu_memory_gib is not None  # _precheck turned away types without it
-    return inst.gpu_memory_gib * (USABLE_FRACTION_HBM if hbm else USABLE_FRACTION_OTHER)
+    return usable_memory_gib(gpu, inst.gpu_memory_gib)
 
 
 def _dense_tflops(gpu: catalog.GPU, w: Workload, arch: ModelArchitecture) -> float | None:
