@@ -21,6 +21,7 @@ from assistant.intents.gpus import GpuIntent
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.hardware import HardwareIntent
 from assistant.intents.plan import PlanIntent
+from assistant.intents.prices import PricesIntent
 from assistant.intents.reach import ReachIntent
 from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
@@ -69,6 +70,7 @@ class _Answering(
     GpuIntent,
     GuidanceIntent,
     ReachIntent,
+    PricesIntent,
     Run,
 ):
     """One answer: the plumbing of :class:`Run` plus every intent's handlers."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from assistant.billing_words import price_question
 from assistant.reading import Scan
 
 if TYPE_CHECKING:
@@ -102,6 +103,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "plan"
     if re.search(OUT_OF_SCOPE_RE, text) and not (has_workload or s.gpu_mentions or s.families):
         return "out_of_scope"
+    if not has_workload and price_question(text) and not re.search(r"为什么|区别|适合|\bwhy\b|difference|suit", text):
+        return "prices"  # "哪个地域 A10 最便宜", "gn7i 包月多少钱", "那按量呢?": region and billing prices
     if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or len(s.gpu_mentions) == 2):
         return "compare"
     if len(s.families) >= 2 and not has_workload and not s.instance_types and re.search(_COMPARE_RE, text):

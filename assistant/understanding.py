@@ -70,14 +70,24 @@ from tools.workload import Precision, Quant, Task
 __all__ = ["Intent", "Slots", "chinese_int", "parse_number", "understand"]
 
 Intent = Literal[
-    "plan", "memory", "instances", "gpu_specs", "compare", "verify", "guidance", "out_of_reach", "out_of_scope"
+    "plan",
+    "memory",
+    "instances",
+    "gpu_specs",
+    "compare",
+    "verify",
+    "guidance",
+    "out_of_reach",
+    "out_of_scope",
+    "prices",
 ]
 """What the user asks for.
 
 plan: which instances, how many, what it costs. memory: only how much GPU memory. instances: list or
 check instance types. gpu_specs: one GPU's figures. compare: two GPUs side by side. verify: a claim that a
 family has some GPU ("gn7i 是 A100 吗"). guidance: a question the guidance documents answer. out_of_reach:
-a workload the tools cannot size (image generation, speech, embeddings). out_of_scope:
+a workload the tools cannot size (image generation, speech, embeddings). prices: region and billing
+prices of an instance type or GPU ("哪个地域最便宜", "包月多少钱"). out_of_scope:
 nothing about GPUs, models or Alibaba Cloud.
 """
 

@@ -13,6 +13,7 @@ from typing import Any
 from assistant.intents.catalog import CatalogIntent
 from assistant.intents.gpus import GpuIntent
 from assistant.intents.guidance import GuidanceIntent
+from assistant.intents.prices import PricesIntent
 from assistant.intents.reach import ReachIntent
 from assistant.intents.workload import WorkloadIntent
 from assistant.run import Events
@@ -29,4 +30,5 @@ HANDLERS: dict[Intent, Handler] = {
     "compare": GpuIntent.compare,
     "guidance": GuidanceIntent.guidance_answer,
     "out_of_reach": ReachIntent.out_of_reach,
+    "prices": PricesIntent.prices,
 }
