@@ -34,9 +34,10 @@ def asks_region(text: str) -> bool:
     return bool(re.search(_REGION_ASK, text, re.IGNORECASE))
 
 
-def price_question(text: str) -> bool:
+def price_question(text: str, named: bool = False) -> bool:
     """Tell whether ``text`` asks for prices by region or billing mode ("哪个地域最便宜", "包月多少钱", "那按量呢?")."""
     priced = bool(re.search(_PRICE_ASK, text, re.IGNORECASE))
     if asks_region(text) and (priced or billings(text)):
         return True
-    return bool(billings(text)) and (priced or bool(re.search(_FOLLOW_UP, text, re.IGNORECASE)))
+    # A billing mode next to a named instance, family or GPU ("乌兰察布 A10 包月") asks for that price too.
+    return bool(billings(text)) and (priced or named or bool(re.search(_FOLLOW_UP, text, re.IGNORECASE)))

@@ -65,16 +65,15 @@ def test_cheapest_region_for_an_instance_type_en(cli_env: dict[str, str]) -> Non
 def test_subscription_then_pay_as_you_go_follow_up(cli_env: dict[str, str], tmp_path: Path) -> None:
     question = "gn7i 包月多少钱？"
     first = _ask(cli_env, question)
-    assert {c["billing"] for c in _calls(first, "compare_region_prices")} == {"subscription-monthly"}
-    assert "包月" in _first_line_prices(first) and "/月" in first["text"]
+    assert all(c["instance_type"].startswith("ecs.gn7i") for c in _calls(first, "price_of_instance"))
+    assert "的包月价" in _first_line_prices(first) and "/月" in first["text"]
     history = tmp_path / "history.json"
     turns = [{"role": "user", "content": question}, {"role": "assistant", "content": first["text"]}]
     history.write_text(json.dumps(turns, ensure_ascii=False), encoding="utf-8")
     follow = _ask(cli_env, "那按量呢?", history)
-    calls = _calls(follow, "compare_region_prices")
-    assert calls and {c["billing"] for c in calls} == {"pay-as-you-go"}
-    assert all(c["instance_type"].startswith("ecs.gn7i") for c in calls)
-    assert "按量付费" in _first_line_prices(follow) and "/小时" in follow["text"]
+    calls = _calls(follow, "price_of_instance")
+    assert calls and all(c["instance_type"].startswith("ecs.gn7i") for c in calls)
+    assert "的按量付费价" in _first_line_prices(follow) and "/小时" in follow["text"]
 
 
 def test_subscription_vs_pay_as_you_go_in_a_named_region_en(cli_env: dict[str, str]) -> None:
@@ -119,4 +118,28 @@ def test_every_price_figure_is_grounded(question: str, history: tuple[str, ...])
 
 def test_suitability_of_spot_stays_a_guidance_question() -> None:
     answer = shared_engine().answer("抢占式实例适合训练吗")
+    assert not any(c.name.startswith(("compare_region", "cheapest_region")) for c in answer.tool_calls)
+
+
+def test_a_gpu_priced_in_a_named_region_by_console_name() -> None:
+    question = "乌兰察布 A10 包月"
+    answer = shared_engine().answer(question)
+    assert any(c.name == "price_of_instance" and c.args.get("region") == "cn-wulanchabu" for c in answer.tool_calls)
+    assert "cn-wulanchabu" in answer.text.split("\n\n")[0]
+    assert ungrounded(answer, question) == []
+
+
+def test_pay_as_you_go_per_month_says_it_is_730_hours_not_a_subscription() -> None:
+    question = "How much is an 8-GPU A100 instance per month pay-as-you-go in cn-beijing?"
+    answer = shared_engine().answer(question)
+    assert "/month" in answer.text and "not a subscription" in answer.text
+    assert ungrounded(answer, question) == []
+
+
+@pytest.mark.parametrize(
+    "question", ["按量付费和包月有什么区别", "What is the difference between subscription and spot?"]
+)
+def test_billing_explanations_are_answered_from_the_guidance(question: str) -> None:
+    answer = shared_engine().answer(question)
+    assert answer.kind == "guidance" and answer.citations
     assert not any(c.name.startswith(("compare_region", "cheapest_region")) for c in answer.tool_calls)

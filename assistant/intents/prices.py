@@ -11,7 +11,7 @@ from __future__ import annotations
 from assistant.answer import AnswerDetail
 from assistant.billing_words import asks_region, billings
 from assistant.messages import say
-from assistant.price_phrases import billing_label, source_label
+from assistant.price_phrases import basis_label, billing_label, source_label
 from assistant.render import fig
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import cheapest_region_for_gpu, compare_region_prices, find_instance_types, price_of_instance
@@ -40,7 +40,7 @@ class PricesIntent(Run):
             names += [i.instance_type for i in (found.instances if found else [])][:_FAMILY_TYPES]
         if names:
             for name in names[:_FAMILY_TYPES]:
-                yield from self._instance(name, modes, None if region_ask else region, lines, details, sources)
+                yield from self._instance(name, modes, region, region_ask, lines, details, sources)
         elif subject.gpu_mentions:
             yield from self._gpu(subject, modes, None if region_ask else region, lines, details, sources)
         else:
@@ -48,13 +48,17 @@ class PricesIntent(Run):
         if "spot" in modes:
             lines.append(say("prices.spot_caveat", self.lang))
         query = (
-            self.t("抢占式实例 闲置资源 节省 按量付费", "preemptible spot instances spare capacity save pay-as-you-go")
+            self.t(
+                "抢占式实例 价格 供需 相比按量付费 最多可节省",
+                "preemptible price supply demand save compared with pay-as-you-go",
+            )
             if "spot" in modes
             else self.t("计费方式 包年包月 按量付费", "billing subscription pay-as-you-go")
         )
-        passages = yield from self.search(query, n=1, prefer_docs=("cost-optimization",))
+        sections = ("抢占式", "spot") if "spot" in modes else ()
+        passages = yield from self.search(query, n=1, prefer_docs=("cost-optimization",), prefer_sections=sections)
         if (quotes := self.quotes(passages, query)) and not (names or subject.gpu_mentions):
-            lines += quotes  # nothing to price: the guidance's own figures are the answer
+            lines[:0] = quotes  # nothing to price: the guidance's own figures are the answer
         elif quotes:
             details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
         if sources:
@@ -81,13 +85,18 @@ class PricesIntent(Run):
         name: str,
         modes: list[str],
         region: str | None,
+        by_region: bool,
         lines: list[str],
         details: list[AnswerDetail],
         sources: list[str],
     ) -> Events:
-        """One instance type: its cheapest region per mode asked (no region), or its prices in one region."""
+        """Price one instance type: its cheapest region per mode asked, or its prices in one region.
+
+        ``region`` None without ``by_region``: the price tool's default region (the first of the big four
+        regions that lists the type).
+        """
         comparisons: dict[str, RegionComparison] = {}
-        for mode in _MODES if region else modes:
+        for mode in modes if by_region else _MODES:
             found, err = yield from self.call(
                 "compare_region_prices", compare_region_prices, instance_type=name, billing=mode
             )
@@ -96,12 +105,16 @@ class PricesIntent(Run):
                 return
             comparisons[mode] = found
         label = f"`{comparisons[modes[0]].instance_type}`"
-        if region is None:
+        if by_region:
             for mode in modes:
                 self._cheapest_line(label, label, comparisons[mode], lines, details, sources)
             return
         quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=name, region=region)
         where = quote.region if quote else region
+        if where is None:
+            lines.append(say("prices.no_region", self.lang, subject=label, billing=billing_label(modes[0], self.lang)))
+            return
+        own: list[str] = []  # one paragraph per instance type
         others = []
         for mode in _MODES:
             row = next((r for r in comparisons[mode].regions if r.region == where), None)
@@ -110,19 +123,22 @@ class PricesIntent(Run):
                     others.append(f"{billing_label(mode, self.lang)} ¥{fig(row.price_cny)}{self._unit(mode)}")
                     sources.append(row.source_line)
                 continue
+            billing = billing_label(mode, self.lang)
             if row is None:
-                lines.append(
-                    say(
-                        "prices.no_billing", self.lang, name=label, region=where, billing=billing_label(mode, self.lang)
-                    )
-                )
+                own.append(say("prices.no_billing", self.lang, name=label, region=where, billing=billing))
                 continue
-            lines.append(self._quote_line(label, row, mode))
+            monthly = ""
+            if mode == "pay-as-you-go" and quote and quote.monthly and quote.monthly_basis != "monthly subscription":
+                month = f"¥{fig(quote.monthly)}{self._unit('subscription-monthly')}"
+                basis = basis_label(quote.monthly_basis, self.lang)
+                monthly = say("prices.payg_month", self.lang, price=month, basis=basis)
+            own.append(self._quote_line(label, row, mode, monthly))
             sources.append(row.source_line)
         if others:
-            lines.append(say("prices.other_modes", self.lang, parts="; ".join(others)))
+            own.append(say("prices.other_modes", self.lang, parts="; ".join(others)))
+        lines.append(" ".join(own))
 
-    def _quote_line(self, label: str, row: RegionPrice, mode: str) -> str:
+    def _quote_line(self, label: str, row: RegionPrice, mode: str, monthly: str) -> str:
         return say(
             "prices.quote",
             self.lang,
@@ -132,6 +148,7 @@ class PricesIntent(Run):
             price=fig(row.price_cny),
             unit=self._unit(mode),
             as_of=row.as_of,
+            monthly=monthly,
         )
 
     def _cheapest_line(
@@ -203,6 +220,6 @@ class PricesIntent(Run):
                     say("prices.no_region", self.lang, subject=subject, billing=billing_label(mode, self.lang))
                 )
                 return
-            yield from self._instance(listed[0].instance_type, modes, region, lines, details, sources)
+            yield from self._instance(listed[0].instance_type, modes, region, False, lines, details, sources)
         if assumed:
             lines.append(assumed)
