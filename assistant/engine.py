@@ -22,6 +22,7 @@ from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.hardware import HardwareIntent
 from assistant.intents.media import MediaIntent
 from assistant.intents.plan import PlanIntent
+from assistant.intents.prices import PricesIntent
 from assistant.intents.reach import ReachIntent
 from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
@@ -71,6 +72,7 @@ class _Answering(
     GuidanceIntent,
     ReachIntent,
     MediaIntent,
+    PricesIntent,
     Run,
 ):
     """One answer: the plumbing of :class:`Run` plus every intent's handlers."""

@@ -9,6 +9,7 @@ import re
 
 from assistant.reading import NUM, Scan, as_int, parse_number
 from tools import vocabulary
+from tools.regions import region_aliases
 
 GPU_NAME = (
     r"(?:rtx\s*)?4090|a100(?:\s*[\-_]?\s*(?:80|40)\s*g(?:b|ib)?)?|a800|a10|a30|a16|h800|h100|h200|h20|"
@@ -65,55 +66,7 @@ def find_gpus(scan: Scan) -> list[str]:
 
 # ------------------------------------------------------------------------------------------ region, catalog names
 
-REGIONS = {
-    "上海": "cn-shanghai",
-    "北京": "cn-beijing",
-    "杭州": "cn-hangzhou",
-    "深圳": "cn-shenzhen",
-    "张家口": "cn-zhangjiakou",
-    "乌兰察布": "cn-wulanchabu",
-    "成都": "cn-chengdu",
-    "青岛": "cn-qingdao",
-    "呼和浩特": "cn-huhehaote",
-    "广州": "cn-guangzhou",
-    "河源": "cn-heyuan",
-    "香港": "cn-hongkong",
-    "新加坡": "ap-southeast-1",
-    "东京": "ap-northeast-1",
-    "日本": "ap-northeast-1",
-    "首尔": "ap-northeast-2",
-    "悉尼": "ap-southeast-2",
-    "吉隆坡": "ap-southeast-3",
-    "雅加达": "ap-southeast-5",
-    "马尼拉": "ap-southeast-6",
-    "曼谷": "ap-southeast-7",
-    "法兰克福": "eu-central-1",
-    "伦敦": "eu-west-1",
-    "硅谷": "us-west-1",
-    "弗吉尼亚": "us-east-1",
-    "迪拜": "me-east-1",
-    "shanghai": "cn-shanghai",
-    "beijing": "cn-beijing",
-    "hangzhou": "cn-hangzhou",
-    "shenzhen": "cn-shenzhen",
-    "zhangjiakou": "cn-zhangjiakou",
-    "ulanqab": "cn-wulanchabu",
-    "chengdu": "cn-chengdu",
-    "qingdao": "cn-qingdao",
-    "guangzhou": "cn-guangzhou",
-    "hong kong": "cn-hongkong",
-    "singapore": "ap-southeast-1",
-    "tokyo": "ap-northeast-1",
-    "seoul": "ap-northeast-2",
-    "sydney": "ap-southeast-2",
-    "kuala lumpur": "ap-southeast-3",
-    "jakarta": "ap-southeast-5",
-    "frankfurt": "eu-central-1",
-    "london": "eu-west-1",
-    "silicon valley": "us-west-1",
-    "virginia": "us-east-1",
-    "dubai": "me-east-1",
-}
+REGIONS = region_aliases()  # alias -> region id, from tools/data/regions.yaml
 
 
 def find_region(scan: Scan) -> str | None:

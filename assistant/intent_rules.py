@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from assistant.billing_words import price_question
 from assistant.reading import Scan
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ _DOMAIN_RE = (
     r"gpu|显卡|显存|算力|实例|instance|ecs|阿里云|aliyun|alibaba|model|模型|llm|大模型|推理|训练|微调|部署|"
     r"vllm|kv|cache|量化|quant|awq|gptq|token|价格|price|cost|成本|费用|多少钱|tflops|nvlink|cuda|vram|memory|"
     r"内存|带宽|bandwidth|fine|lora|serving|inference|deploy|avx|hbm|gddr|fp8|bf16|fp16|int4|int8|tensor|"
-    r"pcie|rdma|cloud|云|卡|region|地域"
+    r"pcie|rdma|cloud|云|卡|region|地域|计费|包月|包年|按量|抢占式|竞价|spot|subscription|pay-as-you-go"
 )
 MEMORY_RE = (
     r"多少显存|显存(?:需求|占用|要多少|多少|够不够|够吗|多大)|需要多少(?:显存|内存|gpu\s*内存)|"
@@ -102,6 +103,10 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "plan"
     if re.search(OUT_OF_SCOPE_RE, text) and not (has_workload or s.gpu_mentions or s.families):
         return "out_of_scope"
+    named = bool(s.gpu_mentions or s.families or s.instance_types)
+    explains = re.search(r"为什么|区别|适合|\bwhy\b|difference|suit", text)
+    if not has_workload and price_question(text, named) and not explains:
+        return "prices"  # "哪个地域 A10 最便宜", "gn7i 包月多少钱", "那按量呢?": region and billing prices
     if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or len(s.gpu_mentions) == 2):
         return "compare"
     if len(s.families) >= 2 and not has_workload and not s.instance_types and re.search(_COMPARE_RE, text):

@@ -53,6 +53,7 @@ class Run:
     def __init__(self, guidance: GuidanceSearch, question: str, history: Sequence[Message]) -> None:
         self.guidance = guidance
         self.question = question
+        self.history = list(history)  # earlier turns: a price follow-up ("那按量呢?") names no subject
         self.lang = answer_language(question, history)
         self.conv: Conversation = read_conversation(question, history)
         self.calls: list[ToolCall] = []

@@ -72,7 +72,7 @@ __all__ = ["Intent", "Slots", "chinese_int", "parse_number", "understand"]
 
 Intent = Literal[
     "plan", "memory", "instances", "gpu_specs", "compare", "verify", "guidance", "out_of_reach", "out_of_scope",
-    "media",
+    "media", "prices",
 ]
 """What the user asks for.
 
@@ -80,7 +80,8 @@ plan: which instances, how many, what it costs. memory: only how much GPU memory
 check instance types. gpu_specs: one GPU's figures. compare: two GPUs side by side. verify: a claim that a
 family has some GPU ("gn7i 是 A100 吗"). guidance: a question the guidance documents answer. out_of_reach:
 a workload the tools cannot size (training image, speech or embedding models). media: serving or sizing
-an image/video, vision-language, speech, embedding or reranker model. out_of_scope:
+an image/video, vision-language, speech, embedding or reranker model. prices: region and billing
+prices of an instance type or GPU ("哪个地域最便宜", "包月多少钱"). out_of_scope:
 nothing about GPUs, models or Alibaba Cloud.
 """
 

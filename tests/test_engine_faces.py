@@ -94,7 +94,7 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("invalid", "Qwen2.5-7B inference for 1e308 users", _invalid),
     ("capacity", "How many concurrent 32k users does Qwen2.5-32B hold on 4 x L20?", _capacity),
     ("comparison", "gn7i 和 gn8is 哪个更适合部署 Qwen2.5-14B，16 并发？", _comparison),
-    ("out-of-reach", "What GPU do I need to run Stable Diffusion XL?", _out_of_reach),
+    ("out-of-reach", "How much GPU memory to fine-tune Stable Diffusion XL with LoRA?", _out_of_reach),
 ]
 FIRST = "我们有 4 张 L20，部署 Qwen2.5-32B，8k 上下文，10 并发，够吗？"
 FOLLOW = "那 20 并发呢？"

@@ -207,7 +207,8 @@ def test_a_4000_character_repetition_is_read_once_per_name(repeated: str) -> Non
         ("Qwen2.5-72B 最多用两台 L20", "max_instances", 2),
         ("Serve Qwen2.5-14B to 10k daily active users, 5% online at peak", "concurrency", 500),
         ("How many concurrent 32k users does Qwen2.5-32B hold on 4 x L20?", "context", 32768),
-        ("What GPU do I need for Stable Diffusion XL?", "intent", "out_of_reach"),
+        ("What GPU do I need for Stable Diffusion XL?", "intent", "media"),
+        ("How much memory to fine-tune SDXL?", "intent", "out_of_reach"),
         ("Is a single 4-GPU gn7i box enough for Qwen2.5-32B?", "gpus", 4),
     ],
 )

@@ -77,10 +77,11 @@ def answer_markdown(answer: Answer) -> str:
     known = _known_urls(answer)
 
     def body(markdown: str) -> str:
-        markdown = _replace_options_table(markdown, compact, answer)
         return link_citations(_link_known_urls(markdown, known), answer.citations)
 
-    parts = [ANSWER_START + body(text)]
+    # The compact table replaces the engine's options table in the answer only; a folded "other options"
+    # table stays Markdown, so the chat shows one HTML options table.
+    parts = [ANSWER_START + body(_replace_options_table(text, compact, answer))]
     parts += [details_html(d.title, body(d.markdown)) for d in answer.details]
     if answer.citations:
         n = len(answer.citations)

@@ -14,6 +14,7 @@ from assistant.intents.catalog import CatalogIntent
 from assistant.intents.gpus import GpuIntent
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.media import MediaIntent
+from assistant.intents.prices import PricesIntent
 from assistant.intents.reach import ReachIntent
 from assistant.intents.workload import WorkloadIntent
 from assistant.run import Events
@@ -31,4 +32,5 @@ HANDLERS: dict[Intent, Handler] = {
     "guidance": GuidanceIntent.guidance_answer,
     "out_of_reach": ReachIntent.out_of_reach,
     "media": MediaIntent.media,
+    "prices": PricesIntent.prices,
 }

@@ -1,0 +1,225 @@
+"""Region and billing questions: "哪个地域 A10 最便宜", "gn7i 包月多少钱", "subscription vs pay-as-you-go".
+
+The answer comes first (the cheapest region with its price, or the price asked for); every price says its
+region, billing mode and as-of date, the sources and the per-region table are folded into the details, and a
+spot price carries the guidance's interruption caveat. A follow-up that names only a billing mode
+("那按量呢?") takes its subject from the latest earlier turn that named one.
+"""
+
+from __future__ import annotations
+
+from assistant.answer import AnswerDetail
+from assistant.billing_words import asks_region, billings
+from assistant.messages import say
+from assistant.price_phrases import basis_label, billing_label, source_label
+from assistant.render import fig
+from assistant.run import Events, Reply, Run
+from assistant.toolbox import cheapest_region_for_gpu, compare_region_prices, find_instance_types, price_of_instance
+from assistant.understanding import Slots, understand
+from tools.prices import RegionComparison, RegionPrice
+
+_MODES = ("pay-as-you-go", "subscription-monthly", "spot")
+_FAMILY_TYPES = 3  # a family question shows its smallest types; the catalog intent lists them all
+
+
+class PricesIntent(Run):
+    """Answers price questions by region and billing mode from the price tools."""
+
+    def prices(self, s: Slots) -> Events:
+        """Price the named instance types, family or GPU by billing mode, or find the cheapest region."""
+        subject, words = self._subject(s)
+        modes = billings(self.question) or billings(words) or ["pay-as-you-go"]
+        region_ask = asks_region(self.question) or (subject is not s and asks_region(words))
+        region = s.region or subject.region
+        lines: list[str] = []
+        details: list[AnswerDetail] = []
+        sources: list[str] = []
+        names = list(subject.instance_types)
+        for family in [] if names else subject.families[:1]:
+            found, _ = yield from self.call("find_instance_types", find_instance_types, family=family)
+            names += [i.instance_type for i in (found.instances if found else [])][:_FAMILY_TYPES]
+        if names:
+            for name in names[:_FAMILY_TYPES]:
+                yield from self._instance(name, modes, region, region_ask, lines, details, sources)
+        elif subject.gpu_mentions:
+            yield from self._gpu(subject, modes, None if region_ask else region, lines, details, sources)
+        else:
+            lines.append(say("prices.no_subject", self.lang))
+        if "spot" in modes:
+            lines.append(say("prices.spot_caveat", self.lang))
+        query = (
+            self.t(
+                "抢占式实例 价格 供需 相比按量付费 最多可节省",
+                "preemptible price supply demand save compared with pay-as-you-go",
+            )
+            if "spot" in modes
+            else self.t("计费方式 包年包月 按量付费", "billing subscription pay-as-you-go")
+        )
+        sections = ("抢占式", "spot") if "spot" in modes else ()
+        passages = yield from self.search(query, n=1, prefer_docs=("cost-optimization",), prefer_sections=sections)
+        if (quotes := self.quotes(passages, query)) and not (names or subject.gpu_mentions):
+            lines[:0] = quotes  # nothing to price: the guidance's own figures are the answer
+        elif quotes:
+            details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
+        if sources:
+            markdown = "\n".join(f"- {source_label(line, self.lang)}" for line in dict.fromkeys(sources))
+            details.append(AnswerDetail(title=say("prices.sources_head", self.lang), markdown=markdown))
+        return Reply(text="\n\n".join(lines), kind="guidance", details=details)
+
+    def _subject(self, s: Slots) -> tuple[Slots, str]:
+        """Return the turn that names what to price: this one, else the latest earlier user turn naming one."""
+        if s.instance_types or s.families or s.gpu_mentions:
+            return s, self.question
+        for message in reversed(self.history):
+            if message.role == "user":
+                earlier = understand(message.content)
+                if earlier.instance_types or earlier.families or earlier.gpu_mentions:
+                    return earlier, message.content
+        return s, self.question
+
+    def _unit(self, mode: str) -> str:
+        return say("prices.unit_month" if mode == "subscription-monthly" else "prices.unit_hour", self.lang)
+
+    def _instance(
+        self,
+        name: str,
+        modes: list[str],
+        region: str | None,
+        by_region: bool,
+        lines: list[str],
+        details: list[AnswerDetail],
+        sources: list[str],
+    ) -> Events:
+        """Price one instance type: its cheapest region per mode asked, or its prices in one region.
+
+        ``region`` None without ``by_region``: the price tool's default region (the first of the big four
+        regions that lists the type).
+        """
+        comparisons: dict[str, RegionComparison] = {}
+        for mode in modes if by_region else _MODES:
+            found, err = yield from self.call(
+                "compare_region_prices", compare_region_prices, instance_type=name, billing=mode
+            )
+            if err:
+                lines.append(f"`{name}`: {err}")
+                return
+            comparisons[mode] = found
+        label = f"`{comparisons[modes[0]].instance_type}`"
+        if by_region:
+            for mode in modes:
+                self._cheapest_line(label, label, comparisons[mode], lines, details, sources)
+            return
+        quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=name, region=region)
+        where = quote.region if quote else region
+        if where is None:
+            lines.append(say("prices.no_region", self.lang, subject=label, billing=billing_label(modes[0], self.lang)))
+            return
+        own: list[str] = []  # one paragraph per instance type
+        others = []
+        for mode in _MODES:
+            row = next((r for r in comparisons[mode].regions if r.region == where), None)
+            if mode not in modes:
+                if row:
+                    others.append(f"{billing_label(mode, self.lang)} ¥{fig(row.price_cny)}{self._unit(mode)}")
+                    sources.append(row.source_line)
+                continue
+            billing = billing_label(mode, self.lang)
+            if row is None:
+                own.append(say("prices.no_billing", self.lang, name=label, region=where, billing=billing))
+                continue
+            monthly = ""
+            if mode == "pay-as-you-go" and quote and quote.monthly and quote.monthly_basis != "monthly subscription":
+                month = f"¥{fig(quote.monthly)}{self._unit('subscription-monthly')}"
+                basis = basis_label(quote.monthly_basis, self.lang)
+                monthly = say("prices.payg_month", self.lang, price=month, basis=basis)
+            own.append(self._quote_line(label, row, mode, monthly))
+            sources.append(row.source_line)
+        if others:
+            own.append(say("prices.other_modes", self.lang, parts="; ".join(others)))
+        lines.append(" ".join(own))
+
+    def _quote_line(self, label: str, row: RegionPrice, mode: str, monthly: str) -> str:
+        return say(
+            "prices.quote",
+            self.lang,
+            name=label,
+            region=row.region,
+            billing=billing_label(mode, self.lang),
+            price=fig(row.price_cny),
+            unit=self._unit(mode),
+            as_of=row.as_of,
+            monthly=monthly,
+        )
+
+    def _cheapest_line(
+        self,
+        subject: str,
+        name: str,
+        comparison: RegionComparison,
+        lines: list[str],
+        details: list[AnswerDetail],
+        sources: list[str],
+    ) -> None:
+        mode, best = comparison.billing, comparison.cheapest
+        billing = billing_label(mode, self.lang)
+        if best is None:
+            lines.append(say("prices.no_region", self.lang, subject=subject, billing=billing))
+            return
+        lines.append(
+            say(
+                "prices.cheapest_region",
+                self.lang,
+                subject=subject,
+                billing=billing,
+                region=best.region,
+                price=fig(best.price_cny),
+                unit=self._unit(mode),
+                name=name,
+                as_of=best.as_of,
+                count=len(comparison.regions),
+            )
+        )
+        sources.append(best.source_line)
+        rows = [f"| {r.region} | ¥{fig(r.price_cny)}{self._unit(mode)} | {r.as_of} |" for r in comparison.regions]
+        head = self.t("| 地域 | 价格 | 截至 |", "| Region | Price | As of |")
+        title = f"{comparison.instance_type} · " + say("prices.regions_head", self.lang, billing=billing)
+        details.append(AnswerDetail(title=title, markdown="\n".join([head, "|---|---|---|", *rows])))
+
+    def _gpu(
+        self,
+        s: Slots,
+        modes: list[str],
+        region: str | None,
+        lines: list[str],
+        details: list[AnswerDetail],
+        sources: list[str],
+    ) -> Events:
+        """Price a GPU and count: the cheapest region per mode, or the cheapest type listed in the named region."""
+        gpu, count, assumed = s.gpu_mentions[0], s.gpus or 1, ""
+        for mode in [modes[0]] if region else modes:
+            found, err = yield from self.call(
+                "cheapest_region_for_gpu", cheapest_region_for_gpu, gpu=gpu, gpu_count=count, billing=mode
+            )
+            if err or found is None:
+                lines.append(f"{gpu}: {err}")
+                return
+            assumed = say("prices.gpu_assumed", self.lang, written=gpu, gpu=found.gpu) if found.assumed else ""
+            subject = say("hardware.gpus", self.lang, count=count, gpu=found.gpu).strip()
+            if region is None:
+                if found.cheapest_instance_type is None:
+                    lines.append(
+                        say("prices.no_region", self.lang, subject=subject, billing=billing_label(mode, self.lang))
+                    )
+                    continue
+                best = next(o for o in found.options if o.instance_type == found.cheapest_instance_type)
+                self._cheapest_line(subject, f"`{best.instance_type}`", best, lines, details, sources)
+                continue
+            listed = [o for o in found.options if any(r.region == region for r in o.regions)] or found.options
+            if not listed:
+                lines.append(
+                    say("prices.no_region", self.lang, subject=subject, billing=billing_label(mode, self.lang))
+                )
+                return
+            yield from self._instance(listed[0].instance_type, modes, region, False, lines, details, sources)
+        if assumed:
+            lines.append(assumed)
