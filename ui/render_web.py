@@ -79,10 +79,14 @@ def answer_markdown(answer: Answer) -> str:
     def body(markdown: str) -> str:
         return link_citations(_link_known_urls(markdown, known), answer.citations)
 
-    # The compact table replaces the engine's options table in the answer only; a folded "other options"
-    # table stays Markdown, so the chat shows one HTML options table.
+    # The compact table replaces the engine's options table in the answer; an options table in the folded
+    # details is dropped, since the full sortable one is in the visuals panel (one table, never a wrapping
+    # Markdown one).
     parts = [ANSWER_START + body(_replace_options_table(text, compact, answer))]
-    parts += [details_html(d.title, body(d.markdown)) for d in answer.details]
+    for detail in answer.details:
+        markdown = _replace_options_table(detail.markdown, "", answer, drop=True).strip()
+        if markdown:
+            parts.append(details_html(detail.title, body(markdown)))
     if answer.citations:
         n = len(answer.citations)
         title = f"参考资料（{n}）" if answer.language == "zh" else f"Sources ({n})"
@@ -93,10 +97,10 @@ def answer_markdown(answer: Answer) -> str:
     return "\n\n".join(parts)
 
 
-def _replace_options_table(markdown: str, compact: str, answer: Answer) -> str:
-    """Swap a Markdown table that lists the plan's instance types for the compact HTML one."""
+def _replace_options_table(markdown: str, compact: str, answer: Answer, drop: bool = False) -> str:
+    """Swap a Markdown table that lists the plan's instance types for the compact HTML one (or drop it)."""
     plan = latest_plan(answer)
-    if not compact or plan is None:
+    if plan is None or not (compact or drop):
         return markdown
     names = {o.instance_type for o in plan.options}
     lines = markdown.split("\n")
@@ -109,7 +113,7 @@ def _replace_options_table(markdown: str, compact: str, answer: Answer) -> str:
                 end += 1
             block = "\n".join(lines[i:end])
             if any(name in block for name in names):
-                out += ["", compact, ""]
+                out += ["", compact, ""] if compact else []
                 compact = ""  # shown once
             else:
                 out += lines[i:end]
