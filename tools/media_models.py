@@ -16,7 +16,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from tools.catalog import DATA_DIR, DataFileError
+from tools.catalog import DATA_DIR, YAML_LOADER, DataFileError
 from tools.errors import UnknownNameError
 from tools.models import normalize_name
 
@@ -129,24 +129,18 @@ class MediaModel(BaseModel):
         return sum(c.params for c in self.components if c.role == role)
 
 
-class _MediaFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    models: list[MediaModel]
-
-
 def read_media_models(path: Path = MEDIA_MODELS_FILE) -> tuple[MediaModel, ...]:
     """Read and validate the registry file; a bad row raises :class:`DataFileError` naming the row."""
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    raw = yaml.load(path.read_text(encoding="utf-8"), Loader=YAML_LOADER)
     rows = raw.get("models", []) if isinstance(raw, dict) else []
+    models = []
     for index, row in enumerate(rows):
         try:
-            MediaModel.model_validate(row)
+            models.append(MediaModel.model_validate(row))
         except ValidationError as exc:
             name = row.get("name", "?") if isinstance(row, dict) else "?"
             first = exc.errors()[0]
             raise DataFileError(f"{path.name}: model #{index + 1} ({name}): {first['msg']}") from None
-    models = _MediaFile.model_validate(raw).models
     _check_unique_names(path, models)
     return tuple(models)
 
