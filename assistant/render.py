@@ -307,7 +307,7 @@ def plan_markdown(plan: Plan, lang: Language, prefer: Sequence[str] = (), capaci
 
 # ------------------------------------------------------------------------------------------ memory
 
-_TERMS = (
+MEMORY_TERMS = (
     ("weights_gib", "权重", "weights"),
     ("kv_cache_gib", "KV cache", "KV cache"),
     ("activations_gib", "激活", "activations"),
@@ -331,7 +331,7 @@ def estimate_markdown(est: MemoryEstimate, lang: Language) -> str:
     )
     rows = [_t(lang, "| 项目 | GiB/卡 | 含义（工具原文） |", "| term | GiB per GPU | meaning |"), "|---|---|---|"]
     terms = est.per_gpu.model_dump()
-    for key, zh, en in _TERMS:
+    for key, zh, en in MEMORY_TERMS:
         value = terms.get(key)
         if not value:
             continue

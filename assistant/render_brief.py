@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from assistant.answer import AnswerDetail, Language
 from assistant.messages import say
 from assistant.render import (
+    MEMORY_TERMS,
     capacity_phrase,
     fig,
     option_notes,
@@ -62,15 +63,6 @@ def plan_brief(
     return parts, details
 
 
-_TERMS = (
-    ("weights_gib", "权重", "weights"),
-    ("kv_cache_gib", "KV cache", "KV cache"),
-    ("activations_gib", "激活", "activations"),
-    ("gradients_gib", "梯度", "gradients"),
-    ("optimizer_gib", "优化器状态", "optimizer states"),
-    ("other_gib", "其他缓冲", "other buffers"),
-    ("overhead_gib", "CUDA/框架开销", "CUDA/framework overhead"),
-)
 _TASKS_ZH = {"inference": "推理", "full": "全参训练", "lora": "LoRA", "qlora": "QLoRA"}
 
 
@@ -93,7 +85,7 @@ def estimate_brief(est: MemoryEstimate, lang: Language) -> tuple[list[str], list
         )
         rows = ["| term | GiB per GPU | meaning |", "|---|---|---|"]
     terms = est.per_gpu.model_dump()
-    for key, zh, en in _TERMS:
+    for key, zh, en in MEMORY_TERMS:
         if value := terms.get(key):
             meaning = "" if lang == "zh" else f" {est.meanings.get(key, '')} |"
             rows.append(f"| {zh if lang == 'zh' else en} | {fig(value)} |{meaning}")

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import atexit
 import functools
+import json
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from assistant.answer import Answer, Message
 from assistant.engine import OfflineEngine
@@ -61,3 +65,11 @@ def call_args(answer: Answer, name: str) -> dict[str, object]:
     calls = [c for c in answer.tool_calls if c.name == name]
     assert calls, f"{name} not called; calls: {[c.name for c in answer.tool_calls]}"
     return calls[0].args
+
+
+def ask_cli(env: dict[str, str], question: str, history: Path | None = None) -> dict[str, Any]:
+    """Run ``gpu-advisor ask QUESTION --json --engine offline`` as a user would; return the Answer JSON."""
+    argv = [sys.executable, "-m", "ui", "ask", question, "--json", "--engine", "offline"]
+    argv += ["--history", str(history)] if history else []
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300, check=True)
+    return json.loads(done.stdout)  # type: ignore[no-any-return]

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from engine_helpers import ask_cli
 from web_helpers import running, web_app
 
 pytestmark = pytest.mark.slow
@@ -113,24 +112,17 @@ def cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return {**os.environ, "GPU_ADVISOR_DATA_DIR": str(tmp_path_factory.mktemp("cli-data"))}
 
 
-def _ask_cli(env: dict[str, str], question: str, history: Path | None = None) -> Body:
-    argv = [sys.executable, "-m", "ui", "ask", question, "--json", "--engine", "offline"]
-    argv += ["--history", str(history)] if history else []
-    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300, check=True)
-    return json.loads(done.stdout)
-
-
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
 def test_cli_ask_json(cli_env: dict[str, str], case: str, question: str, check: Callable[[Body], None]) -> None:
-    check(_ask_cli(cli_env, question))
+    check(ask_cli(cli_env, question))
 
 
 def test_cli_follow_up_keeps_the_named_hardware(cli_env: dict[str, str], tmp_path: Path) -> None:
-    first = _ask_cli(cli_env, FIRST)
+    first = ask_cli(cli_env, FIRST)
     history = tmp_path / "history.json"
     turns = [{"role": "user", "content": FIRST}, {"role": "assistant", "content": first["text"]}]
     history.write_text(json.dumps(turns, ensure_ascii=False), encoding="utf-8")
-    _follow_up_keeps_the_hardware(_ask_cli(cli_env, FOLLOW, history))
+    _follow_up_keeps_the_hardware(ask_cli(cli_env, FOLLOW, history))
 
 
 # ---------------------------------------------------------------------------------------------- API

@@ -6,13 +6,10 @@ Expectations come from the domain: SDXL in fp16 fits one 24 GB A10, FLUX.1 [dev]
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
-from engine_helpers import call_args, conversation, full_text, shared_engine, ungrounded
+from engine_helpers import ask_cli, call_args, conversation, full_text, shared_engine, ungrounded
 
 from assistant.answer import Answer
 
@@ -75,13 +72,7 @@ def test_training_these_models_stays_out_of_reach() -> None:
 
 
 def test_cli_ask_json_answers_a_media_question(tmp_path: Path) -> None:
-    env_dir = tmp_path / "data"
-    done = subprocess.run(
-        [sys.executable, "-m", "ui", "ask", "Which instance for FLUX.1 schnell at 500 images per hour?", "--json",
-         "--engine", "offline"],
-        capture_output=True, text=True, timeout=300, check=True,
-        env={**os.environ, "GPU_ADVISOR_DATA_DIR": str(env_dir)},
-    )
-    body = json.loads(done.stdout)
+    env = {**os.environ, "GPU_ADVISOR_DATA_DIR": str(tmp_path / "data")}
+    body = ask_cli(env, "Which instance for FLUX.1 schnell at 500 images per hour?")
     assert body["kind"] == "recommendation" and body["text"].startswith("**Recommended:**")
     assert any(c["name"] == "plan_media_deployment" for c in body["tool_calls"])

@@ -10,13 +10,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_helpers import conversation, shared_engine, ungrounded
+from engine_helpers import ask_cli, conversation, shared_engine, ungrounded
 
 Body = dict[str, Any]
 _REGION = re.compile(r"\b(?:cn|ap|us|eu|me)-[a-z]+(?:-\d+)?\b")
@@ -26,13 +24,6 @@ _DATE = re.compile(r"20\d\d-\d\d(?:-\d\d)?")
 @pytest.fixture(scope="module")
 def cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return {**os.environ, "GPU_ADVISOR_DATA_DIR": str(tmp_path_factory.mktemp("prices-cli-data"))}
-
-
-def _ask(env: dict[str, str], question: str, history: Path | None = None) -> Body:
-    argv = [sys.executable, "-m", "ui", "ask", question, "--json", "--engine", "offline"]
-    argv += ["--history", str(history)] if history else []
-    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300, check=True)
-    return json.loads(done.stdout)
 
 
 def _calls(body: Body, name: str) -> list[dict[str, Any]]:
@@ -46,7 +37,7 @@ def _first_line_prices(body: Body) -> str:
 
 
 def test_cheapest_region_for_a_gpu_zh(cli_env: dict[str, str]) -> None:
-    body = _ask(cli_env, "哪个地域 A10 最便宜？")
+    body = ask_cli(cli_env, "哪个地域 A10 最便宜？")
     assert body["language"] == "zh"
     assert _calls(body, "cheapest_region_for_gpu")[0]["gpu"] == "A10"
     first = _first_line_prices(body)
@@ -55,7 +46,7 @@ def test_cheapest_region_for_a_gpu_zh(cli_env: dict[str, str]) -> None:
 
 
 def test_cheapest_region_for_an_instance_type_en(cli_env: dict[str, str]) -> None:
-    body = _ask(cli_env, "Which region is cheapest for ecs.gn7i-c8g1.2xlarge?")
+    body = ask_cli(cli_env, "Which region is cheapest for ecs.gn7i-c8g1.2xlarge?")
     assert body["language"] == "en"
     assert _calls(body, "compare_region_prices")[0]["instance_type"] == "ecs.gn7i-c8g1.2xlarge"
     first = _first_line_prices(body)
@@ -64,20 +55,20 @@ def test_cheapest_region_for_an_instance_type_en(cli_env: dict[str, str]) -> Non
 
 def test_subscription_then_pay_as_you_go_follow_up(cli_env: dict[str, str], tmp_path: Path) -> None:
     question = "gn7i 包月多少钱？"
-    first = _ask(cli_env, question)
+    first = ask_cli(cli_env, question)
     assert all(c["instance_type"].startswith("ecs.gn7i") for c in _calls(first, "price_of_instance"))
     assert "的包月价" in _first_line_prices(first) and "/月" in first["text"]
     history = tmp_path / "history.json"
     turns = [{"role": "user", "content": question}, {"role": "assistant", "content": first["text"]}]
     history.write_text(json.dumps(turns, ensure_ascii=False), encoding="utf-8")
-    follow = _ask(cli_env, "那按量呢?", history)
+    follow = ask_cli(cli_env, "那按量呢?", history)
     calls = _calls(follow, "price_of_instance")
     assert calls and all(c["instance_type"].startswith("ecs.gn7i") for c in calls)
     assert "的按量付费价" in _first_line_prices(follow) and "/小时" in follow["text"]
 
 
 def test_subscription_vs_pay_as_you_go_in_a_named_region_en(cli_env: dict[str, str]) -> None:
-    body = _ask(
+    body = ask_cli(
         cli_env, "What does an 8-GPU A100 instance cost per month on subscription vs pay-as-you-go in cn-beijing?"
     )
     gpu = _calls(body, "cheapest_region_for_gpu")[0]
@@ -87,7 +78,7 @@ def test_subscription_vs_pay_as_you_go_in_a_named_region_en(cli_env: dict[str, s
 
 
 def test_spot_question_carries_the_interruption_caveat_zh(cli_env: dict[str, str]) -> None:
-    body = _ask(cli_env, "抢占式实例便宜多少？")
+    body = ask_cli(cli_env, "抢占式实例便宜多少？")
     assert body["kind"] == "guidance"
     assert "中断" in body["text"]
     assert any(c["doc"] == "cost-optimization" for c in body["citations"])
