@@ -27,6 +27,11 @@ _AUDIO_HOURS = (
     rf"{_NUM}\s*(?:个)?\s*(?:小时|hours?)\s*(?:的)?\s*(?:会议|通话|客服)?\s*"
     r"(?:录音|音频|语音|of\s+(?:audio|speech|recordings?|calls?))"
 )
+_DOCS = (
+    rf"{_NUM}\s*(?:篇|条|份|个)?\s*(?:[A-Za-z]{{2,5}}\s+)?"
+    r"(?:documents?|docs?|passages?|pages?|文档|段落|页|chunks?)"
+)
+_WITHIN = rf"(?:within|in|overnight\s*\(?)\s*{_NUM}\s*(?:hours?|h\b)|{_NUM}\s*(?:个)?\s*小时\s*(?:内|之内|以内)"
 _DOC_TOKENS_AFTER = rf"(?:about|~|约|每篇|每条|each|平均)?\s*{_NUM}\s*tokens?\s*(?:each|per\s+doc\w*|一篇|每篇)"
 _IMAGES_PER_REQUEST = (
     rf"(?:每次|每个)?(?:请求)?(?:带|含|with)?\s*{_NUM}\s*{_IMAGE}\s*(?:的图)?\s*"
@@ -116,11 +121,11 @@ def read_media(text: str) -> MediaAsk | None:
         ask.images_per_hour = _number(m) / 24
     if m := _first(_AUDIO_HOURS, text):
         ask.audio_hours = _number(m)
-    if m := _first(rf"(?:within|in)\s+{_NUM}\s*(?:hours?|h\b)|{_NUM}\s*(?:个)?\s*小时\s*(?:内|之内|以内)", text):
+    if m := _first(_WITHIN, text):
         ask.within_hours = _number(m) if m.group(1) else _number(m, 3)
     if m := _first(rf"{_NUM}\s*(?:路|live\s+streams?|streams?|channels?)", text):
         ask.streams = int(_number(m))
-    if m := _first(rf"{_NUM}\s*(?:篇|条|份|个)?\s*(?:documents?|docs?|passages?|文档|段落|chunks?)", text):
+    if m := _first(_DOCS, text):
         ask.docs = int(_number(m))
     if m := _first(_DOC_TOKENS_AFTER, text):
         ask.doc_tokens = int(_number(m))

@@ -76,3 +76,11 @@ def test_cli_ask_json_answers_a_media_question(tmp_path: Path) -> None:
     body = ask_cli(env, "Which instance for FLUX.1 schnell at 500 images per hour?")
     assert body["kind"] == "recommendation" and body["text"].startswith("**Recommended:**")
     assert any(c["name"] == "plan_media_deployment" for c in body["tool_calls"])
+
+
+def test_a_budget_no_listed_price_meets_is_said_first_and_a_deadline_reaches_the_tool() -> None:
+    budget = _ask("flux schnell 出图，一小时 300 张，预算每月 5000 元以内，行吗？")
+    assert budget.text.startswith("**在每月 ¥5000 的预算内，没有有公开价格的方案。**")
+    index = _ask("Our team wants to index about 800k PDF pages with bge m3 overnight (8 hours). What should we rent?")
+    args = call_args(index, "plan_media_deployment")
+    assert args["docs"] == 800_000 and args["within_hours"] == 8

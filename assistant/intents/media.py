@@ -69,6 +69,9 @@ class MediaIntent(Run):
             return self._nothing_fits(plan, model, ask, s.gpu)
         top = plan.options[0]
         text = self._plan_line(top, plan, model, ask, s) + "\n\n" + self._table(plan.options[:_SHOWN])
+        over = any(r.reason.startswith("over budget") for r in plan.rejected)
+        if s.budget_cny_month and over and top.price_cny_per_hour is None:
+            text = say("media.over_budget", self.lang, budget=render.fig(s.budget_cny_month)) + "\n\n" + text
         if top.price_source:
             source = render.source_label(top.price_source, self.lang)
             text += "\n\n" + say("media.price_source", self.lang, source=source)
