@@ -5,9 +5,11 @@
 
 Two sets, reported separately:
 
-* ``dev``: ``tests/evals/assistant_questions.yaml``, the questions the engine's rules are developed on;
+* ``dev``: ``tests/evals/assistant_questions.yaml`` and ``tests/evals/dev/*.yaml``, the questions the
+  engine's rules are developed on (each failure is listed);
 * ``heldout``: ``tests/evals/persona_questions.yaml``, questions written from user personas before the
-  rules were changed and never used to tune them: its pass rate is the honest figure.
+  rules were changed and never used to tune them: its pass rate is the honest figure. Only its aggregates
+  are printed; ``--show-heldout-failures`` lists each failure, for auditing the checker, not for tuning.
 
 The default is the product's own offline embedder with its index kept in ``var/assistant-eval-index``: the
 first run builds it (several minutes on 2 cores), later runs reuse it. The pytest version of this eval uses
@@ -38,6 +40,7 @@ from knowledge.config import KnowledgeConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = ROOT / "tests" / "evals" / "assistant_questions.yaml"
+MORE_QUESTIONS = ROOT / "tests" / "evals" / "dev"  # more development files, one per area, same format
 HELD_OUT = ROOT / "tests" / "evals" / "persona_questions.yaml"
 
 
@@ -60,9 +63,12 @@ ToolExpectation = checks.ToolExpectation
 history_of = checks.history_of
 
 
-def load_cases(path: Path = QUESTIONS) -> list[Case]:
-    """Read and validate the development question file (or another file in its format)."""
-    return checks.load_cases(path)
+def load_cases(path: Path | None = None) -> list[Case]:
+    """Read and validate one question file, or (by default) the whole development set."""
+    if path is not None:
+        return checks.load_cases(path)
+    paths = [QUESTIONS, *sorted(MORE_QUESTIONS.glob("*.yaml"))]
+    return [case for file in paths for case in checks.load_cases(file)]
 
 
 def load_held_out(path: Path = HELD_OUT) -> list[Case]:
@@ -149,6 +155,11 @@ def main() -> int:
     )
     parser.add_argument("--rounds", type=int, default=3, help="timed passes over the questions")
     parser.add_argument("--quiet", action="store_true", help="print only the figures, not each failure")
+    parser.add_argument(
+        "--show-heldout-failures",
+        action="store_true",
+        help="also list each held-out failure (to audit the checker only: tuning on them spends the set)",
+    )
     args = parser.parse_args()
     default_dir = ROOT / "var" / "assistant-eval-index" if args.embedding == "offline" else None
     data_dir = args.data_dir or default_dir or Path(tempfile.mkdtemp(prefix="assistant-eval-"))
@@ -162,7 +173,8 @@ def main() -> int:
     rates = {}
     for name in chosen:  # the graded pass doubles as the warm-up
         cases = sets[name]()
-        rates[name] = grade(engine, name, cases, verbose=not args.quiet)
+        verbose = not args.quiet and (name == "dev" or args.show_heldout_failures)
+        rates[name] = grade(engine, name, cases, verbose=verbose)
         latency(engine, cases, args.rounds)
     print("\nsummary: " + ", ".join(f"{name} {rate:.1%}" for name, rate in rates.items()))
     return 0 if all(rate == 1.0 for rate in rates.values()) else 1
