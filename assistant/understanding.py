@@ -11,8 +11,6 @@ not read again as a context length.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -35,6 +33,7 @@ from assistant.intent_rules import (
     intent,
 )
 from assistant.media_reading import MediaAsk, read_media
+from assistant.model_mentions import find_model, find_size
 from assistant.phrases import (
     PRETRAIN_RE,
     DailyUsers,
@@ -50,7 +49,7 @@ from assistant.phrases import (
     stated_lengths,
     training_volume,
 )
-from assistant.reading import NUM, Scan, chinese_int, normalise, parse_number
+from assistant.reading import Scan, chinese_int, normalise, parse_number
 from assistant.workload_numbers import (
     find_batch,
     find_budget,
@@ -61,18 +60,26 @@ from assistant.workload_numbers import (
     find_token_cost,
     find_train_tokens,
 )
-from tools import catalog, vocabulary
+from tools import catalog
 from tools.errors import UnknownNameError
 from tools.lengths import TokenCount
-from tools.models import resolve_model
 from tools.workload import Precision, Quant, Task
 
 # chinese_int and parse_number are re-exported: tests and callers read numbers through this module.
 __all__ = ["Intent", "Slots", "chinese_int", "parse_number", "understand"]
 
 Intent = Literal[
-    "plan", "memory", "instances", "gpu_specs", "compare", "verify", "guidance", "out_of_reach", "out_of_scope",
-    "media", "prices",
+    "plan",
+    "memory",
+    "instances",
+    "gpu_specs",
+    "compare",
+    "verify",
+    "guidance",
+    "out_of_reach",
+    "out_of_scope",
+    "media",
+    "prices",
 ]
 """What the user asks for.
 
@@ -157,153 +164,6 @@ _STATED_FIELDS = (
     "train_tokens", "budget_cny_month", "region", "gpu", "gpus", "max_instances", "instance_types", "families",
 )  # fmt: skip
 
-# ------------------------------------------------------------------------------------------ model
-
-_FAMILY_WORDS = (
-    r"通义千问|千问|qwen|qwq|llama|羊驼|deepseek|深度求索|chatglm|glm|智谱|mistral|mixtral|baichuan|百川|"
-    r"gemma|phi|internlm|书生|yi|falcon|gpt-oss|minimax|kimi"
-)
-
-
-@lru_cache(maxsize=1)
-def _model_start() -> re.Pattern[str]:
-    """Words that start a model name: the Chinese nicknames here plus every family in the model registry."""
-    words = "|".join(re.escape(w) for w in vocabulary.model_family_words())
-    # A family word inside a longer hyphenated name ("R1-Distill-Qwen-7B") does not start a name.
-    return re.compile(rf"(?<![A-Za-z])(?<![A-Za-z0-9]-)({_FAMILY_WORDS}|{words})", re.IGNORECASE)
-
-
-_PIECE = re.compile(r"[\s\-_]*([A-Za-z0-9][A-Za-z0-9.]*|[\u4e00-\u9fff]+)")
-# Words that may follow a family name inside a model name; anything else ends the name.
-_NAME_WORDS = {
-    "instruct",
-    "chat",
-    "coder",
-    "math",
-    "base",
-    "vl",
-    "moe",
-    "distill",
-    "it",
-    "hf",
-    "preview",
-    "turbo",
-    "plus",
-    "max",
-    "qwen",
-    "llama",
-    "r1",
-    "v3",
-    "v2",
-    "v2.5",
-    "v3.1",
-    "v3.2",
-    "lite",
-    "air",
-    "flash",
-    "awq",
-    "gptq",
-    "int4",
-    "int8",
-    "fp8",
-    "thinking",
-}
-_FORMAT_WORDS = {"awq", "gptq", "int4", "int8", "fp8"}
-_SIZE_RE = re.compile(r"(?<![\d.])(\d{1,6}(?:\.\d{1,3})?)\s*[bB](?![A-Za-z])")
-
-
-@dataclass
-class _ModelFind:
-    name: str | None = None
-    mention: str | None = None
-    error: str | None = None
-    span: tuple[int, int] | None = None
-
-
-def _model_candidates(text: str, start: int) -> list[tuple[str, int]]:
-    """Candidate names starting at a family word, longest first, each with the index where it ends."""
-    family = _model_start().match(text, start)
-    assert family is not None
-    pieces = [(family.group(1), family.end())]
-    pos = family.end()
-    while len(pieces) < 6 and (m := _PIECE.match(text, pos)):
-        word = m.group(1)
-        is_cjk = bool(re.match(r"[\u4e00-\u9fff]", word))
-        if is_cjk or (not any(ch.isdigit() for ch in word) and word.lower() not in _NAME_WORDS):
-            break
-        # A gap before a plain number ends the name ("qwen 72b 20 并发") unless a size follows ("llama 3 70b").
-        if m.group(0)[:1].isspace() and re.fullmatch(r"\d+", word):
-            after = _PIECE.match(text, m.end())
-            if not (after and re.fullmatch(r"\d+(?:\.\d+)?[bB]", after.group(1))):
-                break
-        pieces.append((m.group(0), m.end()))
-        pos = m.end()
-    out = []
-    for n in range(len(pieces), 0, -1):
-        joined = "".join(p for p, _ in pieces[:n]).strip()
-        out.append((joined, pieces[n - 1][1]))
-    return out
-
-
-@lru_cache(maxsize=4096)
-def _resolved(name: str) -> str | None:
-    """Return the canonical name ``name`` resolves to (None: unknown); cached for repeated names."""
-    try:
-        return resolve_model(name).name
-    except UnknownNameError:
-        return None
-
-
-@lru_cache(maxsize=1024)
-def _resolve_error(name: str) -> str | None:
-    try:
-        resolve_model(name)
-    except UnknownNameError as exc:
-        return str(exc)
-    return None
-
-
-def _find_model(scan: Scan) -> _ModelFind:
-    found = _ModelFind()
-    for start in (m.start() for m in _model_start().finditer(scan.text)):
-        if scan.is_used(start, start + 1):
-            continue
-        candidates = _model_candidates(scan.text, start)
-        for cand, end in candidates:
-            for variant in dict.fromkeys((cand, re.sub(r"\s+", "-", cand), re.sub(r"\s+", "", cand))):
-                if (resolved := _resolved(variant)) is None:
-                    continue
-                scan.claim((start, end))
-                return _ModelFind(name=resolved, mention=cand, span=(start, end))
-        # Report the name without trailing format words: "Qwen-70B INT4" was looked up as "Qwen-70B".
-        trimmed = [c for c in candidates if c[0].split()[-1].lower() not in _FORMAT_WORDS] or candidates
-        longest, end = trimmed[0]
-        # Only a name with a size or version is a failed lookup worth reporting ("Qwen2.5-70B").
-        if found.error is None and any(ch.isdigit() for ch in longest):
-            if error := _resolve_error(longest):
-                found = _ModelFind(mention=longest, error=error, span=(start, end))
-    if found.span:
-        scan.claim(found.span)
-        return found
-    # Names that start with no family word ("R1-Distill-Qwen-7B", "ds-v3", "Mistral-Nemo-12B"): the registry's own.
-    for m in vocabulary.model_pattern().finditer(scan.text):
-        if not scan.is_used(m.start(), m.start() + 1) and (name := vocabulary.model_of_label(m.group(1))):
-            scan.claim(m.span())
-            return _ModelFind(name=name, mention=m.group(1), span=m.span())
-    return found
-
-
-def _find_size(scan: Scan) -> float | None:
-    m = scan.find(rf"{NUM}\s*([bB])(?![A-Za-z])(?!\s*tokens?)|{NUM}\s*亿\s*参数")
-    if not m:
-        return None
-    if m.group(1):
-        size = parse_number(m.group(1))
-    else:
-        size = parse_number(m.group(3)) / 10  # 70 亿 = 7B
-    return size if 0.1 <= size <= 2000 else None
-
-
 # ------------------------------------------------------------------------------------------ task, precision
 
 _INFERENCE_WORDS = (
@@ -375,9 +235,9 @@ def understand(question: str) -> Slots:
     """
     text = spell_numbers(normalise(question))
     scan = Scan(text)
-    model = _find_model(scan)
+    model = find_model(scan)
     models = [model.name] if model.name else []
-    while models and len(models) < 3 and (other := _find_model(scan)).name:
+    while models and len(models) < 3 and (other := find_model(scan)).name:
         models.append(other.name)  # "Qwen3-30B-A3B vs Qwen2.5-32B": both are planned and compared
     names = find_catalog_names(scan)
     invalid = find_invalid(scan)
@@ -410,7 +270,7 @@ def understand(question: str) -> Slots:
     region = find_region(scan)
     precision, quant, guessed = _find_precision(scan)
     context = explicit_context or find_context(scan)
-    size = None if model.name or model.error else _find_size(scan)
+    size = None if model.name or model.error else find_size(scan)
     task, hint, serving = _find_task(scan)
     slots = Slots(
         model=model.name,
