@@ -1,13 +1,18 @@
-"""How close the tokens/s estimate comes to published single-stream measurements it was not fitted on.
+"""How close the tokens/s estimate comes to published single-stream measurements, dev and held-out apart.
 
 Run: ``.venv/bin/python benchmarks/speed_accuracy.py [--worst N]``
 
-Each row of ``benchmarks/data/speed_heldout.csv`` (see ``HELDOUT.md``) is one request: a prompt of
+Two sets are scored the same way and reported apart: ``benchmarks/data/speed_dev.csv`` (development rows:
+constants in ``tools/data/speed_constants.yaml`` marked ``fitted_on: dev`` were fitted on them, see
+``benchmarks/fit_speed_dev.py``) and ``benchmarks/data/speed_heldout.csv`` (see ``HELDOUT.md``; never
+used to fit or choose a constant; ``--worst`` lists its rows only when asked).
+Each row is one request: a prompt of
 ``prompt_tokens`` then ``gen_tokens`` generated at batch 1 on ``num_gpus`` GPUs (tensor parallel for
 serving engines, a layer split for HF transformers). The predicted wall time is the prefill time plus
 one decode step per generated token at the average KV length, using :mod:`tools.throughput` with the
 row's engine; the reported speed is turned into the row's own metric (generated tokens / time, or
-prompt + generated tokens / time). Printed per engine family: rows, median and p90 absolute error,
+prompt + generated tokens / time; ``decode_tokens_per_s`` = 1 / decode step time, as engines'
+TPOT or ``bench_latency`` report it). Printed per engine family: rows, median and p90 absolute error,
 and the share of rows where speed is over-predicted by more than 10% (the optimistic direction).
 """
 
@@ -26,7 +31,9 @@ from tools.models import resolve_model
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEED_CSV = ROOT / "benchmarks" / "data" / "speed_heldout.csv"
+DEV_CSV = ROOT / "benchmarks" / "data" / "speed_dev.csv"
 _GPU_NAMES = {"A100-80GB": "A100-80GB", "H20-96GB": "H20", "H100-80GB": "H100-SXM"}
+_ENGINES: dict[str, tp_model.Engine] = {"vllm": "vllm", "sglang": "sglang", "tensorrt-llm": "vllm"}
 SERVING = ("vllm", "sglang", "tensorrt-llm")
 
 
@@ -68,7 +75,7 @@ def load_cases(path: Path = SPEED_CSV) -> list[SpeedCase]:
         ]
 
 
-def predicted_tokens_per_s(case: SpeedCase) -> float:
+def predicted_tokens_per_s(case: SpeedCase, assumptions: tp_model.SpeedAssumptions | None = None) -> float:
     """The estimate in the row's own metric."""
     arch = resolve_model(case.model)
     gpu = get_gpu(_GPU_NAMES[case.gpu])
@@ -108,12 +115,17 @@ def predicted_tokens_per_s(case: SpeedCase) -> float:
             batch=1,
             tensor_parallel=tensor,
             quantized=quantized,
-            engine="serving" if serving else "transformers",
+            assumptions=assumptions,
+            engine=_ENGINES[case.engine] if serving else "transformers",
+            # TPOT / bench_latency time the decode step; the other metrics time whole requests.
+            scope="step" if case.metric == "decode_tokens_per_s" else "request",
         ).step_ms
         / 1e3
     )
+    if case.metric == "decode_tokens_per_s":
+        return 1 / step
     ttft = tp_model.time_to_first_token_s(
-        arch, perf, prompt_tokens=case.prompt, first_step_s=step, tensor_parallel=tensor
+        arch, perf, prompt_tokens=case.prompt, first_step_s=step, tensor_parallel=tensor, assumptions=assumptions
     )
     seconds = ttft + (case.gen - 1) * step
     tokens = case.gen + (case.prompt if case.metric == "prompt_plus_gen_tokens_per_s" else 0)
@@ -125,20 +137,21 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--worst", type=int, default=10, help="how many worst rows to list")
-    args = parser.parse_args(argv)
+def score(path: Path) -> tuple[list[tuple[SpeedCase, float, float]], list[str]]:
+    """(case, predicted, signed % error) for every row the registry knows, and the rows it skipped."""
     scored, skipped = [], []
-    for case in load_cases():
+    for case in load_cases(path):
         try:
             pred = predicted_tokens_per_s(case)
         except ValueError as exc:  # ToolInputError: a model the registry does not know
             skipped.append(f"{case.case_id} {case.model}: {str(exc).splitlines()[0]}")
             continue
         scored.append((case, pred, 100 * (pred - case.measured) / case.measured))
-    print(f"held-out speed set: {SPEED_CSV.name} ({len(scored)} rows; never used to fit)")
-    print(f"{'group':<34} {'n':>4} {'median':>8} {'p90':>8} {'over>10%':>9}")
+    return scored, skipped
+
+
+def _table(scored: list[tuple[SpeedCase, float, float]]) -> None:
+    print(f"{'group':<40} {'n':>4} {'median':>8} {'p90':>8} {'over>10%':>9}")
     groups: dict[str, list[float]] = {}
     for case, _, err in scored:
         family = "serving engines" if case.engine in SERVING else "HF transformers"
@@ -149,15 +162,35 @@ def main(argv: list[str] | None = None) -> int:
         absolute = [abs(e) for e in errs]
         over = 100 * sum(1 for e in errs if e > 10) / len(errs)
         print(
-            f"{key:<34} {len(errs):>4} {statistics.median(absolute):>7.1f}% {_pct(absolute, 0.9):>7.1f}% {over:>8.0f}%"
+            f"{key:<40} {len(errs):>4} {statistics.median(absolute):>7.1f}% {_pct(absolute, 0.9):>7.1f}% {over:>8.0f}%"
         )
-    print(f"\nworst {args.worst} rows (signed error: + = faster than measured)")
-    for case, pred, err in sorted(scored, key=lambda r: -abs(r[2]))[: args.worst]:
+
+
+def _worst(scored: list[tuple[SpeedCase, float, float]], count: int) -> None:
+    print(f"\nworst {count} rows (signed error: + = faster than measured)")
+    for case, pred, err in sorted(scored, key=lambda r: -abs(r[2]))[:count]:
         print(
             f"  {case.case_id} {case.engine:<12} {case.model:<24} {case.quant:<9} {case.gpus}x{case.gpu:<10} "
             f"in {case.prompt:>6} measured {case.measured:8.2f} predicted {pred:8.2f} tok/s {err:+6.1f}%"
         )
-    for line in skipped:
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--worst", type=int, default=0, help="how many worst held-out rows to list")
+    parser.add_argument("--worst-dev", type=int, default=10, help="how many worst development rows to list")
+    args = parser.parse_args(argv)
+    dev, dev_skipped = score(DEV_CSV)
+    print(f"development set: {DEV_CSV.name} ({len(dev)} rows; constants marked fitted_on: dev were fitted here)")
+    _table(dev)
+    if args.worst_dev:
+        _worst(dev, args.worst_dev)
+    scored, skipped = score(SPEED_CSV)
+    print(f"\nheld-out speed set: {SPEED_CSV.name} ({len(scored)} rows; never used to fit)")
+    _table(scored)
+    if args.worst:
+        _worst(scored, args.worst)
+    for line in dev_skipped + skipped:
         print(f"  not scored: {line}")
     return 0
 

@@ -12,8 +12,16 @@ Assumptions and limits
 * Tensor parallel splits the reads across GPUs and adds two all-reduces per layer; over PCIe they cost
   noticeably more than over NVLink.
 * Engine: serving engines (vLLM, SGLang, TensorRT-LLM) replay CUDA graphs, so a step costs ``t0`` plus
-  the reads. HF transformers' eager ``generate`` launches every kernel from Python; the GPU waits for the
-  CPU unless the reads take longer, so ``t_step = max(c · layers, bytes / bandwidth)`` with ``c ≈ 0.84 ms``
+  the reads; ``t0`` is per engine (``tools/data/speed_constants.yaml``: vLLM's from the Qwen2.5 fit above,
+  SGLang's model-runner step from its own published batch-1 figure; a whole request through SGLang pays
+  vLLM's request figure, none being sourced for SGLang). "serving" means vLLM's figures.
+* Weight-only int4/int8 GEMMs (GPTQ/AWQ) dequantise in the kernel: a fixed cost per decoder layer plus
+  their own bandwidth share, both fitted on the Qwen2.5 vLLM 0.6.3 quantised rows of
+  ``benchmarks/data/speed_dev.csv`` (a 0.5B int4 model is *slower* than bf16 there, a 7B one 1.8x faster).
+* GPUs differ in the share of their spec bandwidth that batch-1 decode reaches; the dense ``eta`` is the
+  A100's and other GPUs scale it by a sourced relative share (``achieved_bandwidth`` rows; 1.0 if none).
+* HF transformers' eager ``generate`` launches every kernel from Python; the GPU waits for the CPU
+  unless the reads take longer, so ``t_step = max(c · layers, bytes / bandwidth)`` with ``c ≈ 0.84 ms``
   per decoder layer: the median of step time / layers over the Qwen2.5 speed benchmark's transformers 4.46
   BF16 and GPTQ-Int4 rows (0.5B-32B, input length 1, A100-80GB; the calibration source; range 0.79-0.90).
   This is why HF decode is several times slower than vLLM at batch 1 and why its tokens/s hardly changes
@@ -31,9 +39,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.architecture import ModelArchitecture
+from tools.throughput_data import speed_constants
 
 TrainTask = Literal["full", "lora", "qlora"]
-Engine = Literal["serving", "transformers"]
+Engine = Literal["serving", "vllm", "sglang", "transformers"]
 
 
 class GpuPerf(BaseModel):
@@ -52,12 +61,22 @@ class SpeedAssumptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    step_overhead_s: float = Field(default=0.003, description="per decode step: scheduler, kernel launches")
+    step_overhead_s: float = Field(
+        default_factory=lambda: speed_constants().engine("vllm").step_overhead_s,
+        description="per decode step of vLLM: scheduler, sampling, graph replay",
+    )
     hf_layer_launch_s: float = Field(
         default=0.00084, description="HF transformers eager decode: CPU time to launch one decoder layer"
     )
     eta_bandwidth_dense: float = Field(default=0.77, description="achieved / peak bandwidth, 16-bit weights")
-    eta_bandwidth_quantized: float = Field(default=0.5, description="same, weight-only int4/int8 kernels")
+    eta_bandwidth_quantized: float = Field(
+        default_factory=lambda: speed_constants().kernel_family("weight_only_int").eta_bandwidth,
+        description="same, weight-only int4/int8 kernels",
+    )
+    quantized_layer_overhead_s: float = Field(
+        default_factory=lambda: speed_constants().kernel_family("weight_only_int").layer_overhead_s,
+        description="weight-only int4/int8 kernels: fixed cost per decoder layer and step",
+    )
     eta_bandwidth_moe: float = Field(default=0.25, description="same, MoE (routing, small expert GEMMs)")
     eta_compute: float = Field(default=0.5, description="achieved / peak Tensor Core FLOPs (prefill, decode)")
     mfu_training: float = Field(default=0.4, description="model FLOPs utilisation for training")
@@ -88,6 +107,7 @@ def decode_speed(
     quantized: bool = False,
     assumptions: SpeedAssumptions | None = None,
     engine: Engine = "serving",
+    scope: Literal["request", "step"] = "request",
 ) -> DecodeSpeed:
     """Estimate decode speed for ``batch`` concurrent sequences on ``tensor_parallel`` GPUs.
 
@@ -100,9 +120,14 @@ def decode_speed(
         tensor_parallel: GPUs the model is split across.
         quantized: weight-only quantised kernels (GPTQ/AWQ/bnb): lower effective bandwidth.
         assumptions: efficiency constants; defaults documented on :class:`SpeedAssumptions`.
-        engine: "serving" (CUDA-graph engines) or "transformers" (HF eager generate, launch bound).
+        engine: "vllm" (= "serving") or "sglang" (CUDA-graph engines, each its own step overhead), or
+            "transformers" (HF eager generate, launch bound).
+        scope: "request" (default) = the engine's per-token cost of a whole request (scheduler, sampler,
+            detokeniser), as generated tokens / wall time see it; "step" = the model-runner step alone,
+            as TPOT or ``bench_latency`` report it.
     """
     a = assumptions or SpeedAssumptions()
+    constants = speed_constants()
     breakdown = arch.param_breakdown()
     active_fraction = breakdown.active / breakdown.total
     if arch.moe is not None:
@@ -110,13 +135,22 @@ def decode_speed(
     else:
         eta = a.eta_bandwidth_quantized if quantized else a.eta_bandwidth_dense
     read_bytes = (weight_bytes_total * active_fraction + batch * kv_bytes_per_sequence) / tensor_parallel
-    memory_s = read_bytes / (eta * gpu.memory_bandwidth_gb_s * 1e9)
+    memory_s = read_bytes / (eta * constants.bandwidth_share(gpu.name) * gpu.memory_bandwidth_gb_s * 1e9)
+    if quantized and arch.moe is None:
+        memory_s += a.quantized_layer_overhead_s * arch.num_layers
     compute_s = 2 * breakdown.active * batch / (tensor_parallel * gpu.dense_tflops * 1e12 * a.eta_compute)
     if engine == "transformers":
         # Kernels are launched from Python layer by layer; the GPU work overlaps the launching.
         step_s = max(memory_s, compute_s, a.hf_layer_launch_s * arch.num_layers)
     else:
-        step_s = max(memory_s, compute_s) + a.step_overhead_s + _allreduce_s(arch, gpu, batch, tensor_parallel, a)
+        name = "vllm" if engine == "serving" else engine
+        if name == "vllm" and scope == "request":
+            overhead = a.step_overhead_s
+        elif scope == "request":
+            overhead = constants.request_overhead_s(name)
+        else:
+            overhead = constants.engine(name).step_overhead_s
+        step_s = max(memory_s, compute_s) + overhead + _allreduce_s(arch, gpu, batch, tensor_parallel, a)
     return DecodeSpeed(
         batch=batch,
         step_ms=step_s * 1e3,
