@@ -202,6 +202,27 @@ BANDS_YAML = ROOT / "tools" / "data" / "estimate_bands.yaml"
 MIN_BAND_ROWS = 10
 
 
+# What a source's published recipe runs, read from the recipe's own scripts (not from the measurements):
+# the row names the method, these are the flags the method's script passes. Qwen v1 (QwenLM/Qwen at the
+# README's commit): Q-LoRA on one GPU is finetune/finetune_qlora_single_gpu.sh = finetune.py --fp16
+# --q_lora --deepspeed finetune/ds_config_zero2.json (stage 2, overlap_comm true, contiguous_gradients
+# true, reduce_bucket_size and allgather_bucket_size 2e8); LoRA on one GPU is
+# finetune_lora_single_gpu.sh (--bf16, no DeepSpeed: HF Trainer with autocast); full-parameter is
+# finetune_ds.sh (ds_config_zero3.json: reduce_bucket_size/prefetch/persistence "auto",
+# stage3_max_live_parameters 1e9).
+QWEN1_SCRIPTS = "https://github.com/QwenLM/Qwen/tree/2df8e8ac450fa185c421a08b0090ef81826caa6e/finetune"
+RECIPE_FLAGS: dict[tuple[str, str], dict[str, Any]] = {
+    ("qwen1-finetune", "qlora"): {
+        "framework": "deepspeed",
+        "precision": "fp16",
+        "zero": 2,
+        "reduce_bucket_size": 200_000_000,
+        "allgather_bucket_size": 200_000_000,
+        "overlap_comm": True,
+    },
+}
+
+
 def heldout_case(row: dict[str, str]) -> HeldoutCase:
     """Turn a held-out row into the request it describes (the row's own facts only)."""
     settings = dict(part.split("=", 1) for part in row["settings"].split(";") if "=" in part)
@@ -233,6 +254,9 @@ def heldout_case(row: dict[str, str]) -> HeldoutCase:
             req["grad_ckpt"] = False
         if "zero" in settings:
             req["zero"] = int(settings["zero"])
+        if "optim" in settings:  # HF TrainingArguments.optim, e.g. adamw_torch (the foreach step)
+            req["optimizer"] = settings["optim"]
+        req.update(RECIPE_FLAGS.get((row["source_id"], task), {}))
     measured = float(row["measured"]) * _UNIT_GIB[row["unit"]]
     group = "inference" if task == "inference" else "fine-tuning"
     return HeldoutCase(row["case_id"], row["source_id"], group, row["model"], measured, row["metric"], req)

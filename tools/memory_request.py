@@ -128,6 +128,15 @@ class EstimateRequest(BaseModel):
     stage3_max_live_parameters: int | None = Field(
         default=None, ge=0, le=10**13, description="DeepSpeed ZeRO-3 gathered-parameter cap (None = 1e9)"
     )
+    reduce_bucket_size: int | None = Field(
+        default=None, ge=0, le=10**12, description="DeepSpeed reduce_bucket_size elements (None = HF auto h^2)"
+    )
+    allgather_bucket_size: int | None = Field(
+        default=None, ge=0, le=10**12, description="DeepSpeed ZeRO 1/2 allgather_bucket_size (None = HF auto h^2)"
+    )
+    overlap_comm: bool | None = Field(
+        default=None, description="DeepSpeed overlap_comm: double gradient buffers (None = on for ZeRO-3 only)"
+    )
     offload_device: OffloadDevice = Field(default="cpu", description="where offloaded states go: cpu or nvme")
     fsdp_sharding_strategy: FsdpShardingStrategy | None = Field(
         default=None, description="PyTorch FSDP: FULL_SHARD (= zero 3), SHARD_GRAD_OP (= zero 2), NO_SHARD (DDP)"

@@ -146,25 +146,82 @@ def kbit_training_fp32_upcast_bytes(arch: ModelArchitecture, framework: str, qua
 DEEPSPEED_BUCKET_ELEMENTS = 500_000_000
 
 
-def zero_bucket_bytes(
-    arch: ModelArchitecture, zero: int, *, hf_auto: bool, grad_bytes: float = 2, prefetch_elements: int | None = None
-) -> float:
-    """DeepSpeed ZeRO communication buckets alive at the gradient peak, one GPU.
+def deepspeed_overlap_comm(zero: int, overlap_comm: bool | None) -> bool:
+    """DeepSpeed's ``overlap_comm`` as it runs: unset means True for ZeRO-3 and False for ZeRO 1/2.
 
-    ZeRO 1/2: one reduce bucket (ZeRO 2 contiguous gradient buffer aside) and one all-gather bucket for
-    the updated partitions; ZeRO 3: the reduce bucket plus the prefetch bucket (counted here; the gathered
-    layer itself is in the weights term). With HF ``auto`` values the buckets scale with hidden^2;
-    ``prefetch_elements`` overrides the prefetch bucket (``stage3_prefetch_bucket_size``).
+    deepspeed/runtime/zero/config.py ``DeepSpeedZeroConfig.overlap_comm_valid``: ``None`` becomes
+    ``stage == 3``. Configs such as HF's and Qwen's ``ds_config_zero2.json`` set it to true.
+    """
+    return zero == 3 if overlap_comm is None else overlap_comm
+
+
+def zero_bucket_bytes(
+    arch: ModelArchitecture,
+    zero: int,
+    *,
+    hf_auto: bool,
+    grad_bytes: float = 2,
+    prefetch_elements: int | None = None,
+    reduce_elements: int | None = None,
+    allgather_elements: int | None = None,
+    overlap_comm: bool = False,
+    gpus: int | None = None,
+) -> float:
+    """DeepSpeed ZeRO buffers alive at the gradient peak, one GPU, by their config names.
+
+    ZeRO 1/2 (deepspeed/runtime/zero/stage_1_and_2.py ``backward``): with ``contiguous_gradients`` (the
+    default) every backward allocates an ``ipg_buffer`` of ``reduce_bucket_size`` 16-bit elements, and a
+    second one when ``overlap_comm`` is on (double buffering) - also on a single GPU. Across GPUs the
+    updated partitions are all-gathered in ``allgather_bucket_size`` chunks (none on one GPU; ``gpus``
+    None means several). ZeRO 3: the reduce bucket plus the prefetch bucket (the gathered layer itself
+    is in the weights term). Unset sizes: HF ``auto`` (hidden^2) or DeepSpeed's 5e8; ``prefetch_elements``
+    overrides the prefetch bucket (``stage3_prefetch_bucket_size``).
     """
     if zero == 0:
         return 0.0
     h2 = arch.hidden_size**2
-    reduce_elems = h2 if hf_auto else DEEPSPEED_BUCKET_ELEMENTS
+    default = h2 if hf_auto else DEEPSPEED_BUCKET_ELEMENTS
+    reduce_elems = default if reduce_elements is None else reduce_elements
     if zero == 3:
         prefetch = prefetch_elements if prefetch_elements is not None else (0.9 * h2 if hf_auto else 50_000_000)
         return (reduce_elems + prefetch) * grad_bytes
-    allgather = h2 if hf_auto else DEEPSPEED_BUCKET_ELEMENTS
-    return (reduce_elems + allgather) * grad_bytes
+    ipg = reduce_elems * (2 if overlap_comm else 1)
+    allgather = 0 if gpus == 1 else (default if allgather_elements is None else allgather_elements)
+    return (ipg + allgather) * grad_bytes
+
+
+def loss_in_fp32(framework: str, arch: ModelArchitecture) -> bool:
+    """Say whether the cross-entropy's temporaries are fp32 (True) or stay in the 16-bit model dtype.
+
+    HF Trainer turns on ``torch.autocast`` only without DeepSpeed ("deepspeed ... manage their own half
+    precision", transformers/trainer.py), and autocast runs ``cross_entropy``/``log_softmax`` in fp32;
+    transformers' own models also call ``logits.float()``. Under DeepSpeed the engine casts the module to
+    fp16/bf16 and nothing upcasts, so a remote-code model without ``.float()`` (Qwen v1
+    ``modeling_qwen.py``: ``CrossEntropyLoss()(shift_logits, ...)`` on 16-bit logits) computes its
+    log-softmax and gradients in 16 bits.
+    """
+    return not (framework == "deepspeed" and is_remote_code(arch))
+
+
+# AutoGPTQ QuantLinear (qlinear_cuda_old / qlinear_cuda): kernel_switch_threshold=128 input rows.
+GPTQ_KERNEL_SWITCH_ROWS = 128
+
+
+def gptq_training_dequant_bytes(arch: ModelArchitecture, quant: str, tokens: int, *, grad_ckpt: bool) -> float:
+    """fp16 weights a GPTQ base keeps for backward while training adapters on it (QLoRA on GPTQ), one GPU.
+
+    auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py ``forward`` (what transformers' ``GPTQConfig(bits=4,
+    disable_exllama=True)`` loads, e.g. Qwen v1 ``finetune.py --q_lora``): for ``kernel_switch_threshold``
+    (128) input rows or more it dequantises the whole weight, ``weight = scales * (weight - zeros)``, and
+    calls ``torch.matmul(x, weight)``; autograd keeps that fp16 weight to compute the input gradient. With
+    gradient checkpointing one recomputed layer's linear weights are alive while it runs backward;
+    without it every layer's.
+    """
+    if not quant.startswith("gptq-") or tokens < GPTQ_KERNEL_SWITCH_ROWS:
+        return 0.0
+    s = shapes(arch)
+    layer_linear = s.linear / arch.num_layers
+    return layer_linear * 2.0 * (1 if grad_ckpt else arch.num_layers)
 
 
 # ------------------------------------------------------------------------------------ serving engines

@@ -403,16 +403,24 @@ def layer_backward_bytes(arch: ModelArchitecture, tokens: int, *, compiled: bool
 
 
 def loss_logits_bytes(
-    arch: ModelArchitecture, tokens: int, *, chunked: bool, compiled: bool, act_bytes: float = 2
+    arch: ModelArchitecture,
+    tokens: int,
+    *,
+    chunked: bool,
+    compiled: bool,
+    act_bytes: float = 2,
+    fp32_loss: bool = True,
 ) -> float:
     """Peak bytes of the output logits and cross-entropy loss around the loss backward, one GPU.
 
     Unchunked (HF ``ForCausalLMLoss``): 16-bit logits, their fp32 log-softmax, the fp32 gradient and
-    the 16-bit gradient: ``tokens x vocab x (2 + 4 + 4 + 2)``. Chunked CE (torchtune
-    ``CEWithChunkedOutputLoss``, 8 chunks) keeps the 16-bit logits and one chunk's fp32 temporaries;
-    compiled, the chunk's fp32 work is fused and only its 16-bit gradient remains.
+    the 16-bit gradient: ``tokens x vocab x (2 + 4 + 4 + 2)``; with ``fp32_loss=False`` (no autocast and
+    no ``.float()``, see :func:`tools.memory_stack.loss_in_fp32`) all four stay 16-bit. Chunked CE
+    (torchtune ``CEWithChunkedOutputLoss``, 8 chunks) keeps the 16-bit logits and one chunk's fp32
+    temporaries; compiled, the chunk's fp32 work is fused and only its 16-bit gradient remains.
     """
-    per_logit = act_bytes + 4 + 4 + act_bytes
+    loss_width = 4 if fp32_loss else act_bytes
+    per_logit = act_bytes + loss_width + loss_width + act_bytes
     if chunked:
         per_logit = act_bytes + (act_bytes if compiled else per_logit - act_bytes) / _CE_CHUNKS
     return tokens * arch.vocab_size * per_logit

@@ -19,11 +19,14 @@ from tools.memory_allocator import allocator_slack_bytes, weight_rounding_bytes
 from tools.memory_inference import Assembly
 from tools.memory_request import EstimateRequest
 from tools.memory_stack import (
+    deepspeed_overlap_comm,
     default_master_weights,
     dora_transient_bytes,
     foreach_step_temporary_bytes,
     fused_linear_ce_bytes,
+    gptq_training_dequant_bytes,
     kbit_training_fp32_upcast_bytes,
+    loss_in_fp32,
     modules_to_save_bytes,
     zero3_live_params,
     zero3_persistent_params,
@@ -121,9 +124,17 @@ def training_terms(req: EstimateRequest, arch: ModelArchitecture, base_fmt: Weig
     a.optimizer += 0.0 if (paged or req.offload != "none") else saved["optimizer"]
     # Their gradients stay alive across micro-batches (gradient accumulation), so in both phases.
     grads_start, grads_end = grads_start + saved["gradients"], grads_end + saved["gradients"]
-    if req.framework == "deepspeed" and n > 1:
+    if req.framework == "deepspeed" and zero >= 1:
         a.other += zero_bucket_bytes(
-            arch, zero, hf_auto=True, grad_bytes=recipe.act_bytes, prefetch_elements=_prefetch_elements(req, arch)
+            arch,
+            zero,
+            hf_auto=True,
+            grad_bytes=recipe.act_bytes,
+            prefetch_elements=_prefetch_elements(req, arch),
+            reduce_elements=req.reduce_bucket_size,
+            allgather_elements=req.allgather_bucket_size,
+            overlap_comm=deepspeed_overlap_comm(zero, req.overlap_comm),
+            gpus=n,
         )
     step_temp = _foreach_temporary(req, trainable, recipe, opt_shards)
     start, end = acts_start + grads_start, acts_end + grads_end
@@ -168,7 +179,8 @@ def _allocator_slack(
     if req.task == "full" and req.zero == 0:
         per_param_tensors = 1 + recipe.state_bytes / recipe.grad_bytes  # gradient, moments, master copy
         rounding += weight_rounding_bytes(arch, recipe.grad_bytes) * per_param_tensors
-    logits = tokens * arch.vocab_size * 4.0 / (8 if req.chunked_ce else 1)
+    loss_width = 4.0 if loss_in_fp32(req.framework, arch) else recipe.act_bytes
+    logits = tokens * arch.vocab_size * loss_width / (8 if req.chunked_ce else 1)
     mlp_grad = tokens * arch.intermediate_size * recipe.act_bytes
     return allocator_slack_bytes(rounding, max(logits, mlp_grad))
 
@@ -257,9 +269,22 @@ def _activations(req: EstimateRequest, arch: ModelArchitecture, tokens: int, act
     loss = (
         fused_linear_ce_bytes(arch, tokens, act_bytes)
         if req.fused_linear_ce
-        else t.loss_logits_bytes(arch, tokens, chunked=req.chunked_ce, compiled=compiled, act_bytes=act_bytes)
+        else t.loss_logits_bytes(
+            arch,
+            tokens,
+            chunked=req.chunked_ce,
+            compiled=compiled,
+            act_bytes=act_bytes,
+            fp32_loss=loss_in_fp32(req.framework, arch),
+        )
     )
     layer = t.layer_backward_bytes(arch, tokens, compiled=compiled, act_bytes=act_bytes)
+    if req.task == "qlora":
+        # Dequantised GPTQ weights autograd keeps for the layer running backward (all layers without ckpt).
+        dequant = gptq_training_dequant_bytes(arch, req.quant, tokens, grad_ckpt=True)
+        layer += dequant
+        if not (req.grad_ckpt or req.activation_offload):
+            stored += gptq_training_dequant_bytes(arch, req.quant, tokens, grad_ckpt=False) - dequant
     if req.attn_implementation == "eager":
         seq = tokens // req.batch
         # Backward keeps the layer's probabilities (2 B) and builds their gradient (6 B with the fp32 softmax).
@@ -314,10 +339,18 @@ def _training_words(
         a.assumptions.append(
             "PEFT prepare_model_for_kbit_training: embeddings, LM head and norms upcast to fp32 (bitsandbytes base)"
         )
-    if req.framework == "deepspeed" and n > 1:
+    if req.framework == "deepspeed" and zero >= 1:
+        a.assumptions.append(_deepspeed_bucket_sentence(req, arch))
+    if not loss_in_fp32(req.framework, arch) and not (req.chunked_ce or req.fused_linear_ce):
         a.assumptions.append(
-            "DeepSpeed with HF 'auto' buckets: reduce_bucket_size = hidden^2"
-            + (", stage3_prefetch_bucket_size = 0.9 x hidden^2" if zero == 3 else ", allgather bucket hidden^2")
+            "loss in 16 bits: DeepSpeed casts the model to fp16/bf16 without autocast and this model's own code "
+            "does not upcast the logits, so log-softmax and its gradient stay 16-bit"
+        )
+    if req.task == "qlora" and gptq_training_dequant_bytes(arch, req.quant, req.batch * seq, grad_ckpt=True):
+        a.assumptions.append(
+            "GPTQ base (AutoGPTQ, 128+ input rows): each linear dequantises its weight to fp16 for a plain matmul "
+            "and autograd keeps it, so the layer running backward holds its weights in fp16"
+            + ("" if req.grad_ckpt else " (every layer's, without checkpointing)")
         )
     a.assumptions += _sharding_sentences(req, arch)
     if paged_bytes:
@@ -352,7 +385,7 @@ def _training_words(
         ),
         "other_gib": (
             ("bf16 scratch to dequantise the largest 4-bit matrix" if req.task == "qlora" else "")
-            + (" + DeepSpeed reduce/prefetch buckets" if req.framework == "deepspeed" and n > 1 else "")
+            + (" + DeepSpeed gradient/prefetch buckets" if req.framework == "deepspeed" and zero >= 1 else "")
         ).strip(" +")
         or "none",
         "overhead_gib": (
@@ -366,6 +399,23 @@ def _training_words(
         a.warnings.append(f"seq_len {seq} exceeds {arch.name}'s max context of {arch.max_context}")
     if req.lora_r > arch.hidden_size and req.task != "full":
         a.warnings.append(f"lora_r {req.lora_r} exceeds the hidden size {arch.hidden_size}")
+
+
+def _deepspeed_bucket_sentence(req: EstimateRequest, arch: ModelArchitecture) -> str:
+    """Name the DeepSpeed buffers counted, with the sizes used (config value or HF 'auto')."""
+    h2 = arch.hidden_size**2
+    reduce = f"{req.reduce_bucket_size:,}" if req.reduce_bucket_size is not None else f"auto hidden^2 = {h2:,}"
+    if req.zero == 3:
+        return f"DeepSpeed ZeRO-3 buckets: reduce_bucket_size {reduce} + the stage3 prefetch bucket"
+    overlap = deepspeed_overlap_comm(req.zero, req.overlap_comm)
+    copies = "two (overlap_comm on)" if overlap else "one (overlap_comm off)"
+    gather = (
+        "no all-gather bucket on one GPU"
+        if req.gpus == 1
+        else "allgather_bucket_size "
+        + (f"{req.allgather_bucket_size:,}" if req.allgather_bucket_size is not None else f"auto {h2:,}")
+    )
+    return f"DeepSpeed ZeRO-{req.zero}: {copies} 16-bit gradient buffers of reduce_bucket_size {reduce}; {gather}"
 
 
 def _sharding_sentences(req: EstimateRequest, arch: ModelArchitecture) -> list[str]:

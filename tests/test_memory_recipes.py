@@ -1,0 +1,125 @@
+"""Golden tests for what a training recipe's framework allocates beyond the model's own tensors.
+
+One test per behaviour, each naming the source code it reads; the expected numbers are derived from that
+code (sizes in its config files), not from any measurement, so no tolerance hides a fitted constant.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tools.memory import estimate_memory
+from tools.memory_stack import deepspeed_overlap_comm, gptq_training_dequant_bytes, loss_in_fp32, zero_bucket_bytes
+from tools.memory_terms import GIB, loss_logits_bytes, shapes
+from tools.models import resolve_model
+
+# Qwen v1 finetune/ds_config_zero2.json: stage 2, overlap_comm true, contiguous_gradients true,
+# reduce_bucket_size 2e8, allgather_bucket_size 2e8 (QwenLM/Qwen finetune/ at the README's commit).
+QWEN_ZERO2 = {
+    "framework": "deepspeed",
+    "zero": 2,
+    "reduce_bucket_size": 200_000_000,
+    "allgather_bucket_size": 200_000_000,
+    "overlap_comm": True,
+}
+
+
+def test_deepspeed_zero2_allocates_its_gradient_buffers_on_one_gpu_too() -> None:
+    # deepspeed/runtime/zero/stage_1_and_2.py backward(): with contiguous_gradients it allocates
+    # ipg_buffer = [torch.empty(reduce_bucket_size, dtype=self.dtype)], and a second one when overlap_comm
+    # is on - whatever the number of GPUs. No all-gather happens on one GPU.
+    arch = resolve_model("Qwen-7B-Chat")
+    req = {"model": arch.name, "task": "qlora", "quant": "gptq-int4", "precision": "fp16", "seq_len": 512}
+    plain = estimate_memory({**req, "framework": "peft"}, arch)
+    ds = estimate_memory({**req, **QWEN_ZERO2}, arch)
+    assert (ds.per_gpu.other_gib - plain.per_gpu.other_gib) * GIB == pytest.approx(2 * 2e8 * 2, rel=0.001)
+    assert any("two (overlap_comm on)" in line and "no all-gather" in line for line in ds.assumptions)
+    # Unset overlap_comm is DeepSpeed's default: on for ZeRO-3 only (config.py overlap_comm_valid).
+    assert deepspeed_overlap_comm(2, None) is False and deepspeed_overlap_comm(3, None) is True
+    single = zero_bucket_bytes(arch, 2, hf_auto=False, reduce_elements=10, allgather_elements=7, gpus=1)
+    several = zero_bucket_bytes(arch, 2, hf_auto=False, reduce_elements=10, allgather_elements=7, gpus=4)
+    assert (single, several) == (10 * 2, (10 + 7) * 2)
+
+
+def test_deepspeed_keeps_a_remote_code_models_loss_in_16_bits() -> None:
+    # transformers/trainer.py: autocast only "if (args.fp16 or args.bf16) and not (self.is_deepspeed_enabled
+    # ...)": DeepSpeed casts the module to 16 bits itself. Qwen v1 modeling_qwen.py computes
+    # CrossEntropyLoss on its 16-bit logits without .float(), so nothing upcasts; transformers' own models
+    # (Qwen2.5 here) call logits.float() and keep fp32 temporaries under DeepSpeed too.
+    qwen1, qwen25 = resolve_model("Qwen-7B-Chat"), resolve_model("Qwen2.5-7B-Instruct")
+    assert not loss_in_fp32("deepspeed", qwen1)
+    assert loss_in_fp32("peft", qwen1) and loss_in_fp32("deepspeed", qwen25)
+    tokens = 8192
+    per_logit_16 = loss_logits_bytes(qwen1, tokens, chunked=False, compiled=False, fp32_loss=False)
+    assert per_logit_16 == tokens * qwen1.vocab_size * 8  # logits, log-softmax and both gradients, 2 B each
+    req = {"model": qwen1.name, "task": "lora", "precision": "fp16", "seq_len": tokens, "zero": 2}
+    amp = estimate_memory({**req, "framework": "peft", "zero": 0}, qwen1)
+    ds = estimate_memory({**req, "framework": "deepspeed", "reduce_bucket_size": 0}, qwen1)
+    # At 8192 tokens the loss is the start-of-backward peak: 4 B per logit less (12 -> 8).
+    assert (amp.per_gpu.activations_gib - ds.per_gpu.activations_gib) * GIB == pytest.approx(
+        tokens * qwen1.vocab_size * 4, rel=0.001
+    )
+    assert any("loss in 16 bits" in line for line in ds.assumptions)
+
+
+def test_gptq_qlora_keeps_the_running_layers_weights_dequantised_for_backward() -> None:
+    # auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py forward(): from kernel_switch_threshold = 128 input
+    # rows it builds weight = scales * (weight - zeros) in fp16 and calls torch.matmul(x, weight); autograd
+    # keeps that weight for the input gradient. With checkpointing one layer's linears, without all layers'.
+    arch = resolve_model("Qwen-72B-Chat")
+    layer_fp16 = shapes(arch).linear / arch.num_layers * 2
+    assert gptq_training_dequant_bytes(arch, "gptq-int4", 256, grad_ckpt=True) == pytest.approx(layer_fp16)
+    assert gptq_training_dequant_bytes(arch, "gptq-int4", 127, grad_ckpt=True) == 0.0  # the CUDA kernel path
+    assert gptq_training_dequant_bytes(arch, "bnb-nf4", 256, grad_ckpt=True) == 0.0
+    everything = gptq_training_dequant_bytes(arch, "gptq-int4", 256, grad_ckpt=False)
+    assert everything == pytest.approx(layer_fp16 * arch.num_layers)
+    req = {"model": arch.name, "task": "qlora", "quant": "gptq-int4", "seq_len": 256, "framework": "peft"}
+    est = estimate_memory(req, arch)
+    assert est.per_gpu.activations_gib * GIB > layer_fp16  # the running layer's dequantised weights
+    assert any("dequantises its weight to fp16" in line for line in est.assumptions)
+
+
+def _accuracy_module() -> ModuleType:
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "estimator_accuracy.py"
+    spec = importlib.util.spec_from_file_location("estimator_accuracy", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("estimator_accuracy", module)  # dataclasses look their module up by name
+    spec.loader.exec_module(sys.modules["estimator_accuracy"])
+    return sys.modules["estimator_accuracy"]
+
+
+def test_heldout_rows_pass_their_recipe_to_the_estimate() -> None:
+    # A row's stated optimizer (HF optim=adamw_torch: the foreach step) and the Qwen v1 Q-LoRA script's flags
+    # (finetune_qlora_single_gpu.sh: --fp16 --deepspeed finetune/ds_config_zero2.json) reach the request.
+    acc = _accuracy_module()
+    row = {
+        "case_id": "T1",
+        "source_id": "qwen1-finetune",
+        "model": "Qwen-7B-Chat",
+        "task": "qlora",
+        "stack": "peft",
+        "stack_version": "transformers 4.32 / peft<0.8",
+        "num_gpus": "1",
+        "precision": "bf16",
+        "quant": "gptq-int4",
+        "batch": "1",
+        "prompt_tokens": "",
+        "gen_tokens": "",
+        "seq_len": "256",
+        "settings": "lora_r=64;grad_ckpt=yes;optim=adamw_torch",
+        "metric": "unknown",
+        "measured": "11.5",
+        "unit": "GB",
+    }
+    case = acc.heldout_case(row)
+    assert case.request["optimizer"] == "adamw_torch"
+    assert {k: case.request[k] for k in QWEN_ZERO2} == QWEN_ZERO2
+    assert case.request["precision"] == "fp16"
+    lora = acc.heldout_case({**row, "task": "lora", "quant": "none"})
+    assert lora.request["framework"] == "peft" and "zero" not in lora.request
