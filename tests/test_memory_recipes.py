@@ -14,7 +14,13 @@ from types import ModuleType
 import pytest
 
 from tools.memory import estimate_memory
-from tools.memory_stack import deepspeed_overlap_comm, gptq_training_dequant_bytes, loss_in_fp32, zero_bucket_bytes
+from tools.memory_stack import (
+    deepspeed_fp32_grad_bytes,
+    deepspeed_overlap_comm,
+    gptq_training_dequant_bytes,
+    loss_in_fp32,
+    zero_bucket_bytes,
+)
 from tools.memory_terms import GIB, loss_logits_bytes, shapes
 from tools.models import resolve_model
 
@@ -123,3 +129,21 @@ def test_heldout_rows_pass_their_recipe_to_the_estimate() -> None:
     assert case.request["precision"] == "fp16"
     lora = acc.heldout_case({**row, "task": "lora", "quant": "none"})
     assert lora.request["framework"] == "peft" and "zero" not in lora.request
+
+
+def test_deepspeed_keeps_16_bit_gradients_and_builds_fp32_ones_only_for_the_step() -> None:
+    # ZeRO paper / DeepSpeed memory docs: model states are 2 (16-bit params) + 2 (16-bit grads) + 12 (fp32
+    # master, m, v) bytes per parameter. stage_1_and_2.py step(): each group's gradient partition becomes an
+    # fp32 single_grad_partition, all alive until optimizer.step(); stage3.py converts one sub_group_size
+    # (1e9) group at a time; with offload_optimizer the fp32 gradients are built on the host.
+    assert deepspeed_fp32_grad_bytes(3e9, 1, 2, offload=False) == 12e9
+    assert deepspeed_fp32_grad_bytes(3e9, 1, 3, offload=False) == 4e9
+    assert deepspeed_fp32_grad_bytes(3e9, 1, 2, offload=True) == 0.0
+    arch = resolve_model("Qwen2.5-1.5B-Instruct")
+    n = shapes(arch).total
+    est = estimate_memory(
+        {"model": arch.name, "task": "full", "seq_len": 256, "framework": "deepspeed", "zero": 2}, arch
+    )
+    assert est.peak_phase == "optimizer step (DeepSpeed fp32 gradients)"
+    assert est.per_gpu.gradients_gib * GIB == pytest.approx(n * 2, rel=0.001)
+    assert est.per_gpu.optimizer_gib * GIB == pytest.approx(n * (12 + 4), rel=0.001)  # states + fp32 gradients

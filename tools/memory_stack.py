@@ -190,6 +190,25 @@ def zero_bucket_bytes(
     return (ipg + allgather) * grad_bytes
 
 
+# deepspeed/runtime/zero/config.py: sub_group_size default 1e9 (HF's and Qwen's ds_config_zero3.json say the same).
+DS_SUB_GROUP_SIZE = 1_000_000_000
+
+
+def deepspeed_fp32_grad_bytes(trainable_params: float, shards: int, zero: int, *, offload: bool) -> float:
+    """Return the fp32 gradients DeepSpeed builds on the GPU for its optimizer step, one GPU.
+
+    DeepSpeed keeps gradients in the 16-bit model dtype through backward and converts them for the fp32
+    optimizer only at the step. ZeRO 0-2 (deepspeed/runtime/zero/stage_1_and_2.py ``step``): every param
+    group's flat gradient partition becomes ``single_grad_partition`` in fp32, all alive until
+    ``optimizer.step()``. ZeRO-3 (stage3.py ``_prepare_fp32_grad_for_sub_group``): one ``sub_group_size``
+    group at a time. With ``offload_optimizer`` the fp32 gradients are built in host memory: none here.
+    """
+    if offload:
+        return 0.0
+    partition = trainable_params / shards
+    return 4.0 * (min(partition, DS_SUB_GROUP_SIZE) if zero == 3 else partition)
+
+
 def loss_in_fp32(framework: str, arch: ModelArchitecture) -> bool:
     """Say whether the cross-entropy's temporaries are fp32 (True) or stay in the 16-bit model dtype.
 

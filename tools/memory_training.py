@@ -19,6 +19,7 @@ from tools.memory_allocator import allocator_slack_bytes, weight_rounding_bytes
 from tools.memory_inference import Assembly
 from tools.memory_request import EstimateRequest
 from tools.memory_stack import (
+    deepspeed_fp32_grad_bytes,
     deepspeed_overlap_comm,
     default_master_weights,
     dora_transient_bytes,
@@ -79,8 +80,15 @@ class _Recipe:
         self.param_bytes = self.act_bytes if full else (4.0 if (self.master or fp32) else 2.0)
         self.grad_bytes = 4.0 if (self.master or fp32) else 2.0
         fp32_states = self.master or fp32
+        master_copy = self.master and full
+        # DeepSpeed casts the whole module (adapters too) to 16 bits and keeps 16-bit gradients; its
+        # optimizer holds the fp32 master copy of every trainable parameter.
+        self.deepspeed_16bit = req.framework == "deepspeed" and self.master
+        if self.deepspeed_16bit:
+            self.param_bytes = self.grad_bytes = self.act_bytes
+            master_copy = True
         self.state_bytes = t.optimizer_state_bytes_per_param(
-            req.optimizer, fp32_states=fp32_states, master_copy=self.master and full
+            req.optimizer, fp32_states=fp32_states, master_copy=master_copy
         )
 
     def describe(self, req: EstimateRequest) -> str:
@@ -136,11 +144,14 @@ def training_terms(req: EstimateRequest, arch: ModelArchitecture, base_fmt: Weig
             overlap_comm=deepspeed_overlap_comm(zero, req.overlap_comm),
             gpus=n,
         )
-    step_temp = _foreach_temporary(req, trainable, recipe, opt_shards)
+    step_temp, step_phase = _foreach_temporary(req, trainable, recipe, opt_shards), STEP_FOREACH
+    if recipe.deepspeed_16bit:
+        step_temp = deepspeed_fp32_grad_bytes(trainable, opt_shards, zero, offload=req.offload != "none")
+        step_phase = STEP_DEEPSPEED
     start, end = acts_start + grads_start, acts_end + grads_end
     if step_temp and grads_end + step_temp > max(start, end):
         # The step runs after backward has freed the activations; its temporaries count as optimizer memory.
-        a.activations, a.gradients, a.peak_phase = 0.0, grads_end, "optimizer step (foreach temporaries)"
+        a.activations, a.gradients, a.peak_phase = 0.0, grads_end, step_phase
         a.optimizer += step_temp
     elif start >= end:
         a.activations, a.gradients, a.peak_phase = acts_start, grads_start, "start of backward"
@@ -151,6 +162,10 @@ def training_terms(req: EstimateRequest, arch: ModelArchitecture, base_fmt: Weig
     a.layout = _layout(req)
     _training_words(a, req, arch, fmt, seq, trainable, recipe, opt_bytes if paged else 0.0)
     return a
+
+
+STEP_FOREACH = "optimizer step (foreach temporaries)"
+STEP_DEEPSPEED = "optimizer step (DeepSpeed fp32 gradients)"
 
 
 def _foreach_temporary(req: EstimateRequest, trainable: int, recipe: _Recipe, shards: int) -> float:
@@ -455,7 +470,7 @@ def _activation_meaning(req: EstimateRequest, phase: str | None) -> str:
     loss = "chunked cross-entropy" if req.chunked_ce else "logits + cross-entropy (bf16 + fp32 copies)"
     if req.fused_linear_ce:
         loss = "Liger fused linear cross-entropy (one logits chunk + the hidden-state gradient)"
-    if phase == "optimizer step (foreach temporaries)":
+    if phase in (STEP_FOREACH, STEP_DEEPSPEED):
         return "none: the optimizer step runs after backward has freed the activations"
     if phase == "start of backward":
         return f"at the start of backward: {ckpt} + the larger of {loss} and one layer's backward working set"
