@@ -147,3 +147,25 @@ def test_deepspeed_keeps_16_bit_gradients_and_builds_fp32_ones_only_for_the_step
     assert est.peak_phase == "optimizer step (DeepSpeed fp32 gradients)"
     assert est.per_gpu.gradients_gib * GIB == pytest.approx(n * 2, rel=0.001)
     assert est.per_gpu.optimizer_gib * GIB == pytest.approx(n * (12 + 4), rel=0.001)  # states + fp32 gradients
+
+
+def test_fsdp_mixed_precision_keeps_fp32_parameter_shards_as_the_master_copy() -> None:
+    # torch.distributed.fsdp.MixedPrecision docs: param_dtype is used "during forward and backward";
+    # "outside forward and backward, the sharded parameters are kept in full precision (e.g. for the
+    # optimizer step)". Model states are 4 (fp32 shard) + 4 (fp32 grad) + 8 (AdamW) = 16 B per parameter / N,
+    # not DeepSpeed's 2 + 2 + 12 or AMP's 2 + 4 + 12; the 16-bit copies computed with come on top.
+    arch = resolve_model("Llama-3.1-8B-Instruct")
+    n = shapes(arch).total
+    req = {"model": arch.name, "task": "full", "seq_len": 2048, "gpus": 8, "fsdp_fp32_shards": True}
+    full = estimate_memory({**req, "fsdp_sharding_strategy": "FULL_SHARD"}, arch)
+    gathered = full.per_gpu.weights_gib * GIB - n * 4 / 8
+    assert 0 < gathered < n * 2 / 8  # a couple of 16-bit units, far less than a 16-bit shard of the model
+    assert full.per_gpu.optimizer_gib * GIB == pytest.approx(n * 8 / 8, rel=0.001)  # no separate master copy
+    grad_op = estimate_memory({**req, "fsdp_sharding_strategy": "SHARD_GRAD_OP"}, arch)
+    assert grad_op.per_gpu.weights_gib * GIB == pytest.approx(n * 4 / 8 + n * 2, rel=0.001)
+    pure = estimate_memory({**req, "fsdp_sharding_strategy": "FULL_SHARD", "master_weights": False}, arch)
+    assert pure.per_gpu.weights_gib < full.per_gpu.weights_gib  # pure bf16 (torchtune-style) shards 2 B
+    assert any("fp32" in line and "FSDP" in line for line in full.assumptions)
+    # Unset, FSDP keeps mapping onto the ZeRO stage's AMP accounting (2 + 4 + 12 B).
+    as_zero = estimate_memory({**req, "fsdp_fp32_shards": False, "fsdp_sharding_strategy": "FULL_SHARD"}, arch)
+    assert as_zero.per_gpu.optimizer_gib * GIB == pytest.approx(n * 12 / 8, rel=0.001)

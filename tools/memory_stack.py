@@ -337,6 +337,28 @@ def zero3_live_params(arch: ModelArchitecture, prefetch: int, max_live: int) -> 
     return max(current, min(current + prefetch, max_live))
 
 
+def fsdp_fp32_shard_weight_bytes(
+    weights_16bit: float,
+    strategy: FsdpShardingStrategy,
+    gpus: int,
+    gathered_16bit: float,
+    *,
+    params_offloaded: bool,
+) -> float:
+    """Weights on one GPU under FSDP mixed precision: fp32 sharded parameters plus the 16-bit copy computed with.
+
+    torch.distributed.fsdp.MixedPrecision docs: ``param_dtype`` is the dtype "during forward and backward";
+    "outside forward and backward, the sharded parameters are kept in full precision (e.g. for the
+    optimizer step)". So the fp32 shard is the optimizer's parameter (no separate master copy; its
+    gradient is fp32 too). FULL_SHARD adds the gathered 16-bit units (current + next); SHARD_GRAD_OP
+    keeps the whole model unsharded in 16 bits through forward and backward; NO_SHARD holds the fp32
+    model whole plus its 16-bit copy. With CPU offload only the gathered units stay on the GPU.
+    """
+    shards = 1 if strategy == "NO_SHARD" else gpus
+    fp32 = 0.0 if params_offloaded else weights_16bit * 2 / shards
+    return fp32 + (gathered_16bit if strategy == "FULL_SHARD" else weights_16bit)
+
+
 def fsdp_zero_stage(strategy: FsdpShardingStrategy) -> int:
     """Return the ZeRO stage whose sharding a PyTorch FSDP ``ShardingStrategy`` matches.
 

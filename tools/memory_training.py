@@ -24,6 +24,7 @@ from tools.memory_stack import (
     default_master_weights,
     dora_transient_bytes,
     foreach_step_temporary_bytes,
+    fsdp_fp32_shard_weight_bytes,
     fused_linear_ce_bytes,
     gptq_training_dequant_bytes,
     kbit_training_fp32_upcast_bytes,
@@ -87,6 +88,10 @@ class _Recipe:
         if self.deepspeed_16bit:
             self.param_bytes = self.grad_bytes = self.act_bytes
             master_copy = True
+        # FSDP mixed precision: the fp32 parameter shard is the master (weights term), not an optimizer state.
+        self.fsdp_fp32_shards = req.fsdp_fp32_shards and self.master and full
+        if self.fsdp_fp32_shards:
+            master_copy = False
         self.state_bytes = t.optimizer_state_bytes_per_param(
             req.optimizer, fp32_states=fp32_states, master_copy=master_copy
         )
@@ -221,6 +226,11 @@ def _weights(
     if req.zero == 3 and req.framework == "deepspeed":
         return _deepspeed_zero3_weights(req, arch, base + adapters, per_param)
     params_offloaded = req.offload == "optimizer+params"
+    if recipe.fsdp_fp32_shards and req.fsdp_sharding_strategy is not None:
+        gathered = t.zero3_gather_bytes(arch, per_param)
+        return fsdp_fp32_shard_weight_bytes(
+            base, req.fsdp_sharding_strategy, req.gpus, gathered, params_offloaded=params_offloaded
+        )
     if req.zero < 3 or (req.gpus == 1 and not params_offloaded):
         return base + adapters
     gather = t.zero3_gather_bytes(arch, per_param)
@@ -454,6 +464,12 @@ def _sharding_sentences(req: EstimateRequest, arch: ModelArchitecture) -> list[s
         out.append(
             f"PyTorch FSDP {req.fsdp_sharding_strategy}: shards like ZeRO-{req.zero}; one decoder layer per "
             "FSDP unit, the next one prefetched"
+            + (
+                "; mixed precision keeps the parameter shards in fp32 (they are the optimizer's master weights) "
+                "and computes with 16-bit copies"
+                if req.fsdp_fp32_shards and req.task == "full" and req.master_weights and req.precision != "fp32"
+                else ""
+            )
         )
     if req.offload != "none" and req.offload_device == "nvme":
         out.append(
