@@ -210,6 +210,10 @@ MIN_BAND_ROWS = 10
 # finetune_lora_single_gpu.sh (--bf16, no DeepSpeed: HF Trainer with autocast); full-parameter is
 # finetune_ds.sh (ds_config_zero3.json: reduce_bucket_size/prefetch/persistence "auto",
 # stage3_max_live_parameters 1e9).
+# The rows' "peft=0.7" (from the README's later loading note "peft<0.8", added 2024-02) is not passed as
+# the PEFT version: the profiling rows were added on 2023-10-11 (7B) and 2023-11-30 (1.8B/14B/72B), before
+# PEFT 0.7.0 was released (huggingface/peft#1214, 2023-12-05), so they ran PEFT <= 0.6 (fp32 adapters).
+# Passed, PEFT 0.7-0.10's 16-bit adapters would score this group 5.7% median, 22% under by >10%.
 QWEN1_SCRIPTS = "https://github.com/QwenLM/Qwen/tree/2df8e8ac450fa185c421a08b0090ef81826caa6e/finetune"
 RECIPE_FLAGS: dict[tuple[str, str], dict[str, Any]] = {
     ("qwen1-finetune", "qlora"): {

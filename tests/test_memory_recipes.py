@@ -14,14 +14,16 @@ from types import ModuleType
 import pytest
 
 from tools.memory import estimate_memory
+from tools.memory_request import ALL_LORA_TARGETS
 from tools.memory_stack import (
     deepspeed_fp32_grad_bytes,
     deepspeed_overlap_comm,
     gptq_training_dequant_bytes,
     loss_in_fp32,
+    peft_adapters_in_base_dtype,
     zero_bucket_bytes,
 )
-from tools.memory_terms import GIB, loss_logits_bytes, shapes
+from tools.memory_terms import GIB, lora_trainable_params, loss_logits_bytes, shapes
 from tools.models import resolve_model
 
 # Qwen v1 finetune/ds_config_zero2.json: stage 2, overlap_comm true, contiguous_gradients true,
@@ -169,3 +171,24 @@ def test_fsdp_mixed_precision_keeps_fp32_parameter_shards_as_the_master_copy() -
     # Unset, FSDP keeps mapping onto the ZeRO stage's AMP accounting (2 + 4 + 12 B).
     as_zero = estimate_memory({**req, "fsdp_fp32_shards": False, "fsdp_sharding_strategy": "FULL_SHARD"}, arch)
     assert as_zero.per_gpu.optimizer_gib * GIB == pytest.approx(n * 12 / 8, rel=0.001)
+
+
+def test_peft_0_7_to_0_10_create_lora_adapters_in_the_base_dtype() -> None:
+    # PEFT 0.7-0.10 lora/layer.py update_layer: self.to(weight.device, dtype=weight.dtype) with the base
+    # layer's weight; huggingface/peft#1090 (0.6.0: fp32 adapters on creation); huggingface/peft#1706
+    # (0.11: autocast_adapter_dtype=True casts fp16/bf16 adapters to fp32).
+    assert peft_adapters_in_base_dtype("peft", "0.7.1", "lora")
+    assert peft_adapters_in_base_dtype("peft", "0.10.0", "lora")
+    assert not peft_adapters_in_base_dtype("peft", "0.6.2", "lora")
+    assert not peft_adapters_in_base_dtype("peft", "0.11.0", "lora")
+    assert not peft_adapters_in_base_dtype("peft", "0.7.1", "qlora")  # packed/uint8 bases keep fp32 adapters
+    assert not peft_adapters_in_base_dtype("peft", None, "lora")
+    arch = resolve_model("Qwen2.5-7B-Instruct")
+    req = {"model": arch.name, "task": "lora", "seq_len": 512, "framework": "peft", "lora_r": 64}
+    new, old = estimate_memory(req, arch), estimate_memory({**req, "framework_version": "0.7.1"}, arch)
+    trainable = lora_trainable_params(arch, 64, ALL_LORA_TARGETS)
+    # fp32 adapter 4 + AdamW 8 (+ fp32 grad 4 at the end of backward) -> bf16 adapter 2 + AdamW 4 (+ grad 2).
+    assert (new.per_gpu.optimizer_gib - old.per_gpu.optimizer_gib) * GIB == pytest.approx(trainable * 4, rel=0.01)
+    weights_saved = (new.per_gpu.weights_gib - old.per_gpu.weights_gib) * GIB
+    assert weights_saved == pytest.approx(trainable * 2, rel=0.01)
+    assert any("PEFT 0.7.1" in line for line in old.assumptions)

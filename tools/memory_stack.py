@@ -95,6 +95,28 @@ def default_master_weights(framework: str) -> bool:
     return framework != "torchtune"
 
 
+# PEFT 0.7.0 (Dec 2023) moved LoRA onto a wrapped ``base_layer`` and created adapters in that layer's dtype;
+# PEFT 0.11.0 (PR #1706, ``autocast_adapter_dtype=True``) upcasts fp16/bf16 adapters to fp32 again.
+PEFT_ADAPTERS_IN_BASE_DTYPE = ((0, 7), (0, 11))
+
+
+def peft_adapters_in_base_dtype(framework: str, version: str | None, task: str) -> bool:
+    """Say whether PEFT creates LoRA adapters in the 16-bit dtype of the weights they wrap.
+
+    PEFT 0.7-0.10 ``LoraLayer.update_layer``: ``weight = self.get_base_layer().weight`` then
+    ``self.to(weight.device, dtype=weight.dtype)``, so a bf16 base gets bf16 adapters, bf16 gradients and
+    (torch AdamW follows the parameter dtype) bf16 moments. Before 0.7 the LoRA ``Linear`` initialised its own
+    fp32 weight before the base weight was swapped in (huggingface/peft#1090: fp32 adapters with 0.6.0);
+    from 0.11 ``get_peft_model(autocast_adapter_dtype=True)`` casts them to fp32 (huggingface/peft#1706).
+    Quantised bases (uint8 / packed int32 weights) keep fp32 adapters in every version, so only LoRA counts.
+    """
+    if framework != "peft" or task != "lora":
+        return False
+    parsed = parse_version(version)
+    since, until = PEFT_ADAPTERS_IN_BASE_DTYPE
+    return parsed is not None and since <= parsed < until
+
+
 def modules_to_save_params(arch: ModelArchitecture, modules: tuple[str, ...]) -> int:
     """Parameters PEFT trains in full when ``modules_to_save`` names the embedding and/or the LM head.
 

@@ -30,6 +30,7 @@ from tools.memory_stack import (
     kbit_training_fp32_upcast_bytes,
     loss_in_fp32,
     modules_to_save_bytes,
+    peft_adapters_in_base_dtype,
     zero3_live_params,
     zero3_persistent_params,
     zero3_settings,
@@ -88,6 +89,12 @@ class _Recipe:
         if self.deepspeed_16bit:
             self.param_bytes = self.grad_bytes = self.act_bytes
             master_copy = True
+        self.peft_16bit_adapters = self.master and peft_adapters_in_base_dtype(
+            req.framework, req.framework_version, req.task
+        )
+        if self.peft_16bit_adapters:
+            self.param_bytes = self.grad_bytes = self.act_bytes
+            fp32_states = False
         # FSDP mixed precision: the fp32 parameter shard is the master (weights term), not an optimizer state.
         self.fsdp_fp32_shards = req.fsdp_fp32_shards and self.master and full
         if self.fsdp_fp32_shards:
@@ -100,6 +107,11 @@ class _Recipe:
         """Describe the precision policy in words."""
         if req.precision == "fp32":
             return "fp32 weights, gradients and optimizer states"
+        if self.peft_16bit_adapters:
+            return (
+                f"PEFT {req.framework_version}: LoRA adapters created in the base weights' {req.precision}, so their "
+                "gradients and AdamW moments are 16-bit too (PEFT 0.7-0.10; fp32 before and after)"
+            )
         if self.master:
             return (
                 f"mixed precision: {req.precision} compute weights, fp32 gradients"
