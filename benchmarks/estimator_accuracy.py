@@ -215,8 +215,13 @@ MIN_BAND_ROWS = 10
 # PEFT 0.7.0 was released (huggingface/peft#1214, 2023-12-05), so they ran PEFT <= 0.6 (fp32 adapters).
 # Passed, PEFT 0.7-0.10's 16-bit adapters would score this group 5.7% median, 22% under by >10%.
 QWEN1_SCRIPTS = "https://github.com/QwenLM/Qwen/tree/2df8e8ac450fa185c421a08b0090ef81826caa6e/finetune"
+# finetune.py's LoraArguments default targets c_attn (fused q/k/v), c_proj (attention output and MLP down),
+# w1, w2 (the two MLP inputs): "all" linear layers, with q/k/v as ONE fused adapter.
+QWEN1_LORA_TARGETS = ("qkv", "o", "gate", "up", "down")
 RECIPE_FLAGS: dict[tuple[str, str], dict[str, Any]] = {
+    ("qwen1-finetune", "lora"): {"lora_targets": QWEN1_LORA_TARGETS},
     ("qwen1-finetune", "qlora"): {
+        "lora_targets": QWEN1_LORA_TARGETS,
         "framework": "deepspeed",
         "precision": "fp16",
         "zero": 2,

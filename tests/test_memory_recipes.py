@@ -13,6 +13,7 @@ from types import ModuleType
 
 import pytest
 
+from tools.errors import ToolInputError
 from tools.memory import estimate_memory
 from tools.memory_request import ALL_LORA_TARGETS
 from tools.memory_stack import (
@@ -192,3 +193,16 @@ def test_peft_0_7_to_0_10_create_lora_adapters_in_the_base_dtype() -> None:
     weights_saved = (new.per_gpu.weights_gib - old.per_gpu.weights_gib) * GIB
     assert weights_saved == pytest.approx(trainable * 2, rel=0.01)
     assert any("PEFT 0.7.1" in line for line in old.assumptions)
+
+
+def test_a_fused_qkv_projection_gets_one_adapter_not_three() -> None:
+    # Qwen v1 finetune.py LoraArguments: lora_target_modules = ["c_attn", "c_proj", "w1", "w2"]; c_attn is one
+    # nn.Linear(hidden, 3 * hidden), so PEFT adds one A (hidden x r) and one B (r x 3 hidden): r x 4 hidden,
+    # where separate q, k, v projections take r x 6 hidden.
+    arch = resolve_model("Qwen-7B-Chat")
+    h, layers = arch.hidden_size, arch.num_layers
+    fused = lora_trainable_params(arch, 64, ("qkv",))
+    split = lora_trainable_params(arch, 64, ("q", "k", "v"))
+    assert (fused, split) == (64 * 4 * h * layers, 64 * 6 * h * layers)
+    with pytest.raises(ToolInputError, match="fused query/key/value"):
+        estimate_memory({"model": arch.name, "task": "lora", "lora_targets": ("qkv", "q")}, arch)

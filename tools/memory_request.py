@@ -252,6 +252,8 @@ def _training_problem(r: EstimateRequest) -> str | None:
         return "fsdp_sharding_strategy is PyTorch FSDP; with framework deepspeed use zero 1, 2 or 3"
     if r.offload_device == "nvme" and r.offload == "none":
         return "offload_device nvme needs offload=optimizer or optimizer+params (DeepSpeed ZeRO-Infinity)"
+    if "qkv" in r.lora_targets and {"q", "k", "v"} & set(r.lora_targets):
+        return "lora_targets qkv is the fused query/key/value projection; do not combine it with q, k or v"
     if r.fused_linear_ce and r.chunked_ce:
         return "fused_linear_ce (Liger) and chunked_ce (torchtune) are two ways to chunk the loss; choose one"
     if r.offload == "optimizer+params" and r.zero != 3:

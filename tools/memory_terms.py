@@ -22,7 +22,7 @@ from tools.architecture import ModelArchitecture
 from tools.quantization import WeightFormat
 
 GIB = 2**30
-LoraTarget = Literal["q", "k", "v", "o", "gate", "up", "down"]
+LoraTarget = Literal["q", "k", "v", "o", "gate", "up", "down", "qkv"]
 Optimizer = Literal["adamw", "adamw-8bit", "sgd", "paged-adamw", "paged-adamw-8bit"]
 
 # bitsandbytes/torchao 8-bit optimizers: one fp32 absmax per 256-value block, for each of m and v.
@@ -298,6 +298,8 @@ def lora_trainable_params(arch: ModelArchitecture, rank: int, targets: tuple[Lor
 
     MoE: "gate"/"up"/"down" also wrap every routed and shared expert (PEFT ``all-linear`` behaviour).
     MLA: "q" covers the q down/up projections, "k"/"v" split the joint kv down/up projections.
+    "qkv" is one fused query/key/value projection (Qwen v1 ``c_attn``, GPT-NeoX ``query_key_value``,
+    Phi-3 ``qkv_proj``): one adapter ``rank x (h + q + k + v)``, not three with ``h`` on each.
     """
     h, a, d, kv = arch.hidden_size, arch.num_attention_heads, arch.head_dim, arch.num_kv_heads
     attn: dict[str, int] = {"q": h + a * d, "k": h + kv * d, "v": h + kv * d, "o": a * d + h}
@@ -309,6 +311,7 @@ def lora_trainable_params(arch: ModelArchitecture, rank: int, targets: tuple[Lor
             m.kv_lora_rank + a * (m.qk_nope_head_dim + m.v_head_dim)
         )
         attn = {"q": q, "k": kv_joint // 2, "v": kv_joint - kv_joint // 2, "o": a * m.v_head_dim + h}
+    attn["qkv"] = attn["q"] + attn["k"] + attn["v"] - (0 if arch.mla is not None else 2 * h)
     per_layer = sum(attn[t] for t in targets if t in attn) * arch.num_layers
     mlp_targets = sum(1 for t in targets if t in ("gate", "up", "down"))
     if not mlp_targets:
