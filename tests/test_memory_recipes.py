@@ -206,3 +206,24 @@ def test_a_fused_qkv_projection_gets_one_adapter_not_three() -> None:
     assert (fused, split) == (64 * 4 * h * layers, 64 * 6 * h * layers)
     with pytest.raises(ToolInputError, match="fused query/key/value"):
         estimate_memory({"model": arch.name, "task": "lora", "lora_targets": ("qkv", "q")}, arch)
+
+
+def test_a_loader_that_unties_embeddings_holds_the_lm_head_twice() -> None:
+    # transformers PR #37905: TorchAoConfig(include_embedding=True, untie_embedding_weights=True) loads, ties,
+    # then quantises, leaving the embedding and lm_head as two tensors; llm-compressor PRs #2798/#2835 (a
+    # duplicate lm_head in checkpoints whose embeddings were quantised). Untied models are unaffected.
+    tied, untied = resolve_model("Qwen2.5-0.5B-Instruct"), resolve_model("Qwen2.5-7B-Instruct")
+    assert tied.tie_word_embeddings and not untied.tie_word_embeddings
+    req = {"model": tied.name, "prompt_tokens": 128, "gen_tokens": 128}
+    base = estimate_memory(req, tied)
+    twice = estimate_memory({**req, "untie_embedding_weights": True}, tied)
+    head = tied.vocab_size * tied.hidden_size * 2
+    assert (twice.per_gpu.weights_gib - base.per_gpu.weights_gib) * GIB == pytest.approx(head, rel=0.002)
+    assert any("untie_embedding_weights" in line for line in twice.assumptions)
+    tp2 = {**req, "framework": "vllm", "gpus": 2, "gpu_memory_gib": 80}
+    split = estimate_memory({**tp2, "untie_embedding_weights": True}, tied).per_gpu.weights_gib
+    assert (split - estimate_memory(tp2, tied).per_gpu.weights_gib) * GIB == pytest.approx(head / 2, rel=0.01)
+    other = {"model": untied.name, "prompt_tokens": 128, "gen_tokens": 128}
+    assert estimate_memory({**other, "untie_embedding_weights": True}, untied) == estimate_memory(other, untied)
+    with pytest.raises(ToolInputError, match="loading option for inference"):
+        estimate_memory({"model": tied.name, "task": "lora", "untie_embedding_weights": True}, tied)

@@ -141,6 +141,10 @@ class EstimateRequest(BaseModel):
     fsdp_sharding_strategy: FsdpShardingStrategy | None = Field(
         default=None, description="PyTorch FSDP: FULL_SHARD (= zero 3), SHARD_GRAD_OP (= zero 2), NO_SHARD (DDP)"
     )
+    untie_embedding_weights: bool = Field(
+        default=False,
+        description="inference: the quantising loader keeps the tied embedding and LM head apart (TorchAO option)",
+    )
     fsdp_fp32_shards: bool = Field(
         default=False,
         description="FSDP MixedPrecision: parameter shards stay fp32 and act as master weights (16 B/param, not 18)",
@@ -246,6 +250,8 @@ def _training_problem(r: EstimateRequest) -> str | None:
         return f"qlora needs a 4-bit base: quant one of {', '.join(_FOUR_BIT_BASES)} (got {r.quant})"
     if r.task == "qlora" and r.precision in ("fp8", "int8"):
         return "qlora computes in bf16/fp16 over a 4-bit base; use precision bf16"
+    if r.untie_embedding_weights:
+        return "untie_embedding_weights is a loading option for inference; leave it unset for training"
     if r.fsdp_fp32_shards and r.fsdp_sharding_strategy is None:
         return "fsdp_fp32_shards describes PyTorch FSDP mixed precision; set fsdp_sharding_strategy too"
     if r.fsdp_sharding_strategy is not None and r.framework == "deepspeed":

@@ -87,6 +87,21 @@ def kv_cache_copies_at_peak(framework: str, version: str | None, arch: ModelArch
     return 1.0
 
 
+def untied_lm_head_bytes(arch: ModelArchitecture, untie: bool, tp: int = 1) -> float:
+    """Bytes of an LM head a quantising loader keeps apart from the tied embedding, one GPU.
+
+    transformers PR #37905 (``TorchAoConfig(include_embedding=True, untie_embedding_weights=True)``): the
+    unquantised weights are loaded and tied, then quantised, which breaks the tie - the embedding and the
+    LM head end up as two tensors instead of one shared matrix. llm-compressor PRs #2798/#2835: quantising
+    embeddings unties them, and until #2835 re-tied identical ones the checkpoint carried a duplicate
+    ``lm_head``. Counted in 16 bits (an upper bound when the head is quantised too); zero for models that
+    are not tied, whose head is already counted. Under tensor parallelism the head is vocab-parallel.
+    """
+    if not untie or not arch.tie_word_embeddings:
+        return 0.0
+    return arch.vocab_size * arch.hidden_size * 2.0 / tp
+
+
 # ------------------------------------------------------------------------------------ training stacks
 
 
