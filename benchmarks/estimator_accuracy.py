@@ -252,9 +252,11 @@ def heldout_case(row: dict[str, str]) -> HeldoutCase:
         req["prompt_tokens"] = int(row["prompt_tokens"])
         req["gen_tokens"] = int(row["gen_tokens"])
         if row["stack"] == "vllm":
-            for key in ("max_num_batched_tokens", "max_num_seqs"):
+            for key in ("max_num_batched_tokens", "max_num_seqs", "max_model_len"):
                 if key in settings:
                     req[key] = int(settings[key])
+            if "gpu_memory_utilization" in settings:
+                req["gpu_memory_utilization"] = float(settings["gpu_memory_utilization"])
     else:
         req["seq_len"] = int(row["seq_len"])
         if "lora_r" in settings:

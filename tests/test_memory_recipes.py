@@ -227,3 +227,31 @@ def test_a_loader_that_unties_embeddings_holds_the_lm_head_twice() -> None:
     assert estimate_memory({**other, "untie_embedding_weights": True}, untied) == estimate_memory(other, untied)
     with pytest.raises(ToolInputError, match="loading option for inference"):
         estimate_memory({"model": tied.name, "task": "lora", "untie_embedding_weights": True}, tied)
+
+
+def test_heldout_vllm_rows_pass_their_stated_engine_settings() -> None:
+    # A vLLM log row's stated max_model_len and gpu_memory_utilization reach the request (they set V0's
+    # profile batch and the KV budget), like max_num_batched_tokens and max_num_seqs before them.
+    acc = _accuracy_module()
+    row = {
+        "case_id": "T2",
+        "source_id": "vllm-logs",
+        "model": "Qwen3-32B",
+        "task": "inference",
+        "stack": "vllm",
+        "stack_version": "0.6.5 (V0)",
+        "num_gpus": "2",
+        "precision": "bf16",
+        "quant": "none",
+        "batch": "1",
+        "prompt_tokens": "1",
+        "gen_tokens": "1",
+        "seq_len": "",
+        "settings": "tp=2;max_num_seqs=1;max_model_len=4096;gpu_memory_utilization=0.85",
+        "metric": "vllm_weights",
+        "measured": "11.62",
+        "unit": "GiB",
+    }
+    req = acc.heldout_case(row).request
+    assert (req["max_model_len"], req["max_num_seqs"], req["gpu_memory_utilization"]) == (4096, 1, 0.85)
+    assert req["framework_version"] == "0.6.5"
