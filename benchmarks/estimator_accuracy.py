@@ -202,6 +202,36 @@ BANDS_YAML = ROOT / "tools" / "data" / "estimate_bands.yaml"
 MIN_BAND_ROWS = 10
 
 
+# What a source's published recipe runs, read from the recipe's own scripts (not from the measurements):
+# the row names the method, these are the flags the method's script passes. Qwen v1 (QwenLM/Qwen at the
+# README's commit): Q-LoRA on one GPU is finetune/finetune_qlora_single_gpu.sh = finetune.py --fp16
+# --q_lora --deepspeed finetune/ds_config_zero2.json (stage 2, overlap_comm true, contiguous_gradients
+# true, reduce_bucket_size and allgather_bucket_size 2e8); LoRA on one GPU is
+# finetune_lora_single_gpu.sh (--bf16, no DeepSpeed: HF Trainer with autocast); full-parameter is
+# finetune_ds.sh (ds_config_zero3.json: reduce_bucket_size/prefetch/persistence "auto",
+# stage3_max_live_parameters 1e9).
+# The rows' "peft=0.7" (from the README's later loading note "peft<0.8", added 2024-02) is not passed as
+# the PEFT version: the profiling rows were added on 2023-10-11 (7B) and 2023-11-30 (1.8B/14B/72B), before
+# PEFT 0.7.0 was released (huggingface/peft#1214, 2023-12-05), so they ran PEFT <= 0.6 (fp32 adapters).
+# Passed, PEFT 0.7-0.10's 16-bit adapters would score this group 5.7% median, 22% under by >10%.
+QWEN1_SCRIPTS = "https://github.com/QwenLM/Qwen/tree/2df8e8ac450fa185c421a08b0090ef81826caa6e/finetune"
+# finetune.py's LoraArguments default targets c_attn (fused q/k/v), c_proj (attention output and MLP down),
+# w1, w2 (the two MLP inputs): "all" linear layers, with q/k/v as ONE fused adapter.
+QWEN1_LORA_TARGETS = ("qkv", "o", "gate", "up", "down")
+RECIPE_FLAGS: dict[tuple[str, str], dict[str, Any]] = {
+    ("qwen1-finetune", "lora"): {"lora_targets": QWEN1_LORA_TARGETS},
+    ("qwen1-finetune", "qlora"): {
+        "lora_targets": QWEN1_LORA_TARGETS,
+        "framework": "deepspeed",
+        "precision": "fp16",
+        "zero": 2,
+        "reduce_bucket_size": 200_000_000,
+        "allgather_bucket_size": 200_000_000,
+        "overlap_comm": True,
+    },
+}
+
+
 def heldout_case(row: dict[str, str]) -> HeldoutCase:
     """Turn a held-out row into the request it describes (the row's own facts only)."""
     settings = dict(part.split("=", 1) for part in row["settings"].split(";") if "=" in part)
@@ -222,9 +252,11 @@ def heldout_case(row: dict[str, str]) -> HeldoutCase:
         req["prompt_tokens"] = int(row["prompt_tokens"])
         req["gen_tokens"] = int(row["gen_tokens"])
         if row["stack"] == "vllm":
-            for key in ("max_num_batched_tokens", "max_num_seqs"):
+            for key in ("max_num_batched_tokens", "max_num_seqs", "max_model_len"):
                 if key in settings:
                     req[key] = int(settings[key])
+            if "gpu_memory_utilization" in settings:
+                req["gpu_memory_utilization"] = float(settings["gpu_memory_utilization"])
     else:
         req["seq_len"] = int(row["seq_len"])
         if "lora_r" in settings:
@@ -233,6 +265,9 @@ def heldout_case(row: dict[str, str]) -> HeldoutCase:
             req["grad_ckpt"] = False
         if "zero" in settings:
             req["zero"] = int(settings["zero"])
+        if "optim" in settings:  # HF TrainingArguments.optim, e.g. adamw_torch (the foreach step)
+            req["optimizer"] = settings["optim"]
+        req.update(RECIPE_FLAGS.get((row["source_id"], task), {}))
     measured = float(row["measured"]) * _UNIT_GIB[row["unit"]]
     group = "inference" if task == "inference" else "fine-tuning"
     return HeldoutCase(row["case_id"], row["source_id"], group, row["model"], measured, row["metric"], req)

@@ -253,8 +253,13 @@ def _check_applicable(model: MediaModel, r: MediaRequest) -> None:
         for flag, value in (("--resolution", r.width), ("--frames", r.frames)):
             if value is not None:
                 raise ToolInputError(f"{flag} applies to image and video generation, not to {model.display_name}")
-        if r.offload != "none" or r.vae_tiling or r.attention_slicing or r.text_encoders_on_cpu or (
-                r.quantize_text_encoders):
+        if (
+            r.offload != "none"
+            or r.vae_tiling
+            or r.attention_slicing
+            or r.text_encoders_on_cpu
+            or (r.quantize_text_encoders)
+        ):
             raise ToolInputError(f"diffusers memory options apply to diffusion pipelines, not to {model.display_name}")
     if r.frames is not None and not model.is_video:
         raise ToolInputError(f"{model.display_name} makes images; --frames applies to video models")
@@ -273,8 +278,10 @@ def _diffusion_stages(
     width, height = (r.width, r.height) if r.width and r.height else model.default_resolution
     frames = r.frames or model.default_frames or 1
     tokens = denoiser_tokens(model, width, height, frames)
-    by_role = {role: sum(weights[c.name] for c in model.components if c.role == role)
-               for role in ("text_encoder", "denoiser", "vae")}
+    by_role = {
+        role: sum(weights[c.name] for c in model.components if c.role == role)
+        for role in ("text_encoder", "denoiser", "vae")
+    }
     den_act = denoiser_activation_bytes(model, tokens, r.batch, dtype)
     vae_act = vae_decode_bytes(model, width, height, r.batch, dtype, r.vae_tiling)
     if r.text_encoders_on_cpu:

@@ -94,13 +94,28 @@ class MediaModel(BaseModel):
         if "http" not in self.source:
             raise ValueError("source must be a URL")
         needed = {
-            "diffusion": ("denoiser_arch", "hidden_size", "patch_size", "vae_scale", "text_tokens", "cfg",
-                          "default_steps", "default_resolution"),
+            "diffusion": (
+                "denoiser_arch",
+                "hidden_size",
+                "patch_size",
+                "vae_scale",
+                "text_tokens",
+                "cfg",
+                "default_steps",
+                "default_resolution",
+            ),
             "speech": ("window_s", "encoder_frames", "hidden_size", "layers"),
             "embedding": ("hidden_size", "layers", "max_tokens"),
             "reranker": ("hidden_size", "layers", "max_tokens"),
-            "vlm": ("language_model", "hidden_size", "layers", "patch_size", "spatial_merge", "min_pixels",
-                    "max_pixels"),
+            "vlm": (
+                "language_model",
+                "hidden_size",
+                "layers",
+                "patch_size",
+                "spatial_merge",
+                "min_pixels",
+                "max_pixels",
+            ),
         }[self.kind]
         missing = [f for f in needed if getattr(self, f) is None]
         if missing:
@@ -181,13 +196,34 @@ def resolve_media_model(name: str) -> MediaModel:
     if model is not None:
         return model
     key = normalize_name(name)
-    close = [m.name for m in load_media_models() if key and (key in normalize_name(m.name) or any(
-        key in normalize_name(a) for a in m.aliases))]
+    close = [
+        m.name
+        for m in load_media_models()
+        if key and (key in normalize_name(m.name) or any(key in normalize_name(a) for a in m.aliases))
+    ]
     raise UnknownNameError("model", name, close[:3] or [m.name for m in load_media_models()][:3])
 
 
-_GENERIC_WORDS = frozenset({"qwen", "large", "base", "small", "medium", "instruct", "chat", "turbo", "dev", "zh",
-                            "en", "v", "b", "xl", "t", "i"})
+_GENERIC_WORDS = frozenset(
+    {
+        "qwen",
+        "large",
+        "base",
+        "small",
+        "medium",
+        "instruct",
+        "chat",
+        "turbo",
+        "dev",
+        "zh",
+        "en",
+        "v",
+        "b",
+        "xl",
+        "t",
+        "i",
+    }
+)
 
 
 def _words(text: str) -> set[str]:

@@ -104,8 +104,9 @@ class MediaOption(BaseModel):
     subscription_as_of: str | None = None
     spot_cny_per_hour: float | None = None
     price_regions_compared: int | None = None
-    cost_cny_per_unit: float | None = Field(default=None, description="CNY per 1,000 images / video / "
-                                            "audio hour / million tokens at full use of one GPU")
+    cost_cny_per_unit: float | None = Field(
+        default=None, description="CNY per 1,000 images / video / audio hour / million tokens at full use of one GPU"
+    )
     cost_unit: str
     batch_job_hours: float | None = Field(default=None, description="time for the batch load on the fleet")
     price_source: str | None = None
@@ -142,8 +143,7 @@ def plan_media(workload: MediaWorkload | dict[str, object]) -> MediaPlan:
     rejected: list[Rejection] = []
     for inst in catalog.load_instances():
         gpu = catalog.gpu_for_instance(inst)
-        problem = _precheck(inst, gpu, wanted, w.request.dtype or model.default_dtype) or region_problem(
-            inst, w.region)
+        problem = _precheck(inst, gpu, wanted, w.request.dtype or model.default_dtype) or region_problem(inst, w.region)
         if problem is None:
             assert gpu is not None
             option, shortfall = _option(model, w, memory, inst, gpu)
@@ -157,8 +157,9 @@ def plan_media(workload: MediaWorkload | dict[str, object]) -> MediaPlan:
                 continue
             problem = f"over budget: ¥{monthly:,.0f}/month"
         if not problem.startswith("skip"):
-            rejected.append(Rejection(instance_type=inst.instance_type, family=inst.family,
-                                      gpu_model=inst.gpu_name, reason=problem))
+            rejected.append(
+                Rejection(instance_type=inst.instance_type, family=inst.family, gpu_model=inst.gpu_name, reason=problem)
+            )
     ranked = sorted(options, key=_rank_key)[: w.max_options]
     return MediaPlan(
         workload=w,
@@ -173,19 +174,27 @@ def plan_media(workload: MediaWorkload | dict[str, object]) -> MediaPlan:
 
 
 def _warnings(
-    model: MediaModel, w: MediaWorkload, memory: MediaMemoryEstimate, ranked: list[MediaOption],
+    model: MediaModel,
+    w: MediaWorkload,
+    memory: MediaMemoryEstimate,
+    ranked: list[MediaOption],
     rejected: list[Rejection],
 ) -> list[str]:
     out = price_warnings(w.region, "pay-as-you-go", ranked)
     dtype = w.request.dtype or model.default_dtype
     if dtype not in ("fp32", "fp16", "bf16"):
-        out.append(f"{dtype} pipelines keep norms, embeddings and some layers in 16-bit: fits under "
-                   f"{QUANTISED_TIGHT_HEADROOM_PCT:.0f}% headroom are marked tight")
+        out.append(
+            f"{dtype} pipelines keep norms, embeddings and some layers in 16-bit: fits under "
+            f"{QUANTISED_TIGHT_HEADROOM_PCT:.0f}% headroom are marked tight"
+        )
     if not ranked:
         where = f" on {w.gpu}" if w.gpu else ""
         over = [r for r in rejected if r.reason.startswith("over budget")]
-        why = f"every fitting option costs more than ¥{w.budget_cny_month:,.0f}/month" if over else (
-            f"{memory.total_gib:.1f} GiB needed per GPU")
+        why = (
+            f"every fitting option costs more than ¥{w.budget_cny_month:,.0f}/month"
+            if over
+            else (f"{memory.total_gib:.1f} GiB needed per GPU")
+        )
         tries = [f"{flag} ({gib:.1f} GiB)" for flag, gib in smaller_settings(model, w.request)]
         out.append(f"nothing fits {model.display_name}{where}: {why}" + ("; try " + ", ".join(tries) if tries else ""))
     return out
@@ -196,8 +205,11 @@ def smaller_settings(model: MediaModel, request: MediaRequest) -> list[tuple[str
     if model.kind != "diffusion":
         return []
     out = []
-    for flag, change in (("--offload model", {"offload": "model"}), ("--dtype nf4", {"dtype": "nf4"}),
-                         ("--dtype nf4 --offload model", {"dtype": "nf4", "offload": "model"})):
+    for flag, change in (
+        ("--offload model", {"offload": "model"}),
+        ("--dtype nf4", {"dtype": "nf4"}),
+        ("--dtype nf4 --offload model", {"dtype": "nf4", "offload": "model"}),
+    ):
         smaller = request.model_copy(update=change)
         if smaller != request:
             out.append((flag, estimate_media_memory(smaller).total_gib))
@@ -210,9 +222,14 @@ def gpu_usable_gib(gpu: catalog.GPU) -> float:
 
 
 _KINDS_OF_LOAD: dict[str, tuple[str, ...]] = {
-    "images_per_hour": ("diffusion",), "steps": ("diffusion",), "audio_hours": ("speech",),
-    "streams": ("speech",), "docs": ("embedding",), "doc_tokens": ("embedding", "reranker"),
-    "qps": ("embedding", "reranker"), "candidates": ("reranker",),
+    "images_per_hour": ("diffusion",),
+    "steps": ("diffusion",),
+    "audio_hours": ("speech",),
+    "streams": ("speech",),
+    "docs": ("embedding",),
+    "doc_tokens": ("embedding", "reranker"),
+    "qps": ("embedding", "reranker"),
+    "candidates": ("reranker",),
 }
 
 
@@ -224,9 +241,7 @@ def _check_load(model: MediaModel, w: MediaWorkload) -> None:
             raise ToolInputError(f"{flag} does not apply to {model.display_name} (a {model.kind} model){hint}")
 
 
-def _precheck(
-    inst: catalog.InstanceType, gpu: catalog.GPU | None, wanted: set[str] | None, dtype: str
-) -> str | None:
+def _precheck(inst: catalog.InstanceType, gpu: catalog.GPU | None, wanted: set[str] | None, dtype: str) -> str | None:
     if not isinstance(inst.gpu_count, int) or inst.gpu_count < 1:
         return "skip: not whole GPUs"
     if gpu is None or not inst.gpu_memory_gib:
@@ -252,9 +267,14 @@ def _option(
     capacity = usable_gib(inst, gpu)
     needed = memory.total_gib
     if needed > capacity:
-        return None, Rejection(instance_type=inst.instance_type, family=inst.family, gpu_model=inst.gpu_name,
-                               reason=f"needs {needed:.1f} GiB per GPU, {gpu.name} has {capacity:.1f} GiB usable",
-                               needed_gib=needed, usable_gib=round(capacity, 2))
+        return None, Rejection(
+            instance_type=inst.instance_type,
+            family=inst.family,
+            gpu_model=inst.gpu_name,
+            reason=f"needs {needed:.1f} GiB per GPU, {gpu.name} has {capacity:.1f} GiB usable",
+            needed_gib=needed,
+            usable_gib=round(capacity, 2),
+        )
     speed = _speed(model, w, gpu)
     load_gpus = _gpus_for_load(model, w, speed)
     assert isinstance(inst.gpu_count, int)
@@ -293,15 +313,24 @@ def _tight_pct(dtype: str) -> float:
 def _speed(model: MediaModel, w: MediaWorkload, gpu: catalog.GPU) -> MediaSpeed:
     dtype = w.request.dtype or model.default_dtype
     tflops = (gpu.fp8_dense_tflops if dtype == "fp8" and gpu.supports_fp8 else None) or (
-        gpu.bf16_dense_tflops or gpu.fp16_dense_tflops)
+        gpu.bf16_dense_tflops or gpu.fp16_dense_tflops
+    )
     assert tflops is not None and gpu.memory_bandwidth_gb_s is not None
     perf = GpuPerf(name=gpu.name, memory_bandwidth_gb_s=gpu.memory_bandwidth_gb_s, dense_tflops=tflops)
     if model.kind == "diffusion":
         assert model.default_resolution and model.default_steps
         width, height = (w.request.width, w.request.height) if w.request.width else model.default_resolution
         assert width and height
-        return diffusion_speed(model, perf, width, height, w.steps or model.default_steps, w.request.frames,
-                               offload=w.request.offload, dtype=dtype)
+        return diffusion_speed(
+            model,
+            perf,
+            width,
+            height,
+            w.steps or model.default_steps,
+            w.request.frames,
+            offload=w.request.offload,
+            dtype=dtype,
+        )
     if model.kind == "speech":
         return speech_speed(model, perf, dtype, streams=w.request.batch, beams=w.request.beams)
     return encoder_speed(model, perf, w.doc_tokens or w.request.seq_tokens or 512)
@@ -351,9 +380,14 @@ def _load_assumptions(model: MediaModel, w: MediaWorkload) -> list[str]:
     if w.audio_hours or w.docs:
         notes.append(f"batch job finished within {w.within_hours:g} h")
     if w.qps:
-        notes.append(f"queries of about {QUERY_TOKENS} tokens each, batched"
-                     + (f"; {w.candidates} candidates of {w.doc_tokens or 512} tokens reranked per query"
-                        if w.candidates else ""))
+        notes.append(
+            f"queries of about {QUERY_TOKENS} tokens each, batched"
+            + (
+                f"; {w.candidates} candidates of {w.doc_tokens or 512} tokens reranked per query"
+                if w.candidates
+                else ""
+            )
+        )
     return notes
 
 
@@ -397,7 +431,14 @@ def evaluate_media_fit(request: MediaRequest, gpu: str, gpus: int = 1) -> MediaF
     headroom = (usable - est.total_gib) / usable * 100
     smaller = [SmallerSetting(flags=f, needed_gib=g) for f, g in smaller_settings(model, request)]
     return MediaFit(
-        model=model.name, gpu=card.name, gpus=gpus, needed_gib=est.total_gib, usable_gib=round(usable, 2),
-        fits=est.total_gib <= usable, headroom_pct=round(headroom, 1),
-        short_gib=round(max(0.0, est.total_gib - usable), 2), smaller=smaller, assumptions=est.assumptions,
+        model=model.name,
+        gpu=card.name,
+        gpus=gpus,
+        needed_gib=est.total_gib,
+        usable_gib=round(usable, 2),
+        fits=est.total_gib <= usable,
+        headroom_pct=round(headroom, 1),
+        short_gib=round(max(0.0, est.total_gib - usable), 2),
+        smaller=smaller,
+        assumptions=est.assumptions,
     )

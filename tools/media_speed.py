@@ -106,8 +106,11 @@ def diffusion_speed(
             f"{gpu.dense_tflops:g} dense TFLOPS ({gpu.name}); text encoders and VAE add "
             f"{DIFFUSION_FIXED_SHARE:.0%}"
             + (f"; {latent_frames(model, frames)} latent frames" if model.is_video else "")
-            + (f"; CPU offload adds {transfer:.1f} s of weight copies at {OFFLOAD_TRANSFER_GB_S:g} GB/s"
-               if transfer else ""),
+            + (
+                f"; CPU offload adds {transfer:.1f} s of weight copies at {OFFLOAD_TRANSFER_GB_S:g} GB/s"
+                if transfer
+                else ""
+            ),
         ],
     )
 

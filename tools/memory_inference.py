@@ -18,6 +18,7 @@ from tools.memory_stack import (
     is_serving_engine,
     kv_cache_copies_at_peak,
     prompt_logits_bytes_per_element,
+    untied_lm_head_bytes,
     vllm_engine_generation,
     vllm_profile_tokens,
 )
@@ -129,11 +130,14 @@ def inference_terms(req: EstimateRequest, arch: ModelArchitecture, fmt: WeightFo
     a = Assembly(assumptions=[lengths])
     if parallel == "tensor":
         tp, fraction = n, 1.0
-        a.weights = t.tensor_parallel_weight_bytes(arch, fmt, tp)
+        a.weights = t.tensor_parallel_weight_bytes(arch, fmt, tp) + untied_lm_head_bytes(
+            arch, req.untie_embedding_weights, tp
+        )
         a.layout = f"tensor parallel over {n} GPUs" if n > 1 else "1 GPU"
     else:
         tp = 1
         weights = t.layer_split_weight_bytes(arch, fmt, n)
+        weights[-1] += untied_lm_head_bytes(arch, req.untie_embedding_weights)  # the head sits on the last GPU
         layers = t.layer_split(arch, n)
         kv_layer = (
             t.kv_cache_bytes(arch, prompt + gen, req.batch, kv_bytes, mla_expanded=mla_expanded) / arch.num_layers
@@ -142,6 +146,11 @@ def inference_terms(req: EstimateRequest, arch: ModelArchitecture, fmt: WeightFo
         a.weights = weights[busiest]
         fraction = layers[busiest] / arch.num_layers
         a.layout = f"layers split over {n} GPUs (busiest GPU: {layers[busiest]} of {arch.num_layers} layers)"
+    if untied_lm_head_bytes(arch, req.untie_embedding_weights):
+        a.assumptions.append(
+            "untie_embedding_weights: the loader keeps the tied embedding and the LM head as two tensors "
+            "(TorchAO quantisation of embeddings); the head counted in 16 bits"
+        )
     a.kv_cache = t.kv_cache_bytes(
         arch, prompt + gen, req.batch, kv_bytes, tp=tp, layers_fraction=fraction, mla_expanded=mla_expanded
     ) * kv_cache_copies_at_peak(req.framework, req.framework_version, arch)

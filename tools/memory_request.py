@@ -128,9 +128,26 @@ class EstimateRequest(BaseModel):
     stage3_max_live_parameters: int | None = Field(
         default=None, ge=0, le=10**13, description="DeepSpeed ZeRO-3 gathered-parameter cap (None = 1e9)"
     )
+    reduce_bucket_size: int | None = Field(
+        default=None, ge=0, le=10**12, description="DeepSpeed reduce_bucket_size elements (None = HF auto h^2)"
+    )
+    allgather_bucket_size: int | None = Field(
+        default=None, ge=0, le=10**12, description="DeepSpeed ZeRO 1/2 allgather_bucket_size (None = HF auto h^2)"
+    )
+    overlap_comm: bool | None = Field(
+        default=None, description="DeepSpeed overlap_comm: double gradient buffers (None = on for ZeRO-3 only)"
+    )
     offload_device: OffloadDevice = Field(default="cpu", description="where offloaded states go: cpu or nvme")
     fsdp_sharding_strategy: FsdpShardingStrategy | None = Field(
         default=None, description="PyTorch FSDP: FULL_SHARD (= zero 3), SHARD_GRAD_OP (= zero 2), NO_SHARD (DDP)"
+    )
+    untie_embedding_weights: bool = Field(
+        default=False,
+        description="inference: the quantising loader keeps the tied embedding and LM head apart (TorchAO option)",
+    )
+    fsdp_fp32_shards: bool = Field(
+        default=False,
+        description="FSDP MixedPrecision: parameter shards stay fp32 and act as master weights (16 B/param, not 18)",
     )
     max_model_len: int | None = Field(
         default=None, ge=1, le=MAX_TOKENS, description="vLLM --max-model-len (None = the model's context)"
@@ -233,10 +250,16 @@ def _training_problem(r: EstimateRequest) -> str | None:
         return f"qlora needs a 4-bit base: quant one of {', '.join(_FOUR_BIT_BASES)} (got {r.quant})"
     if r.task == "qlora" and r.precision in ("fp8", "int8"):
         return "qlora computes in bf16/fp16 over a 4-bit base; use precision bf16"
+    if r.untie_embedding_weights:
+        return "untie_embedding_weights is a loading option for inference; leave it unset for training"
+    if r.fsdp_fp32_shards and r.fsdp_sharding_strategy is None:
+        return "fsdp_fp32_shards describes PyTorch FSDP mixed precision; set fsdp_sharding_strategy too"
     if r.fsdp_sharding_strategy is not None and r.framework == "deepspeed":
         return "fsdp_sharding_strategy is PyTorch FSDP; with framework deepspeed use zero 1, 2 or 3"
     if r.offload_device == "nvme" and r.offload == "none":
         return "offload_device nvme needs offload=optimizer or optimizer+params (DeepSpeed ZeRO-Infinity)"
+    if "qkv" in r.lora_targets and {"q", "k", "v"} & set(r.lora_targets):
+        return "lora_targets qkv is the fused query/key/value projection; do not combine it with q, k or v"
     if r.fused_linear_ce and r.chunked_ce:
         return "fused_linear_ce (Liger) and chunked_ce (torchtune) are two ways to chunk the loss; choose one"
     if r.offload == "optimizer+params" and r.zero != 3:

@@ -87,12 +87,49 @@ def kv_cache_copies_at_peak(framework: str, version: str | None, arch: ModelArch
     return 1.0
 
 
+def untied_lm_head_bytes(arch: ModelArchitecture, untie: bool, tp: int = 1) -> float:
+    """Bytes of an LM head a quantising loader keeps apart from the tied embedding, one GPU.
+
+    transformers PR #37905 (``TorchAoConfig(include_embedding=True, untie_embedding_weights=True)``): the
+    unquantised weights are loaded and tied, then quantised, which breaks the tie - the embedding and the
+    LM head end up as two tensors instead of one shared matrix. llm-compressor PRs #2798/#2835: quantising
+    embeddings unties them, and until #2835 re-tied identical ones the checkpoint carried a duplicate
+    ``lm_head``. Counted in 16 bits (an upper bound when the head is quantised too); zero for models that
+    are not tied, whose head is already counted. Under tensor parallelism the head is vocab-parallel.
+    """
+    if not untie or not arch.tie_word_embeddings:
+        return 0.0
+    return arch.vocab_size * arch.hidden_size * 2.0 / tp
+
+
 # ------------------------------------------------------------------------------------ training stacks
 
 
 def default_master_weights(framework: str) -> bool:
     """Say whether the stack keeps fp32 master weights: torchtune trains in pure bf16, the others use AMP."""
     return framework != "torchtune"
+
+
+# PEFT 0.7.0 (Dec 2023) moved LoRA onto a wrapped ``base_layer`` and created adapters in that layer's dtype;
+# PEFT 0.11.0 (PR #1706, ``autocast_adapter_dtype=True``) upcasts fp16/bf16 adapters to fp32 again.
+PEFT_ADAPTERS_IN_BASE_DTYPE = ((0, 7), (0, 11))
+
+
+def peft_adapters_in_base_dtype(framework: str, version: str | None, task: str) -> bool:
+    """Say whether PEFT creates LoRA adapters in the 16-bit dtype of the weights they wrap.
+
+    PEFT 0.7-0.10 ``LoraLayer.update_layer``: ``weight = self.get_base_layer().weight`` then
+    ``self.to(weight.device, dtype=weight.dtype)``, so a bf16 base gets bf16 adapters, bf16 gradients and
+    (torch AdamW follows the parameter dtype) bf16 moments. Before 0.7 the LoRA ``Linear`` initialised its own
+    fp32 weight before the base weight was swapped in (huggingface/peft#1090: fp32 adapters with 0.6.0);
+    from 0.11 ``get_peft_model(autocast_adapter_dtype=True)`` casts them to fp32 (huggingface/peft#1706).
+    Quantised bases (uint8 / packed int32 weights) keep fp32 adapters in every version, so only LoRA counts.
+    """
+    if framework != "peft" or task != "lora":
+        return False
+    parsed = parse_version(version)
+    since, until = PEFT_ADAPTERS_IN_BASE_DTYPE
+    return parsed is not None and since <= parsed < until
 
 
 def modules_to_save_params(arch: ModelArchitecture, modules: tuple[str, ...]) -> int:
@@ -146,25 +183,101 @@ def kbit_training_fp32_upcast_bytes(arch: ModelArchitecture, framework: str, qua
 DEEPSPEED_BUCKET_ELEMENTS = 500_000_000
 
 
-def zero_bucket_bytes(
-    arch: ModelArchitecture, zero: int, *, hf_auto: bool, grad_bytes: float = 2, prefetch_elements: int | None = None
-) -> float:
-    """DeepSpeed ZeRO communication buckets alive at the gradient peak, one GPU.
+def deepspeed_overlap_comm(zero: int, overlap_comm: bool | None) -> bool:
+    """DeepSpeed's ``overlap_comm`` as it runs: unset means True for ZeRO-3 and False for ZeRO 1/2.
 
-    ZeRO 1/2: one reduce bucket (ZeRO 2 contiguous gradient buffer aside) and one all-gather bucket for
-    the updated partitions; ZeRO 3: the reduce bucket plus the prefetch bucket (counted here; the gathered
-    layer itself is in the weights term). With HF ``auto`` values the buckets scale with hidden^2;
-    ``prefetch_elements`` overrides the prefetch bucket (``stage3_prefetch_bucket_size``).
+    deepspeed/runtime/zero/config.py ``DeepSpeedZeroConfig.overlap_comm_valid``: ``None`` becomes
+    ``stage == 3``. Configs such as HF's and Qwen's ``ds_config_zero2.json`` set it to true.
+    """
+    return zero == 3 if overlap_comm is None else overlap_comm
+
+
+def zero_bucket_bytes(
+    arch: ModelArchitecture,
+    zero: int,
+    *,
+    hf_auto: bool,
+    grad_bytes: float = 2,
+    prefetch_elements: int | None = None,
+    reduce_elements: int | None = None,
+    allgather_elements: int | None = None,
+    overlap_comm: bool = False,
+    gpus: int | None = None,
+) -> float:
+    """DeepSpeed ZeRO buffers alive at the gradient peak, one GPU, by their config names.
+
+    ZeRO 1/2 (deepspeed/runtime/zero/stage_1_and_2.py ``backward``): with ``contiguous_gradients`` (the
+    default) every backward allocates an ``ipg_buffer`` of ``reduce_bucket_size`` 16-bit elements, and a
+    second one when ``overlap_comm`` is on (double buffering) - also on a single GPU. Across GPUs the
+    updated partitions are all-gathered in ``allgather_bucket_size`` chunks (none on one GPU; ``gpus``
+    None means several). ZeRO 3: the reduce bucket plus the prefetch bucket (the gathered layer itself
+    is in the weights term). Unset sizes: HF ``auto`` (hidden^2) or DeepSpeed's 5e8; ``prefetch_elements``
+    overrides the prefetch bucket (``stage3_prefetch_bucket_size``).
     """
     if zero == 0:
         return 0.0
     h2 = arch.hidden_size**2
-    reduce_elems = h2 if hf_auto else DEEPSPEED_BUCKET_ELEMENTS
+    default = h2 if hf_auto else DEEPSPEED_BUCKET_ELEMENTS
+    reduce_elems = default if reduce_elements is None else reduce_elements
     if zero == 3:
         prefetch = prefetch_elements if prefetch_elements is not None else (0.9 * h2 if hf_auto else 50_000_000)
         return (reduce_elems + prefetch) * grad_bytes
-    allgather = h2 if hf_auto else DEEPSPEED_BUCKET_ELEMENTS
-    return (reduce_elems + allgather) * grad_bytes
+    ipg = reduce_elems * (2 if overlap_comm else 1)
+    allgather = 0 if gpus == 1 else (default if allgather_elements is None else allgather_elements)
+    return (ipg + allgather) * grad_bytes
+
+
+# deepspeed/runtime/zero/config.py: sub_group_size default 1e9 (HF's and Qwen's ds_config_zero3.json say the same).
+DS_SUB_GROUP_SIZE = 1_000_000_000
+
+
+def deepspeed_fp32_grad_bytes(trainable_params: float, shards: int, zero: int, *, offload: bool) -> float:
+    """Return the fp32 gradients DeepSpeed builds on the GPU for its optimizer step, one GPU.
+
+    DeepSpeed keeps gradients in the 16-bit model dtype through backward and converts them for the fp32
+    optimizer only at the step. ZeRO 0-2 (deepspeed/runtime/zero/stage_1_and_2.py ``step``): every param
+    group's flat gradient partition becomes ``single_grad_partition`` in fp32, all alive until
+    ``optimizer.step()``. ZeRO-3 (stage3.py ``_prepare_fp32_grad_for_sub_group``): one ``sub_group_size``
+    group at a time. With ``offload_optimizer`` the fp32 gradients are built in host memory: none here.
+    """
+    if offload:
+        return 0.0
+    partition = trainable_params / shards
+    return 4.0 * (min(partition, DS_SUB_GROUP_SIZE) if zero == 3 else partition)
+
+
+def loss_in_fp32(framework: str, arch: ModelArchitecture) -> bool:
+    """Say whether the cross-entropy's temporaries are fp32 (True) or stay in the 16-bit model dtype.
+
+    HF Trainer turns on ``torch.autocast`` only without DeepSpeed ("deepspeed ... manage their own half
+    precision", transformers/trainer.py), and autocast runs ``cross_entropy``/``log_softmax`` in fp32;
+    transformers' own models also call ``logits.float()``. Under DeepSpeed the engine casts the module to
+    fp16/bf16 and nothing upcasts, so a remote-code model without ``.float()`` (Qwen v1
+    ``modeling_qwen.py``: ``CrossEntropyLoss()(shift_logits, ...)`` on 16-bit logits) computes its
+    log-softmax and gradients in 16 bits.
+    """
+    return not (framework == "deepspeed" and is_remote_code(arch))
+
+
+# AutoGPTQ QuantLinear (qlinear_cuda_old / qlinear_cuda): kernel_switch_threshold=128 input rows.
+GPTQ_KERNEL_SWITCH_ROWS = 128
+
+
+def gptq_training_dequant_bytes(arch: ModelArchitecture, quant: str, tokens: int, *, grad_ckpt: bool) -> float:
+    """fp16 weights a GPTQ base keeps for backward while training adapters on it (QLoRA on GPTQ), one GPU.
+
+    auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py ``forward`` (what transformers' ``GPTQConfig(bits=4,
+    disable_exllama=True)`` loads, e.g. Qwen v1 ``finetune.py --q_lora``): for ``kernel_switch_threshold``
+    (128) input rows or more it dequantises the whole weight, ``weight = scales * (weight - zeros)``, and
+    calls ``torch.matmul(x, weight)``; autograd keeps that fp16 weight to compute the input gradient. With
+    gradient checkpointing one recomputed layer's linear weights are alive while it runs backward;
+    without it every layer's.
+    """
+    if not quant.startswith("gptq-") or tokens < GPTQ_KERNEL_SWITCH_ROWS:
+        return 0.0
+    s = shapes(arch)
+    layer_linear = s.linear / arch.num_layers
+    return layer_linear * 2.0 * (1 if grad_ckpt else arch.num_layers)
 
 
 # ------------------------------------------------------------------------------------ serving engines
@@ -259,6 +372,28 @@ def zero3_live_params(arch: ModelArchitecture, prefetch: int, max_live: int) -> 
     s = shapes(arch)
     current = max(s.largest_matrix, s.embedding, s.lm_head)
     return max(current, min(current + prefetch, max_live))
+
+
+def fsdp_fp32_shard_weight_bytes(
+    weights_16bit: float,
+    strategy: FsdpShardingStrategy,
+    gpus: int,
+    gathered_16bit: float,
+    *,
+    params_offloaded: bool,
+) -> float:
+    """Weights on one GPU under FSDP mixed precision: fp32 sharded parameters plus the 16-bit copy computed with.
+
+    torch.distributed.fsdp.MixedPrecision docs: ``param_dtype`` is the dtype "during forward and backward";
+    "outside forward and backward, the sharded parameters are kept in full precision (e.g. for the
+    optimizer step)". So the fp32 shard is the optimizer's parameter (no separate master copy; its
+    gradient is fp32 too). FULL_SHARD adds the gathered 16-bit units (current + next); SHARD_GRAD_OP
+    keeps the whole model unsharded in 16 bits through forward and backward; NO_SHARD holds the fp32
+    model whole plus its 16-bit copy. With CPU offload only the gathered units stay on the GPU.
+    """
+    shards = 1 if strategy == "NO_SHARD" else gpus
+    fp32 = 0.0 if params_offloaded else weights_16bit * 2 / shards
+    return fp32 + (gathered_16bit if strategy == "FULL_SHARD" else weights_16bit)
 
 
 def fsdp_zero_stage(strategy: FsdpShardingStrategy) -> int:

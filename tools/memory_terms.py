@@ -22,7 +22,7 @@ from tools.architecture import ModelArchitecture
 from tools.quantization import WeightFormat
 
 GIB = 2**30
-LoraTarget = Literal["q", "k", "v", "o", "gate", "up", "down"]
+LoraTarget = Literal["q", "k", "v", "o", "gate", "up", "down", "qkv"]
 Optimizer = Literal["adamw", "adamw-8bit", "sgd", "paged-adamw", "paged-adamw-8bit"]
 
 # bitsandbytes/torchao 8-bit optimizers: one fp32 absmax per 256-value block, for each of m and v.
@@ -298,6 +298,8 @@ def lora_trainable_params(arch: ModelArchitecture, rank: int, targets: tuple[Lor
 
     MoE: "gate"/"up"/"down" also wrap every routed and shared expert (PEFT ``all-linear`` behaviour).
     MLA: "q" covers the q down/up projections, "k"/"v" split the joint kv down/up projections.
+    "qkv" is one fused query/key/value projection (Qwen v1 ``c_attn``, GPT-NeoX ``query_key_value``,
+    Phi-3 ``qkv_proj``): one adapter ``rank x (h + q + k + v)``, not three with ``h`` on each.
     """
     h, a, d, kv = arch.hidden_size, arch.num_attention_heads, arch.head_dim, arch.num_kv_heads
     attn: dict[str, int] = {"q": h + a * d, "k": h + kv * d, "v": h + kv * d, "o": a * d + h}
@@ -309,6 +311,7 @@ def lora_trainable_params(arch: ModelArchitecture, rank: int, targets: tuple[Lor
             m.kv_lora_rank + a * (m.qk_nope_head_dim + m.v_head_dim)
         )
         attn = {"q": q, "k": kv_joint // 2, "v": kv_joint - kv_joint // 2, "o": a * m.v_head_dim + h}
+    attn["qkv"] = attn["q"] + attn["k"] + attn["v"] - (0 if arch.mla is not None else 2 * h)
     per_layer = sum(attn[t] for t in targets if t in attn) * arch.num_layers
     mlp_targets = sum(1 for t in targets if t in ("gate", "up", "down"))
     if not mlp_targets:
@@ -403,16 +406,24 @@ def layer_backward_bytes(arch: ModelArchitecture, tokens: int, *, compiled: bool
 
 
 def loss_logits_bytes(
-    arch: ModelArchitecture, tokens: int, *, chunked: bool, compiled: bool, act_bytes: float = 2
+    arch: ModelArchitecture,
+    tokens: int,
+    *,
+    chunked: bool,
+    compiled: bool,
+    act_bytes: float = 2,
+    fp32_loss: bool = True,
 ) -> float:
     """Peak bytes of the output logits and cross-entropy loss around the loss backward, one GPU.
 
     Unchunked (HF ``ForCausalLMLoss``): 16-bit logits, their fp32 log-softmax, the fp32 gradient and
-    the 16-bit gradient: ``tokens x vocab x (2 + 4 + 4 + 2)``. Chunked CE (torchtune
-    ``CEWithChunkedOutputLoss``, 8 chunks) keeps the 16-bit logits and one chunk's fp32 temporaries;
-    compiled, the chunk's fp32 work is fused and only its 16-bit gradient remains.
+    the 16-bit gradient: ``tokens x vocab x (2 + 4 + 4 + 2)``; with ``fp32_loss=False`` (no autocast and
+    no ``.float()``, see :func:`tools.memory_stack.loss_in_fp32`) all four stay 16-bit. Chunked CE
+    (torchtune ``CEWithChunkedOutputLoss``, 8 chunks) keeps the 16-bit logits and one chunk's fp32
+    temporaries; compiled, the chunk's fp32 work is fused and only its 16-bit gradient remains.
     """
-    per_logit = act_bytes + 4 + 4 + act_bytes
+    loss_width = 4 if fp32_loss else act_bytes
+    per_logit = act_bytes + loss_width + loss_width + act_bytes
     if chunked:
         per_logit = act_bytes + (act_bytes if compiled else per_logit - act_bytes) / _CE_CHUNKS
     return tokens * arch.vocab_size * per_logit

@@ -19,12 +19,18 @@ from tools.memory_allocator import allocator_slack_bytes, weight_rounding_bytes
 from tools.memory_inference import Assembly
 from tools.memory_request import EstimateRequest
 from tools.memory_stack import (
+    deepspeed_fp32_grad_bytes,
+    deepspeed_overlap_comm,
     default_master_weights,
     dora_transient_bytes,
     foreach_step_temporary_bytes,
+    fsdp_fp32_shard_weight_bytes,
     fused_linear_ce_bytes,
+    gptq_training_dequant_bytes,
     kbit_training_fp32_upcast_bytes,
+    loss_in_fp32,
     modules_to_save_bytes,
+    peft_adapters_in_base_dtype,
     zero3_live_params,
     zero3_persistent_params,
     zero3_settings,
@@ -76,14 +82,36 @@ class _Recipe:
         self.param_bytes = self.act_bytes if full else (4.0 if (self.master or fp32) else 2.0)
         self.grad_bytes = 4.0 if (self.master or fp32) else 2.0
         fp32_states = self.master or fp32
+        master_copy = self.master and full
+        # DeepSpeed casts the whole module (adapters too) to 16 bits and keeps 16-bit gradients; its
+        # optimizer holds the fp32 master copy of every trainable parameter.
+        self.deepspeed_16bit = req.framework == "deepspeed" and self.master
+        if self.deepspeed_16bit:
+            self.param_bytes = self.grad_bytes = self.act_bytes
+            master_copy = True
+        self.peft_16bit_adapters = self.master and peft_adapters_in_base_dtype(
+            req.framework, req.framework_version, req.task
+        )
+        if self.peft_16bit_adapters:
+            self.param_bytes = self.grad_bytes = self.act_bytes
+            fp32_states = False
+        # FSDP mixed precision: the fp32 parameter shard is the master (weights term), not an optimizer state.
+        self.fsdp_fp32_shards = req.fsdp_fp32_shards and self.master and full
+        if self.fsdp_fp32_shards:
+            master_copy = False
         self.state_bytes = t.optimizer_state_bytes_per_param(
-            req.optimizer, fp32_states=fp32_states, master_copy=self.master and full
+            req.optimizer, fp32_states=fp32_states, master_copy=master_copy
         )
 
     def describe(self, req: EstimateRequest) -> str:
         """Describe the precision policy in words."""
         if req.precision == "fp32":
             return "fp32 weights, gradients and optimizer states"
+        if self.peft_16bit_adapters:
+            return (
+                f"PEFT {req.framework_version}: LoRA adapters created in the base weights' {req.precision}, so their "
+                "gradients and AdamW moments are 16-bit too (PEFT 0.7-0.10; fp32 before and after)"
+            )
         if self.master:
             return (
                 f"mixed precision: {req.precision} compute weights, fp32 gradients"
@@ -121,15 +149,26 @@ def training_terms(req: EstimateRequest, arch: ModelArchitecture, base_fmt: Weig
     a.optimizer += 0.0 if (paged or req.offload != "none") else saved["optimizer"]
     # Their gradients stay alive across micro-batches (gradient accumulation), so in both phases.
     grads_start, grads_end = grads_start + saved["gradients"], grads_end + saved["gradients"]
-    if req.framework == "deepspeed" and n > 1:
+    if req.framework == "deepspeed" and zero >= 1:
         a.other += zero_bucket_bytes(
-            arch, zero, hf_auto=True, grad_bytes=recipe.act_bytes, prefetch_elements=_prefetch_elements(req, arch)
+            arch,
+            zero,
+            hf_auto=True,
+            grad_bytes=recipe.act_bytes,
+            prefetch_elements=_prefetch_elements(req, arch),
+            reduce_elements=req.reduce_bucket_size,
+            allgather_elements=req.allgather_bucket_size,
+            overlap_comm=deepspeed_overlap_comm(zero, req.overlap_comm),
+            gpus=n,
         )
-    step_temp = _foreach_temporary(req, trainable, recipe, opt_shards)
+    step_temp, step_phase = _foreach_temporary(req, trainable, recipe, opt_shards), STEP_FOREACH
+    if recipe.deepspeed_16bit:
+        step_temp = deepspeed_fp32_grad_bytes(trainable, opt_shards, zero, offload=req.offload != "none")
+        step_phase = STEP_DEEPSPEED
     start, end = acts_start + grads_start, acts_end + grads_end
     if step_temp and grads_end + step_temp > max(start, end):
         # The step runs after backward has freed the activations; its temporaries count as optimizer memory.
-        a.activations, a.gradients, a.peak_phase = 0.0, grads_end, "optimizer step (foreach temporaries)"
+        a.activations, a.gradients, a.peak_phase = 0.0, grads_end, step_phase
         a.optimizer += step_temp
     elif start >= end:
         a.activations, a.gradients, a.peak_phase = acts_start, grads_start, "start of backward"
@@ -140,6 +179,10 @@ def training_terms(req: EstimateRequest, arch: ModelArchitecture, base_fmt: Weig
     a.layout = _layout(req)
     _training_words(a, req, arch, fmt, seq, trainable, recipe, opt_bytes if paged else 0.0)
     return a
+
+
+STEP_FOREACH = "optimizer step (foreach temporaries)"
+STEP_DEEPSPEED = "optimizer step (DeepSpeed fp32 gradients)"
 
 
 def _foreach_temporary(req: EstimateRequest, trainable: int, recipe: _Recipe, shards: int) -> float:
@@ -168,7 +211,8 @@ def _allocator_slack(
     if req.task == "full" and req.zero == 0:
         per_param_tensors = 1 + recipe.state_bytes / recipe.grad_bytes  # gradient, moments, master copy
         rounding += weight_rounding_bytes(arch, recipe.grad_bytes) * per_param_tensors
-    logits = tokens * arch.vocab_size * 4.0 / (8 if req.chunked_ce else 1)
+    loss_width = 4.0 if loss_in_fp32(req.framework, arch) else recipe.act_bytes
+    logits = tokens * arch.vocab_size * loss_width / (8 if req.chunked_ce else 1)
     mlp_grad = tokens * arch.intermediate_size * recipe.act_bytes
     return allocator_slack_bytes(rounding, max(logits, mlp_grad))
 
@@ -194,6 +238,11 @@ def _weights(
     if req.zero == 3 and req.framework == "deepspeed":
         return _deepspeed_zero3_weights(req, arch, base + adapters, per_param)
     params_offloaded = req.offload == "optimizer+params"
+    if recipe.fsdp_fp32_shards and req.fsdp_sharding_strategy is not None:
+        gathered = t.zero3_gather_bytes(arch, per_param)
+        return fsdp_fp32_shard_weight_bytes(
+            base, req.fsdp_sharding_strategy, req.gpus, gathered, params_offloaded=params_offloaded
+        )
     if req.zero < 3 or (req.gpus == 1 and not params_offloaded):
         return base + adapters
     gather = t.zero3_gather_bytes(arch, per_param)
@@ -257,9 +306,22 @@ def _activations(req: EstimateRequest, arch: ModelArchitecture, tokens: int, act
     loss = (
         fused_linear_ce_bytes(arch, tokens, act_bytes)
         if req.fused_linear_ce
-        else t.loss_logits_bytes(arch, tokens, chunked=req.chunked_ce, compiled=compiled, act_bytes=act_bytes)
+        else t.loss_logits_bytes(
+            arch,
+            tokens,
+            chunked=req.chunked_ce,
+            compiled=compiled,
+            act_bytes=act_bytes,
+            fp32_loss=loss_in_fp32(req.framework, arch),
+        )
     )
     layer = t.layer_backward_bytes(arch, tokens, compiled=compiled, act_bytes=act_bytes)
+    if req.task == "qlora":
+        # Dequantised GPTQ weights autograd keeps for the layer running backward (all layers without ckpt).
+        dequant = gptq_training_dequant_bytes(arch, req.quant, tokens, grad_ckpt=True)
+        layer += dequant
+        if not (req.grad_ckpt or req.activation_offload):
+            stored += gptq_training_dequant_bytes(arch, req.quant, tokens, grad_ckpt=False) - dequant
     if req.attn_implementation == "eager":
         seq = tokens // req.batch
         # Backward keeps the layer's probabilities (2 B) and builds their gradient (6 B with the fp32 softmax).
@@ -314,10 +376,18 @@ def _training_words(
         a.assumptions.append(
             "PEFT prepare_model_for_kbit_training: embeddings, LM head and norms upcast to fp32 (bitsandbytes base)"
         )
-    if req.framework == "deepspeed" and n > 1:
+    if req.framework == "deepspeed" and zero >= 1:
+        a.assumptions.append(_deepspeed_bucket_sentence(req, arch))
+    if not loss_in_fp32(req.framework, arch) and not (req.chunked_ce or req.fused_linear_ce):
         a.assumptions.append(
-            "DeepSpeed with HF 'auto' buckets: reduce_bucket_size = hidden^2"
-            + (", stage3_prefetch_bucket_size = 0.9 x hidden^2" if zero == 3 else ", allgather bucket hidden^2")
+            "loss in 16 bits: DeepSpeed casts the model to fp16/bf16 without autocast and this model's own code "
+            "does not upcast the logits, so log-softmax and its gradient stay 16-bit"
+        )
+    if req.task == "qlora" and gptq_training_dequant_bytes(arch, req.quant, req.batch * seq, grad_ckpt=True):
+        a.assumptions.append(
+            "GPTQ base (AutoGPTQ, 128+ input rows): each linear dequantises its weight to fp16 for a plain matmul "
+            "and autograd keeps it, so the layer running backward holds its weights in fp16"
+            + ("" if req.grad_ckpt else " (every layer's, without checkpointing)")
         )
     a.assumptions += _sharding_sentences(req, arch)
     if paged_bytes:
@@ -352,7 +422,7 @@ def _training_words(
         ),
         "other_gib": (
             ("bf16 scratch to dequantise the largest 4-bit matrix" if req.task == "qlora" else "")
-            + (" + DeepSpeed reduce/prefetch buckets" if req.framework == "deepspeed" and n > 1 else "")
+            + (" + DeepSpeed gradient/prefetch buckets" if req.framework == "deepspeed" and zero >= 1 else "")
         ).strip(" +")
         or "none",
         "overhead_gib": (
@@ -366,6 +436,23 @@ def _training_words(
         a.warnings.append(f"seq_len {seq} exceeds {arch.name}'s max context of {arch.max_context}")
     if req.lora_r > arch.hidden_size and req.task != "full":
         a.warnings.append(f"lora_r {req.lora_r} exceeds the hidden size {arch.hidden_size}")
+
+
+def _deepspeed_bucket_sentence(req: EstimateRequest, arch: ModelArchitecture) -> str:
+    """Name the DeepSpeed buffers counted, with the sizes used (config value or HF 'auto')."""
+    h2 = arch.hidden_size**2
+    reduce = f"{req.reduce_bucket_size:,}" if req.reduce_bucket_size is not None else f"auto hidden^2 = {h2:,}"
+    if req.zero == 3:
+        return f"DeepSpeed ZeRO-3 buckets: reduce_bucket_size {reduce} + the stage3 prefetch bucket"
+    overlap = deepspeed_overlap_comm(req.zero, req.overlap_comm)
+    copies = "two (overlap_comm on)" if overlap else "one (overlap_comm off)"
+    gather = (
+        "no all-gather bucket on one GPU"
+        if req.gpus == 1
+        else "allgather_bucket_size "
+        + (f"{req.allgather_bucket_size:,}" if req.allgather_bucket_size is not None else f"auto {h2:,}")
+    )
+    return f"DeepSpeed ZeRO-{req.zero}: {copies} 16-bit gradient buffers of reduce_bucket_size {reduce}; {gather}"
 
 
 def _sharding_sentences(req: EstimateRequest, arch: ModelArchitecture) -> list[str]:
@@ -389,6 +476,12 @@ def _sharding_sentences(req: EstimateRequest, arch: ModelArchitecture) -> list[s
         out.append(
             f"PyTorch FSDP {req.fsdp_sharding_strategy}: shards like ZeRO-{req.zero}; one decoder layer per "
             "FSDP unit, the next one prefetched"
+            + (
+                "; mixed precision keeps the parameter shards in fp32 (they are the optimizer's master weights) "
+                "and computes with 16-bit copies"
+                if req.fsdp_fp32_shards and req.task == "full" and req.master_weights and req.precision != "fp32"
+                else ""
+            )
         )
     if req.offload != "none" and req.offload_device == "nvme":
         out.append(
@@ -405,7 +498,7 @@ def _activation_meaning(req: EstimateRequest, phase: str | None) -> str:
     loss = "chunked cross-entropy" if req.chunked_ce else "logits + cross-entropy (bf16 + fp32 copies)"
     if req.fused_linear_ce:
         loss = "Liger fused linear cross-entropy (one logits chunk + the hidden-state gradient)"
-    if phase == "optimizer step (foreach temporaries)":
+    if phase in (STEP_FOREACH, STEP_DEEPSPEED):
         return "none: the optimizer step runs after backward has freed the activations"
     if phase == "start of backward":
         return f"at the start of backward: {ckpt} + the larger of {loss} and one layer's backward working set"

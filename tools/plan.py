@@ -199,8 +199,12 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
 def _reject(inst: catalog.InstanceType, reason: str | _Shortfall) -> Rejection:
     if isinstance(reason, _Shortfall):
         return Rejection(
-            instance_type=inst.instance_type, family=inst.family, gpu_model=inst.gpu_model, reason=reason.reason,
-            needed_gib=round(reason.needed_gib, 2), usable_gib=round(reason.usable_gib, 2),
+            instance_type=inst.instance_type,
+            family=inst.family,
+            gpu_model=inst.gpu_model,
+            reason=reason.reason,
+            needed_gib=round(reason.needed_gib, 2),
+            usable_gib=round(reason.usable_gib, 2),
         )
     return Rejection(instance_type=inst.instance_type, family=inst.family, gpu_model=inst.gpu_model, reason=reason)
 

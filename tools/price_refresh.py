@@ -41,10 +41,21 @@ Progress = Callable[[int, int, str], None]
 """Called after each API call: (done, total so far, what was just done)."""
 
 # Errors that mean "this type is not sold like this here": skip the row, not a failure.
-_NOT_SOLD = ("InvalidInstanceType.ValueNotSupported", "InvalidInstanceType.NotFound", "PriceNotFound",
-             "InvalidResourceType.NotSupported", "InvalidParam.Period")
-_BAD_CREDENTIALS = ("InvalidAccessKeyId.NotFound", "InvalidAccessKeyId", "SignatureDoesNotMatch",
-                    "InvalidAccessKeySecret", "Forbidden.AccessKeyDisabled", "IncompleteSignature")
+_NOT_SOLD = (
+    "InvalidInstanceType.ValueNotSupported",
+    "InvalidInstanceType.NotFound",
+    "PriceNotFound",
+    "InvalidResourceType.NotSupported",
+    "InvalidParam.Period",
+)
+_BAD_CREDENTIALS = (
+    "InvalidAccessKeyId.NotFound",
+    "InvalidAccessKeyId",
+    "SignatureDoesNotMatch",
+    "InvalidAccessKeySecret",
+    "Forbidden.AccessKeyDisabled",
+    "IncompleteSignature",
+)
 _CREDENTIAL_HELP = (
     "set ALIBABA_CLOUD_ACCESS_KEY_ID and ALIBABA_CLOUD_ACCESS_KEY_SECRET, or configure a profile in "
     "~/.alibabacloud/credentials.ini or ~/.aliyun/config.json, or run on an ECS instance with a RAM role"
@@ -114,9 +125,12 @@ class _Api:
         with self._lock:
             if region not in self._clients:
                 config = self._config_class(
-                    credential=self._credential, region_id=region, protocol=self._options.protocol,
+                    credential=self._credential,
+                    region_id=region,
+                    protocol=self._options.protocol,
                     endpoint=self._options.endpoint or f"ecs.{region}.aliyuncs.com",
-                    read_timeout=30_000, connect_timeout=10_000,
+                    read_timeout=30_000,
+                    connect_timeout=10_000,
                 )
                 self._clients[region] = self._client_class(config)
             return self._clients[region]
@@ -142,8 +156,9 @@ class _Api:
                     self._done(label)
                     return None
                 if _is_credential_problem(exc, code):
-                    raise CredentialsError(f"Alibaba Cloud rejected the credentials ({code or exc}): "
-                                           f"{_CREDENTIAL_HELP}") from None
+                    raise CredentialsError(
+                        f"Alibaba Cloud rejected the credentials ({code or exc}): {_CREDENTIAL_HELP}"
+                    ) from None
                 if not _retryable(exc, code) or attempt == self._options.max_attempts:
                     raise RefreshError(
                         f"{action} failed for {label} after {attempt} attempt(s): {code or type(exc).__name__}: "
@@ -206,10 +221,7 @@ def _retryable(exc: BaseException, code: str) -> bool:
 
 def default_instance_types() -> list[str]:
     """List the current GPU instance types of the catalog (whole GPUs, not retired), the default refresh set."""
-    return [
-        i.instance_type for i in catalog.list_instances()
-        if isinstance(i.gpu_count, int) and i.gpu_count >= 1
-    ]
+    return [i.instance_type for i in catalog.list_instances() if isinstance(i.gpu_count, int) and i.gpu_count >= 1]
 
 
 def default_regions() -> list[str]:
@@ -248,8 +260,9 @@ def refresh_prices(
     api.expect(1 + len(options.regions))
     differences = _check_catalog(api, options.regions[0], wanted)
     with ThreadPoolExecutor(max_workers=options.concurrency) as pool:
-        stock = dict(zip(options.regions, pool.map(lambda r: _stock(api, r, wanted, taken_at), options.regions),
-                         strict=True))
+        stock = dict(
+            zip(options.regions, pool.map(lambda r: _stock(api, r, wanted, taken_at), options.regions), strict=True)
+        )
         jobs = [(region, name) for region, rows in stock.items() for name in sorted({a.instance_type for a in rows})]
         per_job = 1 + int(options.subscription) + int(options.spot)
         api.expect(per_job * len(jobs))
@@ -257,8 +270,15 @@ def refresh_prices(
     rows = [p for group in found for p in group]
     availability = [a for group in stock.values() for a in group]
     path = write_snapshot(root, taken_at, rows, availability)
-    return RefreshResult(snapshot=path, taken_at=taken_at, prices=len(rows), availability=len(availability),
-                         calls=api.calls, retries=api.retries, catalog_differences=differences)
+    return RefreshResult(
+        snapshot=path,
+        taken_at=taken_at,
+        prices=len(rows),
+        availability=len(availability),
+        calls=api.calls,
+        retries=api.retries,
+        catalog_differences=differences,
+    )
 
 
 def _check_catalog(api: _Api, region: str, wanted: set[str]) -> list[str]:
@@ -268,7 +288,7 @@ def _check_catalog(api: _Api, region: str, wanted: set[str]) -> list[str]:
     names = sorted(wanted)
     seen: dict[str, dict[str, Any]] = {}
     for start in range(0, len(names), 10):  # the API takes at most 10 InstanceTypes.N
-        request = models.DescribeInstanceTypesRequest(instance_types=names[start:start + 10], max_results=100)
+        request = models.DescribeInstanceTypesRequest(instance_types=names[start : start + 10], max_results=100)
         if start:
             api.expect(1)
         body = api.call(region, "DescribeInstanceTypes", request, f"instance types {start + 1}-")
@@ -302,10 +322,16 @@ def _stock(api: _Api, region: str, wanted: set[str], taken_at: str) -> list[Avai
         for resource in (zone.get("AvailableResources") or {}).get("AvailableResource") or []:
             for item in (resource.get("SupportedResources") or {}).get("SupportedResource") or []:
                 if item.get("Value") in wanted and item.get("StatusCategory"):
-                    out.append(Availability(
-                        region=region, zone=zone["ZoneId"], instance_type=item["Value"],
-                        status=item["StatusCategory"], as_of=taken_at, source="DescribeAvailableResource",
-                    ))
+                    out.append(
+                        Availability(
+                            region=region,
+                            zone=zone["ZoneId"],
+                            instance_type=item["Value"],
+                            status=item["StatusCategory"],
+                            as_of=taken_at,
+                            source="DescribeAvailableResource",
+                        )
+                    )
     return out
 
 
@@ -328,15 +354,21 @@ def _describe_price(api: _Api, region: str, name: str, unit: str) -> float | Non
     from alibabacloud_ecs20140526 import models
 
     request = models.DescribePriceRequest(
-        region_id=region, resource_type="instance", instance_type=name, price_unit=unit, period=1, amount=1,
+        region_id=region,
+        resource_type="instance",
+        instance_type=name,
+        price_unit=unit,
+        period=1,
+        amount=1,
     )
     body = api.call(region, "DescribePrice", request, f"{region} {name} {unit.lower()}")
     if body is None:
         return None
     price = (body.get("PriceInfo") or {}).get("Price") or {}
     if price.get("Currency") not in (None, "CNY"):
-        raise RefreshError(f"DescribePrice returned {price.get('Currency')} prices; only the China site (CNY) "
-                           "is supported")
+        raise RefreshError(
+            f"DescribePrice returned {price.get('Currency')} prices; only the China site (CNY) is supported"
+        )
     for detail in (price.get("DetailInfos") or {}).get("DetailInfo") or []:
         if str(detail.get("Resource", "")).lower() == "instancetype" and detail.get("TradePrice"):
             return float(detail["TradePrice"])
@@ -347,8 +379,9 @@ def _spot_prices(api: _Api, region: str, name: str) -> dict[str, float]:
     """Return the latest spot price per zone from DescribeSpotPriceHistory."""
     from alibabacloud_ecs20140526 import models
 
-    request = models.DescribeSpotPriceHistoryRequest(region_id=region, network_type="vpc", instance_type=name,
-                                                     ostype="linux")
+    request = models.DescribeSpotPriceHistoryRequest(
+        region_id=region, network_type="vpc", instance_type=name, ostype="linux"
+    )
     body = api.call(region, "DescribeSpotPriceHistory", request, f"{region} {name} spot") or {}
     latest: dict[str, tuple[str, float]] = {}
     for sample in (body.get("SpotPrices") or {}).get("SpotPriceType") or []:
@@ -358,13 +391,23 @@ def _spot_prices(api: _Api, region: str, name: str) -> dict[str, float]:
     return {zone: value for zone, (_, value) in latest.items()}
 
 
-def _live_row(
-    name: str, region: str, zone: str | None, billing: str, amount: float, taken_at: str, call: str
-) -> Price:
+def _live_row(name: str, region: str, zone: str | None, billing: str, amount: float, taken_at: str, call: str) -> Price:
     unit = "per month" if billing == "subscription-monthly" else "per hour"
-    return Price.model_validate({
-        "instance_type": name, "region": region, "zone": zone, "billing": billing, "price": round(amount, 4),
-        "unit": unit, "currency": "CNY", "as_of": taken_at, "authority": "live", "source": call,
-        "notes": f"{call} with the user's AccessKey; instance only (the instanceType entry), after the "
-                 "account's discounts" if call == "DescribePrice" else f"{call}: latest sample for the zone",
-    })
+    return Price.model_validate(
+        {
+            "instance_type": name,
+            "region": region,
+            "zone": zone,
+            "billing": billing,
+            "price": round(amount, 4),
+            "unit": unit,
+            "currency": "CNY",
+            "as_of": taken_at,
+            "authority": "live",
+            "source": call,
+            "notes": f"{call} with the user's AccessKey; instance only (the instanceType entry), after the "
+            "account's discounts"
+            if call == "DescribePrice"
+            else f"{call}: latest sample for the zone",
+        }
+    )

@@ -132,9 +132,7 @@ def _cell(value: object) -> object:
     return str(value).lower() if isinstance(value, bool) else value
 
 
-def write_snapshot(
-    root: Path, taken_at: str, prices: Sequence[Price], availability: Sequence[Availability]
-) -> Path:
+def write_snapshot(root: Path, taken_at: str, prices: Sequence[Price], availability: Sequence[Availability]) -> Path:
     """Write a complete snapshot atomically and return its directory.
 
     The files go to a temporary directory under ``root`` first and are read back with the same

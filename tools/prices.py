@@ -466,8 +466,11 @@ def compare_regions(instance_type: str, billing: Billing = "pay-as-you-go") -> R
         if best is not None and best.price is not None:
             found.append(
                 RegionPrice(
-                    region=region, price_cny=best.price, as_of=best.as_of,
-                    authority=best.authority, source_line=best.provenance,
+                    region=region,
+                    price_cny=best.price,
+                    as_of=best.as_of,
+                    authority=best.authority,
+                    source_line=best.provenance,
                 )
             )
     found.sort(key=lambda r: (r.price_cny, r.region))
@@ -525,7 +528,12 @@ def cheapest_region_for_gpu(gpu: str, gpu_count: int = 1, billing: Billing = "pa
     priced.sort(key=lambda c: c.cheapest.price_cny if c.cheapest else 0.0)
     best = priced[0] if priced else None
     return GpuRegionPrices(
-        gpu=choice.gpu.name, assumed=choice.assumed, gpu_count=gpu_count, billing=billing, options=priced,
-        cheapest_instance_type=best.instance_type if best else None, cheapest=best.cheapest if best else None,
+        gpu=choice.gpu.name,
+        assumed=choice.assumed,
+        gpu_count=gpu_count,
+        billing=billing,
+        options=priced,
+        cheapest_instance_type=best.instance_type if best else None,
+        cheapest=best.cheapest if best else None,
         unpriced=unpriced,
     )

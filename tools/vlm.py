@@ -91,12 +91,14 @@ def vlm_architecture(model: MediaModel) -> ModelArchitecture:
     assert model.language_model
     base = resolve_model(model.language_model)
     vision = model.total_params
-    return base.model_copy(update={
-        "name": model.name,
-        "other_params": base.other_params + vision,
-        "official_params_b": round(base.param_breakdown().total / 1e9 + vision / 1e9, 2),
-        "notes": f"{model.display_name}: {base.name} plus a {vision / 1e9:.2f}B vision tower",
-    })
+    return base.model_copy(
+        update={
+            "name": model.name,
+            "other_params": base.other_params + vision,
+            "official_params_b": round(base.param_breakdown().total / 1e9 + vision / 1e9, 2),
+            "notes": f"{model.display_name}: {base.name} plus a {vision / 1e9:.2f}B vision tower",
+        }
+    )
 
 
 def vision_activation_bytes(model: MediaModel, width: int, height: int, images: int) -> float:
@@ -150,10 +152,17 @@ def estimate_vlm_memory(
         per_request += video_tokens(model, width, height, frames)
     arch = vlm_architecture(model)
     prompt = text_tokens + per_request
-    request = EstimateRequest.model_validate({
-        "model": arch.name, "prompt_tokens": prompt, "gen_tokens": gen_tokens, "batch": batch,
-        "precision": precision, "quant": quant, "framework": framework,
-    })
+    request = EstimateRequest.model_validate(
+        {
+            "model": arch.name,
+            "prompt_tokens": prompt,
+            "gen_tokens": gen_tokens,
+            "batch": batch,
+            "precision": precision,
+            "quant": quant,
+            "framework": framework,
+        }
+    )
     llm = estimate_memory(request, arch)
     encoded = max(1, images_per_request)
     vision = vision_activation_bytes(model, width, height, encoded) / GIB

@@ -21,12 +21,12 @@ DEFAULT_TRAIN_SEQ_LEN = 2048
 MAX_TOKENS = 10_000_000
 
 
-
 def check_region_id(value: str | None) -> str | None:
     """Accept an Alibaba Cloud region id ("cn-shanghai", "ap-southeast-1") or "any"; refuse anything else."""
     if value is not None and not re.fullmatch(r"(?:[a-z]{2}-[a-z]+(?:-\d+)?|any)", value):
         raise ValueError(f"{value!r} is not an Alibaba Cloud region id; use e.g. cn-shanghai, cn-beijing, or any")
     return value
+
 
 class Workload(BaseModel):
     """A deployment question: model, task, numeric targets and constraints."""
