@@ -13,10 +13,10 @@ import re
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from tools.catalog import DATA_DIR, YAML_LOADER, DataFileError
+from tools import data_cache
+from tools.catalog import DATA_DIR, DataFileError, yaml_loader
 from tools.errors import UnknownNameError
 from tools.models import normalize_name
 
@@ -131,7 +131,9 @@ class MediaModel(BaseModel):
 
 def read_media_models(path: Path = MEDIA_MODELS_FILE) -> tuple[MediaModel, ...]:
     """Read and validate the registry file; a bad row raises :class:`DataFileError` naming the row."""
-    raw = yaml.load(path.read_text(encoding="utf-8"), Loader=YAML_LOADER)
+    import yaml
+
+    raw = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml_loader())
     rows = raw.get("models", []) if isinstance(raw, dict) else []
     models = []
     for index, row in enumerate(rows):
@@ -158,7 +160,7 @@ def _check_unique_names(path: Path, models: list[MediaModel]) -> None:
 @functools.cache
 def load_media_models() -> tuple[MediaModel, ...]:
     """All registered non-LLM models, in file order (read once)."""
-    return read_media_models()
+    return data_cache.cached("media_models", [MEDIA_MODELS_FILE], read_media_models)
 
 
 @functools.cache

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from tools import data_cache
 from tools.catalog import DATA_DIR, DataFileError, get_instance, read_csv_rows
 
 if TYPE_CHECKING:
@@ -191,7 +192,7 @@ def live_snapshot_time() -> str | None:
 @functools.cache
 def load_shipped_prices() -> tuple[Price, ...]:
     """All prices from ``tools/data/prices.csv`` (validated once, then cached)."""
-    return read_prices(PRICES_FILE)
+    return data_cache.cached("prices", [PRICES_FILE], lambda: read_prices(PRICES_FILE))
 
 
 @functools.cache

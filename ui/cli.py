@@ -21,6 +21,14 @@ from ui.extras import MissingExtraError, as_missing_extra
 
 # Order is the order shown in --help.
 _COMMAND_MODULES = ("core", "prices", "knowledge", "ask", "web", "slack", "mcp")
+# Which module registers each command: running one command builds only its module's parsers (a cold
+# `plan` need not import and build the other ~100 options). tests/test_cli_speed_paths.py checks this map.
+_COMMAND_MODULE = {
+    "estimate": "core", "plan": "core", "instances": "core", "gpus": "core", "models": "core",
+    "prices": "prices", "index": "knowledge", "search": "knowledge", "ask": "ask",
+    "ui": "web", "serve": "web", "feedback": "web", "slack": "slack", "mcp": "mcp",
+}
+_GLOBAL_FLAGS = ("-v", "--verbose")
 
 
 class CommandError(Exception):
@@ -35,15 +43,15 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Build the top-level parser with every subcommand registered."""
+def build_parser(modules: tuple[str, ...] = _COMMAND_MODULES) -> argparse.ArgumentParser:
+    """Build the top-level parser with the subcommands of ``modules`` (default: every one) registered."""
     parser = _Parser(
         prog="gpu-advisor",
         description="Which Alibaba Cloud GPU instance, how many cards, what it costs.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in _COMMAND_MODULES:
+    for name in modules:
         try:
             module = importlib.import_module(f"ui.commands.{name}")
         except ModuleNotFoundError as exc:  # an area not built yet must not break the others
@@ -65,10 +73,17 @@ def settings_problem(exc: ValidationError) -> str:
     return f"invalid {'settings' if exc.title == 'Settings' else exc.title}: " + "; ".join(parts)
 
 
+def _modules_for(argv: list[str]) -> tuple[str, ...]:
+    """Return the one module that registers the command being run; every module for help, errors and the rest."""
+    for token in argv:
+        if token not in _GLOBAL_FLAGS:
+            return (_COMMAND_MODULE[token],) if token in _COMMAND_MODULE else _COMMAND_MODULES
+    return _COMMAND_MODULES
+
+
 def main(argv: list[str] | None = None) -> None:
     """Parse arguments, run the handler, turn user errors into one clear line."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser(_modules_for(sys.argv[1:] if argv is None else argv)).parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING, stream=sys.stderr)
     try:
         code = args.handler(args)
