@@ -57,7 +57,9 @@ class DataFileError(ValueError):
 class GPU(BaseModel):
     """One GPU model with spec-sheet figures (per GPU, dense throughput)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: the validator is built on first validation; a start that reads the rows from
+    # tools.data_cache never validates one, so it need not build it (here and on the other row models).
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     name: str = Field(description="canonical name, e.g. 'A100-80GB', 'H20', 'L20'")
     aliases: tuple[str, ...] = Field(default=(), description="what users type, e.g. 'a100 80g'")
@@ -114,7 +116,7 @@ class GPU(BaseModel):
 class InstanceType(BaseModel):
     """One Alibaba Cloud ECS GPU instance type, as Alibaba documents it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     instance_type: str = Field(description="full name, e.g. 'ecs.gn7i-c8g1.2xlarge'")
     family: str = Field(description="e.g. 'gn7i', 'ebmgn8v', 'gn8v-tee'")
@@ -188,7 +190,7 @@ class InstanceType(BaseModel):
 class GPUMatch(BaseModel):
     """The GPU behind an instance type, with how sure the catalog is about it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     gpu: GPU
     named_by_alibaba: bool = Field(description="False: the GPU is the likely one, not Alibaba's word")
@@ -262,7 +264,7 @@ def _yaml_item_lines(text: str, key: str) -> list[int]:
 
 
 class _GPUFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     gpus: list[dict[str, Any]]
     ambiguous_names: dict[str, list[str]] = {}
@@ -438,7 +440,7 @@ def get_gpu(name: str) -> GPU:
 class GPUChoice(BaseModel):
     """A GPU picked for a name, and the assumption made when the name was ambiguous."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     gpu: GPU
     assumed: str | None = Field(description="set when an ambiguous name was read as its stated default")

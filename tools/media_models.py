@@ -42,7 +42,8 @@ DTYPE_BYTES: dict[str, float] = {"fp32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int
 class Component(BaseModel):
     """One network of a pipeline, e.g. SDXL's UNet or Whisper's encoder."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: rows read from tools.data_cache are never validated again (see tools.catalog.GPU).
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     name: str
     role: ComponentRole
@@ -52,7 +53,7 @@ class Component(BaseModel):
 class MediaModel(BaseModel):
     """A non-LLM model: its components and the shape facts its memory and speed terms need."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     name: str
     display_name: str
@@ -157,15 +158,23 @@ def _check_unique_names(path: Path, models: list[MediaModel]) -> None:
             seen[key] = model.name
 
 
-@functools.cache
 def load_media_models() -> tuple[MediaModel, ...]:
     """All registered non-LLM models, in file order (read once)."""
-    return data_cache.cached("media_models", [MEDIA_MODELS_FILE], read_media_models)
+    return _models_and_index()[0]
 
 
 @functools.cache
+def _models_and_index() -> tuple[tuple[MediaModel, ...], dict[str, MediaModel]]:
+    # Every `plan` asks whether its model is one of these: the name index is cached with the rows.
+    def read() -> tuple[tuple[MediaModel, ...], dict[str, MediaModel]]:
+        models = read_media_models()
+        return models, {normalize_name(s): m for m in models for s in (m.name, *m.aliases)}
+
+    return data_cache.cached("media_models", [MEDIA_MODELS_FILE], read)
+
+
 def _index() -> dict[str, MediaModel]:
-    return {normalize_name(s): m for m in load_media_models() for s in (m.name, *m.aliases)}
+    return _models_and_index()[1]
 
 
 def find_media_model(name: str) -> MediaModel | None:

@@ -54,7 +54,8 @@ class ModelRegistryError(ValueError):
 class RegistryRow(BaseModel):
     """One row of ``models.yaml``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: rows read from tools.data_cache are never validated again (see tools.catalog.GPU).
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     name: str
     family: str
@@ -117,7 +118,17 @@ def load_registry() -> dict[str, ModelArchitecture]:
         ModelRegistryError: a row is malformed, its config cannot be parsed, or two rows claim
             the same name or alias.
     """
-    return data_cache.cached("models", [REGISTRY_PATH], lambda: load_registry_file(REGISTRY_PATH))
+    return _registry_and_index()[0]
+
+
+@cache
+def _registry_and_index() -> tuple[dict[str, ModelArchitecture], dict[str, str]]:
+    # The name index is cached with the rows: normalising every spelling costs as much as reading them.
+    def read() -> tuple[dict[str, ModelArchitecture], dict[str, str]]:
+        registry = load_registry_file(REGISTRY_PATH)
+        return registry, _build_index(registry, REGISTRY_PATH)
+
+    return data_cache.cached("models", [REGISTRY_PATH], read)
 
 
 def load_registry_file(path: Path) -> dict[str, ModelArchitecture]:
@@ -270,9 +281,8 @@ def _architecture(row: RegistryRow, index: int, path: Path) -> ModelArchitecture
     )
 
 
-@cache
 def _index() -> dict[str, str]:
-    return _build_index(load_registry(), REGISTRY_PATH)
+    return _registry_and_index()[1]
 
 
 def _build_index(registry: dict[str, ModelArchitecture], path: Path) -> dict[str, str]:

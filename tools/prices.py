@@ -83,7 +83,8 @@ MonthlyBasis = Literal["monthly subscription", "pay-as-you-go x 730 h/month"]
 class Price(BaseModel):
     """One price of one instance type in one region under one billing mode, with its provenance."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: rows read from tools.data_cache are never validated again (see tools.catalog.GPU).
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     instance_type: str = Field(description="full name, e.g. 'ecs.gn7i-c8g1.2xlarge'")
     region: str = Field(
@@ -434,7 +435,7 @@ def quote(instance_type: str, region: str | None = None) -> PriceQuote | None:
 class RegionPrice(BaseModel):
     """One region's preferred price of an instance type under one billing mode."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     region: str
     price_cny: float = Field(description="CNY per hour (per month for subscription-monthly)")
@@ -446,7 +447,7 @@ class RegionPrice(BaseModel):
 class RegionComparison(BaseModel):
     """The same instance type priced across every region that lists it, cheapest first."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     instance_type: str
     billing: Billing
@@ -487,7 +488,7 @@ def cheapest_region(instance_type: str, billing: Billing = "pay-as-you-go") -> R
 class GpuRegionPrices(BaseModel):
     """Instance types with a given GPU and count, each in its cheapest region; cheapest overall first."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     gpu: str = Field(description="canonical GPU name the comparison used")
     assumed: str | None = Field(description="set when an ambiguous GPU name was read as its stated default")
