@@ -18,7 +18,7 @@ from assistant.settings import Settings
 from tools.price_snapshot import Availability, snapshot_root, write_snapshot
 from tools.prices import Price
 from ui.cli import _COMMAND_MODULE, _COMMAND_MODULES, build_parser
-from ui.commands.prices import default_data_dir
+from ui.commands.prices import _SNAPSHOTS_DIR, default_data_dir
 
 A10 = "ecs.gn7i-c8g1.2xlarge"
 PLAN = ["plan", "--model", "qwen2.5-7b", "--region", "cn-beijing", "--json"]
@@ -35,9 +35,10 @@ def test_every_command_is_mapped_to_the_module_that_registers_it() -> None:
     assert registered == _COMMAND_MODULE
 
 
-def test_the_default_data_directory_is_the_one_settings_uses() -> None:
+def test_the_shortcut_looks_where_settings_and_snapshots_are() -> None:
     # The suite clears every GPU_ADVISOR_ variable and runs in a directory without a .env file.
     assert Settings().data_dir == default_data_dir()
+    assert snapshot_root(default_data_dir()) == default_data_dir() / _SNAPSHOTS_DIR
 
 
 def _write_live_snapshot(data_dir: Path) -> None:

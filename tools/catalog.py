@@ -15,8 +15,6 @@ Conventions:
 
 from __future__ import annotations
 
-import csv
-import difflib
 import functools
 import re
 from collections.abc import Sequence
@@ -222,6 +220,8 @@ def read_csv_rows(path: Path, model: type[_ModelT], key_field: str) -> tuple[_Mo
     Raises:
         DataFileError: a row does not validate; names the file, the line and the row key.
     """
+    import csv
+
     rows: list[_ModelT] = []
     with path.open(encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
@@ -407,6 +407,8 @@ def _gpu_index() -> tuple[dict[str, GPU], dict[str, tuple[str, ...]]]:
 
 def _suggest(query: str, candidates: dict[str, str], limit: int = 5) -> list[str]:
     """Close matches of ``query`` among candidate keys, mapped to display names (deduplicated)."""
+    import difflib
+
     out: list[str] = []
     for key in difflib.get_close_matches(query, list(candidates), n=limit * 3, cutoff=0.6):
         if candidates[key] not in out:
@@ -499,6 +501,8 @@ def _instance_index() -> dict[str, InstanceType]:
 
 def _instance_suggestions(key: str, limit: int = 5) -> list[str]:
     """Types a mistyped name probably meant: by a GPU named in it ('ecs.l20-...'), then by spelling."""
+    import difflib
+
     index = _instance_index()
     body = key.removeprefix("ecs.")
     token = re.split(r"[.-]", body)[0]

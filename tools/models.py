@@ -8,7 +8,6 @@ the newest Qwen generation that has that size.
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 import unicodedata
@@ -21,7 +20,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from tools import data_cache
 from tools.architecture import ModelArchitecture
 from tools.errors import ToolInputError, UnknownNameError
-from tools.hf_config import architecture_from_config, load_config_file
 
 REGISTRY_PATH = Path(__file__).parent / "data" / "models.yaml"
 
@@ -168,6 +166,8 @@ def resolve_model(name_or_path: str) -> ModelArchitecture:
     if not text:
         raise ToolInputError("Model name is empty. Give a model name such as 'Qwen2.5-72B-Instruct'.")
     if _looks_like_path(text):
+        from tools.hf_config import load_config_file
+
         return load_config_file(text)
     name = _index().get(_exact_key(text)) or _index().get(normalize_name(text))
     if name is None:
@@ -190,6 +190,8 @@ def list_models(family: str | None = None) -> list[ModelArchitecture]:
     wanted = normalize_name(family)
     chosen = [m for m in models if normalize_name(m.family) == wanted]
     if not chosen:
+        import difflib
+
         families = sorted({m.family for m in models})
         close = difflib.get_close_matches(family, families, n=3, cutoff=0.4)
         raise UnknownNameError("model family", family, close)
@@ -233,6 +235,8 @@ def suggest_models(text: str, limit: int = 3) -> list[str]:
                 near.sort(key=lambda item: item[1], reverse=True)
                 ranked = [name for _, name in sorted(near, key=lambda item: item[0])]
                 break
+    import difflib
+
     index = _index()
     for key in difflib.get_close_matches(normalize_name(text), list(index), n=limit * 3, cutoff=0.6):
         ranked.append(index[key])
@@ -261,6 +265,8 @@ def _load_rows(path: Path) -> list[RegistryRow]:
 
 
 def _architecture(row: RegistryRow, index: int, path: Path) -> ModelArchitecture:
+    from tools.hf_config import architecture_from_config  # only when the registry file is read
+
     try:
         parsed = architecture_from_config(
             row.config, name=row.name, source_url=row.source_url, family=row.family, hf_id=row.hf_id

@@ -179,9 +179,11 @@ def _clear_caches() -> None:
 
 @functools.cache
 def _live_snapshot() -> LiveSnapshot | None:
+    if _live_root is None:
+        return None
     from tools.price_snapshot import latest_snapshot
 
-    return latest_snapshot(_live_root) if _live_root is not None else None
+    return latest_snapshot(_live_root)
 
 
 def live_snapshot_time() -> str | None:

@@ -75,6 +75,7 @@ def use_price_sources(offline: bool) -> None:
 
 
 _DATA_DIR_VARIABLE = "GPU_ADVISOR_DATA_DIR"  # Settings.data_dir's variable
+_SNAPSHOTS_DIR = "prices"  # under the data directory, as tools.price_snapshot.snapshot_root puts them
 
 
 def _snapshot_possible() -> bool:
@@ -84,12 +85,12 @@ def _snapshot_possible() -> bool:
     pydantic-settings matches it), else the default directory; a ``.env`` file may name another one, so it
     always answers yes. Where it says yes, Settings decides as before.
     """
-    from tools.price_snapshot import list_snapshots, snapshot_root
-
     if Path(".env").exists():
         return True
     named = [Path(v) for k, v in os.environ.items() if k.upper() == _DATA_DIR_VARIABLE and v]
-    return any(list_snapshots(snapshot_root(d)) for d in named or [default_data_dir()])
+    # A bare directory test (tools.price_snapshot.snapshot_root; a test keeps the two in step): importing
+    # that module only to list snapshot names would cost more than the rare false yes.
+    return any((d / _SNAPSHOTS_DIR).is_dir() for d in named or [default_data_dir()])
 
 
 def default_data_dir() -> Path:
