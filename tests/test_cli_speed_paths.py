@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from assistant.settings import Settings
+from tools.media_models import find_media_model, load_media_models
+from tools.media_names import is_media_name
 from tools.price_snapshot import Availability, snapshot_root, write_snapshot
 from tools.prices import Price
 from ui.cli import _COMMAND_MODULE, _COMMAND_MODULES, build_parser
@@ -33,6 +35,14 @@ def _commands_of(module: str) -> set[str]:
 def test_every_command_is_mapped_to_the_module_that_registers_it() -> None:
     registered = {command: module for module in _COMMAND_MODULES for command in _commands_of(module)}
     assert registered == _COMMAND_MODULE
+
+
+def test_the_media_name_keys_answer_as_the_media_registry_does() -> None:
+    names = [m.name for m in load_media_models()] + [a for m in load_media_models() for a in m.aliases]
+    names += ["qwen2.5-72b", "Llama-3.1-8B-Instruct", "sdxl 1.0", "whisper", "not a model"]
+    for name in names:
+        assert is_media_name(name) == (find_media_model(name) is not None), name
+    assert is_media_name("SDXL") and not is_media_name("qwen2.5-72b")
 
 
 def test_the_shortcut_looks_where_settings_and_snapshots_are() -> None:

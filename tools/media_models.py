@@ -16,11 +16,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from tools import data_cache
-from tools.catalog import DATA_DIR, DataFileError, yaml_loader
+from tools.catalog import DataFileError, yaml_loader
 from tools.errors import UnknownNameError
+from tools.media_names import MEDIA_MODELS_FILE
 from tools.models import normalize_name
-
-MEDIA_MODELS_FILE = DATA_DIR / "media_models.yaml"
 
 MediaKind = Literal["diffusion", "speech", "embedding", "reranker", "vlm"]
 """What a model does, which decides the memory and speed terms.
@@ -173,13 +172,14 @@ def _models_and_index() -> tuple[tuple[MediaModel, ...], dict[str, MediaModel]]:
     return data_cache.cached("media_models", [MEDIA_MODELS_FILE], read)
 
 
-def _index() -> dict[str, MediaModel]:
+def media_name_index() -> dict[str, MediaModel]:
+    """Return every model by the matching key (:func:`tools.models.normalize_name`) of its name and aliases."""
     return _models_and_index()[1]
 
 
 def find_media_model(name: str) -> MediaModel | None:
     """Return the model a name or alias denotes ("SDXL", "flux dev", "whisper v3"), or None."""
-    return _index().get(normalize_name(name))
+    return media_name_index().get(normalize_name(name))
 
 
 def resolve_media_model(name: str) -> MediaModel:

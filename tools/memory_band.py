@@ -23,7 +23,7 @@ BandGroup = Literal["inference-transformers", "inference-serving", "fine-tuning"
 class Band(BaseModel):
     """p10 and p90 of measured / predicted for one group of held-out rows."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     group: BandGroup
     basis: str
@@ -41,7 +41,7 @@ class Band(BaseModel):
 
 
 class _BandFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     bands: list[Band]
 

@@ -381,6 +381,7 @@ def _fit_inference(
     """Try every tensor/pipeline layout on this instance type; keep the one needing the fewest GPUs."""
     capacity = _usable_gib(inst, gpu)
     budget = capacity * VLLM_GPU_MEMORY_UTILIZATION
+    perf = _perf(gpu, w, arch)
     best: _Sizing | None = None
     last_problem: str | _Shortfall = "no layout fits"
     for nodes in _node_counts(inst):
@@ -402,7 +403,7 @@ def _fit_inference(
                 )
                 continue
             seqs = int((budget - fixed) // kv_per_seq) if kv_per_seq > 0 else VLLM_MAX_NUM_SEQS
-            sized = _inference_sizing(inst, gpu, arch, w, tp, nodes, seqs, capacity)
+            sized = _inference_sizing(inst, perf, arch, w, tp, nodes, seqs, capacity)
             if best is None or (sized.instances, -tp) < (best.instances, -best.tp):  # fewest GPUs, then larger TP
                 best = sized
         if best is not None:
@@ -427,7 +428,7 @@ class _Sizing:
 
 def _inference_sizing(
     inst: catalog.InstanceType,
-    gpu: catalog.GPU,
+    perf: GpuPerf,
     arch: ModelArchitecture,
     w: Workload,
     tp: int,
@@ -435,7 +436,6 @@ def _inference_sizing(
     seqs_per_replica: int,
     capacity: float,
 ) -> _Sizing:
-    perf = _perf(gpu, w, arch)
     capacity_batch = max(1, min(seqs_per_replica, VLLM_MAX_NUM_SEQS))
     prompt = max(1, w.context_tokens - w.output_tokens)
     prefill = prefill_tokens_per_s(arch, perf, prompt_tokens=prompt, tensor_parallel=tp)
