@@ -6,6 +6,7 @@ price snapshot could be in use. These tests check the shortcuts against the full
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -35,6 +36,23 @@ def _commands_of(module: str) -> set[str]:
 def test_every_command_is_mapped_to_the_module_that_registers_it() -> None:
     registered = {command: module for module in _COMMAND_MODULES for command in _commands_of(module)}
     assert registered == _COMMAND_MODULE
+
+
+@pytest.mark.parametrize("command", sorted(_COMMAND_MODULE))
+def test_the_parser_of_one_command_reads_its_options_as_the_full_parser_does(command: str) -> None:
+    one = build_parser((_COMMAND_MODULE[command],), command)
+    full = build_parser()
+
+    def options(parser: argparse.ArgumentParser) -> dict[str, object]:
+        sub = next(a for a in parser._actions if a.dest == "command")
+        chosen = (sub.choices or {})[command]
+        # Nested sub-commands (prices show|compare|...) compare by name: their parsers are new objects.
+        return {
+            " ".join(a.option_strings) or a.dest: (a.dest, a.default, None if a.choices is None else list(a.choices))
+            for a in chosen._actions
+        }
+
+    assert options(one) == options(full)
 
 
 def test_the_media_name_keys_answer_as_the_media_registry_does() -> None:
