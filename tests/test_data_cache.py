@@ -19,6 +19,12 @@ def cache(tmp_path: Path) -> Iterator[Path]:
     data_cache.set_cache_dir(previous)
 
 
+def _file(cache: Path, name: str) -> Path:
+    """The one cache file of ``name`` (its name also carries an id of this installation)."""
+    (found,) = cache.glob(f"{name}-*.pickle")
+    return found
+
+
 class _Builder:
     """Reads a data file the way a catalog loader does, counting how often it really had to."""
 
@@ -44,7 +50,7 @@ def test_a_second_load_reads_the_cache_instead_of_the_data_file(cache: Path, sou
     second = data_cache.cached("rows", [source], build)
     assert first == second == {"rows": "a: 1\n"}
     assert build.calls == 1
-    assert [p.name for p in cache.iterdir()] == ["rows.pickle"]
+    assert [p.name for p in cache.iterdir()] == [_file(cache, "rows").name]
 
 
 def test_a_changed_data_file_is_read_again(cache: Path, source: Path) -> None:
@@ -70,7 +76,7 @@ def test_a_damaged_cache_file_is_ignored_and_rewritten(
 ) -> None:
     build = _Builder(source)
     data_cache.cached("rows", [source], build)
-    file = cache / "rows.pickle"
+    file = _file(cache, "rows")
     file.write_bytes(damage(file.read_bytes()))
     assert data_cache.cached("rows", [source], build) == {"rows": "a: 1\n"}
     assert build.calls == 2
@@ -79,13 +85,13 @@ def test_a_damaged_cache_file_is_ignored_and_rewritten(
 
 def test_a_write_that_fails_half_way_leaves_the_previous_file_whole(cache: Path, source: Path) -> None:
     data_cache.cached("rows", [source], _Builder(source))
-    before = (cache / "rows.pickle").read_bytes()
+    before = _file(cache, "rows").read_bytes()
     source.write_text("a: 3\n", encoding="utf-8")
     # A lambda cannot be pickled: the write fails after the header and part of the payload.
     value = data_cache.cached("rows", [source], lambda: {"rows": "a: 3\n", "bad": lambda: 0})
     assert value["rows"] == "a: 3\n"
-    assert (cache / "rows.pickle").read_bytes() == before
-    assert [p.name for p in cache.iterdir()] == ["rows.pickle"]  # no temporary file left behind
+    assert _file(cache, "rows").read_bytes() == before
+    assert [p.name for p in cache.iterdir()] == [_file(cache, "rows").name]  # no temporary file left behind
 
 
 def test_a_cache_directory_that_cannot_be_written_only_costs_speed(tmp_path: Path, source: Path) -> None:
@@ -123,6 +129,6 @@ def test_every_catalog_read_back_from_the_cache_equals_the_validated_files(
 ) -> None:
     fresh = read()
     data_cache.cached(name, sources, read)
-    assert (cache / f"{name}.pickle").is_file()
+    assert _file(cache, name).is_file()
     from_cache = data_cache.cached(name, sources, lambda: pytest.fail("the cache was not used"))
     assert from_cache == fresh

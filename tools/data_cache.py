@@ -66,7 +66,7 @@ def cached(name: str, sources: Sequence[Path], build: Callable[[], _T]) -> _T:
         key = _key(sources)
     except OSError:  # a missing data file: let build() raise its own, specific error
         return build()
-    path = folder / f"{name}.pickle"
+    path = folder / f"{name}-{_install_id()}.pickle"
     found = _read(path, key)
     if found is not None:
         return cast(_T, found[0])
@@ -83,6 +83,13 @@ def _key(sources: Sequence[Path]) -> bytes:
         data = source.read_bytes()
         digest.update(f"{source.name} {len(data)} {source.stat().st_mtime_ns} {zlib.crc32(data)}\n".encode())
     return digest.hexdigest().encode()
+
+
+@functools.cache
+def _install_id() -> str:
+    # One file per installation: two checkouts or virtual environments of different versions used in
+    # turn would otherwise overwrite each other's file on every start.
+    return hashlib.blake2b(str(_TOOLS_DIR.resolve()).encode(), digest_size=6).hexdigest()
 
 
 @functools.cache
