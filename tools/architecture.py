@@ -17,7 +17,7 @@ QuantMethod = Literal["gptq", "awq", "fp8", "bnb-nf4", "bnb-int8", "compressed-t
 class MoESpec(BaseModel):
     """Mixture-of-experts layout of the MLP blocks."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     num_experts: int = Field(gt=0, description="routed experts per MoE layer")
     experts_per_token: int = Field(gt=0, description="routed experts active for each token")
@@ -35,7 +35,7 @@ class MoESpec(BaseModel):
 class MLASpec(BaseModel):
     """DeepSeek multi-head latent attention: the KV cache stores one compressed latent per token."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     kv_lora_rank: int = Field(gt=0)
     q_lora_rank: int | None = Field(default=None, description="None: queries are not low-rank")
@@ -47,7 +47,7 @@ class MLASpec(BaseModel):
 class QuantSpec(BaseModel):
     """Quantisation baked into a checkpoint (from ``quantization_config``)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     method: QuantMethod
     bits: int = Field(gt=0, le=16)
@@ -99,7 +99,7 @@ class ParamBreakdown(BaseModel):
 class ModelArchitecture(BaseModel):
     """One decoder-only LLM, as described by its ``config.json``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str = Field(description="canonical display name, e.g. 'Qwen2.5-72B-Instruct'")
     family: str = Field(description="e.g. 'Qwen2.5', 'Llama 3.1', 'DeepSeek-V3'")

@@ -15,23 +15,19 @@ Conventions:
 
 from __future__ import annotations
 
-import csv
-import difflib
 import functools
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from tools import data_cache
 from tools.errors import UnknownNameError
 
 DATA_DIR = Path(__file__).parent / "data"
 GPUS_FILE = DATA_DIR / "gpus.yaml"
-# libyaml's parser (shipped in PyYAML's wheels) is ~20x faster than the pure-Python one; same results.
-YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 INSTANCES_FILE = DATA_DIR / "instances.csv"
 
 GpuConfidence = Literal["official", "official-historical", "inferred", "uncertain"]
@@ -59,7 +55,9 @@ class DataFileError(ValueError):
 class GPU(BaseModel):
     """One GPU model with spec-sheet figures (per GPU, dense throughput)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: the validator is built on first validation; a start that reads the rows from
+    # tools.data_cache never validates one, so it need not build it (here and on the other row models).
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     name: str = Field(description="canonical name, e.g. 'A100-80GB', 'H20', 'L20'")
     aliases: tuple[str, ...] = Field(default=(), description="what users type, e.g. 'a100 80g'")
@@ -116,7 +114,7 @@ class GPU(BaseModel):
 class InstanceType(BaseModel):
     """One Alibaba Cloud ECS GPU instance type, as Alibaba documents it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     instance_type: str = Field(description="full name, e.g. 'ecs.gn7i-c8g1.2xlarge'")
     family: str = Field(description="e.g. 'gn7i', 'ebmgn8v', 'gn8v-tee'")
@@ -190,7 +188,7 @@ class InstanceType(BaseModel):
 class GPUMatch(BaseModel):
     """The GPU behind an instance type, with how sure the catalog is about it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     gpu: GPU
     named_by_alibaba: bool = Field(description="False: the GPU is the likely one, not Alibaba's word")
@@ -222,6 +220,8 @@ def read_csv_rows(path: Path, model: type[_ModelT], key_field: str) -> tuple[_Mo
     Raises:
         DataFileError: a row does not validate; names the file, the line and the row key.
     """
+    import csv
+
     rows: list[_ModelT] = []
     with path.open(encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
@@ -239,9 +239,22 @@ def read_csv_rows(path: Path, model: type[_ModelT], key_field: str) -> tuple[_Mo
     return tuple(rows)
 
 
+def yaml_loader() -> Any:
+    """PyYAML's libyaml parser where it has one (its wheels do): ~20x faster than the pure-Python one.
+
+    PyYAML is imported here, not at module import: a cold start that reads the catalogs from
+    :mod:`tools.data_cache` never parses YAML.
+    """
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _yaml_item_lines(text: str, key: str) -> list[int]:
     """1-based line numbers of the items of the top-level sequence ``key`` (for error messages)."""
-    root = yaml.compose(text, Loader=YAML_LOADER)
+    import yaml
+
+    root = yaml.compose(text, Loader=yaml_loader())
     if not isinstance(root, yaml.MappingNode):
         return []
     for key_node, value_node in root.value:
@@ -251,7 +264,7 @@ def _yaml_item_lines(text: str, key: str) -> list[int]:
 
 
 class _GPUFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     gpus: list[dict[str, Any]]
     ambiguous_names: dict[str, list[str]] = {}
@@ -268,9 +281,18 @@ def read_gpus(path: Path = GPUS_FILE) -> tuple[tuple[GPU, ...], dict[str, tuple[
         DataFileError: a malformed file, a bad entry (named by index, line and name), duplicate names or
             aliases, or an ambiguous name / likely_same_as that points at no GPU.
     """
+    return _read_gpu_file(path)[:2]
+
+
+def _read_gpu_file(
+    path: Path,
+) -> tuple[tuple[GPU, ...], dict[str, tuple[str, ...]], dict[str, str]]:
+    """:func:`read_gpus`, plus the stated default of each ambiguous name ('A100' -> 'A100-80GB')."""
+    import yaml
+
     text = path.read_text(encoding="utf-8")
     try:
-        top = _GPUFile.model_validate(yaml.load(text, Loader=YAML_LOADER))
+        top = _GPUFile.model_validate(yaml.load(text, Loader=yaml_loader()))
     except (ValidationError, yaml.YAMLError) as exc:
         raise DataFileError(f"{path.name}: {exc}") from exc
     gpus: list[GPU] = []
@@ -289,7 +311,7 @@ def read_gpus(path: Path = GPUS_FILE) -> tuple[tuple[GPU, ...], dict[str, tuple[
     for short, default in top.ambiguous_defaults.items():
         if default not in ambiguous.get(short, ()):
             raise DataFileError(f"{path.name}: default {default!r} for '{short}' is not one of its variants")
-    return tuple(gpus), ambiguous
+    return tuple(gpus), ambiguous, dict(top.ambiguous_defaults)
 
 
 def _check_gpu_names(path: Path, gpus: Sequence[GPU], ambiguous: dict[str, tuple[str, ...]]) -> None:
@@ -335,16 +357,17 @@ def read_instances(path: Path = INSTANCES_FILE) -> tuple[InstanceType, ...]:
 
 
 @functools.cache
+def _gpu_catalog() -> tuple[tuple[GPU, ...], dict[str, tuple[str, ...]], dict[str, str]]:
+    return data_cache.cached("gpus", [GPUS_FILE], lambda: _read_gpu_file(GPUS_FILE))
+
+
 def _gpu_file() -> tuple[tuple[GPU, ...], dict[str, tuple[str, ...]]]:
-    return read_gpus(GPUS_FILE)
+    return _gpu_catalog()[:2]
 
 
 @functools.cache
 def _ambiguous_defaults() -> dict[str, str]:
-    # read_gpus has validated the file; only the defaults block is needed here.
-    top = yaml.safe_load(GPUS_FILE.read_text(encoding="utf-8"))
-    _gpu_file()
-    return {normalize_gpu_name(k): v for k, v in (top.get("ambiguous_defaults") or {}).items()}
+    return {normalize_gpu_name(k): v for k, v in _gpu_catalog()[2].items()}
 
 
 @functools.cache
@@ -356,7 +379,8 @@ def load_gpus() -> tuple[GPU, ...]:
 @functools.cache
 def load_instances() -> tuple[InstanceType, ...]:
     """All instance types from ``tools/data/instances.csv`` (validated once, then cached)."""
-    return read_instances(INSTANCES_FILE)
+    # The GPU file is a source too: read_instances checks every GPU name against it.
+    return data_cache.cached("instances", [INSTANCES_FILE, GPUS_FILE], lambda: read_instances(INSTANCES_FILE))
 
 
 # ---------------------------------------------------------------------------------------------- GPUs
@@ -383,6 +407,8 @@ def _gpu_index() -> tuple[dict[str, GPU], dict[str, tuple[str, ...]]]:
 
 def _suggest(query: str, candidates: dict[str, str], limit: int = 5) -> list[str]:
     """Close matches of ``query`` among candidate keys, mapped to display names (deduplicated)."""
+    import difflib
+
     out: list[str] = []
     for key in difflib.get_close_matches(query, list(candidates), n=limit * 3, cutoff=0.6):
         if candidates[key] not in out:
@@ -416,7 +442,7 @@ def get_gpu(name: str) -> GPU:
 class GPUChoice(BaseModel):
     """A GPU picked for a name, and the assumption made when the name was ambiguous."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     gpu: GPU
     assumed: str | None = Field(description="set when an ambiguous name was read as its stated default")
@@ -475,6 +501,8 @@ def _instance_index() -> dict[str, InstanceType]:
 
 def _instance_suggestions(key: str, limit: int = 5) -> list[str]:
     """Types a mistyped name probably meant: by a GPU named in it ('ecs.l20-...'), then by spelling."""
+    import difflib
+
     index = _instance_index()
     body = key.removeprefix("ecs.")
     token = re.split(r"[.-]", body)[0]
@@ -500,8 +528,10 @@ def get_instance(instance_type: str) -> InstanceType:
     Raises:
         UnknownNameError: no such type in the catalog; suggestions list likely intended types.
     """
-    key = _instance_key(instance_type)
-    found = _instance_index().get(key)
+    index = _instance_index()
+    # Tools pass catalog names (the planner, hundreds of times a plan): no need to normalise those.
+    key = instance_type if instance_type in index else _instance_key(instance_type)
+    found = index.get(key)
     if found is None:
         raise UnknownNameError("instance type", instance_type, _instance_suggestions(key))
     return found
@@ -590,5 +620,11 @@ def gpu_for_instance(inst: InstanceType | str) -> GPU | None:
     Raises:
         UnknownNameError: ``inst`` is a name that is not in the catalog.
     """
-    match = gpu_match(inst)
-    return match.gpu if match else None
+    inst = _as_instance(inst)
+    # gpu_name is a canonical GPU name (read_instances checks it), so no alias matching is needed.
+    return None if inst.gpu_name is None else _gpus_by_name()[inst.gpu_name]
+
+
+@functools.cache
+def _gpus_by_name() -> dict[str, GPU]:
+    return {gpu.name: gpu for gpu in load_gpus()}

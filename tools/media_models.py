@@ -13,14 +13,13 @@ import re
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from tools.catalog import DATA_DIR, YAML_LOADER, DataFileError
+from tools import data_cache
+from tools.catalog import DataFileError, yaml_loader
 from tools.errors import UnknownNameError
+from tools.media_names import MEDIA_MODELS_FILE
 from tools.models import normalize_name
-
-MEDIA_MODELS_FILE = DATA_DIR / "media_models.yaml"
 
 MediaKind = Literal["diffusion", "speech", "embedding", "reranker", "vlm"]
 """What a model does, which decides the memory and speed terms.
@@ -42,7 +41,8 @@ DTYPE_BYTES: dict[str, float] = {"fp32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int
 class Component(BaseModel):
     """One network of a pipeline, e.g. SDXL's UNet or Whisper's encoder."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: rows read from tools.data_cache are never validated again (see tools.catalog.GPU).
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     name: str
     role: ComponentRole
@@ -52,7 +52,7 @@ class Component(BaseModel):
 class MediaModel(BaseModel):
     """A non-LLM model: its components and the shape facts its memory and speed terms need."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     name: str
     display_name: str
@@ -146,7 +146,9 @@ class MediaModel(BaseModel):
 
 def read_media_models(path: Path = MEDIA_MODELS_FILE) -> tuple[MediaModel, ...]:
     """Read and validate the registry file; a bad row raises :class:`DataFileError` naming the row."""
-    raw = yaml.load(path.read_text(encoding="utf-8"), Loader=YAML_LOADER)
+    import yaml
+
+    raw = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml_loader())
     rows = raw.get("models", []) if isinstance(raw, dict) else []
     models = []
     for index, row in enumerate(rows):
@@ -170,20 +172,29 @@ def _check_unique_names(path: Path, models: list[MediaModel]) -> None:
             seen[key] = model.name
 
 
-@functools.cache
 def load_media_models() -> tuple[MediaModel, ...]:
     """All registered non-LLM models, in file order (read once)."""
-    return read_media_models()
+    return _models_and_index()[0]
 
 
 @functools.cache
-def _index() -> dict[str, MediaModel]:
-    return {normalize_name(s): m for m in load_media_models() for s in (m.name, *m.aliases)}
+def _models_and_index() -> tuple[tuple[MediaModel, ...], dict[str, MediaModel]]:
+    # Every `plan` asks whether its model is one of these: the name index is cached with the rows.
+    def read() -> tuple[tuple[MediaModel, ...], dict[str, MediaModel]]:
+        models = read_media_models()
+        return models, {normalize_name(s): m for m in models for s in (m.name, *m.aliases)}
+
+    return data_cache.cached("media_models", [MEDIA_MODELS_FILE], read)
+
+
+def media_name_index() -> dict[str, MediaModel]:
+    """Return every model by the matching key (:func:`tools.models.normalize_name`) of its name and aliases."""
+    return _models_and_index()[1]
 
 
 def find_media_model(name: str) -> MediaModel | None:
     """Return the model a name or alias denotes ("SDXL", "flux dev", "whisper v3"), or None."""
-    return _index().get(normalize_name(name))
+    return media_name_index().get(normalize_name(name))
 
 
 def resolve_media_model(name: str) -> MediaModel:

@@ -11,9 +11,9 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools import data_cache
 from tools.memory_stack import is_serving_engine
 
 BANDS_PATH = Path(__file__).parent / "data" / "estimate_bands.yaml"
@@ -23,7 +23,7 @@ BandGroup = Literal["inference-transformers", "inference-serving", "fine-tuning"
 class Band(BaseModel):
     """p10 and p90 of measured / predicted for one group of held-out rows."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     group: BandGroup
     basis: str
@@ -41,7 +41,7 @@ class Band(BaseModel):
 
 
 class _BandFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     bands: list[Band]
 
@@ -49,6 +49,12 @@ class _BandFile(BaseModel):
 @cache
 def load_bands() -> dict[str, Band]:
     """Every band by group, validated once (a malformed file is a bug: it raises)."""
+    return data_cache.cached("estimate_bands", [BANDS_PATH], _read_bands)
+
+
+def _read_bands() -> dict[str, Band]:
+    import yaml
+
     data = _BandFile.model_validate(yaml.safe_load(BANDS_PATH.read_text(encoding="utf-8")))
     return {band.group: band for band in data.bands}
 

@@ -8,7 +8,6 @@ the newest Qwen generation that has that size.
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 import unicodedata
@@ -16,12 +15,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from tools import data_cache
 from tools.architecture import ModelArchitecture
 from tools.errors import ToolInputError, UnknownNameError
-from tools.hf_config import architecture_from_config, load_config_file
 
 REGISTRY_PATH = Path(__file__).parent / "data" / "models.yaml"
 
@@ -54,7 +52,8 @@ class ModelRegistryError(ValueError):
 class RegistryRow(BaseModel):
     """One row of ``models.yaml``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: rows read from tools.data_cache are never validated again (see tools.catalog.GPU).
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     name: str
     family: str
@@ -117,7 +116,17 @@ def load_registry() -> dict[str, ModelArchitecture]:
         ModelRegistryError: a row is malformed, its config cannot be parsed, or two rows claim
             the same name or alias.
     """
-    return load_registry_file(REGISTRY_PATH)
+    return _registry_and_index()[0]
+
+
+@cache
+def _registry_and_index() -> tuple[dict[str, ModelArchitecture], dict[str, str]]:
+    # The name index is cached with the rows: normalising every spelling costs as much as reading them.
+    def read() -> tuple[dict[str, ModelArchitecture], dict[str, str]]:
+        registry = load_registry_file(REGISTRY_PATH)
+        return registry, _build_index(registry, REGISTRY_PATH)
+
+    return data_cache.cached("models", [REGISTRY_PATH], read)
 
 
 def load_registry_file(path: Path) -> dict[str, ModelArchitecture]:
@@ -157,6 +166,8 @@ def resolve_model(name_or_path: str) -> ModelArchitecture:
     if not text:
         raise ToolInputError("Model name is empty. Give a model name such as 'Qwen2.5-72B-Instruct'.")
     if _looks_like_path(text):
+        from tools.hf_config import load_config_file
+
         return load_config_file(text)
     name = _index().get(_exact_key(text)) or _index().get(normalize_name(text))
     if name is None:
@@ -179,6 +190,8 @@ def list_models(family: str | None = None) -> list[ModelArchitecture]:
     wanted = normalize_name(family)
     chosen = [m for m in models if normalize_name(m.family) == wanted]
     if not chosen:
+        import difflib
+
         families = sorted({m.family for m in models})
         close = difflib.get_close_matches(family, families, n=3, cutoff=0.4)
         raise UnknownNameError("model family", family, close)
@@ -222,6 +235,8 @@ def suggest_models(text: str, limit: int = 3) -> list[str]:
                 near.sort(key=lambda item: item[1], reverse=True)
                 ranked = [name for _, name in sorted(near, key=lambda item: item[0])]
                 break
+    import difflib
+
     index = _index()
     for key in difflib.get_close_matches(normalize_name(text), list(index), n=limit * 3, cutoff=0.6):
         ranked.append(index[key])
@@ -229,9 +244,12 @@ def suggest_models(text: str, limit: int = 3) -> list[str]:
 
 
 def _load_rows(path: Path) -> list[RegistryRow]:
+    import yaml
+
+    from tools.catalog import yaml_loader
+
     try:
-        # libyaml's parser when PyYAML has it (its wheels do): ~20x faster, same results.
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml_loader())
     except (OSError, yaml.YAMLError) as exc:
         raise ModelRegistryError(f"{path}: cannot be read: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("models"), list):
@@ -247,6 +265,8 @@ def _load_rows(path: Path) -> list[RegistryRow]:
 
 
 def _architecture(row: RegistryRow, index: int, path: Path) -> ModelArchitecture:
+    from tools.hf_config import architecture_from_config  # only when the registry file is read
+
     try:
         parsed = architecture_from_config(
             row.config, name=row.name, source_url=row.source_url, family=row.family, hf_id=row.hf_id
@@ -267,9 +287,8 @@ def _architecture(row: RegistryRow, index: int, path: Path) -> ModelArchitecture
     )
 
 
-@cache
 def _index() -> dict[str, str]:
-    return _build_index(load_registry(), REGISTRY_PATH)
+    return _registry_and_index()[1]
 
 
 def _build_index(registry: dict[str, ModelArchitecture], path: Path) -> dict[str, str]:

@@ -385,7 +385,8 @@ def _fit_inference(
     """Try every tensor/pipeline layout on this instance type; keep the one needing the fewest GPUs."""
     capacity = _usable_gib(inst, gpu)
     budget = capacity * VLLM_GPU_MEMORY_UTILIZATION
-    best: DeploymentOption | None = None
+    perf = _perf(gpu, w, arch)
+    best: _Sizing | None = None
     last_problem: str | _Shortfall = "no layout fits"
     for nodes in _node_counts(inst):
         for tp in (t for t in TP_SIZES if t <= _count(inst) and _count(inst) % t == 0):
@@ -406,25 +407,39 @@ def _fit_inference(
                 )
                 continue
             seqs = int((budget - fixed) // kv_per_seq) if kv_per_seq > 0 else VLLM_MAX_NUM_SEQS
-            option = _inference_option(inst, gpu, arch, w, tp, nodes, seqs, capacity)
-            if best is None or (option.total_gpus, -option.tensor_parallel) < (best.total_gpus, -best.tensor_parallel):
-                best = option
+            sized = _inference_sizing(inst, perf, arch, w, tp, nodes, seqs, capacity)
+            if best is None or (sized.instances, -tp) < (best.instances, -best.tp):  # fewest GPUs, then larger TP
+                best = sized
         if best is not None:
             break  # a single-node layout beats any that spans nodes
-    return best if best is not None else last_problem
+    # Only the layout kept becomes a priced option: building one for every layout tried was a third of a plan.
+    return _inference_option(inst, gpu, arch, w, best, capacity) if best is not None else last_problem
 
 
-def _inference_option(
+@dataclass(frozen=True)
+class _Sizing:
+    """How one tensor/pipeline layout serves the load: replicas, instances and speed, before pricing."""
+
+    tp: int
+    nodes: int
+    replicas: int
+    instances: int
+    capacity_batch: int
+    layout: _Layout
+    speed: DecodeSpeed
+    prefill_tokens_s: float
+
+
+def _inference_sizing(
     inst: catalog.InstanceType,
-    gpu: catalog.GPU,
+    perf: GpuPerf,
     arch: ModelArchitecture,
     w: Workload,
     tp: int,
     nodes: int,
     seqs_per_replica: int,
     capacity: float,
-) -> DeploymentOption:
-    perf = _perf(gpu, w, arch)
+) -> _Sizing:
     capacity_batch = max(1, min(seqs_per_replica, VLLM_MAX_NUM_SEQS))
     prompt = max(1, w.context_tokens - w.output_tokens)
     prefill = prefill_tokens_per_s(arch, perf, prompt_tokens=prompt, tensor_parallel=tp)
@@ -447,13 +462,20 @@ def _inference_option(
         replicas = max(replicas, _replicas_for_rate(w, prompt, speed, prefill))
     replicas_per_node = _count(inst) // tp if nodes == 1 else 1
     instances = math.ceil(replicas / replicas_per_node) * nodes
+    return _Sizing(tp, nodes, replicas, instances, capacity_batch, layout, speed, prefill)
+
+
+def _inference_option(
+    inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload, sized: _Sizing, capacity: float
+) -> DeploymentOption:
+    tp, nodes, replicas, speed = sized.tp, sized.nodes, sized.replicas, sized.speed
     total_tokens_s = speed.tokens_per_s_total * replicas
-    option = _priced_option(inst, gpu, w, instances, layout, capacity)
+    option = _priced_option(inst, gpu, w, sized.instances, sized.layout, capacity)
     option.tensor_parallel, option.pipeline_parallel, option.data_parallel = tp, nodes, replicas
-    option.max_concurrent_sequences = capacity_batch * replicas
+    option.max_concurrent_sequences = sized.capacity_batch * replicas
     option.decode_tokens_per_s = round(total_tokens_s, 1)
     option.decode_tokens_per_s_per_stream = round(speed.tokens_per_s_per_stream, 1)
-    option.prefill_tokens_per_s = round(prefill * replicas, 0)
+    option.prefill_tokens_per_s = round(sized.prefill_tokens_s * replicas, 0)
     if option.price_cny_per_hour is not None and total_tokens_s > 0:
         option.cost_cny_per_million_tokens = round(option.price_cny_per_hour / (total_tokens_s * 3600) * 1e6, 2)
     if nodes > 1:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from tools import data_cache
 from tools.catalog import DATA_DIR, DataFileError, get_instance, read_csv_rows
 
 if TYPE_CHECKING:
@@ -82,7 +83,8 @@ MonthlyBasis = Literal["monthly subscription", "pay-as-you-go x 730 h/month"]
 class Price(BaseModel):
     """One price of one instance type in one region under one billing mode, with its provenance."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: rows read from tools.data_cache are never validated again (see tools.catalog.GPU).
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     instance_type: str = Field(description="full name, e.g. 'ecs.gn7i-c8g1.2xlarge'")
     region: str = Field(
@@ -177,9 +179,11 @@ def _clear_caches() -> None:
 
 @functools.cache
 def _live_snapshot() -> LiveSnapshot | None:
+    if _live_root is None:
+        return None
     from tools.price_snapshot import latest_snapshot
 
-    return latest_snapshot(_live_root) if _live_root is not None else None
+    return latest_snapshot(_live_root)
 
 
 def live_snapshot_time() -> str | None:
@@ -191,7 +195,7 @@ def live_snapshot_time() -> str | None:
 @functools.cache
 def load_shipped_prices() -> tuple[Price, ...]:
     """All prices from ``tools/data/prices.csv`` (validated once, then cached)."""
-    return read_prices(PRICES_FILE)
+    return data_cache.cached("prices", [PRICES_FILE], lambda: read_prices(PRICES_FILE))
 
 
 @functools.cache
@@ -433,7 +437,7 @@ def quote(instance_type: str, region: str | None = None) -> PriceQuote | None:
 class RegionPrice(BaseModel):
     """One region's preferred price of an instance type under one billing mode."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     region: str
     price_cny: float = Field(description="CNY per hour (per month for subscription-monthly)")
@@ -445,7 +449,7 @@ class RegionPrice(BaseModel):
 class RegionComparison(BaseModel):
     """The same instance type priced across every region that lists it, cheapest first."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     instance_type: str
     billing: Billing
@@ -489,7 +493,7 @@ def cheapest_region(instance_type: str, billing: Billing = "pay-as-you-go") -> R
 class GpuRegionPrices(BaseModel):
     """Instance types with a given GPU and count, each in its cheapest region; cheapest overall first."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
 
     gpu: str = Field(description="canonical GPU name the comparison used")
     assumed: str | None = Field(description="set when an ambiguous GPU name was read as its stated default")

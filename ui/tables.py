@@ -18,10 +18,11 @@ if TYPE_CHECKING:
 
 
 def _console() -> Console:
-    # Piped output gets a wide console so tables are not squeezed to 80 columns.
-    console = Console(highlight=False)
+    # Piped output gets a wide console so tables are not squeezed to 80 columns. No emoji codes: data text
+    # (names, URLs) prints as it is, and rich need not load its emoji table.
+    console = Console(highlight=False, emoji=False)
     if not console.is_terminal:
-        console = Console(highlight=False, width=200)
+        console = Console(highlight=False, emoji=False, width=200)
     return console
 
 

@@ -25,8 +25,8 @@ _BILLINGS = ("pay-as-you-go", "subscription", "spot")
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Add the core subcommands."""
-    _register_estimate(sub)
-    _register_plan(sub)
+    register_estimate(sub)
+    register_plan(sub)
     p = sub.add_parser("instances", help="Alibaba Cloud GPU instance types")
     p.add_argument("--family", help="e.g. gn7i, gn8is, ebmgn7ex")
     p.add_argument("--gpu", help="e.g. A10, L20, A100-80GB")
@@ -45,7 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.set_defaults(handler=_models)
 
 
-def _register_estimate(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register_estimate(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``estimate`` alone (``gpu-advisor estimate`` builds no other parser)."""
     p = sub.add_parser("estimate", help="GPU memory per GPU, term by term")
     p.add_argument("--model", help="registry name, alias, or path to a config.json")
     p.add_argument("--task", choices=_TASKS, default="inference")
@@ -69,7 +70,8 @@ def _register_estimate(sub: argparse._SubParsersAction) -> None:  # type: ignore
     p.set_defaults(handler=_estimate)
 
 
-def _register_plan(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register_plan(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Add ``plan`` alone (``gpu-advisor plan`` builds no other parser)."""
     p = sub.add_parser("plan", help="ranked instance options for a workload, with speed and cost")
     p.add_argument("--model", required=True, help="registry name, alias, or path to a config.json")
     p.add_argument("--task", choices=_TASKS, default="inference")

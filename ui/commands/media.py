@@ -62,9 +62,9 @@ def is_media_model(name: str | None) -> bool:
     """Tell whether ``name`` is a registered image/video, speech, embedding or reranker model."""
     if not name:
         return False
-    from tools.media_models import find_media_model
+    from tools.media_names import is_media_name
 
-    return find_media_model(name) is not None
+    return is_media_name(name)
 
 
 def refuse_media_flags(args: argparse.Namespace) -> None:
@@ -125,11 +125,12 @@ def run_plan(args: argparse.Namespace) -> int:
 def with_media_suggestions(name: str | None) -> Iterator[None]:
     """Add close image/video, speech and embedding model names to an unknown-model error."""
     from tools.errors import UnknownNameError
-    from tools.media_models import suggest_media_models
 
     try:
         yield
     except UnknownNameError as exc:
+        from tools.media_models import suggest_media_models
+
         extra = suggest_media_models(name or "") if exc.kind == "model" else []
         if not extra:
             raise

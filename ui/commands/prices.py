@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 _BILLINGS = ("pay-as-you-go", "subscription-monthly", "spot")
@@ -58,13 +60,44 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def use_price_sources(offline: bool) -> None:
     """Point price lookups at the live snapshots of the configured data directory (unless ``offline``)."""
-    from assistant.settings import Settings
     from tools import prices
+
+    if offline or not _snapshot_possible():
+        # Without a snapshot the shipped list is all there is, whatever the settings say; building them
+        # (pydantic-settings, ~0.1 s) would only slow a cold `plan` down.
+        prices.use_live_prices(None)
+        return
+    from assistant.settings import Settings
     from tools.price_snapshot import snapshot_root
 
     settings = Settings()
-    off = offline or settings.prices_offline
-    prices.use_live_prices(None if off else snapshot_root(settings.data_dir))
+    prices.use_live_prices(None if settings.prices_offline else snapshot_root(settings.data_dir))
+
+
+_DATA_DIR_VARIABLE = "GPU_ADVISOR_DATA_DIR"  # Settings.data_dir's variable
+_SNAPSHOTS_DIR = "prices"  # under the data directory, as tools.price_snapshot.snapshot_root puts them
+
+
+def _snapshot_possible() -> bool:
+    """Tell whether any data directory the settings could name holds a live snapshot.
+
+    A cheap over-approximation of ``Settings().data_dir``: the directory variable in any letter case (as
+    pydantic-settings matches it), else the default directory; a ``.env`` file may name another one, so it
+    always answers yes. Where it says yes, Settings decides as before.
+    """
+    if Path(".env").exists():
+        return True
+    named = [Path(v) for k, v in os.environ.items() if k.upper() == _DATA_DIR_VARIABLE and v]
+    # A bare directory test (tools.price_snapshot.snapshot_root; a test keeps the two in step): importing
+    # that module only to list snapshot names would cost more than the rare false yes.
+    return any((d / _SNAPSHOTS_DIR).is_dir() for d in named or [default_data_dir()])
+
+
+def default_data_dir() -> Path:
+    """Return the data directory used when none is configured (the default of ``Settings.data_dir``)."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("gpu-advisor", appauthor=False))
 
 
 def _show(args: argparse.Namespace) -> int:

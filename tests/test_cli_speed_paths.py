@@ -1,0 +1,142 @@
+"""What a cold ``gpu-advisor plan`` may skip, and that skipping it never changes an answer.
+
+A run builds only the parser of its own command, and builds Settings (pydantic-settings) only when a live
+price snapshot could be in use. These tests check the shortcuts against the full paths they stand for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assistant.settings import Settings
+from tools.media_models import find_media_model, load_media_models
+from tools.media_names import is_media_name
+from tools.price_snapshot import Availability, snapshot_root, write_snapshot
+from tools.prices import Price
+from ui.cli import _COMMAND_MODULE, _COMMAND_MODULES, build_parser
+from ui.commands.prices import _SNAPSHOTS_DIR, default_data_dir
+
+A10 = "ecs.gn7i-c8g1.2xlarge"
+PLAN = ["plan", "--model", "qwen2.5-7b", "--region", "cn-beijing", "--json"]
+
+
+def _commands_of(module: str) -> set[str]:
+    parser = build_parser((module,))
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return set(sub.choices or ())
+
+
+def test_every_command_is_mapped_to_the_module_that_registers_it() -> None:
+    registered = {command: module for module in _COMMAND_MODULES for command in _commands_of(module)}
+    assert registered == _COMMAND_MODULE
+
+
+@pytest.mark.parametrize("command", sorted(_COMMAND_MODULE))
+def test_the_parser_of_one_command_reads_its_options_as_the_full_parser_does(command: str) -> None:
+    one = build_parser((_COMMAND_MODULE[command],), command)
+    full = build_parser()
+
+    def options(parser: argparse.ArgumentParser) -> dict[str, object]:
+        sub = next(a for a in parser._actions if a.dest == "command")
+        chosen = (sub.choices or {})[command]
+        # Nested sub-commands (prices show|compare|...) compare by name: their parsers are new objects.
+        return {
+            " ".join(a.option_strings) or a.dest: (a.dest, a.default, None if a.choices is None else list(a.choices))
+            for a in chosen._actions
+        }
+
+    assert options(one) == options(full)
+
+
+def test_the_media_name_keys_answer_as_the_media_registry_does() -> None:
+    names = [m.name for m in load_media_models()] + [a for m in load_media_models() for a in m.aliases]
+    names += ["qwen2.5-72b", "Llama-3.1-8B-Instruct", "sdxl 1.0", "whisper", "not a model"]
+    for name in names:
+        assert is_media_name(name) == (find_media_model(name) is not None), name
+    assert is_media_name("SDXL") and not is_media_name("qwen2.5-72b")
+
+
+def test_the_shortcut_looks_where_settings_and_snapshots_are() -> None:
+    # The suite clears every GPU_ADVISOR_ variable and runs in a directory without a .env file.
+    assert Settings().data_dir == default_data_dir()
+    assert snapshot_root(default_data_dir()) == default_data_dir() / _SNAPSHOTS_DIR
+
+
+def _write_live_snapshot(data_dir: Path) -> None:
+    price = Price(
+        instance_type=A10, region="cn-beijing", billing="pay-as-you-go", price=1.25, unit="per hour", currency="CNY",
+        as_of="2026-12-01T22:10:00Z", authority="live", source="DescribePrice",
+    )
+    stock = Availability(
+        instance_type=A10, region="cn-beijing", zone="cn-beijing-k", status="WithStock",
+        as_of="2026-12-01T22:10:00Z", source="DescribeAvailableResource",
+    )
+    write_snapshot(snapshot_root(data_dir), "2026-12-01T22:10:00Z", [price], [stock])
+
+
+def _plan(env: dict[str, str], cwd: Path) -> dict[str, object]:
+    code = (
+        "import json, sys\n"
+        "from ui.cli import main\n"
+        "try:\n"
+        f"    main({PLAN!r})\n"
+        "except SystemExit as done:\n"
+        "    assert not done.code, done.code\n"
+        "heavy = ('assistant', 'knowledge', 'pydantic_settings', 'yaml', 'rich')\n"
+        "print(json.dumps(sorted(m for m in heavy if m in sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+    assert out.returncode == 0, out.stderr
+    plan_line, imported_line = out.stdout.strip().splitlines()
+    return {"plan": json.loads(plan_line), "imported": json.loads(imported_line)}
+
+
+def _top_price_is_live(result: dict[str, object]) -> bool:
+    plan = result["plan"]
+    assert isinstance(plan, dict)
+    return any(o["instance_type"] == A10 and o["price_live"] for o in plan["options"])
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    keep = {k: v for k, v in os.environ.items() if not k.upper().startswith("GPU_ADVISOR_")}
+    # platformdirs puts the default data directory under XDG_DATA_HOME.
+    return {**keep, "XDG_DATA_HOME": str(tmp_path / "xdg")}
+
+
+def test_a_plan_without_any_snapshot_imports_neither_settings_nor_the_assistant(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    env["GPU_ADVISOR_DATA_DIR"] = str(tmp_path / "data")
+    _plan(env, tmp_path)  # the first run may fill the catalog cache
+    result = _plan(env, tmp_path)
+    assert not _top_price_is_live(result)
+    assert result["imported"] == []  # JSON output needs no rich either; a warm cache needs no YAML
+
+
+@pytest.mark.parametrize("where", ["variable", "lower-case variable", "default directory", ".env file"])
+def test_a_live_snapshot_is_used_wherever_the_settings_find_the_data_directory(
+    env: dict[str, str], tmp_path: Path, where: str
+) -> None:
+    data = tmp_path / "data"
+    if where == "variable":
+        env["GPU_ADVISOR_DATA_DIR"] = str(data)
+    elif where == "lower-case variable":  # pydantic-settings matches names in any case
+        env["gpu_advisor_data_dir"] = str(data)
+    elif where == "default directory":
+        data = tmp_path / "xdg" / "gpu-advisor"
+    else:
+        (tmp_path / ".env").write_text(f"GPU_ADVISOR_DATA_DIR={data}\n", encoding="utf-8")
+    _write_live_snapshot(data)
+    result = _plan(env, tmp_path)
+    assert _top_price_is_live(result), where
+    assert "pydantic_settings" in result["imported"]  # Settings decided, as before
+    env["GPU_ADVISOR_PRICES_OFFLINE"] = "true"
+    assert not _top_price_is_live(_plan(env, tmp_path))
