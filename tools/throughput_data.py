@@ -18,11 +18,11 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools import data_cache
+
 SPEED_CONSTANTS_FILE = Path(__file__).resolve().parent / "data" / "speed_constants.yaml"
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 FittedOn = Literal["dev", "published"]
 
 
@@ -93,6 +93,14 @@ class SpeedConstants(BaseModel):
 
 @cache
 def speed_constants() -> SpeedConstants:
-    """Read and validate the constants (once per process)."""
+    """Read and validate the constants (once per process; from the catalog cache on a cold start)."""
+    return data_cache.cached("speed_constants", [SPEED_CONSTANTS_FILE], _read_constants)
+
+
+def _read_constants() -> SpeedConstants:
+    import yaml
+
+    from tools.catalog import yaml_loader  # PyYAML only when the cache misses
+
     with SPEED_CONSTANTS_FILE.open(encoding="utf-8") as fh:
-        return SpeedConstants.model_validate(yaml.load(fh, Loader=_LOADER))
+        return SpeedConstants.model_validate(yaml.load(fh, Loader=yaml_loader()))
