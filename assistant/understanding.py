@@ -37,18 +37,17 @@ from assistant.model_mentions import find_model, find_size
 from assistant.phrases import (
     PRETRAIN_RE,
     DailyUsers,
-    ReachTopic,
     StatedLength,
     architecture_dims,
     daily_users,
     instance_count,
     invalid_numbers,
     max_instances,
-    out_of_reach,
     spell_numbers,
     stated_lengths,
     training_volume,
 )
+from assistant.reach_reading import ReachAsk, out_of_reach
 from assistant.reading import Scan, chinese_int, normalise, parse_number
 from assistant.workload_numbers import (
     find_batch,
@@ -142,7 +141,7 @@ class Slots(BaseModel):
     epochs: float | None = None
     max_instances: int | None = Field(default=None, description="'最多用两台': at most this many instances")
     instances: int | None = Field(default=None, description="'2 台 ecs.gn7i-...': instances of the named type")
-    reach: ReachTopic | None = Field(default=None, description="a workload the tools cannot size")
+    reach: ReachAsk | None = Field(default=None, description="a workload the tools cannot size")
     architecture: dict[str, int] | None = Field(
         default=None, description="a custom model's dimensions as config.json keys ('32 layers, hidden 4096 ...')"
     )

@@ -1,0 +1,79 @@
+"""Workloads the tools cannot size, read from a question (zh and en).
+
+The tools size LLM inference and training, and *serving* the image, video, speech, embedding and reranker
+models of ``tools/data/media_models.yaml``. Everything else is out of reach: training those media models,
+media models outside the registry (TTS, other video models), computer-vision models (YOLO, ResNet),
+classic machine learning (XGBoost, scikit-learn) and CPU-only jobs. This module names which of those a
+question is about, so the answer can say exactly what is and is not computed and cite only passages
+about that workload.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+ReachTopic = Literal["image", "speech", "embedding", "video", "vision", "classic_ml", "cpu"]
+
+# Checked in this order: a question about a video model is not an image question because it says "生成".
+_TOPICS: tuple[tuple[ReachTopic, str], ...] = (
+    ("classic_ml", r"xgboost|lightgbm|catboost|sklearn|scikit[\s\-]?learn|随机森林|random\s+forests?|逻辑回归|"
+     r"logistic\s+regression|\bsvm\b|决策树|decision\s+trees?|gradient[\s\-]boost\w*|梯度提升|表格数据|tabular|"
+     r"k[\s\-]?means|聚类|线性回归|linear\s+regression|传统机器学习|classic(?:al)?\s+(?:ml|machine\s+learning)"),
+    ("video", r"视频生成|生成视频|文生视频|图生视频|出视频|text[\s\-]to[\s\-]video|image[\s\-]to[\s\-]video|"
+     r"video\s+(?:generation|diffusion|model)|generat\w+\s+videos?|\bsora\b|hunyuan[\s\-]?video|混元视频|cogvideo\w*|"
+     r"可灵|kling|stable\s+video|\bsvd\b|wan2|万相"),
+    ("speech", r"whisper|\btts\b|\basr\b|语音识别|语音合成|语音转文字|声音克隆|voice\s+clon\w*|speech[\s\-]to[\s\-]text|"
+     r"text[\s\-]to[\s\-]speech|speech\s+(?:recognition|synthesis)|cosyvoice|paraformer|sensevoice|funasr|"
+     r"fish[\s\-]?speech|gpt[\s\-]?sovits|bark\b"),
+    ("embedding", r"embedding|向量模型|嵌入模型|向量化|\bbge\b|bge[\s\-]|text-embedding|rerank\w*|重排|\bm3e\b|gte[\s\-]"),
+    ("image", r"stable[\s\-]?diffusion|sdxl|\bsd\s*(?:1\.5|2|3)|\bflux\b|midjourney|文生图|图像生成|生成图片|生图|画图|"
+     r"text[\s\-]to[\s\-]image|image\s+generation|diffusion\s+models?|扩散模型|comfyui|controlnet|qwen[\s\-]?image"),
+    ("vision", r"yolo\w*|resnet\w*|\bvit\b|efficientnet|目标检测|图像分类|图片分类|语义分割|实例分割|检测模型|"
+     r"object\s+detect\w*|image\s+classif\w*|(?:semantic|instance)\s+segmentation|detectron\w*|"
+     r"segment\s+anything|\bsam\b|\bocr\b|cnn\b|卷积神经网络|imagenet|coco\s+dataset"),
+    ("cpu", r"cpu[\s\-]*only|only\s+(?:a\s+)?cpus?|纯\s*cpu|只用\s*cpu|只有\s*cpu|cpu\s*(?:实例|机器|服务器|box|instance|"
+     r"server|machine)|没有\s*gpu|不用\s*gpu|no\s+gpus?\b|without\s+(?:a\s+)?gpus?|spark|hadoop|\betl\b|flink|"
+     r"数据库|database|mysql|postgres\w*|redis|web\s+server|nginx"),
+)
+_TRAINS = (
+    r"训练|微调|精调|预训练|lora|dreambooth|fine[\s\-]*tun\w*|finetun\w*|\btrain\w*|pre[\s\-]?train\w*|from\s+scratch"
+)
+# Passages are kept only when they are about the workload: these words in the section or its text.
+ABOUT: dict[ReachTopic, str] = {
+    "image": r"diffusion|sdxl|flux|text-to-image|image generation|文生图|扩散|图像生成",
+    "video": r"video|视频",
+    "speech": r"speech|whisper|audio|asr|语音|音频",
+    "embedding": r"embedding|rerank|bge|向量|重排",
+}
+MEDIA_KINDS: dict[ReachTopic, tuple[str, ...]] = {
+    "image": ("diffusion",),
+    "video": ("diffusion",),
+    "speech": ("speech",),
+    "embedding": ("embedding", "reranker"),
+}
+
+
+class ReachAsk(BaseModel):
+    """A workload out of the tools' reach: what it is, and whether the user wants to train it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    topic: ReachTopic
+    training: bool = False
+
+
+def out_of_reach(text: str) -> ReachAsk | None:
+    """Name the out-of-reach workload ``text`` is about, or None (serving a registry model is in reach)."""
+    for topic, pattern in _TOPICS:
+        if re.search(pattern, text, re.IGNORECASE):
+            return ReachAsk(topic=topic, training=bool(re.search(_TRAINS, text, re.IGNORECASE)))
+    return None
+
+
+def about(topic: ReachTopic, text: str) -> bool:
+    """Tell whether a passage's text is about the workload (topics with no guidance have none)."""
+    pattern = ABOUT.get(topic)
+    return bool(pattern and re.search(pattern, text, re.IGNORECASE))
