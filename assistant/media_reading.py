@@ -20,7 +20,7 @@ _NUM = r"(\d{1,3}(?:,\d{3})+|\d{1,12}(?:\.\d{1,3})?)\s*(万|千|k|K|million|百�
 _SCALE = {"万": 1e4, "千": 1e3, "k": 1e3, "K": 1e3, "million": 1e6, "百万": 1e6, "m": 1e6, "M": 1e6}
 
 
-_IMAGE = r"(?:张|幅|images?|pictures?)"
+_IMAGE = r"(?:张|幅|images?|pictures?|(?:个|条|段)?\s*视频|videos?|clips?)"
 _PER_HOUR_FIRST = rf"(?:每小时|每个小时|一小时|per\s+hour|an\s+hour|/\s*h)\D{{0,12}}?{_NUM}\s*{_IMAGE}"
 _PER_HOUR_AFTER = rf"{_NUM}\s*{_IMAGE}(?:\s*图)?\s*(?:每小时|/\s*h|per\s+hour|an\s+hour|a\s+hour)"
 _AUDIO_HOURS = (
@@ -29,8 +29,15 @@ _AUDIO_HOURS = (
 )
 _DOCS = (
     rf"{_NUM}\s*(?:篇|条|份|个)?\s*(?:[A-Za-z]{{2,5}}\s+)?"
-    r"(?:documents?|docs?|passages?|pages?|文档|段落|页|chunks?)"
+    r"(?:documents?|docs?|passages?|pages?|文档|段落|页|chunks?|文本块|切片|片段)"
 )
+# "passages ~512 tokens", "each query around 64 tokens", "每块大约 512 tokens": the length of one input.
+_DOC_TOKENS_NAMED = (
+    rf"(?:passages?|documents?|docs?|chunks?|quer(?:y|ies)|文本块|切片|段落|每块|每段|每条|每篇|每个块)\s*"
+    rf"(?:of|are|is|each|average|averaging|长度)?\s*(?:about|around|roughly|approximately|~|约|大约|平均|都是)?\s*{_NUM}\s*tokens?"
+)
+_PER_DAY_AFTER = rf"{_NUM}\s*(?:[\w.\-]+\s+){{0,2}}?{_IMAGE}\s*(?:per\s+day|a\s+day|/\s*day|daily|每天|每日)"
+_WITHIN_DAY = r"(?:一天|一日|当天|24\s*小时)\s*(?:内|之内|以内)|within\s+(?:a|one)\s+day|in\s+(?:a|one)\s+day"
 _WITHIN = rf"(?:within|in|overnight\s*\(?)\s*{_NUM}\s*(?:hours?|h\b)|{_NUM}\s*(?:个)?\s*小时\s*(?:内|之内|以内)"
 _DOC_TOKENS_AFTER = rf"(?:about|~|约|每篇|每条|each|平均)?\s*{_NUM}\s*tokens?\s*(?:each|per\s+doc\w*|一篇|每篇)"
 _IMAGES_PER_REQUEST = (
@@ -117,12 +124,16 @@ def read_media(text: str) -> MediaAsk | None:
         ask.images_per_hour = _number(m)
     elif m := _first(_PER_HOUR_AFTER, text):
         ask.images_per_hour = _number(m)
-    elif m := _first(rf"(?:每天|每日|per\s+day|a\s+day)\D{{0,12}}?{_NUM}\s*(?:张|幅|images?)", text):
+    elif m := _first(rf"(?:每天|每日|一天|日均|per\s+day|a\s+day)\D{{0,12}}?{_NUM}\s*{_IMAGE}", text):
+        ask.images_per_hour = _number(m) / 24
+    elif m := _first(_PER_DAY_AFTER, text):
         ask.images_per_hour = _number(m) / 24
     if m := _first(_AUDIO_HOURS, text):
         ask.audio_hours = _number(m)
     if m := _first(_WITHIN, text):
         ask.within_hours = _number(m) if m.group(1) else _number(m, 3)
+    elif _first(_WITHIN_DAY, text):
+        ask.within_hours = 24.0
     if m := _first(rf"{_NUM}\s*(?:路|live\s+streams?|streams?|channels?)", text):
         ask.streams = int(_number(m))
     if m := _first(_DOCS, text):
@@ -130,6 +141,8 @@ def read_media(text: str) -> MediaAsk | None:
     if m := _first(_DOC_TOKENS_AFTER, text):
         ask.doc_tokens = int(_number(m))
     elif m := _first(rf"(?:每篇|每条|each\s+of|documents?\s+of)\s*(?:about|约|~)?\s*{_NUM}\s*tokens?", text):
+        ask.doc_tokens = int(_number(m))
+    elif m := _first(_DOC_TOKENS_NAMED, text):
         ask.doc_tokens = int(_number(m))
     if m := _first(rf"{_NUM}\s*(?:个)?\s*(?:candidates?|候选)", text):
         ask.candidates = int(_number(m))

@@ -25,17 +25,18 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
     ("video", r"视频生成|生成视频|文生视频|图生视频|出视频|text[\s\-]to[\s\-]video|image[\s\-]to[\s\-]video|"
      r"video\s+(?:generation|diffusion|model)|generat\w+\s+videos?|\bsora\b|hunyuan[\s\-]?video|混元视频|cogvideo\w*|"
      r"可灵|kling|stable\s+video|\bsvd\b|wan2|万相"),
-    ("speech", r"whisper|\btts\b|\basr\b|语音识别|语音合成|语音转文字|声音克隆|voice\s+clon\w*|speech[\s\-]to[\s\-]text|"
-     r"text[\s\-]to[\s\-]speech|speech\s+(?:recognition|synthesis)|cosyvoice|paraformer|sensevoice|funasr|"
+    ("speech", r"whisper|\btts\b|\basr\b|语音识别|语音合成|语音转文字|声音克隆|voice\s+clon\w*|"
+     r"speech[\s\-]to[\s\-]text|text[\s\-]to[\s\-]speech|speech\s+(?:recognition|synthesis)|cosyvoice|paraformer|sensevoice|funasr|"
      r"fish[\s\-]?speech|gpt[\s\-]?sovits|bark\b"),
-    ("embedding", r"embedding|向量模型|嵌入模型|向量化|\bbge\b|bge[\s\-]|text-embedding|rerank\w*|重排|\bm3e\b|gte[\s\-]"),
+    ("embedding", r"embedding|向量模型|嵌入模型|向量化|\bbge\b|bge[\s\-]|text-embedding|rerank\w*|重排|"
+     r"\bm3e\b|gte[\s\-]"),
     ("image", r"stable[\s\-]?diffusion|sdxl|\bsd\s*(?:1\.5|2|3)|\bflux\b|midjourney|文生图|图像生成|生成图片|生图|画图|"
      r"text[\s\-]to[\s\-]image|image\s+generation|diffusion\s+models?|扩散模型|comfyui|controlnet|qwen[\s\-]?image"),
     ("vision", r"yolo\w*|resnet\w*|\bvit\b|efficientnet|目标检测|图像分类|图片分类|语义分割|实例分割|检测模型|"
      r"object\s+detect\w*|image\s+classif\w*|(?:semantic|instance)\s+segmentation|detectron\w*|"
      r"segment\s+anything|\bsam\b|\bocr\b|cnn\b|卷积神经网络|imagenet|coco\s+dataset"),
-    ("cpu", r"cpu[\s\-]*only|only\s+(?:a\s+)?cpus?|纯\s*cpu|只用\s*cpu|只有\s*cpu|cpu\s*(?:实例|机器|服务器|box|instance|"
-     r"server|machine)|没有\s*gpu|不用\s*gpu|no\s+gpus?\b|without\s+(?:a\s+)?gpus?|spark|hadoop|\betl\b|flink|"
+    ("cpu", r"cpu[\s\-]*only|only\s+(?:a\s+)?cpus?|纯\s*cpu|只用\s*cpu|只有\s*cpu|"
+     r"cpu\s*(?:实例|机器|服务器|box|instance|server|machine)|没有\s*gpu|不用\s*gpu|no\s+gpus?\b|without\s+(?:a\s+)?gpus?|spark|hadoop|\betl\b|flink|"
      r"数据库|database|mysql|postgres\w*|redis|web\s+server|nginx"),
 )
 _TRAINS = (

@@ -16,6 +16,7 @@ from assistant.intent_rules import MEMORY_RE
 from assistant.media_reading import MediaAsk
 from assistant.messages import say
 from assistant.price_phrases import billing_label
+from assistant.render_brief import plan_brief
 from assistant.run import Events, Reply, Run
 from assistant.tool_text import notes_in
 from assistant.toolbox import (
@@ -34,6 +35,9 @@ _GUIDANCE_DOC = "image-speech-embedding-models"
 _UNITS = {"image": "media.unit.image", "video": "media.unit.video", "audio hour": "media.unit.audio",
           "million tokens": "media.unit.tokens"}
 _SHOWN = 3
+# Words of the Chinese guidance for each kind, so a zh question finds the zh passage to cite.
+_KIND_ZH = {"diffusion": "文生图 扩散 显存", "speech": "语音识别 音频", "embedding": "向量 嵌入 检索",
+            "reranker": "重排 检索", "vlm": "视觉语言 图像 token"}
 _FIT_RE = r"\bfits?\b|\benough\b|\bcan\b.*\brun\b|能跑|跑得动|放得下|放不下|够不够|够吗|行不行|可以吗"
 
 
@@ -45,7 +49,7 @@ class MediaIntent(Run):
         ask = s.media
         assert ask is not None and ask.model is not None
         model = resolve_media_model(ask.model)
-        query = f"{model.display_name} GPU {model.kind}"
+        query = f"{model.display_name} GPU {model.kind} " + (_KIND_ZH.get(model.kind, "") if self.lang == "zh" else "")
         passages = yield from self.search(query, n=1, prefer_docs=[_GUIDANCE_DOC])
         if model.kind == "vlm":
             reply = yield from self._vlm(s, ask, model)
@@ -118,7 +122,8 @@ class MediaIntent(Run):
             return self.error(error or "")
         peak = next(stage for stage in est.stages if stage.stage == est.peak_stage)
         text = say("media.memory", self.lang, model=model.display_name, need=render.fig(est.total_gib),
-                   setting=est.assumptions[0], stage=est.peak_stage, weights=render.fig(round(peak.weights_gib, 2)),
+                   setting=next(iter(notes_in(self.lang, est.assumptions[:1])), model.display_name),
+                   stage=est.peak_stage, weights=render.fig(round(peak.weights_gib, 2)),
                    act=render.fig(round(peak.activations_gib, 2)))
         return Reply(text=text, kind="estimate", details=[self._assumptions(est.assumptions[1:])])
 
@@ -131,11 +136,12 @@ class MediaIntent(Run):
         plan, error = yield from self.call("plan_vlm_deployment", plan_vlm_deployment, **args)
         if error or plan is None:
             return self.error(error or "")
-        body = render.plan_markdown(plan, self.lang) if isinstance(plan, Plan) else ""
+        parts, details = plan_brief(plan, self.lang, prefer=s.gpu_mentions) if isinstance(plan, Plan) else ([], [])
         tokens = next((a for a in plan.assumptions if "image tokens" in a), "")
         note = say("media.vlm_note", self.lang, images=images, width=args["width"], height=args["height"],
                    tokens=tokens.split(" -> ")[1].split(" image tokens")[0] if " -> " in tokens else "?")
-        return Reply(text=f"{body}\n\n{note}", kind="recommendation")
+        # Answer first: the plan's brief (under ~1,500 characters), then how many tokens the images add.
+        return Reply(text="\n\n".join([*parts, note]), kind="recommendation", details=details)
 
     # ------------------------------------------------------------------ pieces
 
