@@ -22,6 +22,7 @@ from assistant.hardware_words import (
     find_region,
     find_unknown_gpu,
 )
+from assistant.injection import more_instructions, split_planted
 from assistant.intent_rules import (
     CAPACITY_RE,
     EXPLAIN_RE,
@@ -232,7 +233,8 @@ def understand(question: str) -> Slots:
     Args:
         question: The user's words, Chinese or English.
     """
-    text = spell_numbers(normalise(question))
+    legit, planted = split_planted(question)  # fake tool output and standing orders are not the workload
+    text = spell_numbers(normalise(legit))
     scan = Scan(text)
     model = find_model(scan)
     models = [model.name] if model.name else []
@@ -298,7 +300,7 @@ def understand(question: str) -> Slots:
         follow_up=_is_follow_up(text),
         accept_defaults=_accepts_defaults(text),
         asks_explanation=bool(re.search(EXPLAIN_RE, text, re.IGNORECASE)),
-        injection=bool(re.search(INJECTION_RE, text, re.IGNORECASE)),
+        injection=planted or bool(re.search(INJECTION_RE, text, re.IGNORECASE)) or more_instructions(text),
         off_topic=bool(re.search(OUT_OF_SCOPE_RE, text, re.IGNORECASE)),
         topics=[t for t, pattern in TOPICS.items() if re.search(pattern, text, re.IGNORECASE)],
         invalid=invalid,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from assistant import render
+from assistant.injection import split_planted
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
     find_instance_types,
@@ -29,8 +30,9 @@ class GuidanceIntent(Run):
             if gpu is not None:
                 parts.append(render.gpu_specs_table([gpu], self.lang))
         sections = [*s.families, *s.gpu_mentions]
-        passages = yield from self.search(self.question, n=2, prefer_sections=sections)
-        quotes = self.quotes(passages, self.question, limit=2)
+        question = split_planted(self.question)[0]  # planted instructions are not what to search for
+        passages = yield from self.search(question, n=2, prefer_sections=sections)
+        quotes = self.quotes(passages, question, limit=2)
         if not quotes and not parts:
             return Reply(text=render.scope_statement(self.lang), kind="out_of_scope")
         # The first line is ours, never a quoted passage: what the cited section is about, then the quotes.
