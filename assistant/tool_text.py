@@ -79,6 +79,9 @@ _ZH: tuple[tuple[str, str], ...] = (
     (r"data parallel over (\d+) GPUs \(DDP: full replica on each\)", "{1} 卡数据并行（DDP：每卡一份完整副本）"),
     (r"ZeRO-(\d) over (\d+) GPUs", "ZeRO-{1} 切分到 {2} 张卡"),
     (r"ZeRO-(\d) over (\d+) GPUs, (\w+) offloaded", "ZeRO-{1} 切分到 {2} 张卡，{3} 卸载到 CPU"),
+    (r"Unknown (?:model|GPU|instance type|instance family|region) '(.+)'\. Did you mean (.+)\?",
+     "目录里没有“{1}”。您是不是指：{2}？"),
+    (r"Unknown (?:model|GPU|instance type|instance family|region) '(.+)'\.", "目录里没有“{1}”。"),
     # media models (tools/media_memory.py): the setting each estimate assumes
     (r"(.+?) at (\d+)x(\d+), batch (\d+), (\w+) weights; ([\d,]+) denoiser tokens per image, "
      r"classifier-free guidance runs a second denoiser pass per step",

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.bad_names import find_branded_gpu, impossible_hardware_counts
 from assistant.hardware_words import (
     find_catalog_names,
     find_gpu_count,
@@ -246,6 +247,7 @@ def understand(question: str) -> Slots:
         if not scan.is_used(*span):
             scan.claim(span)
             invalid.append(written)
+    invalid += [w for w in impossible_hardware_counts(text) if not any(w in v or v in w for v in invalid)]
     lengths = stated_lengths(text)
     for length in lengths:
         scan.claim(length.span)
@@ -261,7 +263,8 @@ def understand(question: str) -> Slots:
             scan.claim(span)
     token_cost = find_token_cost(scan)
     explicit_context = find_context(scan, explicit=True)
-    gpu_mentions = find_gpus(scan) or find_unknown_gpu(scan)  # reads, does not claim: "4 张 L20" is a count too
+    # Reads, does not claim: "4 张 L20" is a count too. A branded name the catalog lacks stays as written.
+    gpu_mentions = find_gpus(scan) or find_unknown_gpu(scan) or find_branded_gpu(text)
     budget = find_budget(scan)
     train_tokens = find_train_tokens(scan)
     qps = find_qps(scan)

@@ -13,6 +13,7 @@ from assistant.messages import say
 from assistant.reach_reading import ABOUT, MEDIA_KINDS, ReachAsk, about, out_of_reach
 from assistant.run import Events, Reply, Run
 from assistant.understanding import Slots
+from tools.errors import UnknownNameError
 from tools.media_models import load_media_models
 
 _DOC = "image-speech-embedding-models"
@@ -41,6 +42,15 @@ class ReachIntent(Run):
             if quotes := self.quotes(kept, self.question):
                 details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
         return Reply(text="\n\n".join(parts), kind="out_of_scope", details=details)
+
+    def unknown_instances(self, errors: list[UnknownNameError]) -> Reply:
+        """Name the instance types that do not exist and the catalog's closest ones; plan nothing else."""
+        lines = []
+        for exc in errors:
+            near = self.t("、", ", ").join(f"`{n}`" for n in exc.suggestions[:4])
+            hint = say("bad.did_you_mean", self.lang, names=near) if near else ""
+            lines.append(say("bad.unknown_instance", self.lang, name=exc.name, hint=hint))
+        return Reply(text="\n\n".join([*lines, say("bad.name_one", self.lang)]), kind="error")
 
 
 def _registry_models(ask: ReachAsk) -> list[str]:
