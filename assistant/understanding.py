@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.bad_names import find_branded_gpu, impossible_hardware_counts
+from assistant.concepts import asks_concept
 from assistant.hardware_words import (
     find_catalog_names,
     find_gpu_count,
@@ -336,6 +337,11 @@ def understand(question: str) -> Slots:
     slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE))
     slots.reach = out_of_reach(text)
     slots.intent = "out_of_reach" if slots.reach and not slots.model else intent(scan, slots, text)
+    named = bool(slots.gpu_mentions or slots.families or slots.instance_types)
+    if slots.intent in ("plan", "out_of_scope", "prices") and asks_concept(
+        text, names_workload=bool(slots.model or slots.size_b or slots.model_error), names_hardware=named
+    ):
+        slots.intent = "guidance"  # a conceptual question: answered from the guidance, no model asked for
     slots.media = read_media(text)
     if slots.media is not None and slots.media.model is not None and not _trains(slots):
         # A named image/speech/embedding model is more specific than any LLM name it contains

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from assistant import render
+from assistant.concepts import Concept, find_concept
 from assistant.injection import split_planted
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
@@ -29,8 +30,12 @@ class GuidanceIntent(Run):
             gpu = yield from self.lookup_gpu(s.gpu_mentions[0])
             if gpu is not None:
                 parts.append(render.gpu_specs_table([gpu], self.lang))
-        sections = [*s.families, *s.gpu_mentions]
         question = split_planted(self.question)[0]  # planted instructions are not what to search for
+        if (concept := find_concept(question)) and (found := (yield from self._concept_passage(concept))):
+            # A concept the guidance explains: our reviewed answer first, cited, then the section's key sentences.
+            lead = f"{concept.answer[self.lang]} [{self.cite(found)}]"
+            return Reply(text="\n\n".join([lead, *self.quotes([found], question, limit=2), *parts]), kind="guidance")
+        sections = [*s.families, *s.gpu_mentions]
         passages = yield from self.search(question, n=2, prefer_sections=sections)
         quotes = self.quotes(passages, question, limit=2)
         if not quotes and not parts:
@@ -38,6 +43,13 @@ class GuidanceIntent(Run):
         # The first line is ours, never a quoted passage: what the cited section is about, then the quotes.
         lead = [self.guidance_lead(passages)] if quotes else []
         return Reply(text="\n\n".join(lead + quotes + parts), kind="guidance")
+
+    def _concept_passage(self, concept: Concept) -> Events:
+        """Return the concept's own section in the answer's language (searched by its heading), or None."""
+        heading = concept.section[self.lang]
+        found, _ = yield from self.call("search_guidance", self.guidance.search_guidance, query=heading, k=8)
+        return next((p for p in found or [] if p.doc == concept.doc and p.lang == self.lang and heading in p.section),
+                    None)
 
     def guidance_lead(self, passages: list[Passage]) -> str:
         """Return a first line naming the cited section, with its citation number."""
