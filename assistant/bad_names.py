@@ -25,6 +25,13 @@ _HARDWARE_COUNT = re.compile(
     re.IGNORECASE,
 )
 
+# A fraction right before a unit that comes whole; "1.5万 users" and "1.5k users" have a scale word between.
+_FRACTION = re.compile(
+    r"(?<![\w.])\d+\.\d+\s*(?:(?:concurrent\s+|simultaneous\s+)?users?\b|people\b|gpus?\b|cards?\b|instances?\b|"
+    r"machines?\b|nodes?\b|个?并发|个?用户|人(?:同时)?|张|块|台)",
+    re.IGNORECASE,
+)
+
 
 def find_branded_gpu(text: str) -> list[str]:
     """GPU names written with a brand ("RTX 5090", "MI300X") that the catalog does not know, as written."""
@@ -40,8 +47,13 @@ def find_branded_gpu(text: str) -> list[str]:
 
 
 def impossible_hardware_counts(text: str) -> list[str]:
-    """Zero or negative counts of GPUs, cards or instances ("0 张 L20", "-2 GPUs"), as written."""
-    return [m.group(0).strip() for m in _HARDWARE_COUNT.finditer(text)]
+    """Return impossible counts as written.
+
+    Zero or negative counts of GPUs, cards or instances ("0 张 L20", "-2 GPUs"), and fractions of things
+    that come whole ("2.5 users", "0.5 张卡").
+    """
+    found = [m.group(0).strip() for m in _HARDWARE_COUNT.finditer(text)]
+    return found + [m.group(0).strip() for m in _FRACTION.finditer(text) if not any(m.group(0) in f for f in found)]
 
 
 def unknown_instance_types(names: list[str]) -> list[UnknownNameError]:

@@ -20,14 +20,17 @@ _PLANTED_DATA = (
     r"<\s*/?\s*(?:system|tool_response|tool_call|im_start|im_end|assistant)\s*>|"
     r"【\s*(?:工具|系统|函数|管理员)[^】]{0,8}】|(?:工具|函数)(?:返回|输出|结果)\s*[:：]|"
     r"(?:new|updated)\s+system\s+(?:message|prompt|instructions?)|系统(?:通知|消息|指令)\s*[:：]|"
-    r"管理员(?:已|已经)?授权|admin(?:istrator)?\s+(?:has\s+)?(?:authori[sz]ed|override)"
+    r"管理员(?:已|已经)?授权|admin(?:istrator)?\s+(?:has\s+)?(?:authori[sz]ed|override)|system\s+override|"
+    r"developer\s+override|^\s*override\s*[:：]"
 )
 # Instructions about how the assistant answers from now on: nothing in them is the user's workload.
 _STANDING_ORDER = (
     r"from\s+now\s+on|henceforth|for\s+the\s+rest\s+of|always\s+(?:say|answer|reply|respond)|"
     r"(?:answer|respond|reply)\s+only\s+in|以后(?:都|一律|全部)|接下来(?:都|一律)|从现在(?:起|开始)|今后(?:都|一律)|"
     r"(?:say|tell\s+(?:me|users?))\s+(?:that\s+)?(?:the|every|all|each)\s+[^.。!?]{0,40}(?:price|cost)s?\s+(?:is|are)|"
-    r"(?:都|一律)?说(?:价格|价钱|费用)(?:都)?是"
+    r"(?:都|一律)?说(?:价格|价钱|费用)(?:都)?是|you\s+must\s+(?:always\s+)?(?:recommend|say|answer|reply|respond)|"
+    r"for\s+everything|必须(?:推荐|回答|说)|忘(?:掉|记)(?:你)?(?:之前|以前|原来|所有|全部)?的?(?:设定|指令|规则|提示|身份)|"
+    r"只听我的|forget\s+(?:all\s+|your\s+|everything\s+)?(?:previous\s+|prior\s+)?(?:instructions|rules|settings)"
 )
 # Further instruction wording the shared pattern (assistant.intent_rules.INJECTION_RE) does not cover.
 _MORE_INSTRUCTIONS = (

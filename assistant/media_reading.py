@@ -38,6 +38,10 @@ _DOC_TOKENS_NAMED = (
 )
 _PER_DAY_AFTER = rf"{_NUM}\s*(?:[\w.\-]+\s+){{0,2}}?{_IMAGE}\s*(?:per\s+day|a\s+day|/\s*day|daily|每天|每日)"
 _WITHIN_DAY = r"(?:一天|一日|当天|24\s*小时)\s*(?:内|之内|以内)|within\s+(?:a|one)\s+day|in\s+(?:a|one)\s+day"
+_STREAMS = (
+    rf"{_NUM}\s*(?:路|live\s+streams?|streams?|channels?|(?:个)?(?:通话|电话)同时|(?:simultaneous|concurrent|parallel|live)\s+"
+    r"(?:phone\s+|audio\s+|voice\s+)?(?:calls?|streams?|conversations?|meetings?))"
+)
 _WITHIN = rf"(?:within|in|overnight\s*\(?)\s*{_NUM}\s*(?:hours?|h\b)|{_NUM}\s*(?:个)?\s*小时\s*(?:内|之内|以内)"
 _DOC_TOKENS_AFTER = rf"(?:about|~|约|每篇|每条|each|平均)?\s*{_NUM}\s*tokens?\s*(?:each|per\s+doc\w*|一篇|每篇)"
 _IMAGES_PER_REQUEST = (
@@ -134,7 +138,7 @@ def read_media(text: str) -> MediaAsk | None:
         ask.within_hours = _number(m) if m.group(1) else _number(m, 3)
     elif _first(_WITHIN_DAY, text):
         ask.within_hours = 24.0
-    if m := _first(rf"{_NUM}\s*(?:路|live\s+streams?|streams?|channels?)", text):
+    if m := _first(_STREAMS, text):
         ask.streams = int(_number(m))
     if m := _first(_DOCS, text):
         ask.docs = int(_number(m))

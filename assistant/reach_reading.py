@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-ReachTopic = Literal["image", "speech", "embedding", "video", "vision", "classic_ml", "cpu"]
+ReachTopic = Literal["image", "speech", "embedding", "video", "encoder", "vision", "classic_ml", "cpu"]
 
 # Checked in this order: a question about a video model is not an image question because it says "生成".
 _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
@@ -32,9 +32,12 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"\bm3e\b|gte[\s\-]"),
     ("image", r"stable[\s\-]?diffusion|sdxl|\bsd\s*(?:1\.5|2|3)|\bflux\b|midjourney|文生图|图像生成|生成图片|生图|画图|"
      r"text[\s\-]to[\s\-]image|image\s+generation|diffusion\s+models?|扩散模型|comfyui|controlnet|qwen[\s\-]?image"),
-    ("vision", r"yolo\w*|resnet\w*|\bvit\b|efficientnet|目标检测|图像分类|图片分类|语义分割|实例分割|检测模型|"
+    ("encoder", r"(?<![a-z])(?:bert|roberta|albert|deberta\w*|electra|ernie)(?![a-z])|bert[\s\-]|文本分类|"
+     r"text\s+classif\w*|情感分析|sentiment\s+(?:analysis|classif\w*|model)|命名实体|\bner\b|token\s+classif\w*"),
+    ("vision", r"ocr\b|paddle\w*|文字识别|yolo\w*|resnet\w*|\bvit\b|efficientnet|目标检测|图像分类|图片分类|"
+     r"语义分割|实例分割|检测模型|"
      r"object\s+detect\w*|image\s+classif\w*|(?:semantic|instance)\s+segmentation|detectron\w*|"
-     r"segment\s+anything|\bsam\b|\bocr\b|cnn\b|卷积神经网络|imagenet|coco\s+dataset"),
+     r"segment\s+anything|\bsam\b|cnn\b|卷积神经网络|imagenet|coco\s+dataset"),
     ("cpu", r"cpu[\s\-]*only|only\s+(?:a\s+)?cpus?|纯\s*cpu|只用\s*cpu|只有\s*cpu|"
      r"cpu\s*(?:实例|机器|服务器|box|instance|server|machine)|没有\s*gpu|不用\s*gpu|no\s+gpus?\b|without\s+(?:a\s+)?gpus?|spark|hadoop|\betl\b|flink|"
      r"数据库|database|mysql|postgres\w*|redis|web\s+server|nginx"),

@@ -221,7 +221,8 @@ class MediaIntent(Run):
 
 
 def _load(ask: MediaAsk, s: Slots) -> bool:
-    return bool(ask.images_per_hour or ask.audio_hours or ask.streams or ask.docs or s.qps or ask.candidates)
+    live = ask.streams or (s.concurrency if ask.kind == "speech" else None)
+    return bool(ask.images_per_hour or ask.audio_hours or live or ask.docs or s.qps or ask.candidates)
 
 
 def _asks_memory(question: str) -> bool:
@@ -243,7 +244,8 @@ def _plan_args(s: Slots, ask: MediaAsk, model: MediaModel) -> dict[str, Any]:
     loads: dict[str, Any] = {
         "images_per_hour": ask.images_per_hour if model.kind == "diffusion" else None,
         "audio_hours": ask.audio_hours if model.kind == "speech" else None,
-        "streams": ask.streams if model.kind == "speech" and not ask.audio_hours else None,
+        # Live audio at once: streams as said, else the concurrency ("300 concurrent users" of an ASR model).
+        "streams": (ask.streams or s.concurrency) if model.kind == "speech" and not ask.audio_hours else None,
         "docs": ask.docs if model.kind == "embedding" else None,
         "doc_tokens": ask.doc_tokens if model.kind in ("embedding", "reranker") else None,
         "candidates": ask.candidates if model.kind == "reranker" and s.qps else None,
