@@ -9,11 +9,15 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from assistant.answer import Language
+
+if TYPE_CHECKING:
+    from assistant.understanding import Slots
 
 _FILE = Path(__file__).parent / "prompts" / "concepts.yaml"
 
@@ -60,10 +64,15 @@ def find_concept(text: str) -> Concept | None:
     return next((c for c in load_concepts() if c.matches(text)), None)
 
 
-def asks_concept(text: str, *, names_workload: bool, names_hardware: bool) -> bool:
-    """Tell whether a question is about a concept alone: no model to size and no hardware to look up.
+def asks_concept(text: str, slots: Slots) -> bool:
+    """Tell whether a question read as a plan, a price or off-topic is really about a concept alone.
 
     "Does cross-node tensor parallel make sense?" names no model, so it is not a plan waiting for one
-    ("which model?" would be the wrong reply); "spot price of gn7i" names hardware, so it stays a price question.
+    ("which model?" would be the wrong reply); "spot price of gn7i" names hardware, so it stays a price
+    question; a bare size ("load a 70B model") is no workload unless a task comes with it.
     """
-    return not names_workload and not names_hardware and find_concept(text) is not None
+    if slots.intent not in ("plan", "out_of_scope", "prices"):
+        return False
+    sized = slots.model or slots.model_error or (slots.size_b and (slots.task or slots.task_hint))
+    named = slots.gpu_mentions or slots.families or slots.instance_types
+    return not sized and not named and find_concept(text) is not None

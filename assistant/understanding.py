@@ -337,10 +337,7 @@ def understand(question: str) -> Slots:
     slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE))
     slots.reach = out_of_reach(text)
     slots.intent = "out_of_reach" if slots.reach and not slots.model else intent(scan, slots, text)
-    named = bool(slots.gpu_mentions or slots.families or slots.instance_types)
-    if slots.intent in ("plan", "out_of_scope", "prices") and asks_concept(
-        text, names_workload=bool(slots.model or slots.size_b or slots.model_error), names_hardware=named
-    ):
+    if asks_concept(text, slots):
         slots.intent = "guidance"  # a conceptual question: answered from the guidance, no model asked for
     slots.media = read_media(text)
     if slots.media is not None and slots.media.model is not None and not _trains(slots):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -155,8 +156,12 @@ def test_every_concept_answer_rests_on_its_own_section_and_every_figure_is_in_it
         for lang, heading in concept.section.items():
             found = [p for p in shared_kb().search(heading, k=8) if p.doc == concept.doc and heading in p.section]
             assert [p for p in found if p.lang == lang], (concept.id, lang, "section not found by its heading")
-            evidence = Evidence(texts=[p.text for p in found if p.lang == lang], payloads=[])
-            assert ungrounded_numbers(concept.answer[lang], evidence) == [], (concept.id, lang)
+            figures = re.findall(r"\d+(?:\.\d+)?", concept.answer[lang])
+            cited = max((p for p in found if p.lang == lang), key=lambda p: sum(f in p.text for f in figures))
+            assert ungrounded_numbers(concept.answer[lang], Evidence(texts=[cited.text], payloads=[])) == [], (
+                concept.id,
+                lang,
+            )
 
 
 # ---------------------------------------------------------------------------------------------- faces

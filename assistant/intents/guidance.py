@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 from assistant import render
+from assistant.answer import Language
 from assistant.concepts import Concept, find_concept
 from assistant.injection import split_planted
+from assistant.messages import say
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
     find_instance_types,
 )
 from assistant.understanding import Slots
 from knowledge.models import Passage
+from tools.catalog import InstanceType
 
 
 class GuidanceIntent(Run):
@@ -19,9 +24,11 @@ class GuidanceIntent(Run):
     def guidance_answer(self, s: Slots) -> Events:
         """Answer from the guidance: the best passages quoted with citations, plus family tables."""
         parts: list[str] = []
+        gpu_lines: list[str] = []
         for family in s.families[:2]:
             found, err = yield from self.call("find_instance_types", find_instance_types, family=family)
             if found is not None and found.instances:
+                gpu_lines.append(_family_gpu(family, found.instances[0], self.lang))
                 head = self.t(f"**{family} 的实例规格：**", f"**{family} instance types:**")
                 parts.append(head + "\n\n" + render.instances_table(found.instances, self.lang, limit=4))
             elif err:
@@ -33,14 +40,18 @@ class GuidanceIntent(Run):
         question = split_planted(self.question)[0]  # planted instructions are not what to search for
         if (concept := find_concept(question)) and (found := (yield from self._concept_passage(concept))):
             # A concept the guidance explains: our reviewed answer first, cited, then the section's key sentences.
-            lead = f"{concept.answer[self.lang]} [{self.cite(found)}]"
-            return Reply(text="\n\n".join([lead, *self.quotes([found], question, limit=2), *parts]), kind="guidance")
+            first = f"{concept.answer[self.lang]} [{self.cite(found)}]"
+            return Reply(text="\n\n".join([first, *self.quotes([found], question, limit=2), *parts]), kind="guidance")
+        if gpu_lines and re.search(_ASKS_GPU, question, re.IGNORECASE):
+            parts.insert(0, " ".join(gpu_lines))  # "which GPU is in gn8is?": the catalog answers first
         sections = [*s.families, *s.gpu_mentions]
         passages = yield from self.search(question, n=2, prefer_sections=sections)
         quotes = self.quotes(passages, question, limit=2)
         if not quotes and not parts:
             return Reply(text=render.scope_statement(self.lang), kind="out_of_scope")
-        # The first line is ours, never a quoted passage: what the cited section is about, then the quotes.
+        # The first line is ours, never a quoted passage: the catalog's answer, or what the cited section is about.
+        if gpu_lines and parts and parts[0].startswith(gpu_lines[0]):
+            return Reply(text="\n\n".join([parts[0], *quotes, *parts[1:]]), kind="guidance")
         lead = [self.guidance_lead(passages)] if quotes else []
         return Reply(text="\n\n".join(lead + quotes + parts), kind="guidance")
 
@@ -48,8 +59,10 @@ class GuidanceIntent(Run):
         """Return the concept's own section in the answer's language (searched by its heading), or None."""
         heading = concept.section[self.lang]
         found, _ = yield from self.call("search_guidance", self.guidance.search_guidance, query=heading, k=8)
-        return next((p for p in found or [] if p.doc == concept.doc and p.lang == self.lang and heading in p.section),
-                    None)
+        own = [p for p in found or [] if p.doc == concept.doc and p.lang == self.lang and heading in p.section]
+        # A long section comes in several chunks: cite the one that holds the answer's figures.
+        figures = re.findall(r"\d+(?:\.\d+)?", concept.answer[self.lang])
+        return max(own, key=lambda p: sum(f in p.text for f in figures), default=None)
 
     def guidance_lead(self, passages: list[Passage]) -> str:
         """Return a first line naming the cited section, with its citation number."""
@@ -60,3 +73,17 @@ class GuidanceIntent(Run):
         return self.t(
             f"**参考资料的说法（{cited.section}）[{n}]：**", f"**What the guidance says ({cited.section}) [{n}]:**"
         )
+
+
+_ASKS_GPU = (
+    r"什么\s*(?:gpu|卡|显卡)|哪(?:款|种|个)\s*(?:gpu|卡|显卡)|gpu\s*(?:型号|是什么)|which\s+gpu|what\s+gpu|"
+    r"gpu\s+(?:is|does|inside)"
+)
+
+
+def _family_gpu(family: str, instance: InstanceType, lang: Language) -> str:
+    """One sentence naming a family's GPU from the catalog, saying so when Alibaba does not name it."""
+    memory = render.fig(instance.gpu_memory_gib)
+    if instance.gpu_model:
+        return say("family.gpu", lang, family=family, gpu=instance.gpu_model, memory=memory)
+    return say("family.gpu_likely", lang, family=family, gpu=instance.gpu_model_likely or "?", memory=memory)
