@@ -32,6 +32,14 @@ _FRACTION = re.compile(
     re.IGNORECASE,
 )
 
+# More GPUs than any one job is sized for (the largest clusters are tens of thousands): said, not ignored.
+_MAX_GPUS = 100_000
+_MANY_GPUS = re.compile(
+    rf"(?<![\w.])(\d{{1,3}}(?:,\d{{3}})+|\d{{6,}})\s*(?:张|块)?\s*(?:x\s*)?(?:nvidia\s+)?(?:{GPU_NAME})?\s*"
+    r"(?:gpus?\b|cards?\b|卡|显卡)",
+    re.IGNORECASE,
+)
+
 
 def find_branded_gpu(text: str) -> list[str]:
     """GPU names written with a brand ("RTX 5090", "MI300X") that the catalog does not know, as written."""
@@ -53,6 +61,7 @@ def impossible_hardware_counts(text: str) -> list[str]:
     that come whole ("2.5 users", "0.5 张卡").
     """
     found = [m.group(0).strip() for m in _HARDWARE_COUNT.finditer(text)]
+    found += [m.group(0).strip() for m in _MANY_GPUS.finditer(text) if float(m.group(1).replace(",", "")) > _MAX_GPUS]
     return found + [m.group(0).strip() for m in _FRACTION.finditer(text) if not any(m.group(0) in f for f in found)]
 
 

@@ -21,7 +21,7 @@ _PLANTED_DATA = (
     r"【\s*(?:工具|系统|函数|管理员)[^】]{0,8}】|(?:工具|函数)(?:返回|输出|结果)\s*[:：]|"
     r"(?:new|updated)\s+system\s+(?:message|prompt|instructions?)|系统(?:通知|消息|指令)\s*[:：]|"
     r"管理员(?:已|已经)?授权|admin(?:istrator)?\s+(?:has\s+)?(?:authori[sz]ed|override)|system\s+override|"
-    r"developer\s+override|^\s*override\s*[:：]"
+    r"developer\s+override|^\s*override\s*[:：]|(?:^|\s)(?:assistant|system|ai|助手|系统)\s*[:：]"
 )
 # Instructions about how the assistant answers from now on: nothing in them is the user's workload.
 _STANDING_ORDER = (

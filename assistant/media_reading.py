@@ -25,7 +25,8 @@ _PER_HOUR_FIRST = rf"(?:每小时|每个小时|一小时|per\s+hour|an\s+hour|/\
 _PER_HOUR_AFTER = rf"{_NUM}\s*{_IMAGE}(?:\s*图)?\s*(?:每小时|/\s*h|per\s+hour|an\s+hour|a\s+hour)"
 _AUDIO_HOURS = (
     rf"{_NUM}\s*(?:个)?\s*(?:小时|hours?)\s*(?:的)?\s*(?:会议|通话|客服)?\s*"
-    r"(?:录音|音频|语音|of\s+(?:audio|speech|recordings?|calls?))"
+    r"(?:录音|音频|语音|音视频|播客|课程|视频|of\s+(?:\w+\s+){0,2}?(?:audio|speech|recordings?|calls?|podcasts?|meetings?|"
+    r"interviews?|lectures?|videos?|voice\s*mails?))"
 )
 _DOCS = (
     rf"{_NUM}\s*(?:篇|条|份|个)?\s*(?:[A-Za-z]{{2,5}}\s+)?"
@@ -37,7 +38,10 @@ _DOC_TOKENS_NAMED = (
     rf"(?:of|are|is|each|average|averaging|长度)?\s*(?:about|around|roughly|approximately|~|约|大约|平均|都是)?\s*{_NUM}\s*tokens?"
 )
 _PER_DAY_AFTER = rf"{_NUM}\s*(?:[\w.\-]+\s+){{0,2}}?{_IMAGE}\s*(?:per\s+day|a\s+day|/\s*day|daily|每天|每日)"
-_WITHIN_DAY = r"(?:一天|一日|当天|24\s*小时)\s*(?:内|之内|以内)|within\s+(?:a|one)\s+day|in\s+(?:a|one)\s+day"
+_WITHIN_DAY = (
+    r"(?:一天|一日|当天|24\s*小时)\s*(?:内|之内|以内)|within\s+(?:a|one)\s+day|in\s+(?:a|one)\s+day|by\s+tomorrow|"
+    r"明天(?:之前|以前|前)"
+)
 _STREAMS = (
     rf"{_NUM}\s*(?:路|live\s+streams?|streams?|channels?|(?:个)?(?:通话|电话)同时|(?:simultaneous|concurrent|parallel|live)\s+"
     r"(?:phone\s+|audio\s+|voice\s+)?(?:calls?|streams?|conversations?|meetings?))"

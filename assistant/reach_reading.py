@@ -15,10 +15,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-ReachTopic = Literal["image", "speech", "embedding", "video", "encoder", "vision", "classic_ml", "cpu"]
+ReachTopic = Literal["image", "speech", "embedding", "video", "encoder", "vision", "other_ml", "classic_ml", "cpu"]
 
 # Checked in this order: a question about a video model is not an image question because it says "生成".
 _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
+    ("other_ml", r"dlrm|recommend(?:ation|er)\s+(?:model|system)s?|推荐(?:模型|系统|算法)|ctr\s+(?:model|prediction)|"
+     r"点击率|deepfm|"
+     r"wide\s*(?:&|and)\s*deep|graph\s+neural|\bgnn\b|图神经网络|time[\s\-]series\s+forecast\w*|时序预测|"
+     r"reinforcement\s+learning|强化学习|\bppo\b\s+(?:for\s+)?(?:robot|game)|alphafold|protein\s+folding|蛋白质"),
     ("classic_ml", r"xgboost|lightgbm|catboost|sklearn|scikit[\s\-]?learn|随机森林|random\s+forests?|逻辑回归|"
      r"logistic\s+regression|\bsvm\b|决策树|decision\s+trees?|gradient[\s\-]boost\w*|梯度提升|表格数据|tabular|"
      r"k[\s\-]?means|聚类|线性回归|linear\s+regression|传统机器学习|classic(?:al)?\s+(?:ml|machine\s+learning)"),

@@ -38,6 +38,11 @@ _SHOWN = 3
 # Words of the Chinese guidance for each kind, so a zh question finds the zh passage to cite.
 _KIND_ZH = {"diffusion": "文生图 扩散 显存", "speech": "语音识别 音频", "embedding": "向量 嵌入 检索",
             "reranker": "重排 检索", "vlm": "视觉语言 图像 token"}
+# "How many images an hour can one L20 make?", "每小时能出多少张": the speed is the answer, not the fit.
+_RATE_RE = (
+    r"how\s+many\s+(?:images|pictures|videos|clips|audio\s+hours|hours\s+of\s+audio)\s+(?:per|an|a|each|every)\s+hour|"
+    r"(?:每|一)小时能?(?:生成|出|画|跑|转写|处理)?多少|throughput|吞吐|how\s+fast|多快|速度"
+)
 _FIT_RE = r"\bfits?\b|\benough\b|\bcan\b.*\brun\b|能跑|跑得动|放得下|放不下|够不够|够吗|行不行|可以吗"
 
 
@@ -53,6 +58,8 @@ class MediaIntent(Run):
         passages = yield from self.search(query, n=1, prefer_docs=[_GUIDANCE_DOC])
         if model.kind == "vlm":
             reply = yield from self._vlm(s, ask, model)
+        elif not _load(ask, s) and re.search(_RATE_RE, self.question, re.I):
+            reply = yield from self._rate(s, ask, model)
         elif s.gpu and (s.asks_verdict or s.gpus or not _load(ask, s) or re.search(_FIT_RE, self.question, re.I)):
             reply = yield from self._verdict(s, ask, model)
         elif not _load(ask, s) and not s.gpu and _asks_memory(self.question):
@@ -114,6 +121,21 @@ class MediaIntent(Run):
         unit = _UNITS.get(top.speed_per_gpu.unit, "media.unit.image").replace("media.unit.", "media.unit_rate.")
         return say("media.too_slow", self.lang, hardware=hardware, gpu=gpu, unit=say(unit, self.lang),
                    per=render.fig(top.speed_per_gpu.items_per_hour), load=self._load(plan, ask, s), need=top.load_gpus)
+
+    def _rate(self, s: Slots, ask: MediaAsk, model: MediaModel) -> Events:
+        """Answer "how many images an hour does one L20 make?": the speed per GPU, first."""
+        plan, error = yield from self.call("plan_media_deployment", plan_media_deployment, **_plan_args(s, ask, model))
+        if error or plan is None:
+            return self.error(error or "")
+        if not plan.options:
+            return self._nothing_fits(plan, model, ask, s.gpu)
+        top = plan.options[0]
+        unit = _UNITS.get(top.speed_per_gpu.unit, "media.unit.image").replace("media.unit.", "media.unit_rate.")
+        text = say("media.rate", self.lang, gpu=top.gpu_model or top.gpu_model_likely or "?", model=model.display_name,
+                   per=render.fig(top.speed_per_gpu.items_per_hour), unit=say(unit, self.lang),
+                   instance=top.instance_type)
+        return Reply(text=text + "\n\n" + self._table(plan.options[:_SHOWN]), kind="recommendation",
+                     details=self._plan_details(plan))
 
     def _memory(self, ask: MediaAsk, model: MediaModel) -> Events:
         est, error = yield from self.call("estimate_media_gpu_memory", estimate_media_gpu_memory,
