@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from assistant.answer import Language
+from knowledge.documents import load_documents
 
 if TYPE_CHECKING:
     from assistant.understanding import Slots
@@ -64,6 +65,30 @@ def find_concept(text: str) -> Concept | None:
     return next((c for c in load_concepts() if c.matches(text)), None)
 
 
+# "what is X", "explain X", "X 是什么", "什么是 X": X is the subject a definition question is about.
+_SUBJECT_RES = (
+    r"(?:what\s+is|what's|what\s+are|what\s+does|explain|tell\s+me\s+about|define|meaning\s+of)\s+(?:an?\s+|the\s+)?"
+    r"([A-Za-z][\w\-./+ ]{1,40}?)(?:\s+(?:mean|stand\s+for|do|work|used\s+for|and\b|in\b|on\b|for\b)|[?？.,，]|$)",
+    r"(?:什么是|啥是|介绍一下|解释一下|讲讲)\s*([\w\-./+ ]{2,30}?)\s*(?:[?？。，,]|$)",
+    r"([\w\-./+]{2,30}(?:\s+[A-Za-z][\w\-]*){0,2})\s*(?:是什么|是啥|什么意思|是干什么的)",
+)
+
+
+@cache
+def _guidance_text() -> str:
+    """Every guidance document's text, lower-cased, to tell whether the guidance mentions a term at all."""
+    return "\n".join(doc.body.lower() for doc in load_documents())
+
+
+def guidance_subject(text: str) -> str | None:
+    """Return the subject of a definition question when the guidance mentions it ("What is EasyCKPT?")."""
+    for pattern in _SUBJECT_RES:
+        if (m := re.search(pattern, text, re.IGNORECASE)) and len(subject := m.group(1).strip()) >= 3:
+            if re.search(rf"(?<![a-z0-9]){re.escape(subject.lower())}(?![a-z0-9])", _guidance_text()):
+                return subject  # a whole word or name: "love" is not "Lovelace"
+    return None
+
+
 def asks_concept(text: str, slots: Slots) -> bool:
     """Tell whether a question read as a plan, a price or off-topic is really about a concept alone.
 
@@ -75,4 +100,4 @@ def asks_concept(text: str, slots: Slots) -> bool:
         return False
     sized = slots.model or slots.model_error or (slots.size_b and (slots.task or slots.task_hint))
     named = slots.gpu_mentions or slots.families or slots.instance_types
-    return not sized and not named and find_concept(text) is not None
+    return not sized and not named and (find_concept(text) is not None or guidance_subject(text) is not None)

@@ -255,3 +255,10 @@ def test_api_out_of_reach_then_a_servable_follow_up(client: httpx.Client) -> Non
     _reach(first)
     follow = client.post("/v1/ask", json={"question": FOLLOW, "session_id": first["session_id"]}).json()
     _follow_up_serves_it(follow)
+
+
+def test_a_term_the_guidance_defines_is_answered_from_it_and_a_word_it_lacks_is_not() -> None:
+    easyckpt = _ask("What is EasyCKPT?")
+    assert easyckpt.kind == "guidance" and "distributed-training" in {c.doc for c in easyckpt.citations}
+    assert "EasyCKPT" in easyckpt.text
+    assert _ask("What is love?").kind == "out_of_scope"  # "Lovelace" is in the guidance, "love" is not

@@ -6,7 +6,7 @@ import re
 
 from assistant import render
 from assistant.answer import Language
-from assistant.concepts import Concept, find_concept
+from assistant.concepts import Concept, find_concept, guidance_subject
 from assistant.injection import split_planted
 from assistant.messages import say
 from assistant.run import Events, Reply, Run
@@ -45,7 +45,11 @@ class GuidanceIntent(Run):
         if gpu_lines and re.search(_ASKS_GPU, question, re.IGNORECASE):
             parts.insert(0, " ".join(gpu_lines))  # "which GPU is in gn8is?": the catalog answers first
         sections = [*s.families, *s.gpu_mentions]
-        passages = yield from self.search(question, n=2, prefer_sections=sections)
+        if subject := guidance_subject(question):  # "What is EasyCKPT?": the passages that mention it come first
+            found = yield from self.search(f"{subject} {question}", n=4, prefer_sections=sections)
+            passages = sorted(found, key=lambda p: subject.lower() not in p.text.lower())[:2]
+        else:
+            passages = yield from self.search(question, n=2, prefer_sections=sections)
         quotes = self.quotes(passages, question, limit=2)
         if not quotes and not parts:
             return Reply(text=render.scope_statement(self.lang), kind="out_of_scope")
