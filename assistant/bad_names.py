@@ -20,14 +20,14 @@ _BRANDED_GPU = re.compile(
     re.IGNORECASE,
 )
 _HARDWARE_COUNT = re.compile(
-    rf"(?<![\w.])((?:-\s*\d+|0+)(?:\.\d+)?)\s*(?:(张|块|台)\s*(?:{GPU_NAME})?\s*(?:卡|显卡|gpu|实例|机器)?|"
+    rf"(?<![\w.])(?<!\d,)((?:-\s*\d+|0+)(?:\.\d+)?)\s*(?:(张|块|台)\s*(?:{GPU_NAME})?\s*(?:卡|显卡|gpu|实例|机器)?|"
     rf"(?:x\s*)?(?:nvidia\s+)?(?:{GPU_NAME})\s*(?:gpus?|cards?)?|gpus?\b|cards?\b|instances?\b|nodes?\b|machines?\b)",
     re.IGNORECASE,
 )
 
 # A fraction right before a unit that comes whole; "1.5万 users" and "1.5k users" have a scale word between.
 _FRACTION = re.compile(
-    r"(?<![\w.])\d+\.\d+\s*(?:(?:concurrent\s+|simultaneous\s+)?users?\b|people\b|gpus?\b|cards?\b|instances?\b|"
+    r"(?<![\w.])(?<!\d,)\d+\.\d+\s*(?:(?:concurrent\s+|simultaneous\s+)?users?\b|people\b|gpus?\b|cards?\b|instances?\b|"
     r"machines?\b|nodes?\b|个?并发|个?用户|人(?:同时)?|张|块|台)",
     re.IGNORECASE,
 )

@@ -15,10 +15,18 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-ReachTopic = Literal["image", "speech", "embedding", "video", "encoder", "vision", "other_ml", "classic_ml", "cpu"]
+ReachTopic = Literal[
+    "non_ml", "local", "image", "speech", "embedding", "video", "vlm", "encoder", "vision", "other_ml", "classic_ml",
+    "cpu",
+]
 
 # Checked in this order: a question about a video model is not an image question because it says "生成".
 _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
+    ("non_ml", r"挖矿|mining|crypto\w*|bitcoin|比特币|ethereum|以太坊|cloud\s+gaming|云游戏|blender|3d\s+render\w*|"
+     r"video\s+(?:transcod|encod)\w*|视频转码|渲染"),
+    ("local", r"macbook|\bmac\s*(?:mini|studio|pro)?\b|apple\s+silicon|\bm[1-4]\s*(?:pro|max|ultra)?\s*(?:chip|芯片)|"
+     r"laptop|笔记本(?:电脑)?|my\s+(?:pc|computer|desktop)|本地电脑|家用电脑|on\s+(?:a\s+|the\s+)?cpus?\b|"
+     r"用\s*cpu\s*(?:跑|推理|部署)|cpu\s*(?:上跑|推理)|llama\.cpp|\bgguf\b"),
     ("other_ml", r"dlrm|recommend(?:ation|er)\s+(?:model|system)s?|推荐(?:模型|系统|算法)|ctr\s+(?:model|prediction)|"
      r"点击率|deepfm|"
      r"wide\s*(?:&|and)\s*deep|graph\s+neural|\bgnn\b|图神经网络|time[\s\-]series\s+forecast\w*|时序预测|"
@@ -36,6 +44,8 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"\bm3e\b|gte[\s\-]"),
     ("image", r"stable[\s\-]?diffusion|sdxl|\bsd\s*(?:1\.5|2|3)|\bflux\b|midjourney|文生图|图像生成|生成图片|生图|画图|"
      r"text[\s\-]to[\s\-]image|image\s+generation|diffusion\s+models?|扩散模型|comfyui|controlnet|qwen[\s\-]?image"),
+    ("vlm", r"qwen[\d.]*[\s\-]?vl|\bvlm\b|vision[\s\-]language|视觉语言|多模态|llava|internvl|minicpm[\s\-]?v|"
+     r"glm[\s\-]?4v"),
     ("encoder", r"(?<![a-z])(?:bert|roberta|albert|deberta\w*|electra|ernie)(?![a-z])|bert[\s\-]|文本分类|"
      r"text\s+classif\w*|情感分析|sentiment\s+(?:analysis|classif\w*|model)|命名实体|\bner\b|token\s+classif\w*"),
     ("vision", r"ocr\b|paddle\w*|文字识别|yolo\w*|resnet\w*|\bvit\b|efficientnet|目标检测|图像分类|图片分类|"
@@ -55,13 +65,17 @@ ABOUT: dict[ReachTopic, str] = {
     "video": r"video|视频",
     "speech": r"speech|whisper|audio|asr|语音|音频",
     "embedding": r"embedding|rerank|bge|向量|重排",
+    "vlm": r"vision-language|qwen2\.5-vl|视觉语言",
 }
 MEDIA_KINDS: dict[ReachTopic, tuple[str, ...]] = {
     "image": ("diffusion",),
     "video": ("diffusion",),
     "speech": ("speech",),
     "embedding": ("embedding", "reranker"),
+    "vlm": ("vlm",),
 }
+_KIND_TOPIC: dict[str, ReachTopic] = {"diffusion": "image", "speech": "speech", "embedding": "embedding",
+                                      "reranker": "embedding", "vlm": "vlm"}
 
 
 class ReachAsk(BaseModel):
@@ -85,3 +99,12 @@ def about(topic: ReachTopic, text: str) -> bool:
     """Tell whether a passage's text is about the workload (topics with no guidance have none)."""
     pattern = ABOUT.get(topic)
     return bool(pattern and re.search(pattern, text, re.IGNORECASE))
+
+
+def media_training(kind: str | None, text: str) -> ReachAsk:
+    """Training a registry model (an SDXL LoRA, fine-tuning Qwen2.5-VL): out of reach, as its kind's topic."""
+    video = bool(re.search(_TOPICS_BY_NAME["video"], text, re.IGNORECASE))
+    return ReachAsk(topic="video" if video else _KIND_TOPIC.get(kind or "", "image"), training=True)
+
+
+_TOPICS_BY_NAME = dict(_TOPICS)

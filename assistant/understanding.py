@@ -50,7 +50,7 @@ from assistant.phrases import (
     stated_lengths,
     training_volume,
 )
-from assistant.reach_reading import ReachAsk, out_of_reach
+from assistant.reach_reading import ReachAsk, media_training, out_of_reach
 from assistant.reading import Scan, chinese_int, normalise, parse_number
 from assistant.workload_numbers import (
     find_batch,
@@ -340,10 +340,13 @@ def understand(question: str) -> Slots:
     if asks_concept(text, slots):
         slots.intent = "guidance"  # a conceptual question: answered from the guidance, no model asked for
     slots.media = read_media(text)
-    if slots.media is not None and slots.media.model is not None and not _trains(slots):
+    if slots.media is not None and slots.media.model is not None:
         # A named image/speech/embedding model is more specific than any LLM name it contains
         # ("千问VL 7B" is not Qwen-7B); training these models is still out of reach.
-        slots.intent, slots.reach = "media", None
+        trained = media_training(slots.media.kind, text) if _trains(slots) else None
+        slots.intent, slots.reach = ("out_of_reach", trained) if trained else ("media", None)
+    elif slots.reach and slots.reach.topic == "local" and slots.intent != "out_of_reach":
+        slots.intent = "out_of_reach"  # a laptop or CPU-only run of a named LLM: not an instance to size
     return slots
 
 

@@ -22,6 +22,7 @@ _QUERY = {
     "video": "text-to-video Wan2.1 GPU memory",
     "speech": "speech recognition Whisper audio GPU",
     "embedding": "embedding reranker bge-m3 RAG GPU",
+    "vlm": "vision-language Qwen2.5-VL image tokens",
 }
 
 
