@@ -46,6 +46,7 @@ _STREAMS = (
     rf"{_NUM}\s*(?:路|live\s+streams?|streams?|channels?|(?:个)?(?:通话|电话)同时|(?:simultaneous|concurrent|parallel|live)\s+"
     r"(?:phone\s+|audio\s+|voice\s+)?(?:calls?|streams?|conversations?|meetings?))"
 )
+_QPS = rf"{_NUM}\s*(?:qps|rps|queries\s+(?:per\s+second|a\s+second|/\s*s)|requests?\s+per\s+second|次/秒)"
 _WITHIN = rf"(?:within|in|overnight\s*\(?)\s*{_NUM}\s*(?:hours?|h\b)|{_NUM}\s*(?:个)?\s*小时\s*(?:内|之内|以内)"
 _DOC_TOKENS_AFTER = rf"(?:about|~|约|每篇|每条|each|平均)?\s*{_NUM}\s*tokens?\s*(?:each|per\s+doc\w*|一篇|每篇)"
 _IMAGES_PER_REQUEST = (
@@ -70,6 +71,7 @@ class MediaAsk(BaseModel):
     docs: int | None = None
     doc_tokens: int | None = None
     candidates: int | None = None
+    qps: float | None = Field(default=None, description="queries per second, read with the number first")
     images_per_request: int | None = None
     frames: int | None = None
     dtype: str | None = None
@@ -152,6 +154,11 @@ def read_media(text: str) -> MediaAsk | None:
         ask.doc_tokens = int(_number(m))
     elif m := _first(_DOC_TOKENS_NAMED, text):
         ask.doc_tokens = int(_number(m))
+    # "1,000 QPS of 128-token queries": the number before the unit is the rate, the one after is a length.
+    if m := _first(_QPS, text):
+        ask.qps = _number(m)
+    if m := _first(rf"{_NUM}[\s\-]*tokens?\s+(?:quer(?:y|ies)|passages?|documents?|docs?|chunks?|inputs?)", text):
+        ask.doc_tokens = ask.doc_tokens or int(_number(m))
     if m := _first(rf"{_NUM}\s*(?:个)?\s*(?:candidates?|候选)", text):
         ask.candidates = int(_number(m))
     if m := _first(_IMAGES_PER_REQUEST, text):

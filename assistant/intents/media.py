@@ -244,7 +244,7 @@ class MediaIntent(Run):
 
 def _load(ask: MediaAsk, s: Slots) -> bool:
     live = ask.streams or (s.concurrency if ask.kind == "speech" else None)
-    return bool(ask.images_per_hour or ask.audio_hours or live or ask.docs or s.qps or ask.candidates)
+    return bool(ask.images_per_hour or ask.audio_hours or live or ask.docs or ask.qps or s.qps or ask.candidates)
 
 
 def _asks_memory(question: str) -> bool:
@@ -270,8 +270,8 @@ def _plan_args(s: Slots, ask: MediaAsk, model: MediaModel) -> dict[str, Any]:
         "streams": (ask.streams or s.concurrency) if model.kind == "speech" and not ask.audio_hours else None,
         "docs": ask.docs if model.kind == "embedding" else None,
         "doc_tokens": ask.doc_tokens if model.kind in ("embedding", "reranker") else None,
-        "candidates": ask.candidates if model.kind == "reranker" and s.qps else None,
-        "qps": s.qps if model.kind in ("embedding", "reranker") else None,
+        "candidates": ask.candidates if model.kind == "reranker" and (ask.qps or s.qps) else None,
+        "qps": (ask.qps or s.qps) if model.kind in ("embedding", "reranker") else None,
         "within_hours": ask.within_hours if (ask.audio_hours or ask.docs) else None,
         "gpu": s.gpu, "region": s.region, "budget_cny_month": s.budget_cny_month,
     }
