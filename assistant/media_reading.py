@@ -106,8 +106,24 @@ def media_model(text: str) -> MediaModel | None:
     for m in pattern.finditer(text):
         found = index.get(normalize_name(m.group(0)))
         if found is not None:
-            return found
+            # "Whisper tiny", "SDXL Turbo", "FLUX.1 pro": another variant than any this model is known by.
+            return None if _another_variant(found, text[m.end() : m.end() + 24]) else found
     return None
+
+
+_VARIANT = re.compile(
+    r"[\s\-_.]*(?:\d+(?:\.\d+)?[\s\-_]*)?(tiny|base|small|medium|large|turbo|mini|nano|lite|pro|max|ultra|xl|xxl|"
+    r"v\d+(?:\.\d+)?|\d+(?:\.\d+)?\s*[bm])(?![a-z0-9])",
+    re.IGNORECASE,
+)
+
+
+def _another_variant(model: MediaModel, after: str) -> bool:
+    """Tell whether the words right after a model's name name a size or variant that model is not."""
+    if not (m := _VARIANT.match(after)):
+        return False
+    known = normalize_name(" ".join([model.name, model.display_name, *model.aliases]))
+    return normalize_name(m.group(1)) not in known
 
 
 def _number(m: re.Match[str], group: int = 1) -> float:
