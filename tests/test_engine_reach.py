@@ -64,7 +64,7 @@ def test_an_unsizable_workload_is_said_so_with_only_passages_about_it(
 
 def test_training_a_media_model_names_the_registry_models_that_can_be_served() -> None:
     answer = _ask("How many GPUs to fine-tune Whisper large-v3 on 500 hours of audio?")
-    assert answer.kind == "out_of_scope" and "Whisper large-v3" in answer.text and "serving" in answer.text
+    assert answer.kind == "out_of_scope" and "`whisper-large-v3`" in answer.text and "serving" in answer.text
 
 
 def test_serving_a_registry_model_is_in_reach_with_the_load_as_stated() -> None:

@@ -57,4 +57,5 @@ class ReachIntent(Run):
 def _registry_models(ask: ReachAsk) -> list[str]:
     kinds = MEDIA_KINDS.get(ask.topic, ())
     video = ask.topic == "video"
-    return [m.display_name for m in load_media_models() if m.kind in kinds and (m.is_video == video)]
+    # Registry names (what `--model` takes) read as identifiers, so "1.3B" is not taken for a computed figure.
+    return [f"`{m.name}`" for m in load_media_models() if m.kind in kinds and (m.is_video == video)]
