@@ -28,6 +28,7 @@ _AUDIO_HOURS = (
     r"(?:录音|音频|语音|音视频|播客|课程|视频|of\s+(?:\w+\s+){0,2}?(?:audio|speech|recordings?|calls?|podcasts?|meetings?|"
     r"interviews?|lectures?|videos?|voice\s*mails?))"
 )
+_AUDIO_HOURS_NAMED = rf"{_NUM}\s*(?:audio|speech|recording|call|音频|录音)\s*(?:hours?|小时)"  # "500 audio hours"
 _DOCS = (
     rf"{_NUM}\s*(?:篇|条|份|个)?\s*(?:[A-Za-z]{{2,5}}\s+)?"
     r"(?:documents?|docs?|passages?|pages?|文档|段落|页|chunks?|文本块|切片|片段)"
@@ -39,7 +40,7 @@ _DOC_TOKENS_NAMED = (
 )
 _PER_DAY_AFTER = rf"{_NUM}\s*(?:[\w.\-]+\s+){{0,2}}?{_IMAGE}\s*(?:per\s+day|a\s+day|/\s*day|daily|每天|每日)"
 _WITHIN_DAY = (
-    r"(?:一天|一日|当天|24\s*小时)\s*(?:内|之内|以内)|within\s+(?:a|one)\s+day|in\s+(?:a|one)\s+day|by\s+tomorrow|"
+    r"(?:一天|一日|当天|24\s*小时)\s*(?:内|之内|以内)|(?:within|in|per|a)\s+(?:a\s+|one\s+)?day\b|by\s+tomorrow|每天|每日|"
     r"明天(?:之前|以前|前)"
 )
 _STREAMS = (
@@ -154,7 +155,7 @@ def read_media(text: str) -> MediaAsk | None:
         ask.images_per_hour = _number(m) / 24
     elif m := _first(_PER_DAY_AFTER, text):
         ask.images_per_hour = _number(m) / 24
-    if m := _first(_AUDIO_HOURS, text):
+    if m := _first(_AUDIO_HOURS, text) or _first(_AUDIO_HOURS_NAMED, text):
         ask.audio_hours = _number(m)
     if m := _first(_WITHIN, text):
         ask.within_hours = _number(m) if m.group(1) else _number(m, 3)

@@ -291,3 +291,12 @@ def test_a_variant_the_registry_lacks_is_not_swapped_for_a_sibling(question: str
     answer = _ask(question)
     assert answer.kind == "out_of_scope"
     assert not [c for c in answer.tool_calls if c.name in (*_SIZING, "estimate_media_gpu_memory", "evaluate_media_fit")]
+
+
+def test_two_gpus_for_a_media_model_are_compared_on_the_same_load() -> None:
+    answer = _ask("Whisper large-v3 on T4 vs A10 for 500 audio hours a day?")
+    plans = [c.args for c in answer.tool_calls if c.name == "plan_media_deployment"]
+    assert {p["gpu"] for p in plans} == {"T4", "A10"} and all(p["audio_hours"] == 500 for p in plans)
+    assert "cheaper" in _first_line(answer.text)
+    unpriced = _ask("Which is cheaper for SDXL, A10 or L20?")  # no L20 list price ships: said, not guessed
+    assert "L20" in _first_line(unpriced.text) and "A10" in _first_line(unpriced.text)

@@ -58,6 +58,8 @@ class MediaIntent(Run):
         passages = yield from self.search(query, n=1, prefer_docs=[_GUIDANCE_DOC])
         if model.kind == "vlm":
             reply = yield from self._vlm(s, ask, model)
+        elif len(s.gpu_mentions) >= 2:
+            reply = yield from self._compare(s, ask, model)
         elif not _load(ask, s) and re.search(_RATE_RE, self.question, re.I):
             reply = yield from self._rate(s, ask, model)
         elif s.gpu and (s.asks_verdict or s.gpus or not _load(ask, s) or re.search(_FIT_RE, self.question, re.I)):
@@ -121,6 +123,33 @@ class MediaIntent(Run):
         unit = _UNITS.get(top.speed_per_gpu.unit, "media.unit.image").replace("media.unit.", "media.unit_rate.")
         return say("media.too_slow", self.lang, hardware=hardware, gpu=gpu, unit=say(unit, self.lang),
                    per=render.fig(top.speed_per_gpu.items_per_hour), load=self._load(plan, ask, s), need=top.load_gpus)
+
+    def _compare(self, s: Slots, ask: MediaAsk, model: MediaModel) -> Events:
+        """"A10 or L20 for SDXL?": the same load planned on each GPU, the cheaper per unit named first."""
+        best: list[MediaOption] = []
+        for gpu in s.gpu_mentions[:3]:
+            plan, _ = yield from self.call("plan_media_deployment", plan_media_deployment,
+                                           **{**_plan_args(s, ask, model), "gpu": gpu})
+            if plan is not None and plan.options:
+                best.append(plan.options[0])
+        priced = sorted((o for o in best if o.cost_cny_per_unit is not None), key=lambda o: o.cost_cny_per_unit or 0)
+        unpriced = [o for o in best if o.cost_cny_per_unit is None]
+        if len(priced) == 1 and unpriced:  # the L20 has no list price in the shipped data: say so, compare speed
+            one, other = priced[0], unpriced[0]
+            unit = say(_UNITS.get(one.speed_per_gpu.unit, "media.unit.image"), self.lang)
+            text = say("media.compare_unpriced", self.lang, win=_gpu_of(one), other=_gpu_of(other), unit=unit,
+                       win_cost=render.fig(one.cost_cny_per_unit), win_type=one.instance_type,
+                       other_type=other.instance_type, win_rate=render.fig(one.speed_per_gpu.items_per_hour),
+                       other_rate=render.fig(other.speed_per_gpu.items_per_hour))
+            return Reply(text=text + "\n\n" + self._table(best), kind="recommendation")
+        if len(priced) < 2:
+            return (yield from self._plan(s, ask, model))
+        win, other = priced[0], priced[1]
+        unit = say(_UNITS.get(win.speed_per_gpu.unit, "media.unit.image"), self.lang)
+        text = say("media.compare", self.lang, win=_gpu_of(win), other=_gpu_of(other), model=model.display_name,
+                   win_cost=render.fig(win.cost_cny_per_unit), other_cost=render.fig(other.cost_cny_per_unit),
+                   unit=unit, win_type=win.instance_type, other_type=other.instance_type)
+        return Reply(text=text + "\n\n" + self._table(priced), kind="recommendation")
 
     def _rate(self, s: Slots, ask: MediaAsk, model: MediaModel) -> Events:
         """Answer "how many images an hour does one L20 make?": the speed per GPU, first."""
@@ -240,6 +269,10 @@ class MediaIntent(Run):
     def _cited(self, passages: list[Any]) -> list[AnswerDetail]:
         quotes = self.quotes(passages, self.question)
         return [AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes))] if quotes else []
+
+
+def _gpu_of(option: MediaOption) -> str:
+    return option.gpu_model or f"{option.gpu_model_likely or '?'}?"
 
 
 def _load(ask: MediaAsk, s: Slots) -> bool:
