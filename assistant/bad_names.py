@@ -41,10 +41,14 @@ _MANY_GPUS = re.compile(
 )
 
 
+# A bare GPU-shaped name ("H300", "B300", "L40", "K80"): a letter NVIDIA uses and two to four digits.
+_BARE_GPU = re.compile(r"(?<![\w.\-])([ABHLTVPK]\d{2,4}[A-Z]?)(?![\w.\-])")
+
+
 def find_branded_gpu(text: str) -> list[str]:
-    """GPU names written with a brand ("RTX 5090", "MI300X") that the catalog does not know, as written."""
+    """GPU names the catalog does not know ("RTX 5090", "MI300X", "H300"), as written."""
     found = []
-    for m in _BRANDED_GPU.finditer(text):
+    for m in [*_BRANDED_GPU.finditer(text), *_BARE_GPU.finditer(text)]:
         name = re.sub(r"\s+", " ", m.group(1)).strip()
         try:
             catalog.get_gpu(name)

@@ -48,7 +48,8 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"glm[\s\-]?4v"),
     ("encoder", r"(?<![a-z])(?:bert|roberta|albert|deberta\w*|electra|ernie)(?![a-z])|bert[\s\-]|文本分类|"
      r"text\s+classif\w*|情感分析|sentiment\s+(?:analysis|classif\w*|model)|命名实体|\bner\b|token\s+classif\w*"),
-    ("vision", r"ocr\b|paddle\w*|文字识别|yolo\w*|resnet\w*|\bvit\b|efficientnet|目标检测|图像分类|图片分类|"
+    ("vision", r"ocr\b|paddle\w*|文字识别|换脸|face[\s\-]?swap\w*|deepfake|人脸识别|face\s+recognition|超分|"
+     r"super[\s\-]resolution|抠图|background\s+removal|数字人|digital\s+human|yolo\w*|resnet\w*|\bvit\b|efficientnet|目标检测|图像分类|图片分类|"
      r"语义分割|实例分割|检测模型|"
      r"object\s+detect\w*|image\s+classif\w*|(?:semantic|instance)\s+segmentation|detectron\w*|"
      r"segment\s+anything|\bsam\b|cnn\b|卷积神经网络|imagenet|coco\s+dataset"),

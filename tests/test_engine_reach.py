@@ -300,3 +300,9 @@ def test_two_gpus_for_a_media_model_are_compared_on_the_same_load() -> None:
     assert "cheaper" in _first_line(answer.text)
     unpriced = _ask("Which is cheaper for SDXL, A10 or L20?")  # no L20 list price ships: said, not guessed
     assert "L20" in _first_line(unpriced.text) and "A10" in _first_line(unpriced.text)
+
+
+def test_a_bare_gpu_name_the_catalog_lacks_is_unknown_with_suggestions() -> None:
+    answer = _ask("H300 能跑 DeepSeek-R1 吗")
+    assert answer.kind == "error" and answer.language == "zh" and "H300" in _first_line(answer.text)
+    assert "您是不是指" in answer.text and not any(c.name == "evaluate_hardware_fit" for c in answer.tool_calls)
