@@ -32,6 +32,10 @@ _FRACTION = re.compile(
     re.IGNORECASE,
 )
 
+_ZERO_CONTEXT = re.compile(
+    r"(?<![\w.,])0+[\s\-]*(?:k\s*)?tokens?\s+(?:of\s+)?(?:context|上下文)|(?:上下文|context)\s*(?:of|is|=|为|:)?\s*0\b",
+    re.IGNORECASE,
+)
 # More GPUs than any one job is sized for (the largest clusters are tens of thousands): said, not ignored.
 _MAX_GPUS = 100_000
 _MANY_GPUS = re.compile(
@@ -66,6 +70,7 @@ def impossible_hardware_counts(text: str) -> list[str]:
     """
     found = [m.group(0).strip() for m in _HARDWARE_COUNT.finditer(text)]
     found += [m.group(0).strip() for m in _MANY_GPUS.finditer(text) if float(m.group(1).replace(",", "")) > _MAX_GPUS]
+    found += [m.group(0).strip() for m in _ZERO_CONTEXT.finditer(text)]
     return found + [m.group(0).strip() for m in _FRACTION.finditer(text) if not any(m.group(0) in f for f in found)]
 
 

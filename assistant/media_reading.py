@@ -48,6 +48,10 @@ _STREAMS = (
     r"(?:phone\s+|audio\s+|voice\s+)?(?:calls?|streams?|conversations?|meetings?))"
 )
 _QPS = rf"{_NUM}\s*(?:qps|rps|queries\s+(?:per\s+second|a\s+second|/\s*s)|requests?\s+per\s+second|次/秒)"
+_PER_MINUTE = rf"{_NUM}\s*{_IMAGE}\s*(?:/\s*min\w*|per\s+minute|a\s+minute|每分钟)|每分钟\D{{0,12}}?{_NUM}\s*{_IMAGE}"
+_TOKENS_PER_DAY = (
+    rf"{_NUM}\s*tokens?\s*(?:per\s+day|a\s+day|/\s*day|daily|每天|一天)|(?:每天|一天)\D{{0,8}}?{_NUM}\s*tokens?"
+)
 _WITHIN = rf"(?:within|in|overnight\s*\(?)\s*{_NUM}\s*(?:hours?|h\b)|{_NUM}\s*(?:个)?\s*小时\s*(?:内|之内|以内)"
 _DOC_TOKENS_AFTER = rf"(?:about|~|约|每篇|每条|each|平均)?\s*{_NUM}\s*tokens?\s*(?:each|per\s+doc\w*|一篇|每篇)"
 _IMAGES_PER_REQUEST = (
@@ -155,6 +159,8 @@ def read_media(text: str) -> MediaAsk | None:
         ask.images_per_hour = _number(m) / 24
     elif m := _first(_PER_DAY_AFTER, text):
         ask.images_per_hour = _number(m) / 24
+    elif m := _first(_PER_MINUTE, text):
+        ask.images_per_hour = _number(m) * 60
     if m := _first(_AUDIO_HOURS, text) or _first(_AUDIO_HOURS_NAMED, text):
         ask.audio_hours = _number(m)
     if m := _first(_WITHIN, text):
@@ -176,6 +182,11 @@ def read_media(text: str) -> MediaAsk | None:
         ask.qps = _number(m)
     if m := _first(rf"{_NUM}[\s\-]*tokens?\s+(?:quer(?:y|ies)|passages?|documents?|docs?|chunks?|inputs?)", text):
         ask.doc_tokens = ask.doc_tokens or int(_number(m))
+    if ask.docs is None and (m := _first(_TOKENS_PER_DAY, text)):
+        # "50M tokens a day": a day's documents of the stated (else 512-token) length, due within the day.
+        total = _number(m) if m.group(1) else _number(m, 3)
+        ask.doc_tokens = ask.doc_tokens or 512
+        ask.docs, ask.within_hours = max(1, round(total / ask.doc_tokens)), ask.within_hours or 24.0
     if m := _first(rf"{_NUM}\s*(?:个)?\s*(?:candidates?|候选)", text):
         ask.candidates = int(_number(m))
     if m := _first(_IMAGES_PER_REQUEST, text):
