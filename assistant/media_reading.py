@@ -30,7 +30,7 @@ _AUDIO_HOURS = (
 )
 _AUDIO_HOURS_NAMED = rf"{_NUM}\s*(?:audio|speech|recording|call|音频|录音)\s*(?:hours?|小时)"  # "500 audio hours"
 _DOCS = (
-    rf"{_NUM}\s*(?:篇|条|份|个)?\s*(?:[A-Za-z]{{2,5}}\s+)?"
+    rf"{_NUM}\s*(?:篇|条|份|个)?\s*(?:(?!tokens?\b)[A-Za-z]{{2,5}}\s+)?"
     r"(?:documents?|docs?|passages?|pages?|文档|段落|页|chunks?|文本块|切片|片段|文本|句子|记录|records?|texts?)"
 )
 # "passages ~512 tokens", "each query around 64 tokens", "每块大约 512 tokens": the length of one input.

@@ -79,6 +79,18 @@ _KIND_TOPIC: dict[str, ReachTopic] = {"diffusion": "image", "speech": "speech", 
                                       "reranker": "embedding", "vlm": "vlm"}
 
 
+# Words for a whole kind of model ("video generation", "向量模型"), as opposed to a model's name: a question
+# with only these is asking which model to use, and the registry's models of that kind are the answer.
+_GENERIC: dict[ReachTopic, str] = {
+    "image": r"文生图|图像生成|生成图片|生图|画图|text[\s\-]to[\s\-]image|image\s+generat\w+|diffusion\s+models?|"
+    r"扩散模型",
+    "video": r"视频生成|生成视频|文生视频|图生视频|出视频|text[\s\-]to[\s\-]video|image[\s\-]to[\s\-]video|"
+    r"video\s+(?:generation|diffusion|models?)|generat\w+\s+videos?",
+    "speech": r"语音识别|语音转文字|speech[\s\-]to[\s\-]text|speech\s+recognition|\basr\b",
+    "embedding": r"embedding(?:\s+models?)?|向量模型|嵌入模型|向量化|rerank\w*|重排",
+}
+
+
 class ReachAsk(BaseModel):
     """A workload out of the tools' reach: what it is, and whether the user wants to train it."""
 
@@ -86,13 +98,16 @@ class ReachAsk(BaseModel):
 
     topic: ReachTopic
     training: bool = False
+    generic: bool = False  # only the kind was named ("video generation"), no model
 
 
 def out_of_reach(text: str) -> ReachAsk | None:
     """Name the out-of-reach workload ``text`` is about, or None (serving a registry model is in reach)."""
     for topic, pattern in _TOPICS:
         if re.search(pattern, text, re.IGNORECASE):
-            return ReachAsk(topic=topic, training=bool(re.search(_TRAINS, text, re.IGNORECASE)))
+            rest = re.sub(_GENERIC[topic], " ", text, flags=re.IGNORECASE) if topic in _GENERIC else text
+            generic = not re.search(pattern, rest, re.IGNORECASE)
+            return ReachAsk(topic=topic, training=bool(re.search(_TRAINS, text, re.IGNORECASE)), generic=generic)
     return None
 
 

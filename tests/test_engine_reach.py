@@ -326,3 +326,11 @@ def test_loads_per_minute_and_tokens_per_day_reach_the_media_planner() -> None:
     assert call_args(flux, "plan_media_deployment")["images_per_hour"] == 240
     daily = call_args(_ask("embedding 50M tokens per day with bge-m3, what do we need?"), "plan_media_deployment")
     assert daily["docs"] * daily["doc_tokens"] == pytest.approx(50e6, rel=0.01)  # type: ignore[operator]
+
+
+def test_a_kind_without_a_model_asks_which_and_a_vlm_on_a_named_gpu_gets_a_verdict() -> None:
+    which = _ask("Can you help me pick a GPU for video generation?")
+    assert which.kind == "clarification" and "`Wan2.1-T2V-14B`" in which.text and not which.tool_calls
+    vlm = _ask("Can an A10 handle Qwen2.5-VL-7B with 2 images per request?")
+    assert _first_line(vlm.text).startswith("**Yes") and call_args(vlm, "plan_vlm_deployment")["gpu"] == "A10"
+    assert ungrounded(vlm, "Can an A10 handle Qwen2.5-VL-7B with 2 images per request?") == []

@@ -43,7 +43,7 @@ _RATE_RE = (
     r"how\s+many\s+(?:images|pictures|videos|clips|audio\s+hours|hours\s+of\s+audio)\s+(?:per|an|a|each|every)\s+hour|"
     r"(?:每|一)小时能?(?:生成|出|画|跑|转写|处理)?多少|throughput|吞吐|how\s+fast|多快|速度"
 )
-_FIT_RE = r"\bfits?\b|\benough\b|\bcan\b.*\brun\b|能跑|跑得动|放得下|放不下|够不够|够吗|行不行|可以吗"
+_FIT_RE = r"\bfits?\b|\benough\b|\bcan\b.*\b(?:run|handle|serve)\b|能跑|跑得动|放得下|放不下|够不够|够吗|行不行|可以吗"
 
 
 class MediaIntent(Run):
@@ -191,8 +191,24 @@ class MediaIntent(Run):
         tokens = next((a for a in plan.assumptions if "image tokens" in a), "")
         note = say("media.vlm_note", self.lang, images=images, width=args["width"], height=args["height"],
                    tokens=tokens.split(" -> ")[1].split(" image tokens")[0] if " -> " in tokens else "?")
+        if s.gpu and (s.asks_verdict or re.search(_FIT_RE, self.question, re.I)):  # "can an A10 handle it?"
+            parts.insert(0, self._vlm_verdict(plan, model, s))
         # Answer first: the plan's brief (under ~1,500 characters), then how many tokens the images add.
         return Reply(text="\n\n".join([*parts, note]), kind="recommendation", details=details)
+
+    def _vlm_verdict(self, plan: Plan, model: MediaModel, s: Slots) -> str:
+        count = s.gpus or 1
+        hardware = say("hardware.one_gpu", self.lang, gpu=s.gpu) if count == 1 else say(
+            "hardware.gpus", self.lang, count=count, gpu=s.gpu)
+        top = plan.options[0] if plan.options else None
+        if top is None or top.total_gpus > count:
+            return self.t(f"**放不下。** {hardware}不够运行 {model.display_name}，至少要 {top.total_gpus} 张。",
+                          f"**No.** {hardware} is not enough for {model.display_name}; it needs {top.total_gpus} GPUs."
+                          ) if top else self.t(f"**放不下。** {hardware}不够运行 {model.display_name}。",
+                                               f"**No.** {hardware} is not enough for {model.display_name}.")
+        return say("fit.yes", self.lang, hardware=hardware, model=model.display_name,
+                   need=render.fig(top.per_gpu_gib_needed), usable=render.fig(top.per_gpu_capacity_gib),
+                   pct=render.fig(top.headroom_pct))
 
     # ------------------------------------------------------------------ pieces
 

@@ -33,6 +33,10 @@ class ReachIntent(Run):
         """State the limit, what can be computed, and any passage that is about this workload."""
         ask = s.reach or out_of_reach(self.question) or ReachAsk(topic="image")
         trains = ask.training and ask.topic in MEDIA_KINDS
+        if ask.generic and not trains and (models := _registry_models(ask)):
+            # "Pick a GPU for video generation": no model named, and the registry has some: ask which.
+            names = self.t("、", ", ").join(models)
+            return Reply(text=say("reach.which_model", self.lang, models=names), kind="clarification")
         parts = [say(f"reach.{ask.topic}" + (".train" if trains else ""), self.lang), say("reach.can", self.lang)]
         if models := _registry_models(ask):
             parts.append(say("reach.can_media", self.lang, models=self.t("、", ", ").join(models)))
