@@ -334,3 +334,12 @@ def test_a_kind_without_a_model_asks_which_and_a_vlm_on_a_named_gpu_gets_a_verdi
     vlm = _ask("Can an A10 handle Qwen2.5-VL-7B with 2 images per request?")
     assert _first_line(vlm.text).startswith("**Yes") and call_args(vlm, "plan_vlm_deployment")["gpu"] == "A10"
     assert ungrounded(vlm, "Can an A10 handle Qwen2.5-VL-7B with 2 images per request?") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "lang"), [("Which models can you size besides LLMs?", "en"), ("除了大模型你还支持哪些模型？", "zh")]
+)
+def test_what_else_can_be_sized_lists_the_registry(question: str, lang: str) -> None:
+    answer = _ask(question)
+    assert answer.kind == "guidance" and answer.language == lang
+    assert "`whisper-large-v3`" in answer.text and "`bge-m3`" in answer.text

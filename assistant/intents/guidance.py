@@ -16,6 +16,7 @@ from assistant.toolbox import (
 from assistant.understanding import Slots
 from knowledge.models import Passage
 from tools.catalog import InstanceType
+from tools.media_models import load_media_models
 
 
 class GuidanceIntent(Run):
@@ -38,6 +39,8 @@ class GuidanceIntent(Run):
             if gpu is not None:
                 parts.append(render.gpu_specs_table([gpu], self.lang))
         question = split_planted(self.question)[0]  # planted instructions are not what to search for
+        if re.search(_ASKS_MODELS, question, re.IGNORECASE):  # "which models can you size besides LLMs?"
+            return Reply(text=self._registry_line(), kind="guidance")
         if (concept := find_concept(question)) and (found := (yield from self._concept_passage(concept))):
             # A concept the guidance explains: our reviewed answer first, cited, then the section's key sentences.
             first = f"{concept.answer[self.lang]} [{self.cite(found)}]"
@@ -68,6 +71,15 @@ class GuidanceIntent(Run):
         figures = re.findall(r"\d+(?:\.\d+)?", concept.answer[self.lang])
         return max(own, key=lambda p: sum(f in p.text for f in figures), default=None)
 
+    def _registry_line(self) -> str:
+        """Return the media registry by kind: what is sized besides LLMs, by the names `--model` takes."""
+        kinds: dict[str, list[str]] = {}
+        for m in load_media_models():
+            kinds.setdefault(m.kind, []).append(f"`{m.name}`")
+        sep = self.t("、", ", ")
+        lines = [f"- {say(f'registry.{kind}', self.lang)}: {sep.join(names)}" for kind, names in kinds.items()]
+        return say("registry.head", self.lang) + "\n\n" + "\n".join(lines)
+
     def guidance_lead(self, passages: list[Passage]) -> str:
         """Return a first line naming the cited section, with its citation number."""
         cited = next((p for p in passages if any(q.chunk_id == p.chunk_id for q in self.passages)), None)
@@ -79,6 +91,10 @@ class GuidanceIntent(Run):
         )
 
 
+_ASKS_MODELS = (
+    r"(?:which|what)\s+(?:other\s+)?models?\s+(?:can|do|does)\s+(?:you|it|gpu-advisor)\s+(?:size|support|handle|cover|plan)|"
+    r"besides\s+llms?|other\s+than\s+llms?|(?:支持|能算|能估算|能规划)(?:哪些|什么)(?:模型)?|除了大模型"
+)
 _ASKS_GPU = (
     r"什么\s*(?:gpu|卡|显卡)|哪(?:款|种|个)\s*(?:gpu|卡|显卡)|gpu\s*(?:型号|是什么)|which\s+gpu|what\s+gpu|"
     r"gpu\s+(?:is|does|inside)"
