@@ -86,9 +86,13 @@ class GuidanceIntent(Run):
         if cited is None:
             return self.t("**参考资料的说法：**", "**What the guidance says:**")
         n = self.cite(cited)
-        return self.t(
-            f"**参考资料的说法（{cited.section}）[{n}]：**", f"**What the guidance says ({cited.section}) [{n}]:**"
-        )
+        section = cited.section
+        head = self.t(f"**参考资料的说法（{section}）[{n}]：**", f"**What the guidance says ({section}) [{n}]:**")
+        # The sentence of the section closest to the question answers on the first line; the section's opening
+        # sentence is left to the quote below (a first line that merely repeats a passage's start is no answer).
+        opening = next(iter(render.sentences(cited.text)), "")
+        best = next((x for x in render.key_sentences(cited, split_planted(self.question)[0], 2) if x != opening), "")
+        return f"{head}{'' if self.lang == 'zh' else ' '}{best}".rstrip()
 
 
 _ASKS_MODELS = (
