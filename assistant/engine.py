@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 
 from assistant import render
 from assistant.answer import Answer, AnswerEvent, Message
+from assistant.bad_names import unknown_instance_types
 from assistant.intents import HANDLERS
 from assistant.intents.catalog import CatalogIntent
 from assistant.intents.describe import DescribeIntent
@@ -95,6 +96,10 @@ class _Answering(
             return Reply(text=render.scope_statement(self.lang), kind="out_of_scope")
         if self.conv.turn.invalid:
             return self.invalid_values(self.conv.turn.invalid)
+        # A workload on an instance type that does not exist: the closest catalog types, never a substitute.
+        unknown = unknown_instance_types(s.instance_types) if s.intent in ("plan", "memory", "media") else []
+        if unknown and not s.gpu:
+            return self.unknown_instances(unknown)
         try:
             reply = yield from HANDLERS[s.intent](self, s)
         except ToolInputError as exc:  # a tool rejected input the engine derived; say so plainly

@@ -20,16 +20,37 @@ _NUM = r"(\d{1,3}(?:,\d{3})+|\d{1,12}(?:\.\d{1,3})?)\s*(万|千|k|K|million|百�
 _SCALE = {"万": 1e4, "千": 1e3, "k": 1e3, "K": 1e3, "million": 1e6, "百万": 1e6, "m": 1e6, "M": 1e6}
 
 
-_IMAGE = r"(?:张|幅|images?|pictures?)"
+_IMAGE = r"(?:张|幅|images?|pictures?|(?:个|条|段)?\s*视频|videos?|clips?)"
 _PER_HOUR_FIRST = rf"(?:每小时|每个小时|一小时|per\s+hour|an\s+hour|/\s*h)\D{{0,12}}?{_NUM}\s*{_IMAGE}"
 _PER_HOUR_AFTER = rf"{_NUM}\s*{_IMAGE}(?:\s*图)?\s*(?:每小时|/\s*h|per\s+hour|an\s+hour|a\s+hour)"
 _AUDIO_HOURS = (
     rf"{_NUM}\s*(?:个)?\s*(?:小时|hours?)\s*(?:的)?\s*(?:会议|通话|客服)?\s*"
-    r"(?:录音|音频|语音|of\s+(?:audio|speech|recordings?|calls?))"
+    r"(?:录音|音频|语音|音视频|播客|课程|视频|of\s+(?:\w+\s+){0,2}?(?:audio|speech|recordings?|calls?|podcasts?|meetings?|"
+    r"interviews?|lectures?|videos?|voice\s*mails?))"
 )
+_AUDIO_HOURS_NAMED = rf"{_NUM}\s*(?:audio|speech|recording|call|音频|录音)\s*(?:hours?|小时)"  # "500 audio hours"
 _DOCS = (
-    rf"{_NUM}\s*(?:篇|条|份|个)?\s*(?:[A-Za-z]{{2,5}}\s+)?"
-    r"(?:documents?|docs?|passages?|pages?|文档|段落|页|chunks?)"
+    rf"{_NUM}\s*(?:篇|条|份|个)?\s*(?:(?!tokens?\b)[A-Za-z]{{2,5}}\s+)?"
+    r"(?:documents?|docs?|passages?|pages?|文档|段落|页|chunks?|文本块|切片|片段|文本|句子|记录|records?|texts?)"
+)
+# "passages ~512 tokens", "each query around 64 tokens", "每块大约 512 tokens": the length of one input.
+_DOC_TOKENS_NAMED = (
+    rf"(?:passages?|documents?|docs?|chunks?|quer(?:y|ies)|文本块|切片|段落|每块|每段|每条|每篇|每个块)\s*"
+    rf"(?:of|are|is|each|average|averaging|长度)?\s*(?:about|around|roughly|approximately|~|约|大约|平均|都是)?\s*{_NUM}\s*tokens?"
+)
+_PER_DAY_AFTER = rf"{_NUM}\s*(?:[\w.\-]+\s+){{0,2}}?{_IMAGE}\s*(?:per\s+day|a\s+day|/\s*day|daily|每天|每日)"
+_WITHIN_DAY = (
+    r"(?:一天|一日|当天|24\s*小时)\s*(?:内|之内|以内)|(?:within|in|per|a)\s+(?:a\s+|one\s+)?day\b|by\s+tomorrow|每天|每日|"
+    r"明天(?:之前|以前|前)"
+)
+_STREAMS = (
+    rf"{_NUM}\s*(?:路|live\s+streams?|streams?|channels?|(?:个)?(?:通话|电话)同时|(?:simultaneous|concurrent|parallel|live)\s+"
+    r"(?:phone\s+|audio\s+|voice\s+)?(?:calls?|streams?|conversations?|meetings?))"
+)
+_QPS = rf"{_NUM}\s*(?:qps|rps|queries\s+(?:per\s+second|a\s+second|/\s*s)|requests?\s+per\s+second|次/秒)"
+_PER_MINUTE = rf"{_NUM}\s*{_IMAGE}\s*(?:/\s*min\w*|per\s+minute|a\s+minute|每分钟)|每分钟\D{{0,12}}?{_NUM}\s*{_IMAGE}"
+_TOKENS_PER_DAY = (
+    rf"{_NUM}\s*tokens?\s*(?:per\s+day|a\s+day|/\s*day|daily|每天|一天)|(?:每天|一天)\D{{0,8}}?{_NUM}\s*tokens?"
 )
 _WITHIN = rf"(?:within|in|overnight\s*\(?)\s*{_NUM}\s*(?:hours?|h\b)|{_NUM}\s*(?:个)?\s*小时\s*(?:内|之内|以内)"
 _DOC_TOKENS_AFTER = rf"(?:about|~|约|每篇|每条|each|平均)?\s*{_NUM}\s*tokens?\s*(?:each|per\s+doc\w*|一篇|每篇)"
@@ -55,6 +76,7 @@ class MediaAsk(BaseModel):
     docs: int | None = None
     doc_tokens: int | None = None
     candidates: int | None = None
+    qps: float | None = Field(default=None, description="queries per second, read with the number first")
     images_per_request: int | None = None
     frames: int | None = None
     dtype: str | None = None
@@ -89,8 +111,24 @@ def media_model(text: str) -> MediaModel | None:
     for m in pattern.finditer(text):
         found = index.get(normalize_name(m.group(0)))
         if found is not None:
-            return found
+            # "Whisper tiny", "SDXL Turbo", "FLUX.1 pro": another variant than any this model is known by.
+            return None if _another_variant(found, text[m.end() : m.end() + 24]) else found
     return None
+
+
+_VARIANT = re.compile(
+    r"[\s\-_.]*(?:\d+(?:\.\d+)?[\s\-_]*)?(tiny|base|small|medium|large|turbo|mini|nano|lite|pro|max|ultra|xl|xxl|"
+    r"v\d+(?:\.\d+)?|\d+(?:\.\d+)?\s*[bm])(?![a-z0-9])",
+    re.IGNORECASE,
+)
+
+
+def _another_variant(model: MediaModel, after: str) -> bool:
+    """Tell whether the words right after a model's name name a size or variant that model is not."""
+    if not (m := _VARIANT.match(after)):
+        return False
+    known = normalize_name(" ".join([model.name, model.display_name, *model.aliases]))
+    return normalize_name(m.group(1)) not in known
 
 
 def _number(m: re.Match[str], group: int = 1) -> float:
@@ -117,13 +155,19 @@ def read_media(text: str) -> MediaAsk | None:
         ask.images_per_hour = _number(m)
     elif m := _first(_PER_HOUR_AFTER, text):
         ask.images_per_hour = _number(m)
-    elif m := _first(rf"(?:每天|每日|per\s+day|a\s+day)\D{{0,12}}?{_NUM}\s*(?:张|幅|images?)", text):
+    elif m := _first(rf"(?:每天|每日|一天|日均|per\s+day|a\s+day)\D{{0,12}}?{_NUM}\s*{_IMAGE}", text):
         ask.images_per_hour = _number(m) / 24
-    if m := _first(_AUDIO_HOURS, text):
+    elif m := _first(_PER_DAY_AFTER, text):
+        ask.images_per_hour = _number(m) / 24
+    elif m := _first(_PER_MINUTE, text):
+        ask.images_per_hour = _number(m) * 60
+    if m := _first(_AUDIO_HOURS, text) or _first(_AUDIO_HOURS_NAMED, text):
         ask.audio_hours = _number(m)
     if m := _first(_WITHIN, text):
         ask.within_hours = _number(m) if m.group(1) else _number(m, 3)
-    if m := _first(rf"{_NUM}\s*(?:路|live\s+streams?|streams?|channels?)", text):
+    elif _first(_WITHIN_DAY, text):
+        ask.within_hours = 24.0
+    if m := _first(_STREAMS, text):
         ask.streams = int(_number(m))
     if m := _first(_DOCS, text):
         ask.docs = int(_number(m))
@@ -131,6 +175,18 @@ def read_media(text: str) -> MediaAsk | None:
         ask.doc_tokens = int(_number(m))
     elif m := _first(rf"(?:每篇|每条|each\s+of|documents?\s+of)\s*(?:about|约|~)?\s*{_NUM}\s*tokens?", text):
         ask.doc_tokens = int(_number(m))
+    elif m := _first(_DOC_TOKENS_NAMED, text):
+        ask.doc_tokens = int(_number(m))
+    # "1,000 QPS of 128-token queries": the number before the unit is the rate, the one after is a length.
+    if m := _first(_QPS, text):
+        ask.qps = _number(m)
+    if m := _first(rf"{_NUM}[\s\-]*tokens?\s+(?:quer(?:y|ies)|passages?|documents?|docs?|chunks?|inputs?)", text):
+        ask.doc_tokens = ask.doc_tokens or int(_number(m))
+    if ask.docs is None and (m := _first(_TOKENS_PER_DAY, text)):
+        # "50M tokens a day": a day's documents of the stated (else 512-token) length, due within the day.
+        total = _number(m) if m.group(1) else _number(m, 3)
+        ask.doc_tokens = ask.doc_tokens or 512
+        ask.docs, ask.within_hours = max(1, round(total / ask.doc_tokens)), ask.within_hours or 24.0
     if m := _first(rf"{_NUM}\s*(?:个)?\s*(?:candidates?|候选)", text):
         ask.candidates = int(_number(m))
     if m := _first(_IMAGES_PER_REQUEST, text):

@@ -84,7 +84,7 @@ def _value(m: re.Match[str], group: int = 1) -> float:
 _INVALID_RES = (
     r"(?<![\w.])\d{1,9}(?:\.\d{1,6})?\s*[eE]\s*[+\-]?\d{1,4}(?![\w])",  # 1e308
     r"(?<![\w.])\d{1,9}\s*(?:\^|\*\*)\s*\d{1,4}",  # 10^9, 10**9
-    r"(?<![\w.\-])0+(?:\.0+)?\s*(?:个|位|张|块|台)?\s*(?:users?|用户|人|并发|concurren\w*|gpus?|显卡|卡|qps|rps|"
+    r"(?<![\w.\-])(?<!\d,)0+(?:\.0+)?\s*(?:个|位|张|块|台)?\s*(?:users?|用户|人|并发|concurren\w*|gpus?|显卡|卡|qps|rps|"
     r"instances?|台|requests?|请求)(?![a-z])",
     r"(?:并发|concurrency|users|qps|rps|gpus)\s*(?:of|is|=|为|是|:|：)?\s*0+(?![\d.])",
 )

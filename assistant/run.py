@@ -17,6 +17,7 @@ from assistant import render
 from assistant.answer import Answer, AnswerDetail, AnswerEvent, AnswerKind, Language, Message, ToolCall
 from assistant.conversation import Conversation, read_conversation
 from assistant.language import detect_language
+from assistant.tool_text import note_zh
 from assistant.toolbox import (
     GuidanceSearch,
 )
@@ -179,6 +180,8 @@ class Run:
     def error(self, message: str) -> Reply:
         """Turn a tool's input error into a short answer (its message already lists valid values)."""
         intro = self.t("无法按这个输入计算：", "I can't compute that as asked: ")
+        if self.lang == "zh":  # an unknown name's message has a Chinese rendering; one language per answer
+            message = note_zh(message) or message
         return Reply(text=f"{intro}{message}", kind="error")
 
     # ------------------------------------------------------------------ plans and estimates

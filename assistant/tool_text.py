@@ -79,6 +79,30 @@ _ZH: tuple[tuple[str, str], ...] = (
     (r"data parallel over (\d+) GPUs \(DDP: full replica on each\)", "{1} 卡数据并行（DDP：每卡一份完整副本）"),
     (r"ZeRO-(\d) over (\d+) GPUs", "ZeRO-{1} 切分到 {2} 张卡"),
     (r"ZeRO-(\d) over (\d+) GPUs, (\w+) offloaded", "ZeRO-{1} 切分到 {2} 张卡，{3} 卸载到 CPU"),
+    (r"Unknown (?:model|GPU|instance type|instance family|region) '(.+)'\. Did you mean (.+)\?",
+     "目录里没有“{1}”。您是不是指：{2}？"),
+    (r"Unknown (?:model|GPU|instance type|instance family|region) '(.+)'\.", "目录里没有“{1}”。"),
+    # media models (tools/media_memory.py): the setting each estimate assumes
+    (r"(.+?) at (\d+)x(\d+), batch (\d+), (\w+) weights; ([\d,]+) denoiser tokens per image, "
+     r"classifier-free guidance runs a second denoiser pass per step",
+     "{1}，{2}x{3}，batch {4}，{5} 权重；每张图 {6} 个去噪 token，无分类器引导（CFG）每步多跑一次去噪"),
+    (r"(.+?) at (\d+)x(\d+), batch (\d+), (\w+) weights; ([\d,]+) denoiser tokens per image, "
+     r"classifier-free guidance doubles the denoiser batch",
+     "{1}，{2}x{3}，batch {4}，{5} 权重；每张图 {6} 个去噪 token，无分类器引导（CFG）使去噪 batch 翻倍"),
+    (r"(.+?) at (\d+)x(\d+), batch (\d+), (\w+) weights; ([\d,]+) denoiser tokens per image, "
+     r"one denoiser pass per step \(guidance-distilled\)",
+     "{1}，{2}x{3}，batch {4}，{5} 权重；每张图 {6} 个去噪 token，每步一次去噪（引导蒸馏）"),
+    (r"(.+?) at (\d+) frames of (\d+)x(\d+), batch (\d+), (\w+) weights; ([\d,]+) denoiser tokens per video, .+",
+     "{1}，{2} 帧 {3}x{4}，batch {5}，{6} 权重；每个视频 {7} 个去噪 token"),
+    (r"(.+?): (\d+) audio stream\(s\) of ([\d.]+) s windows at once, (\w+) weights",
+     "{1}：同时 {2} 路音频，每段 {3} 秒窗口，{4} 权重"),
+    (r"(.+?): batch (\d+) x ([\d,]+) tokens per sequence, (\w+) weights", "{1}：batch {2} × 每条 {3} tokens，{4} 权重"),
+    (r"no KV cache: every sequence is encoded in one pass", "没有 KV Cache：每条序列一次编码完成"),
+    (r"non-autoregressive: one decoder pass per window, no token cache", "非自回归：每个窗口解码一次，没有 token 缓存"),
+    (r"model CPU offload: only the running component is on the GPU \(slower by the weight transfers\)",
+     "模型级 CPU 卸载：只有正在运行的组件在 GPU 上（权重搬运会变慢）"),
+    (r"sequential CPU offload: about one layer at a time on the GPU \(several times slower\)",
+     "逐层 CPU 卸载：GPU 上一次大约只有一层（慢数倍）"),
 )  # fmt: skip
 _COMPILED = tuple((re.compile(pattern), zh) for pattern, zh in _ZH)
 

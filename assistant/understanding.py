@@ -15,6 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.bad_names import find_branded_gpu, impossible_hardware_counts
+from assistant.concepts import asks_concept
 from assistant.hardware_words import (
     find_catalog_names,
     find_gpu_count,
@@ -22,6 +24,7 @@ from assistant.hardware_words import (
     find_region,
     find_unknown_gpu,
 )
+from assistant.injection import more_instructions, split_planted
 from assistant.intent_rules import (
     CAPACITY_RE,
     EXPLAIN_RE,
@@ -37,18 +40,17 @@ from assistant.model_mentions import find_model, find_size
 from assistant.phrases import (
     PRETRAIN_RE,
     DailyUsers,
-    ReachTopic,
     StatedLength,
     architecture_dims,
     daily_users,
     instance_count,
     invalid_numbers,
     max_instances,
-    out_of_reach,
     spell_numbers,
     stated_lengths,
     training_volume,
 )
+from assistant.reach_reading import ReachAsk, media_training, out_of_reach
 from assistant.reading import Scan, chinese_int, normalise, parse_number
 from assistant.workload_numbers import (
     find_batch,
@@ -142,7 +144,7 @@ class Slots(BaseModel):
     epochs: float | None = None
     max_instances: int | None = Field(default=None, description="'最多用两台': at most this many instances")
     instances: int | None = Field(default=None, description="'2 台 ecs.gn7i-...': instances of the named type")
-    reach: ReachTopic | None = Field(default=None, description="a workload the tools cannot size")
+    reach: ReachAsk | None = Field(default=None, description="a workload the tools cannot size")
     architecture: dict[str, int] | None = Field(
         default=None, description="a custom model's dimensions as config.json keys ('32 layers, hidden 4096 ...')"
     )
@@ -233,7 +235,8 @@ def understand(question: str) -> Slots:
     Args:
         question: The user's words, Chinese or English.
     """
-    text = spell_numbers(normalise(question))
+    legit, planted = split_planted(question)  # fake tool output and standing orders are not the workload
+    text = spell_numbers(normalise(legit))
     scan = Scan(text)
     model = find_model(scan)
     models = [model.name] if model.name else []
@@ -245,6 +248,7 @@ def understand(question: str) -> Slots:
         if not scan.is_used(*span):
             scan.claim(span)
             invalid.append(written)
+    invalid += [w for w in impossible_hardware_counts(text) if not any(w in v or v in w for v in invalid)]
     lengths = stated_lengths(text)
     for length in lengths:
         scan.claim(length.span)
@@ -260,7 +264,8 @@ def understand(question: str) -> Slots:
             scan.claim(span)
     token_cost = find_token_cost(scan)
     explicit_context = find_context(scan, explicit=True)
-    gpu_mentions = find_gpus(scan) or find_unknown_gpu(scan)  # reads, does not claim: "4 张 L20" is a count too
+    # Reads, does not claim: "4 张 L20" is a count too. A branded name the catalog lacks stays as written.
+    gpu_mentions = find_gpus(scan) or find_unknown_gpu(scan) or find_branded_gpu(text)
     budget = find_budget(scan)
     train_tokens = find_train_tokens(scan)
     qps = find_qps(scan)
@@ -299,7 +304,7 @@ def understand(question: str) -> Slots:
         follow_up=_is_follow_up(text),
         accept_defaults=_accepts_defaults(text),
         asks_explanation=bool(re.search(EXPLAIN_RE, text, re.IGNORECASE)),
-        injection=bool(re.search(INJECTION_RE, text, re.IGNORECASE)),
+        injection=planted or bool(re.search(INJECTION_RE, text, re.IGNORECASE)) or more_instructions(text),
         off_topic=bool(re.search(OUT_OF_SCOPE_RE, text, re.IGNORECASE)),
         topics=[t for t, pattern in TOPICS.items() if re.search(pattern, text, re.IGNORECASE)],
         invalid=invalid,
@@ -332,11 +337,16 @@ def understand(question: str) -> Slots:
     slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE))
     slots.reach = out_of_reach(text)
     slots.intent = "out_of_reach" if slots.reach and not slots.model else intent(scan, slots, text)
+    if asks_concept(text, slots):
+        slots.intent = "guidance"  # a conceptual question: answered from the guidance, no model asked for
     slots.media = read_media(text)
-    if slots.media is not None and slots.media.model is not None and not _trains(slots):
+    if slots.media is not None and slots.media.model is not None:
         # A named image/speech/embedding model is more specific than any LLM name it contains
         # ("千问VL 7B" is not Qwen-7B); training these models is still out of reach.
-        slots.intent, slots.reach = "media", None
+        trained = media_training(slots.media.kind, text) if _trains(slots) else None
+        slots.intent, slots.reach = ("out_of_reach", trained) if trained else ("media", None)
+    elif slots.reach and slots.reach.topic == "local" and slots.intent != "out_of_reach":
+        slots.intent = "out_of_reach"  # a laptop or CPU-only run of a named LLM: not an instance to size
     return slots
 
 

@@ -60,16 +60,16 @@ def test_an_injected_false_fact_is_answered_truthfully() -> None:
 
 
 @pytest.mark.parametrize(
-    ("question", "suggestion", "lang"),
+    ("question", "suggestion", "lang", "asks"),
     [
-        ("How much memory does Llama-3.1-60B need for inference?", "Llama-3.1-70B-Instruct", "en"),
-        ("Qwen2.5-50B 推理部署需要几张卡", "Qwen2.5-72B-Instruct", "zh"),
+        ("How much memory does Llama-3.1-60B need for inference?", "Llama-3.1-70B-Instruct", "en", "Did you mean"),
+        ("Qwen2.5-50B 推理部署需要几张卡", "Qwen2.5-72B-Instruct", "zh", "您是不是指"),  # one language per answer
     ],
 )
-def test_unknown_model_is_an_error_with_suggestions(question: str, suggestion: str, lang: str) -> None:
+def test_unknown_model_is_an_error_with_suggestions(question: str, suggestion: str, lang: str, asks: str) -> None:
     answer = shared_engine().answer(question)
     assert answer.kind == "error" and answer.language == lang
-    assert "Did you mean" in answer.text and suggestion in answer.text
+    assert asks in answer.text and suggestion in answer.text
     assert answer.tool_calls and answer.tool_calls[0].error is not None
     assert "Traceback" not in answer.text
 

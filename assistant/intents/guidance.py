@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import re
+
 from assistant import render
+from assistant.answer import Language
+from assistant.concepts import Concept, find_concept, guidance_subject
+from assistant.injection import split_planted
+from assistant.messages import say
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
     find_instance_types,
 )
 from assistant.understanding import Slots
 from knowledge.models import Passage
+from tools.catalog import InstanceType
+from tools.media_models import load_media_models
 
 
 class GuidanceIntent(Run):
@@ -17,9 +25,11 @@ class GuidanceIntent(Run):
     def guidance_answer(self, s: Slots) -> Events:
         """Answer from the guidance: the best passages quoted with citations, plus family tables."""
         parts: list[str] = []
+        gpu_lines: list[str] = []
         for family in s.families[:2]:
             found, err = yield from self.call("find_instance_types", find_instance_types, family=family)
             if found is not None and found.instances:
+                gpu_lines.append(_family_gpu(family, found.instances[0], self.lang))
                 head = self.t(f"**{family} 的实例规格：**", f"**{family} instance types:**")
                 parts.append(head + "\n\n" + render.instances_table(found.instances, self.lang, limit=4))
             elif err:
@@ -28,14 +38,47 @@ class GuidanceIntent(Run):
             gpu = yield from self.lookup_gpu(s.gpu_mentions[0])
             if gpu is not None:
                 parts.append(render.gpu_specs_table([gpu], self.lang))
+        question = split_planted(self.question)[0]  # planted instructions are not what to search for
+        if re.search(_ASKS_MODELS, question, re.IGNORECASE):  # "which models can you size besides LLMs?"
+            return Reply(text=self._registry_line(), kind="guidance")
+        if (concept := find_concept(question)) and (found := (yield from self._concept_passage(concept))):
+            # A concept the guidance explains: our reviewed answer first, cited, then the section's key sentences.
+            first = f"{concept.answer[self.lang]} [{self.cite(found)}]"
+            return Reply(text="\n\n".join([first, *self.quotes([found], question, limit=2), *parts]), kind="guidance")
+        if gpu_lines and re.search(_ASKS_GPU, question, re.IGNORECASE):
+            parts.insert(0, " ".join(gpu_lines))  # "which GPU is in gn8is?": the catalog answers first
         sections = [*s.families, *s.gpu_mentions]
-        passages = yield from self.search(self.question, n=2, prefer_sections=sections)
-        quotes = self.quotes(passages, self.question, limit=2)
+        if subject := guidance_subject(question):  # "What is EasyCKPT?": the passages that mention it come first
+            found = yield from self.search(f"{subject} {question}", n=4, prefer_sections=sections)
+            passages = sorted(found, key=lambda p: subject.lower() not in p.text.lower())[:2]
+        else:
+            passages = yield from self.search(question, n=2, prefer_sections=sections)
+        quotes = self.quotes(passages, question, limit=2)
         if not quotes and not parts:
             return Reply(text=render.scope_statement(self.lang), kind="out_of_scope")
-        # The first line is ours, never a quoted passage: what the cited section is about, then the quotes.
+        # The first line is ours, never a quoted passage: the catalog's answer, or what the cited section is about.
+        if gpu_lines and parts and parts[0].startswith(gpu_lines[0]):
+            return Reply(text="\n\n".join([parts[0], *quotes, *parts[1:]]), kind="guidance")
         lead = [self.guidance_lead(passages)] if quotes else []
         return Reply(text="\n\n".join(lead + quotes + parts), kind="guidance")
+
+    def _concept_passage(self, concept: Concept) -> Events:
+        """Return the concept's own section in the answer's language (searched by its heading), or None."""
+        heading = concept.section[self.lang]
+        found, _ = yield from self.call("search_guidance", self.guidance.search_guidance, query=heading, k=8)
+        own = [p for p in found or [] if p.doc == concept.doc and p.lang == self.lang and heading in p.section]
+        # A long section comes in several chunks: cite the one that holds the answer's figures.
+        figures = re.findall(r"\d+(?:\.\d+)?", concept.answer[self.lang])
+        return max(own, key=lambda p: sum(f in p.text for f in figures), default=None)
+
+    def _registry_line(self) -> str:
+        """Return the media registry by kind: what is sized besides LLMs, by the names `--model` takes."""
+        kinds: dict[str, list[str]] = {}
+        for m in load_media_models():
+            kinds.setdefault(m.kind, []).append(f"`{m.name}`")
+        sep = self.t("、", ", ")
+        lines = [f"- {say(f'registry.{kind}', self.lang)}: {sep.join(names)}" for kind, names in kinds.items()]
+        return say("registry.head", self.lang) + "\n\n" + "\n".join(lines)
 
     def guidance_lead(self, passages: list[Passage]) -> str:
         """Return a first line naming the cited section, with its citation number."""
@@ -43,6 +86,28 @@ class GuidanceIntent(Run):
         if cited is None:
             return self.t("**参考资料的说法：**", "**What the guidance says:**")
         n = self.cite(cited)
-        return self.t(
-            f"**参考资料的说法（{cited.section}）[{n}]：**", f"**What the guidance says ({cited.section}) [{n}]:**"
-        )
+        section = cited.section
+        head = self.t(f"**参考资料的说法（{section}）[{n}]：**", f"**What the guidance says ({section}) [{n}]:**")
+        # The sentence of the section closest to the question answers on the first line; the section's opening
+        # sentence is left to the quote below (a first line that merely repeats a passage's start is no answer).
+        opening = next(iter(render.sentences(cited.text)), "")
+        best = next((x for x in render.key_sentences(cited, split_planted(self.question)[0], 2) if x != opening), "")
+        return f"{head}{'' if self.lang == 'zh' else ' '}{best}".rstrip()
+
+
+_ASKS_MODELS = (
+    r"(?:which|what)\s+(?:other\s+)?models?\s+(?:can|do|does)\s+(?:you|it|gpu-advisor)\s+(?:size|support|handle|cover|plan)|"
+    r"besides\s+llms?|other\s+than\s+llms?|(?:支持|能算|能估算|能规划)(?:哪些|什么)(?:模型)?|除了大模型"
+)
+_ASKS_GPU = (
+    r"什么\s*(?:gpu|卡|显卡)|哪(?:款|种|个)\s*(?:gpu|卡|显卡)|gpu\s*(?:型号|是什么)|which\s+gpu|what\s+gpu|"
+    r"gpu\s+(?:is|does|inside)"
+)
+
+
+def _family_gpu(family: str, instance: InstanceType, lang: Language) -> str:
+    """One sentence naming a family's GPU from the catalog, saying so when Alibaba does not name it."""
+    memory = render.fig(instance.gpu_memory_gib)
+    if instance.gpu_model:
+        return say("family.gpu", lang, family=family, gpu=instance.gpu_model, memory=memory)
+    return say("family.gpu_likely", lang, family=family, gpu=instance.gpu_model_likely or "?", memory=memory)

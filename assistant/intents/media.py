@@ -16,6 +16,7 @@ from assistant.intent_rules import MEMORY_RE
 from assistant.media_reading import MediaAsk
 from assistant.messages import say
 from assistant.price_phrases import billing_label
+from assistant.render_brief import plan_brief
 from assistant.run import Events, Reply, Run
 from assistant.tool_text import notes_in
 from assistant.toolbox import (
@@ -34,7 +35,15 @@ _GUIDANCE_DOC = "image-speech-embedding-models"
 _UNITS = {"image": "media.unit.image", "video": "media.unit.video", "audio hour": "media.unit.audio",
           "million tokens": "media.unit.tokens"}
 _SHOWN = 3
-_FIT_RE = r"\bfits?\b|\benough\b|\bcan\b.*\brun\b|能跑|跑得动|放得下|放不下|够不够|够吗|行不行|可以吗"
+# Words of the Chinese guidance for each kind, so a zh question finds the zh passage to cite.
+_KIND_ZH = {"diffusion": "文生图 扩散 显存", "speech": "语音识别 音频", "embedding": "向量 嵌入 检索",
+            "reranker": "重排 检索", "vlm": "视觉语言 图像 token"}
+# "How many images an hour can one L20 make?", "每小时能出多少张": the speed is the answer, not the fit.
+_RATE_RE = (
+    r"how\s+many\s+(?:images|pictures|videos|clips|audio\s+hours|hours\s+of\s+audio)\s+(?:per|an|a|each|every)\s+hour|"
+    r"(?:每|一)小时能?(?:生成|出|画|跑|转写|处理)?多少|throughput|吞吐|how\s+fast|多快|速度"
+)
+_FIT_RE = r"\bfits?\b|\benough\b|\bcan\b.*\b(?:run|handle|serve)\b|能跑|跑得动|放得下|放不下|够不够|够吗|行不行|可以吗"
 
 
 class MediaIntent(Run):
@@ -45,10 +54,14 @@ class MediaIntent(Run):
         ask = s.media
         assert ask is not None and ask.model is not None
         model = resolve_media_model(ask.model)
-        query = f"{model.display_name} GPU {model.kind}"
+        query = f"{model.display_name} GPU {model.kind} " + (_KIND_ZH.get(model.kind, "") if self.lang == "zh" else "")
         passages = yield from self.search(query, n=1, prefer_docs=[_GUIDANCE_DOC])
         if model.kind == "vlm":
             reply = yield from self._vlm(s, ask, model)
+        elif len(s.gpu_mentions) >= 2:
+            reply = yield from self._compare(s, ask, model)
+        elif not _load(ask, s) and re.search(_RATE_RE, self.question, re.I):
+            reply = yield from self._rate(s, ask, model)
         elif s.gpu and (s.asks_verdict or s.gpus or not _load(ask, s) or re.search(_FIT_RE, self.question, re.I)):
             reply = yield from self._verdict(s, ask, model)
         elif not _load(ask, s) and not s.gpu and _asks_memory(self.question):
@@ -111,6 +124,48 @@ class MediaIntent(Run):
         return say("media.too_slow", self.lang, hardware=hardware, gpu=gpu, unit=say(unit, self.lang),
                    per=render.fig(top.speed_per_gpu.items_per_hour), load=self._load(plan, ask, s), need=top.load_gpus)
 
+    def _compare(self, s: Slots, ask: MediaAsk, model: MediaModel) -> Events:
+        """"A10 or L20 for SDXL?": the same load planned on each GPU, the cheaper per unit named first."""
+        best: list[MediaOption] = []
+        for gpu in s.gpu_mentions[:3]:
+            plan, _ = yield from self.call("plan_media_deployment", plan_media_deployment,
+                                           **{**_plan_args(s, ask, model), "gpu": gpu})
+            if plan is not None and plan.options:
+                best.append(plan.options[0])
+        priced = sorted((o for o in best if o.cost_cny_per_unit is not None), key=lambda o: o.cost_cny_per_unit or 0)
+        unpriced = [o for o in best if o.cost_cny_per_unit is None]
+        if len(priced) == 1 and unpriced:  # the L20 has no list price in the shipped data: say so, compare speed
+            one, other = priced[0], unpriced[0]
+            unit = say(_UNITS.get(one.speed_per_gpu.unit, "media.unit.image"), self.lang)
+            text = say("media.compare_unpriced", self.lang, win=_gpu_of(one), other=_gpu_of(other), unit=unit,
+                       win_cost=render.fig(one.cost_cny_per_unit), win_type=one.instance_type,
+                       other_type=other.instance_type, win_rate=render.fig(one.speed_per_gpu.items_per_hour),
+                       other_rate=render.fig(other.speed_per_gpu.items_per_hour))
+            return Reply(text=text + "\n\n" + self._table(best), kind="recommendation")
+        if len(priced) < 2:
+            return (yield from self._plan(s, ask, model))
+        win, other = priced[0], priced[1]
+        unit = say(_UNITS.get(win.speed_per_gpu.unit, "media.unit.image"), self.lang)
+        text = say("media.compare", self.lang, win=_gpu_of(win), other=_gpu_of(other), model=model.display_name,
+                   win_cost=render.fig(win.cost_cny_per_unit), other_cost=render.fig(other.cost_cny_per_unit),
+                   unit=unit, win_type=win.instance_type, other_type=other.instance_type)
+        return Reply(text=text + "\n\n" + self._table(priced), kind="recommendation")
+
+    def _rate(self, s: Slots, ask: MediaAsk, model: MediaModel) -> Events:
+        """Answer "how many images an hour does one L20 make?": the speed per GPU, first."""
+        plan, error = yield from self.call("plan_media_deployment", plan_media_deployment, **_plan_args(s, ask, model))
+        if error or plan is None:
+            return self.error(error or "")
+        if not plan.options:
+            return self._nothing_fits(plan, model, ask, s.gpu)
+        top = plan.options[0]
+        unit = _UNITS.get(top.speed_per_gpu.unit, "media.unit.image").replace("media.unit.", "media.unit_rate.")
+        text = say("media.rate", self.lang, gpu=top.gpu_model or top.gpu_model_likely or "?", model=model.display_name,
+                   per=render.fig(top.speed_per_gpu.items_per_hour), unit=say(unit, self.lang),
+                   instance=top.instance_type)
+        return Reply(text=text + "\n\n" + self._table(plan.options[:_SHOWN]), kind="recommendation",
+                     details=self._plan_details(plan))
+
     def _memory(self, ask: MediaAsk, model: MediaModel) -> Events:
         est, error = yield from self.call("estimate_media_gpu_memory", estimate_media_gpu_memory,
                                           **_memory_args(ask, model))
@@ -118,7 +173,8 @@ class MediaIntent(Run):
             return self.error(error or "")
         peak = next(stage for stage in est.stages if stage.stage == est.peak_stage)
         text = say("media.memory", self.lang, model=model.display_name, need=render.fig(est.total_gib),
-                   setting=est.assumptions[0], stage=est.peak_stage, weights=render.fig(round(peak.weights_gib, 2)),
+                   setting=next(iter(notes_in(self.lang, est.assumptions[:1])), model.display_name),
+                   stage=est.peak_stage, weights=render.fig(round(peak.weights_gib, 2)),
                    act=render.fig(round(peak.activations_gib, 2)))
         return Reply(text=text, kind="estimate", details=[self._assumptions(est.assumptions[1:])])
 
@@ -131,11 +187,28 @@ class MediaIntent(Run):
         plan, error = yield from self.call("plan_vlm_deployment", plan_vlm_deployment, **args)
         if error or plan is None:
             return self.error(error or "")
-        body = render.plan_markdown(plan, self.lang) if isinstance(plan, Plan) else ""
+        parts, details = plan_brief(plan, self.lang, prefer=s.gpu_mentions) if isinstance(plan, Plan) else ([], [])
         tokens = next((a for a in plan.assumptions if "image tokens" in a), "")
         note = say("media.vlm_note", self.lang, images=images, width=args["width"], height=args["height"],
                    tokens=tokens.split(" -> ")[1].split(" image tokens")[0] if " -> " in tokens else "?")
-        return Reply(text=f"{body}\n\n{note}", kind="recommendation")
+        if s.gpu and (s.asks_verdict or re.search(_FIT_RE, self.question, re.I)):  # "can an A10 handle it?"
+            parts.insert(0, self._vlm_verdict(plan, model, s))
+        # Answer first: the plan's brief (under ~1,500 characters), then how many tokens the images add.
+        return Reply(text="\n\n".join([*parts, note]), kind="recommendation", details=details)
+
+    def _vlm_verdict(self, plan: Plan, model: MediaModel, s: Slots) -> str:
+        count = s.gpus or 1
+        hardware = say("hardware.one_gpu", self.lang, gpu=s.gpu) if count == 1 else say(
+            "hardware.gpus", self.lang, count=count, gpu=s.gpu)
+        top = plan.options[0] if plan.options else None
+        if top is None or top.total_gpus > count:
+            return self.t(f"**放不下。** {hardware}不够运行 {model.display_name}，至少要 {top.total_gpus} 张。",
+                          f"**No.** {hardware} is not enough for {model.display_name}; it needs {top.total_gpus} GPUs."
+                          ) if top else self.t(f"**放不下。** {hardware}不够运行 {model.display_name}。",
+                                               f"**No.** {hardware} is not enough for {model.display_name}.")
+        return say("fit.yes", self.lang, hardware=hardware, model=model.display_name,
+                   need=render.fig(top.per_gpu_gib_needed), usable=render.fig(top.per_gpu_capacity_gib),
+                   pct=render.fig(top.headroom_pct))
 
     # ------------------------------------------------------------------ pieces
 
@@ -214,8 +287,13 @@ class MediaIntent(Run):
         return [AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes))] if quotes else []
 
 
+def _gpu_of(option: MediaOption) -> str:
+    return option.gpu_model or f"{option.gpu_model_likely or '?'}?"
+
+
 def _load(ask: MediaAsk, s: Slots) -> bool:
-    return bool(ask.images_per_hour or ask.audio_hours or ask.streams or ask.docs or s.qps or ask.candidates)
+    live = ask.streams or (s.concurrency if ask.kind == "speech" else None)
+    return bool(ask.images_per_hour or ask.audio_hours or live or ask.docs or ask.qps or s.qps or ask.candidates)
 
 
 def _asks_memory(question: str) -> bool:
@@ -237,11 +315,12 @@ def _plan_args(s: Slots, ask: MediaAsk, model: MediaModel) -> dict[str, Any]:
     loads: dict[str, Any] = {
         "images_per_hour": ask.images_per_hour if model.kind == "diffusion" else None,
         "audio_hours": ask.audio_hours if model.kind == "speech" else None,
-        "streams": ask.streams if model.kind == "speech" and not ask.audio_hours else None,
+        # Live audio at once: streams as said, else the concurrency ("300 concurrent users" of an ASR model).
+        "streams": (ask.streams or s.concurrency) if model.kind == "speech" and not ask.audio_hours else None,
         "docs": ask.docs if model.kind == "embedding" else None,
         "doc_tokens": ask.doc_tokens if model.kind in ("embedding", "reranker") else None,
-        "candidates": ask.candidates if model.kind == "reranker" and s.qps else None,
-        "qps": s.qps if model.kind in ("embedding", "reranker") else None,
+        "candidates": ask.candidates if model.kind == "reranker" and (ask.qps or s.qps) else None,
+        "qps": (ask.qps or s.qps) if model.kind in ("embedding", "reranker") else None,
         "within_hours": ask.within_hours if (ask.audio_hours or ask.docs) else None,
         "gpu": s.gpu, "region": s.region, "budget_cny_month": s.budget_cny_month,
     }

@@ -1,18 +1,29 @@
-"""Workloads the tools cannot size (image generation, speech, embeddings, video): say so, honestly and briefly.
+"""Workloads the tools cannot size: say so, honestly and briefly.
 
-The answer states what the assistant cannot compute and what it can, plus guidance passages only when
-they are about that workload (never the nearest unrelated passage).
+The first line states what cannot be computed for *this* workload (training an image model, a TTS model
+outside the registry, YOLO, XGBoost, a CPU-only job); then what can be computed, naming the registry's
+models of the same kind when there are some. Guidance passages are searched only for workloads the
+guidance covers, and kept only when they are about that workload (never the nearest unrelated passage).
 """
 
 from __future__ import annotations
 
-import re
-
 from assistant.answer import AnswerDetail
 from assistant.messages import say
-from assistant.phrases import out_of_reach
+from assistant.reach_reading import ABOUT, MEDIA_KINDS, ReachAsk, about, out_of_reach
 from assistant.run import Events, Reply, Run
 from assistant.understanding import Slots
+from tools.errors import UnknownNameError
+from tools.media_models import load_media_models
+
+_DOC = "image-speech-embedding-models"
+_QUERY = {
+    "image": "text-to-image diffusion SDXL FLUX GPU memory",
+    "video": "text-to-video Wan2.1 GPU memory",
+    "speech": "speech recognition Whisper audio GPU",
+    "embedding": "embedding reranker bge-m3 RAG GPU",
+    "vlm": "vision-language Qwen2.5-VL image tokens",
+}
 
 
 class ReachIntent(Run):
@@ -20,11 +31,35 @@ class ReachIntent(Run):
 
     def out_of_reach(self, s: Slots) -> Events:
         """State the limit, what can be computed, and any passage that is about this workload."""
-        topic = s.reach or out_of_reach(self.question) or "image"
-        text = say(f"reach.{topic}", self.lang) + "\n\n" + say("reach.can", self.lang)
-        passages = yield from self.search(self.question, n=2)
-        about = [p for p in passages if out_of_reach(f"{p.section} {p.text}") == topic]
+        ask = s.reach or out_of_reach(self.question) or ReachAsk(topic="image")
+        trains = ask.training and ask.topic in MEDIA_KINDS
+        if ask.generic and not trains and (models := _registry_models(ask)):
+            # "Pick a GPU for video generation": no model named, and the registry has some: ask which.
+            names = self.t("、", ", ").join(models)
+            return Reply(text=say("reach.which_model", self.lang, models=names), kind="clarification")
+        parts = [say(f"reach.{ask.topic}" + (".train" if trains else ""), self.lang), say("reach.can", self.lang)]
+        if models := _registry_models(ask):
+            parts.append(say("reach.can_media", self.lang, models=self.t("、", ", ").join(models)))
         details = []
-        if quotes := self.quotes(about, self.question):
-            details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
-        return Reply(text=re.sub(r"\n{3,}", "\n\n", text), kind="out_of_scope", details=details)
+        if ask.topic in ABOUT:  # the guidance says nothing about YOLO, XGBoost or CPU jobs: nothing to search
+            passages = yield from self.search(_QUERY[ask.topic], n=2, prefer_docs=[_DOC])
+            kept = [p for p in passages if about(ask.topic, f"{p.section} {p.text}")]
+            if quotes := self.quotes(kept, self.question):
+                details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
+        return Reply(text="\n\n".join(parts), kind="out_of_scope", details=details)
+
+    def unknown_instances(self, errors: list[UnknownNameError]) -> Reply:
+        """Name the instance types that do not exist and the catalog's closest ones; plan nothing else."""
+        lines = []
+        for exc in errors:
+            near = self.t("、", ", ").join(f"`{n}`" for n in exc.suggestions[:4])
+            hint = say("bad.did_you_mean", self.lang, names=near) if near else ""
+            lines.append(say("bad.unknown_instance", self.lang, name=exc.name, hint=hint))
+        return Reply(text="\n\n".join([*lines, say("bad.name_one", self.lang)]), kind="error")
+
+
+def _registry_models(ask: ReachAsk) -> list[str]:
+    kinds = MEDIA_KINDS.get(ask.topic, ())
+    video = ask.topic == "video"
+    # Registry names (what `--model` takes) read as identifiers, so "1.3B" is not taken for a computed figure.
+    return [f"`{m.name}`" for m in load_media_models() if m.kind in kinds and (m.is_video == video)]

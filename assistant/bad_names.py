@@ -1,0 +1,87 @@
+"""Hardware a question names that does not exist, or in impossible numbers: found, never replaced.
+
+A workload on an instance type the catalog does not have ("Qwen2.5-7B on ecs.gn9x.8xlarge") is answered
+with the catalog's closest names, not planned on some other instance; a GPU written with its brand that
+the catalog does not know ("RTX 5090", "MI300X") is kept as written so the tools answer "Unknown GPU ...
+Did you mean ...?" instead of planning on every GPU; "0 张 L20" or "-2 GPUs" is an invalid value.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.hardware_words import GPU_NAME
+from tools import catalog
+from tools.errors import UnknownNameError
+
+_BRANDED_GPU = re.compile(
+    r"(?<![\w.\-])((?:nvidia\s+|amd\s+)?(?:geforce\s+)?(?:rtx|gtx|titan|quadro|tesla|radeon|instinct|mi)\s*-?\s*"
+    r"[a-z]?\d{2,4}[a-z]{0,3}(?:\s+(?:ti|super))?)(?![\w.\-])",
+    re.IGNORECASE,
+)
+_HARDWARE_COUNT = re.compile(
+    rf"(?<![\w.])(?<!\d,)((?:-\s*\d+|0+)(?:\.\d+)?)\s*(?:(张|块|台)\s*(?:{GPU_NAME})?\s*(?:卡|显卡|gpu|实例|机器)?|"
+    rf"(?:x\s*)?(?:nvidia\s+)?(?:{GPU_NAME})\s*(?:gpus?|cards?)?|gpus?\b|cards?\b|instances?\b|nodes?\b|machines?\b)",
+    re.IGNORECASE,
+)
+
+# A fraction right before a unit that comes whole; "1.5万 users" and "1.5k users" have a scale word between.
+_FRACTION = re.compile(
+    r"(?<![\w.])(?<!\d,)\d+\.\d+\s*(?:(?:concurrent\s+|simultaneous\s+)?users?\b|people\b|gpus?\b|cards?\b|instances?\b|"
+    r"machines?\b|nodes?\b|个?并发|个?用户|人(?:同时)?|张|块|台)",
+    re.IGNORECASE,
+)
+
+_ZERO_CONTEXT = re.compile(
+    r"(?<![\w.,])0+[\s\-]*(?:k\s*)?tokens?\s+(?:of\s+)?(?:context|上下文)|(?:上下文|context)\s*(?:of|is|=|为|:)?\s*0\b",
+    re.IGNORECASE,
+)
+# More GPUs than any one job is sized for (the largest clusters are tens of thousands): said, not ignored.
+_MAX_GPUS = 100_000
+_MANY_GPUS = re.compile(
+    rf"(?<![\w.])(\d{{1,3}}(?:,\d{{3}})+|\d{{6,}})\s*(?:张|块)?\s*(?:x\s*)?(?:nvidia\s+)?(?:{GPU_NAME})?\s*"
+    r"(?:gpus?\b|cards?\b|卡|显卡)",
+    re.IGNORECASE,
+)
+
+
+# A bare GPU-shaped name ("H300", "B300", "L40", "K80"): a letter NVIDIA uses and two to four digits.
+_BARE_GPU = re.compile(r"(?<![\w.\-])([ABHLTVPK]\d{2,4}[A-Z]?)(?![\w.\-])")
+
+
+def find_branded_gpu(text: str) -> list[str]:
+    """GPU names the catalog does not know ("RTX 5090", "MI300X", "H300"), as written."""
+    found = []
+    for m in [*_BRANDED_GPU.finditer(text), *_BARE_GPU.finditer(text)]:
+        name = re.sub(r"\s+", " ", m.group(1)).strip()
+        try:
+            catalog.get_gpu(name)
+        except UnknownNameError as exc:
+            if not exc.suggestions or name.upper() not in {s.upper() for s in exc.suggestions}:
+                found.append(name)
+    return found
+
+
+def impossible_hardware_counts(text: str) -> list[str]:
+    """Return impossible counts as written.
+
+    Zero or negative counts of GPUs, cards or instances ("0 张 L20", "-2 GPUs"), and fractions of things
+    that come whole ("2.5 users", "0.5 张卡").
+    """
+    found = [m.group(0).strip() for m in _HARDWARE_COUNT.finditer(text)]
+    found += [m.group(0).strip() for m in _MANY_GPUS.finditer(text) if float(m.group(1).replace(",", "")) > _MAX_GPUS]
+    found += [m.group(0).strip() for m in _ZERO_CONTEXT.finditer(text)]
+    return found + [m.group(0).strip() for m in _FRACTION.finditer(text) if not any(m.group(0) in f for f in found)]
+
+
+def unknown_instance_types(names: list[str]) -> list[UnknownNameError]:
+    """Return the named instance types the catalog does not have (and that name no GPU), with the closest names."""
+    errors = []
+    for name in names:
+        if re.search(rf"(?<![a-z0-9])(?:{GPU_NAME})(?![0-9])", name, re.IGNORECASE):
+            continue  # "ecs.l20-c32g1.8xlarge" names its GPU: said not to exist, then planned on that GPU
+        try:
+            catalog.get_instance(name)
+        except UnknownNameError as exc:
+            errors.append(exc)
+    return errors

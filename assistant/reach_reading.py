@@ -1,0 +1,126 @@
+"""Workloads the tools cannot size, read from a question (zh and en).
+
+The tools size LLM inference and training, and *serving* the image, video, speech, embedding and reranker
+models of ``tools/data/media_models.yaml``. Everything else is out of reach: training those media models,
+media models outside the registry (TTS, other video models), computer-vision models (YOLO, ResNet),
+classic machine learning (XGBoost, scikit-learn) and CPU-only jobs. This module names which of those a
+question is about, so the answer can say exactly what is and is not computed and cite only passages
+about that workload.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+ReachTopic = Literal[
+    "non_ml", "local", "image", "speech", "embedding", "video", "vlm", "encoder", "vision", "other_ml", "classic_ml",
+    "cpu",
+]
+
+# Checked in this order: a question about a video model is not an image question because it says "生成".
+_TOPICS: tuple[tuple[ReachTopic, str], ...] = (
+    ("non_ml", r"挖矿|mining|crypto\w*|bitcoin|比特币|ethereum|以太坊|cloud\s+gaming|云游戏|blender|3d\s+render\w*|"
+     r"video\s+(?:transcod|encod)\w*|视频转码|渲染"),
+    ("local", r"macbook|\bmac\s*(?:mini|studio|pro)?\b|apple\s+silicon|\bm[1-4]\s*(?:pro|max|ultra)?\s*(?:chip|芯片)|"
+     r"laptop|笔记本(?:电脑)?|my\s+(?:pc|computer|desktop)|本地电脑|家用电脑|on\s+(?:a\s+|the\s+)?cpus?\b|"
+     r"用\s*cpu\s*(?:跑|推理|部署)|cpu\s*(?:上跑|推理)|llama\.cpp|\bgguf\b"),
+    ("other_ml", r"dlrm|recommend(?:ation|er)\s+(?:model|system)s?|推荐(?:模型|系统|算法)|ctr\s+(?:model|prediction)|"
+     r"点击率|deepfm|"
+     r"wide\s*(?:&|and)\s*deep|graph\s+neural|\bgnn\b|图神经网络|time[\s\-]series\s+forecast\w*|时序预测|"
+     r"reinforcement\s+learning|强化学习|\bppo\b\s+(?:for\s+)?(?:robot|game)|alphafold|protein\s+folding|蛋白质"),
+    ("classic_ml", r"xgboost|lightgbm|catboost|sklearn|scikit[\s\-]?learn|随机森林|random\s+forests?|逻辑回归|"
+     r"logistic\s+regression|\bsvm\b|决策树|decision\s+trees?|gradient[\s\-]boost\w*|梯度提升|表格数据|tabular|"
+     r"k[\s\-]?means|聚类|线性回归|linear\s+regression|传统机器学习|classic(?:al)?\s+(?:ml|machine\s+learning)"),
+    ("video", r"视频生成|生成视频|文生视频|图生视频|出视频|text[\s\-]to[\s\-]video|image[\s\-]to[\s\-]video|"
+     r"video\s+(?:generation|diffusion|model)|generat\w+\s+videos?|\bsora\b|hunyuan[\s\-]?video|混元视频|cogvideo\w*|"
+     r"可灵|kling|stable\s+video|\bsvd\b|wan2|万相"),
+    ("speech", r"whisper|\btts\b|\basr\b|语音识别|语音合成|语音转文字|声音克隆|voice\s+clon\w*|"
+     r"speech[\s\-]to[\s\-]text|text[\s\-]to[\s\-]speech|speech\s+(?:recognition|synthesis)|cosyvoice|paraformer|sensevoice|funasr|"
+     r"fish[\s\-]?speech|gpt[\s\-]?sovits|bark\b"),
+    ("embedding", r"embedding|向量模型|嵌入模型|向量化|\bbge\b|bge[\s\-]|text-embedding|rerank\w*|重排|"
+     r"\bm3e\b|gte[\s\-]"),
+    ("image", r"stable[\s\-]?diffusion|sdxl|\bsd\s*(?:1\.5|2|3)|\bflux\b|midjourney|文生图|图像生成|生成图片|生图|画图|"
+     r"text[\s\-]to[\s\-]image|image\s+generation|diffusion\s+models?|扩散模型|comfyui|controlnet|qwen[\s\-]?image"),
+    ("vlm", r"qwen[\d.]*[\s\-]?vl|\bvlm\b|vision[\s\-]language|视觉语言|多模态|llava|internvl|minicpm[\s\-]?v|"
+     r"glm[\s\-]?4v"),
+    ("encoder", r"(?<![a-z])(?:bert|roberta|albert|deberta\w*|electra|ernie)(?![a-z])|bert[\s\-]|文本分类|"
+     r"text\s+classif\w*|情感分析|sentiment\s+(?:analysis|classif\w*|model)|命名实体|\bner\b|token\s+classif\w*"),
+    ("vision", r"ocr\b|paddle\w*|文字识别|换脸|face[\s\-]?swap\w*|deepfake|人脸识别|face\s+recognition|超分|"
+     r"super[\s\-]resolution|抠图|background\s+removal|数字人|digital\s+human|yolo\w*|resnet\w*|\bvit\b|efficientnet|目标检测|图像分类|图片分类|"
+     r"语义分割|实例分割|检测模型|"
+     r"object\s+detect\w*|image\s+classif\w*|(?:semantic|instance)\s+segmentation|detectron\w*|"
+     r"segment\s+anything|\bsam\b|cnn\b|卷积神经网络|imagenet|coco\s+dataset"),
+    ("cpu", r"cpu[\s\-]*only|only\s+(?:a\s+)?cpus?|纯\s*cpu|只用\s*cpu|只有\s*cpu|"
+     r"cpu\s*(?:实例|机器|服务器|box|instance|server|machine)|没有\s*gpu|不用\s*gpu|no\s+gpus?\b|without\s+(?:a\s+)?gpus?|spark|hadoop|\betl\b|flink|"
+     r"数据库|database|mysql|postgres\w*|redis|web\s+server|nginx"),
+)
+_TRAINS = (
+    r"训练|微调|精调|预训练|lora|dreambooth|fine[\s\-]*tun\w*|finetun\w*|\btrain\w*|pre[\s\-]?train\w*|from\s+scratch"
+)
+# Passages are kept only when they are about the workload: these words in the section or its text.
+ABOUT: dict[ReachTopic, str] = {
+    "image": r"diffusion|sdxl|flux|text-to-image|image generation|文生图|扩散|图像生成",
+    "video": r"video|视频",
+    "speech": r"speech|whisper|audio|asr|语音|音频",
+    "embedding": r"embedding|rerank|bge|向量|重排",
+    "vlm": r"vision-language|qwen2\.5-vl|视觉语言",
+}
+MEDIA_KINDS: dict[ReachTopic, tuple[str, ...]] = {
+    "image": ("diffusion",),
+    "video": ("diffusion",),
+    "speech": ("speech",),
+    "embedding": ("embedding", "reranker"),
+    "vlm": ("vlm",),
+}
+_KIND_TOPIC: dict[str, ReachTopic] = {"diffusion": "image", "speech": "speech", "embedding": "embedding",
+                                      "reranker": "embedding", "vlm": "vlm"}
+
+
+# Words for a whole kind of model ("video generation", "向量模型"), as opposed to a model's name: a question
+# with only these is asking which model to use, and the registry's models of that kind are the answer.
+_GENERIC: dict[ReachTopic, str] = {
+    "image": r"文生图|图像生成|生成图片|生图|画图|text[\s\-]to[\s\-]image|image\s+generat\w+|diffusion\s+models?|"
+    r"扩散模型",
+    "video": r"视频生成|生成视频|文生视频|图生视频|出视频|text[\s\-]to[\s\-]video|image[\s\-]to[\s\-]video|"
+    r"video\s+(?:generation|diffusion|models?)|generat\w+\s+videos?",
+    "speech": r"语音识别|语音转文字|speech[\s\-]to[\s\-]text|speech\s+recognition|\basr\b",
+    "embedding": r"embedding(?:\s+models?)?|向量模型|嵌入模型|向量化|rerank\w*|重排",
+}
+
+
+class ReachAsk(BaseModel):
+    """A workload out of the tools' reach: what it is, and whether the user wants to train it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    topic: ReachTopic
+    training: bool = False
+    generic: bool = False  # only the kind was named ("video generation"), no model
+
+
+def out_of_reach(text: str) -> ReachAsk | None:
+    """Name the out-of-reach workload ``text`` is about, or None (serving a registry model is in reach)."""
+    for topic, pattern in _TOPICS:
+        if re.search(pattern, text, re.IGNORECASE):
+            rest = re.sub(_GENERIC[topic], " ", text, flags=re.IGNORECASE) if topic in _GENERIC else text
+            generic = not re.search(pattern, rest, re.IGNORECASE)
+            return ReachAsk(topic=topic, training=bool(re.search(_TRAINS, text, re.IGNORECASE)), generic=generic)
+    return None
+
+
+def about(topic: ReachTopic, text: str) -> bool:
+    """Tell whether a passage's text is about the workload (topics with no guidance have none)."""
+    pattern = ABOUT.get(topic)
+    return bool(pattern and re.search(pattern, text, re.IGNORECASE))
+
+
+def media_training(kind: str | None, text: str) -> ReachAsk:
+    """Training a registry model (an SDXL LoRA, fine-tuning Qwen2.5-VL): out of reach, as its kind's topic."""
+    video = bool(re.search(_TOPICS_BY_NAME["video"], text, re.IGNORECASE))
+    return ReachAsk(topic="video" if video else _KIND_TOPIC.get(kind or "", "image"), training=True)
+
+
+_TOPICS_BY_NAME = dict(_TOPICS)
