@@ -71,6 +71,8 @@ VERDICT_RE = (
     r"能跑吗|能跑.{0,40}吗|能不能|跑得动|跑得了|够不够|够吗|够用吗|行不行|行吗|可以吗|能用吗|合适吗|是否(?:可以|够|合适)|放得下|装得下|"
     r"good\s+(?:choice|fit|option|idea)|\benough\b|sufficient|can\s+(?:it|i|we|this|that|one)\s+(?:run|serve|fit|handle)|"
     r"(?:will|does|would)\s+(?:it|this|that)\s+(?:fit|work|run)|\bfits?\?|viable|is\s+\S+\s+ok\b"
+    # "will a single 4090 handle it?", "扛得住吗": whether named hardware copes with the load is a verdict too.
+    r"|\bhandle\b|\bcope\b|hold\s+up|扛得住|扛不住|撑得住|撑不住|吃得消|带得动|带不动|hold\s+it"
 )
 TOPICS = {
     "kv cache": r"kv\s*cache|kv\s*缓存",
