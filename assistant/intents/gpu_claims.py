@@ -95,18 +95,18 @@ def comparison_line(question: str, a: GPU, b: GPU, lang: str) -> ClaimLine | Non
     if _WHICH.search(text):
         if not re.search(rf"{_BETTER}|{_WORSE}|训练|train|解码|decode|推理|inference|pick|选", text, re.IGNORECASE):
             return None
-        return _winner(first, second, metric, lang)
+        return winner_line(first, second, metric, lang)
     if claim is None or not _ASKS_CHECK.search(text):
         return None
     says_worse = bool(re.fullmatch(_WORSE, claim.group(0), re.IGNORECASE))
-    win = _winner(first, second, metric, lang)
+    win = winner_line(first, second, metric, lang)
     if win is None:
         return None
     true = (win.figures["winner"] == second.name) == says_worse
     return ClaimLine("claim.compare_yes" if true else "claim.compare_no", win.figures)
 
 
-def _winner(a: GPU, b: GPU, metric: str, lang: str) -> ClaimLine | None:
+def winner_line(a: GPU, b: GPU, metric: str, lang: str) -> ClaimLine | None:
     name = "bf16_dense_tflops" if metric == "compute" else "memory_bandwidth_gb_s"
     va, vb = getattr(a, name), getattr(b, name)
     if not va or not vb or va == vb:
@@ -114,7 +114,8 @@ def _winner(a: GPU, b: GPU, metric: str, lang: str) -> ClaimLine | None:
     hi, lo, vh, vl = (a, b, va, vb) if va > vb else (b, a, vb, va)
     code = "claim.trains_faster" if metric == "compute" else "claim.decodes_faster"
     what = _LABELS[name][0 if lang == "zh" else 1]
-    return ClaimLine(code, {"winner": hi.name, "loser": lo.name, "high": _fig(vh), "low": _fig(vl), "what": what})  # fmt: skip
+    figures = {"winner": hi.name, "loser": lo.name, "high": _fig(vh), "low": _fig(vl), "what": what}
+    return ClaimLine(code, figures)
 
 
 def _in_order(text: str, a: GPU, b: GPU) -> tuple[GPU | None, GPU | None]:

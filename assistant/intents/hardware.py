@@ -18,6 +18,7 @@ from assistant.toolbox import (
     evaluate_hardware_fit,
     find_instance_types,
     plan_gpu_deployment,
+    price_of_instance,
     training_run,
 )
 from assistant.understanding import Slots
@@ -83,7 +84,32 @@ class HardwareIntent(Run):
         if err or not isinstance(fit, HardwareFit):
             return None
         self.named_fits = fit.fits
-        return self.fit_lines(fit)
+        lines = self.fit_lines(fit)
+        if fit.fits and task == "inference" and fit.hardware.instance_type:
+            lines = (yield from self.cheaper_than_named(s, fit)) or lines
+        return lines
+
+    def cheaper_than_named(self, s: Slots, fit: HardwareFit) -> Events:
+        """Return 'it fits, but' lines when an option on any GPU costs far less per hour (None: nothing cheaper)."""
+        hw = fit.hardware
+        quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=hw.instance_type,
+                                        region=s.region)  # fmt: skip
+        if quote is None or quote.hourly is None:
+            return None
+        wider, _ = yield from self.call(
+            "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
+        )
+        best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
+        price = quote.hourly * hw.instances
+        if best is None or best.price_cny_per_hour is None or best.price_cny_per_hour * _MUCH_CHEAPER > price:
+            return None
+        figures = {"hardware": self.hardware_label(hw), "model": fit.model, "need": render.fig(fit.per_gpu_needed_gib),
+                   "usable": render.fig(fit.per_gpu_usable_gib), "pct": render.fig(fit.headroom_pct)}  # fmt: skip
+        sep = "" if self.lang == "zh" else " "
+        return [say("fit.yes_but_cheaper", self.lang, **figures) + sep + say(
+            "gpu.cheaper", self.lang, other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),
+            other_price=render.fig(best.price_cny_per_hour), price=render.fig(price), gpu=hw.gpu,
+        )]  # fmt: skip
 
     def capacity_lines(self, s: Slots, hardware: dict[str, Any]) -> Events:
         """'How many concurrent 32k users does this hold?' on the named hardware, from its KV budget."""

@@ -1,0 +1,209 @@
+"""Verdicts and comparisons on the hardware the user named, before the general plan.
+
+"Qwen2.5-14B or Qwen2.5-32B on a single L20?", "ecs.gn7i-c8g1.2xlarge or ecs.gn6i-c4g1.xlarge for a 7B
+chatbot?", "can I fine-tune 14B on one A10?" (no method said), "H800 vs A100 for full fine-tuning 7B":
+each side is evaluated with the same workload by the same tool, and the first line states the winner or
+the yes/no with the figure that decides it. Anything else goes on to the workload handler.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from assistant import render
+from assistant.intents.gpu_claims import winner_line
+from assistant.intents.workload import WorkloadIntent
+from assistant.messages import say
+from assistant.run import TRAINING, Events, Reply
+from assistant.toolbox import evaluate_hardware_fit, gpu_specs, price_of_instance
+from assistant.understanding import Slots
+from tools import catalog
+from tools.errors import UnknownNameError
+from tools.hardware_fit import HardwareFit
+from tools.memory import MemoryEstimate
+
+_METHODS = ("full", "lora", "qlora")
+# "a 16 GB card", "16G 的卡": a card size the user names without a GPU model.
+_CARD_SIZE_RE = re.compile(r"(?<![\d.])(\d{1,3})\s*g(?:i?b)?\s*(?:的)?\s*(?:显存的?)?\s*(?:卡|显卡|card|gpu)", re.I)
+
+
+class VerdictIntent(WorkloadIntent):
+    """Named-hardware comparisons and verdicts; the rest is the workload handler's."""
+
+    def verdict_or_workload(self, s: Slots) -> Events:
+        """Answer a comparison or verdict on named hardware, else plan or estimate as usual."""
+        ready = bool(s.model) and not s.model_error and "model" not in self.conv.missing
+        hardware = self.fixed_hardware(s)
+        models = self.conv.turn.models
+        if ready and len(models) >= 2 and hardware:
+            sides = [(m, {"model": m}, hardware) for m in models[:3]]
+            return (yield from self.compare_on_hardware(s, sides, priced=False))
+        types = [t for t in s.instance_types if _known_type(t)]
+        if ready and len(types) >= 2:
+            sides = [(t, {}, {"instance_type": t, "instances": s.instances or 1}) for t in types[:3]]
+            return (yield from self.compare_on_hardware(s, sides, priced=True))
+        verdict = s.asks_verdict or self.conv.turn.asks_verdict
+        if ready and s.task is None and s.task_hint and hardware and verdict:
+            return (yield from self.methods_on_hardware(s, hardware))
+        reply = yield from self.workload(s)
+        if ready and len(s.gpu_mentions) >= 2 and not s.gpu and reply.kind == "recommendation":
+            yield from self.lead_with_spec_winner(s, reply)
+        elif s.intent == "memory" and verdict and (m := _CARD_SIZE_RE.search(self.question)):
+            self.lead_with_card_verdict(reply, int(m.group(1)))
+        return reply
+
+    def fixed_hardware(self, s: Slots) -> dict[str, Any] | None:
+        """Return the GPU and count the user fixed ("one L20", "2 张 H20"), without calling a tool."""
+        if s.gpu and s.gpus:
+            return {"gpu": s.gpu, "gpus": s.gpus, "instances": s.instances or s.max_instances or 1}
+        if len(s.instance_types) == 1 and _known_type(s.instance_types[0]):
+            return {"instance_type": s.instance_types[0], "instances": s.instances or s.max_instances or 1}
+        return None
+
+    def fit_args(self, s: Slots, task: str) -> dict[str, Any]:
+        """Return the workload arguments of ``evaluate_hardware_fit`` from the slots (same for every side)."""
+        args: dict[str, Any] = {"model": s.model, "task": task, "architecture": s.architecture}
+        if task == "inference":
+            args |= {"precision": s.precision, "quant": s.quant, "context": s.context, "gen_tokens": s.gen_tokens}
+            args["concurrency"] = s.concurrency or s.batch
+        else:
+            args |= {"batch": s.batch, "seq_len": s.context}
+        return args
+
+    def compare_on_hardware(self, s: Slots, sides: list[tuple[str, dict[str, Any], dict[str, Any]]],
+                            priced: bool) -> Events:  # fmt: skip
+        """Evaluate each side (a model, or an instance type) with the same workload; name the winner first."""
+        task = s.task or "inference"
+        results: list[tuple[str, HardwareFit]] = []
+        for label, change, hardware in sides:
+            args = self.fit_args(s.model_copy(update=change), task) | hardware
+            if "gpu" in args:
+                args["gpu"] = self.one_gpu(args["gpu"])
+            fit, _ = yield from self.call("evaluate_hardware_fit", evaluate_hardware_fit, **args)
+            if isinstance(fit, HardwareFit):
+                results.append((label, fit))
+        if not results:
+            return self.error(next((c.error for c in self.calls if c.error), "") or "no result")
+        prices: dict[str, float] = {}
+        for label, _ in results if priced else []:
+            quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=label,
+                                            region=s.region)  # fmt: skip
+            if quote is not None and quote.hourly is not None:
+                prices[label] = quote.hourly
+        lines = [self.side_line(label, fit, prices.get(label)) for label, fit in results]
+        shown = s if priced else s.model_copy(update={"model": " vs ".join(label for label, _ in results)})
+        parts = [self.winner(results, prices), "\n".join(lines)]
+        if not any(fit.fits for _, fit in results):  # the closest side's smallest change that makes it fit
+            parts += self.fit_lines(min(results, key=lambda r: r[1].shortfall_gib)[1])[1:]
+        parts.append(self.understood_line(shown))
+        return Reply(text="\n\n".join(parts), kind="recommendation")
+
+    def side_line(self, label: str, fit: HardwareFit, price: float | None) -> str:
+        """One side of a comparison: fits or not, per-GPU need of usable, headroom, the hourly price."""
+        hw = self.hardware_label(fit.hardware)
+        figures = {"label": label, "hardware": hw, "need": render.fig(fit.per_gpu_needed_gib),
+                   "usable": render.fig(fit.per_gpu_usable_gib), "pct": render.fig(fit.headroom_pct)}  # fmt: skip
+        line = say("side.fits" if fit.fits else "side.no", self.lang, **figures)
+        if price is not None:
+            line += say("side.price", self.lang, price=render.fig(price))
+        return "- " + line
+
+    def winner(self, results: list[tuple[str, HardwareFit]], prices: dict[str, float]) -> str:
+        """Return the first line: which side fits (and is cheaper, or leaves more room), with its figures."""
+        fitting = [(label, fit) for label, fit in results if fit.fits]
+        if not fitting:
+            label, fit = min(results, key=lambda r: r[1].shortfall_gib)
+            return say("compare.none_fits", self.lang, label=label, need=render.fig(fit.per_gpu_needed_gib),
+                       usable=render.fig(fit.per_gpu_usable_gib))  # fmt: skip
+        priced = [(prices[label], label, fit) for label, fit in fitting if label in prices]
+        if len(fitting) == len(results) and len(priced) >= 2:
+            price, label, fit = min(priced, key=lambda p: p[0])
+            dear = max(priced, key=lambda p: p[0])
+            if dear[0] > price:
+                return say("compare.cheaper_fits", self.lang, label=label, price=render.fig(price),
+                           other=dear[1], other_price=render.fig(dear[0]))  # fmt: skip
+        if len(fitting) == len(results):
+            label, fit = max(fitting, key=lambda r: r[1].headroom_gib)
+            return say("compare.more_room", self.lang, label=label, need=render.fig(fit.per_gpu_needed_gib),
+                       usable=render.fig(fit.per_gpu_usable_gib), pct=render.fig(fit.headroom_pct))  # fmt: skip
+        label, fit = fitting[0]
+        others = self.t("、", ", ").join(lb for lb, f in results if not f.fits)
+        return say("compare.only_fits", self.lang, label=label, others=others, need=render.fig(fit.per_gpu_needed_gib),
+                   usable=render.fig(fit.per_gpu_usable_gib))  # fmt: skip
+
+    def methods_on_hardware(self, s: Slots, hardware: dict[str, Any]) -> Events:
+        """'Can I fine-tune 14B on one A10?' without a method: full, LoRA and QLoRA each on that hardware."""
+        hardware = dict(hardware)
+        if "gpu" in hardware:
+            hardware["gpu"] = self.one_gpu(hardware["gpu"])
+        results: list[tuple[str, HardwareFit]] = []
+        for method in _METHODS:
+            fit, _ = yield from self.call(
+                "evaluate_hardware_fit", evaluate_hardware_fit, **(self.fit_args(s, method) | hardware)
+            )
+            if isinstance(fit, HardwareFit):
+                results.append((method, fit))
+        if not results:
+            return self.error(next((c.error for c in self.calls if c.error), "") or "no result")
+        names = {"full": self.t("全参微调", "full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}
+        hw = self.hardware_label(results[0][1].hardware)
+        fits = [m for m, f in results if f.fits]
+        misses = [m for m, f in results if not f.fits]
+        figures = lambda m: next(f for k, f in results if k == m)  # noqa: E731
+        if not fits:
+            worst = figures(results[-1][0])
+            head = say("method.none", self.lang, hardware=hw, model=s.model, need=render.fig(worst.per_gpu_needed_gib),
+                       usable=render.fig(worst.per_gpu_usable_gib))  # fmt: skip
+        elif not misses:
+            head = say("method.all", self.lang, hardware=hw, model=s.model)
+        else:
+            ok = figures(fits[0])
+            bad = figures(misses[-1])
+            head = say("method.some", self.lang, hardware=hw, model=s.model,
+                       no=self.t("、", ", ").join(names[m] for m in misses), yes=names[fits[0]],
+                       no_need=render.fig(bad.per_gpu_needed_gib), need=render.fig(ok.per_gpu_needed_gib),
+                       usable=render.fig(ok.per_gpu_usable_gib))  # fmt: skip
+        lines = [self.side_line(names[m], f, None) for m, f in results]
+        understood = self.understood_line(s.model_copy(update={"task": None}))
+        note = say("method.note", self.lang)
+        return Reply(text="\n\n".join([head, "\n".join(lines), note, understood]), kind="recommendation")
+
+    def lead_with_spec_winner(self, s: Slots, reply: Reply) -> Events:
+        """'H800 vs A100 for full fine-tuning': the faster GPU for the job leads the compared plans."""
+        specs = []
+        for name in s.gpu_mentions[:2]:
+            gpu, _ = yield from self.call("gpu_specs", gpu_specs, name=name)
+            if gpu is not None:
+                specs.append(gpu)
+        if len(specs) < 2:
+            return
+        metric = "compute" if (s.task or "inference") in TRAINING else "bandwidth"
+        line = winner_line(specs[0], specs[1], metric, self.lang)
+        if line is None:
+            return
+        text = say(line.code, self.lang, **line.figures)
+        first, _, rest = reply.text.partition("\n\n")
+        missing_prices = "价格数据不全" in first or "price data is missing" in first
+        reply.text = (
+            f"{text}\n\n{reply.text}" if metric == "compute" or missing_prices else f"{first}\n\n{text}\n\n{rest}"
+        )
+
+    def lead_with_card_verdict(self, reply: Reply, card_gb: int) -> None:
+        """'7B 要 14G，16G 的卡够吗': the estimate against the card size the user named, first."""
+        est = next((c.result for c in reversed(self.calls) if c.name == "estimate_gpu_memory" and c.result), None)
+        if not isinstance(est, dict):
+            return
+        need = MemoryEstimate.model_validate(est).per_gpu_total_gib
+        card_gib = card_gb * 1e9 / 2**30  # vendors print GB; the estimate is in GiB
+        code = "card.no" if need > card_gib else "card.tight" if need > 0.85 * card_gib else "card.yes"
+        reply.text = say(code, self.lang, need=render.fig(need), card=card_gb) + "\n\n" + reply.text
+
+
+def _known_type(name: str) -> bool:
+    try:
+        catalog.get_instance(name)
+    except UnknownNameError:
+        return False
+    return True
+
