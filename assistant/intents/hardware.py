@@ -17,6 +17,7 @@ from assistant.toolbox import (
     concurrent_users,
     evaluate_hardware_fit,
     find_instance_types,
+    gpu_specs,
     plan_gpu_deployment,
     price_of_instance,
     training_run,
@@ -155,6 +156,10 @@ class HardwareIntent(Run):
             "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
         )
         best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
+        if task_of(s) in ("full", "lora", "qlora") and isinstance(wider, Plan):
+            slow = yield from self.slow_for_training(s.gpu, wider, figures)
+            if slow:
+                return [slow]
         cheaper = (
             best is not None
             and best.gpu_model != top.gpu_model
@@ -175,6 +180,25 @@ class HardwareIntent(Run):
                 cost=render.fig(top.cost_cny_per_million_tokens),
             )  # fmt: skip
         return [line]
+
+    def slow_for_training(self, gpu: str | None, wider: Plan, figures: dict[str, Any]) -> Events:
+        """'H20 适合全参微调吗': it may fit, but a GPU with a third of the compute trains three times slower."""
+        others = {o.gpu_model or o.gpu_model_likely for o in wider.options} - {gpu, None}
+        if not gpu or not others:
+            return None
+        mine, _ = yield from self.call("gpu_specs", gpu_specs, name=gpu)
+        best = None
+        for name in sorted(others):  # the fastest trainer among the GPUs that also fit
+            spec, _ = yield from self.call("gpu_specs", gpu_specs, name=name)
+            if spec is not None and spec.bf16_dense_tflops and (best is None or spec.bf16_dense_tflops >
+                                                                 (best.bf16_dense_tflops or 0)):  # fmt: skip
+                best = spec
+        if mine is None or best is None or not mine.bf16_dense_tflops or not best.bf16_dense_tflops:
+            return None
+        if mine.bf16_dense_tflops * 2 > best.bf16_dense_tflops:
+            return None
+        return say("gpu.slow_training", self.lang, **figures, tflops=render.fig(mine.bf16_dense_tflops),
+                   other=best.name, other_tflops=render.fig(best.bf16_dense_tflops))  # fmt: skip
 
     def hardware_label(self, hw: Hardware) -> str:
         """Name the hardware as the user named it: '4 张 L20', '`ecs.gn8is.4xlarge`（1 张 L20）'."""

@@ -73,7 +73,8 @@ class PlanIntent(Run):
             parts.append((yield from self.without_gpu(s)))
         if s.gpus:
             # "what about 4 GPUs?": the answer to the follow-up leads; otherwise the per-GPU view folds.
-            first = bool(self.conv.turn.gpus and self.conv.turn.follow_up)
+            # A verdict on named hardware already answers "and on 2 A10s?"; the per-GPU view then folds.
+            first = bool(self.conv.turn.gpus and self.conv.turn.follow_up) and not lead
             section = yield from self.gpu_count_section(s, plan, lead=first)
             if first:
                 parts.insert(0, section)

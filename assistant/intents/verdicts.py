@@ -16,7 +16,7 @@ from assistant.intents.gpu_claims import winner_line
 from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
 from assistant.run import TRAINING, Events, Reply
-from assistant.toolbox import evaluate_hardware_fit, gpu_specs, price_of_instance
+from assistant.toolbox import evaluate_hardware_fit, find_instance_types, price_of_instance
 from assistant.understanding import Slots
 from tools import catalog
 from tools.errors import UnknownNameError
@@ -46,6 +46,9 @@ class VerdictIntent(WorkloadIntent):
         verdict = s.asks_verdict or self.conv.turn.asks_verdict
         if ready and s.task is None and s.task_hint and hardware and verdict:
             return (yield from self.methods_on_hardware(s, hardware))
+        if ready and verdict and s.gpu and not (s.gpus or s.instance_types or s.families) and not _offered(s.gpu):
+            # "4090 跑 14B 够用吗": a GPU no instance type offers is judged as the one card the user has.
+            s = s.model_copy(update={"gpus": 1})
         reply = yield from self.workload(s)
         if ready and len(s.gpu_mentions) >= 2 and not s.gpu and reply.kind == "recommendation":
             yield from self.lead_with_spec_winner(s, reply)
@@ -173,7 +176,7 @@ class VerdictIntent(WorkloadIntent):
         """'H800 vs A100 for full fine-tuning': the faster GPU for the job leads the compared plans."""
         specs = []
         for name in s.gpu_mentions[:2]:
-            gpu, _ = yield from self.call("gpu_specs", gpu_specs, name=name)
+            gpu = yield from self.lookup_gpu(name)
             if gpu is not None:
                 specs.append(gpu)
         if len(specs) < 2:
@@ -198,6 +201,14 @@ class VerdictIntent(WorkloadIntent):
         card_gib = card_gb * 1e9 / 2**30  # vendors print GB; the estimate is in GiB
         code = "card.no" if need > card_gib else "card.tight" if need > 0.85 * card_gib else "card.yes"
         reply.text = say(code, self.lang, need=render.fig(need), card=card_gb) + "\n\n" + reply.text
+
+
+def _offered(gpu: str) -> bool:
+    """Whether some instance type in the catalog has ``gpu`` (an unknown name counts as offered)."""
+    try:
+        return bool(find_instance_types(gpu=gpu).instances)
+    except UnknownNameError:
+        return True
 
 
 def _known_type(name: str) -> bool:
