@@ -16,15 +16,18 @@ from assistant.intents.gpu_claims import winner_line
 from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
 from assistant.run import TRAINING, Events, Reply
-from assistant.toolbox import evaluate_hardware_fit, find_instance_types, price_of_instance
+from assistant.toolbox import concurrent_users, evaluate_hardware_fit, find_instance_types, price_of_instance
 from assistant.understanding import Slots
 from tools import catalog
+from tools.capacity import Capacity
 from tools.errors import UnknownNameError
 from tools.hardware_fit import HardwareFit
 from tools.memory import MemoryEstimate
+from tools.workload import DEFAULT_CONTEXT_TOKENS
 
 _METHODS = ("full", "lora", "qlora")
 # "a 16 GB card", "16G 的卡": a card size the user names without a GPU model.
+_USERS_RE = r"users|concurren|sequences|requests|并发|用户|人"
 _CARD_SIZE_RE = re.compile(r"(?<![\d.])(\d{1,3})\s*g(?:i?b)?\s*(?:的)?\s*(?:显存的?)?\s*(?:卡|显卡|card|gpu)", re.I)
 
 
@@ -94,15 +97,38 @@ class VerdictIntent(WorkloadIntent):
                                             region=s.region)  # fmt: skip
             if quote is not None and quote.hourly is not None:
                 prices[label] = quote.hourly
-        lines = [self.side_line(label, fit, prices.get(label)) for label, fit in results]
+        counts = (yield from self.capacities(s, sides, results)) if not priced and task == "inference" else {}
+        lines = [self.side_line(label, fit, prices.get(label), counts.get(label)) for label, fit in results]
         shown = s if priced else s.model_copy(update={"model": " vs ".join(label for label, _ in results)})
-        parts = [self.winner(results, prices), "\n".join(lines)]
+        head = self.winner(results, prices)
+        if len(counts) >= 2 and len(set(counts.values())) > 1 and re.search(_USERS_RE, self.question, re.I):
+            label = max(counts, key=lambda k: counts[k])  # "which fits more users?": the count decides
+            head = say("compare.most_users", self.lang, label=label, n=counts[label],
+                       context=render.fig(s.context or DEFAULT_CONTEXT_TOKENS))  # fmt: skip
+        parts = [head, "\n".join(lines)]
         if not any(fit.fits for _, fit in results):  # the closest side's smallest change that makes it fit
             parts += self.fit_lines(min(results, key=lambda r: r[1].shortfall_gib)[1])[1:]
         parts.append(self.understood_line(shown))
         return Reply(text="\n\n".join(parts), kind="recommendation")
 
-    def side_line(self, label: str, fit: HardwareFit, price: float | None) -> str:
+    def capacities(self, s: Slots, sides: list[tuple[str, dict[str, Any], dict[str, Any]]],
+                   results: list[tuple[str, HardwareFit]]) -> Events:  # fmt: skip
+        """Concurrent sequences each side holds at the user's context, from its KV budget."""
+        counts: dict[str, int] = {}
+        fitted = {label for label, _ in results}
+        for label, change, hardware in sides:
+            if label not in fitted:
+                continue
+            args = {"model": s.model, "context": s.context or DEFAULT_CONTEXT_TOKENS, "precision": s.precision,
+                    "quant": s.quant, "architecture": s.architecture} | change | hardware  # fmt: skip
+            if "gpu" in args:
+                args["gpu"] = self.one_gpu(args["gpu"])
+            cap, _ = yield from self.call("concurrent_users", concurrent_users, **args)
+            if isinstance(cap, Capacity):
+                counts[label] = cap.sequences
+        return counts
+
+    def side_line(self, label: str, fit: HardwareFit, price: float | None, users: int | None = None) -> str:
         """One side of a comparison: fits or not, per-GPU need of usable, headroom, the hourly price."""
         hw = self.hardware_label(fit.hardware)
         figures = {"label": label, "hardware": hw, "need": render.fig(fit.per_gpu_needed_gib),
@@ -110,6 +136,8 @@ class VerdictIntent(WorkloadIntent):
         line = say("side.fits" if fit.fits else "side.no", self.lang, **figures)
         if price is not None:
             line += say("side.price", self.lang, price=render.fig(price))
+        if users is not None:
+            line += say("side.users", self.lang, n=users)
         return "- " + line
 
     def winner(self, results: list[tuple[str, HardwareFit]], prices: dict[str, float]) -> str:
@@ -183,14 +211,12 @@ class VerdictIntent(WorkloadIntent):
             return
         metric = "compute" if (s.task or "inference") in TRAINING else "bandwidth"
         line = winner_line(specs[0], specs[1], metric, self.lang)
-        if line is None:
-            return
-        text = say(line.code, self.lang, **line.figures)
-        first, _, rest = reply.text.partition("\n\n")
-        missing_prices = "价格数据不全" in first or "price data is missing" in first
-        reply.text = (
-            f"{text}\n\n{reply.text}" if metric == "compute" or missing_prices else f"{first}\n\n{text}\n\n{rest}"
-        )
+        first = reply.text.partition("\n\n")[0]
+        # Serving compared on a workload is judged by the plans (speed of the whole fleet, price); the spec
+        # sheet leads only for training, or when the plans could not be compared.
+        undecided = "价格数据不全" in first or "price data is missing" in first
+        if line is not None and (metric == "compute" or undecided):
+            reply.text = say(line.code, self.lang, **line.figures) + "\n\n" + reply.text
 
     def lead_with_card_verdict(self, reply: Reply, card_gb: int) -> None:
         """'7B 要 14G，16G 的卡够吗': the estimate against the card size the user named, first."""
