@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from assistant import render
+from assistant.conversation import read_conversation
 from assistant.intents.gpu_claims import winner_line
 from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
@@ -27,7 +28,15 @@ from tools.workload import DEFAULT_CONTEXT_TOKENS
 
 _METHODS = ("full", "lora", "qlora")
 # "a 16 GB card", "16G 的卡": a card size the user names without a GPU model.
-_USERS_RE = r"users|concurren|sequences|requests|并发|用户|人"
+# "how does that compare with two A10s?", "跟两张 H20 比呢": the earlier hardware against the new one.
+_COMPARE_WITH_RE = (
+    r"compare[sd]?\s+(?:with|to|against)|compared\s+(?:with|to)|versus|\bvs\.?\s|(?:跟|和|与|同).{0,20}(?:比|相比)|对比"
+)
+# The question asks which side holds more users (not merely states a user count).
+_USERS_RE = (
+    r"(?:more|most)\s+(?:users|concurren\w*|sequences|requests|people)|how\s+many\s+(?:users|concurrent)|"
+    r"(?:更多|最多).{0,4}(?:并发|用户|人)|并发.{0,4}(?:更多|最多|更高)|(?:撑|扛|支持)(?:得|的)?(?:住)?更多"
+)
 _CARD_SIZE_RE = re.compile(r"(?<![\d.])(\d{1,3})\s*g(?:i?b)?\s*(?:的)?\s*(?:显存的?)?\s*(?:卡|显卡|card|gpu)", re.I)
 
 
@@ -39,13 +48,18 @@ class VerdictIntent(WorkloadIntent):
         ready = bool(s.model) and not s.model_error and "model" not in self.conv.missing
         hardware = self.fixed_hardware(s)
         models = self.conv.turn.models
+        if ready and hardware and re.search(_COMPARE_WITH_RE, self.question, re.I):
+            earlier = self.earlier_hardware()
+            if earlier and earlier != hardware:  # "how does that compare with two A10s?": both, same workload
+                sides = [(self.side_label(h), {}, h) for h in (earlier, hardware)]
+                return (yield from self.compare_on_hardware(s, sides, "hardware"))
         if ready and len(models) >= 2 and hardware:
             sides = [(m, {"model": m}, hardware) for m in models[:3]]
-            return (yield from self.compare_on_hardware(s, sides, priced=False))
+            return (yield from self.compare_on_hardware(s, sides, "models"))
         types = [t for t in s.instance_types if _known_type(t)]
         if ready and len(types) >= 2:
             sides = [(t, {}, {"instance_type": t, "instances": s.instances or 1}) for t in types[:3]]
-            return (yield from self.compare_on_hardware(s, sides, priced=True))
+            return (yield from self.compare_on_hardware(s, sides, "types"))
         verdict = s.asks_verdict or self.conv.turn.asks_verdict
         if ready and s.task is None and s.task_hint and hardware and verdict:
             return (yield from self.methods_on_hardware(s, hardware))
@@ -67,6 +81,21 @@ class VerdictIntent(WorkloadIntent):
             return {"instance_type": s.instance_types[0], "instances": s.instances or s.max_instances or 1}
         return None
 
+    def earlier_hardware(self) -> dict[str, Any] | None:
+        """Return the hardware the previous question fixed, read from the conversation before this turn."""
+        turns = [i for i, m in enumerate(self.history) if m.role == "user"]
+        if not turns:
+            return None
+        last = turns[-1]
+        before = read_conversation(self.history[last].content, self.history[:last])
+        return self.fixed_hardware(before.slots)
+
+    def side_label(self, hardware: dict[str, Any]) -> str:
+        """Name one side of a hardware comparison: '2 x A10', '`ecs.gn8is.4xlarge`'."""
+        if hardware.get("instance_type"):
+            return f"`{hardware['instance_type']}`"
+        return say("hardware.gpus", self.lang, count=hardware["gpus"], gpu=hardware["gpu"]).strip()
+
     def fit_args(self, s: Slots, task: str) -> dict[str, Any]:
         """Return the workload arguments of ``evaluate_hardware_fit`` from the slots (same for every side)."""
         args: dict[str, Any] = {"model": s.model, "task": task, "architecture": s.architecture}
@@ -78,8 +107,9 @@ class VerdictIntent(WorkloadIntent):
         return args
 
     def compare_on_hardware(self, s: Slots, sides: list[tuple[str, dict[str, Any], dict[str, Any]]],
-                            priced: bool) -> Events:  # fmt: skip
-        """Evaluate each side (a model, or an instance type) with the same workload; name the winner first."""
+                            kind: str) -> Events:  # fmt: skip
+        """Evaluate each side (models, instance types or GPU sets) with the same workload; the winner first."""
+        priced = kind == "types"
         task = s.task or "inference"
         results: list[tuple[str, HardwareFit]] = []
         for label, change, hardware in sides:
@@ -98,8 +128,15 @@ class VerdictIntent(WorkloadIntent):
             if quote is not None and quote.hourly is not None:
                 prices[label] = quote.hourly
         counts = (yield from self.capacities(s, sides, results)) if not priced and task == "inference" else {}
-        lines = [self.side_line(label, fit, prices.get(label), counts.get(label)) for label, fit in results]
-        shown = s if priced else s.model_copy(update={"model": " vs ".join(label for label, _ in results)})
+        lines = [
+            self.side_line(label, fit, prices.get(label), counts.get(label), kind)
+            for label, fit in results
+        ]
+        labels = " vs ".join(label for label, _ in results)
+        shown = {
+            "models": s.model_copy(update={"model": labels}),
+            "hardware": s.model_copy(update={"gpu": labels, "gpus": None, "instance_types": []}),
+        }.get(kind, s)
         head = self.winner(results, prices)
         if len(counts) >= 2 and len(set(counts.values())) > 1 and re.search(_USERS_RE, self.question, re.I):
             label = max(counts, key=lambda k: counts[k])  # "which fits more users?": the count decides
@@ -128,9 +165,15 @@ class VerdictIntent(WorkloadIntent):
                 counts[label] = cap.sequences
         return counts
 
-    def side_line(self, label: str, fit: HardwareFit, price: float | None, users: int | None = None) -> str:
+    def side_line(self, label: str, fit: HardwareFit, price: float | None, users: int | None = None,
+                  kind: str = "models") -> str:  # fmt: skip
         """One side of a comparison: fits or not, per-GPU need of usable, headroom, the hourly price."""
         hw = self.hardware_label(fit.hardware)
+        if kind == "types":  # the label is the instance type; say what it holds
+            hw = say("hardware.gpus", self.lang, count=fit.hardware.gpus, gpu=fit.hardware.gpu).strip() + " "
+        elif kind == "hardware":  # the label is the hardware itself
+            hw = ""
+        hw += " " if hw and not hw.endswith(" ") else ""
         figures = {"label": label, "hardware": hw, "need": render.fig(fit.per_gpu_needed_gib),
                    "usable": render.fig(fit.per_gpu_usable_gib), "pct": render.fig(fit.headroom_pct)}  # fmt: skip
         line = say("side.fits" if fit.fits else "side.no", self.lang, **figures)
