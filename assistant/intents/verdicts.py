@@ -128,10 +128,7 @@ class VerdictIntent(WorkloadIntent):
             if quote is not None and quote.hourly is not None:
                 prices[label] = quote.hourly
         counts = (yield from self.capacities(s, sides, results)) if not priced and task == "inference" else {}
-        lines = [
-            self.side_line(label, fit, prices.get(label), counts.get(label), kind)
-            for label, fit in results
-        ]
+        lines = [self.side_line(label, fit, prices.get(label), counts.get(label), kind) for label, fit in results]
         labels = " vs ".join(label for label, _ in results)
         shown = {
             "models": s.model_copy(update={"model": labels}),
@@ -286,4 +283,3 @@ def _known_type(name: str) -> bool:
     except UnknownNameError:
         return False
     return True
-
