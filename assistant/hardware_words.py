@@ -24,7 +24,7 @@ def find_gpu_count(scan: Scan) -> int | None:
     # "a single RTX 4090", "one A10", "a 16 GB card like the T4": one card of the named GPU.
     if m := scan.find(
         rf"(?<![\w.])(?:a\s+single|single|one)\s+(?:nvidia\s*)?(?:{GPU_NAME})(?![0-9])(?!\s*(?:instances?|servers?|boxe?s?|nodes?|family|series)\b)|"
-        r"(?<![\w.])a\s+\d{1,3}\s*gi?b\s+(?:card|gpu)\b"
+        rf"(?<![\w.])a\s+\d{{1,3}}\s*gi?b\s+(?:card|gpu\b|(?:nvidia\s*)?(?:{GPU_NAME})(?![0-9]))"
     ):
         return 1
     if m := scan.find(r"双卡|两卡|dual[\s\-]gpu"):

@@ -168,7 +168,9 @@ class HardwareIntent(Run):
             and best.price_cny_per_hour * _MUCH_CHEAPER <= top.price_cny_per_hour
         )
         if not cheaper or best is None:
-            return [say("gpu.yes", self.lang, **figures)]
+            # "Can the A10 run 70B int4?": yes, on several cards; that one card is not enough is the "but".
+            one_fits = any(o.total_gpus == 1 for o in plan.options)
+            return [say("gpu.yes" if one_fits or top.total_gpus == 1 else "gpu.yes_multi", self.lang, **figures)]
         sep = "" if self.lang == "zh" else " "  # Chinese sentences follow each other without a space
         line = say("gpu.yes_but", self.lang, **figures) + sep + say(
             "gpu.cheaper", self.lang, other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),
