@@ -8,13 +8,21 @@ from assistant import render
 from assistant.intents.arguments import (
     gpu_token,
 )
+from assistant.messages import say
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
     find_instance_types,
+    gpu_specs,
     price_of_instance,
 )
 from assistant.understanding import Slots
 from tools.catalog import InstanceType
+
+_COMPARE_TYPES_RE = r"\bvs\.?\b|versus|\bor\b|compare|differen|better|which|还是|和|跟|与|对比|比较|区别|哪个|选"
+
+
+def _family_of(name: str) -> str:
+    return re.split(r"[.-]", name.removeprefix("ecs."))[0]
 
 
 class CatalogIntent(Run):
@@ -22,6 +30,10 @@ class CatalogIntent(Run):
 
     def instances(self, s: Slots) -> Events:
         """List instance types of the named families or GPUs, and check named instance types exist."""
+        if len(s.instance_types) >= 2 and re.search(_COMPARE_TYPES_RE, self.question, re.IGNORECASE):
+            compared = yield from self.compare_types(s)
+            if compared is not None:
+                return compared
         parts: list[str] = []
         for name in s.instance_types:
             parts.append((yield from self.check_instance(name, claimed=None)))
@@ -48,6 +60,44 @@ class CatalogIntent(Run):
         passages = yield from self.search(query, n=1, prefer_docs=("instance-families", "original-article-corrections"))
         parts += self.quotes(passages, query)
         return Reply(text="\n\n".join(parts), kind="guidance")
+
+    def compare_types(self, s: Slots) -> Events:
+        """Two or three instance types side by side: GPUs, host, hourly price; the first line picks one."""
+        found: list[tuple[InstanceType, float | None]] = []
+        for name in s.instance_types[:3]:
+            listed, _ = yield from self.call("find_instance_types", find_instance_types, family=_family_of(name))
+            inst = next((i for i in (listed.instances if listed else []) if i.instance_type == name), None)
+            if inst is None:
+                return None  # a made-up name: the existence check answers instead
+            quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=name, region=s.region)
+            found.append((inst, quote.hourly if quote is not None else None))
+        priced = sorted((p, i.instance_type) for i, p in found if p is not None)
+        gpus = {(i.gpu_name, i.gpu_count) for i, _ in found}
+        lines: list[str] = []
+        if len(gpus) == 1 and len(priced) == len(found):
+            (gpu, count), cheap, dear = next(iter(gpus)), priced[0], priced[-1]
+            lines.append(say("types.same_gpu", self.lang, gpu=gpu, count=count, cheap=cheap[1],
+                             price=render.fig(cheap[0]), other=dear[1], other_price=render.fig(dear[0])))  # fmt: skip
+        else:
+            specs = []
+            for gpu_name in dict.fromkeys(i.gpu_name for i, _ in found if i.gpu_name):
+                spec, _ = yield from self.call("gpu_specs", gpu_specs, name=gpu_name)
+                if spec is not None:
+                    specs.append(spec)
+            holds = self.t("，", ", ").join(
+                f"`{i.instance_type}`：{render.fig(i.gpu_count)} × {render.gpu_label(i, self.lang)}"
+                if self.lang == "zh"
+                else f"`{i.instance_type}`: {render.fig(i.gpu_count)} × {render.gpu_label(i, self.lang)}"
+                for i, _ in found
+            )
+            pick = self.pick(specs) if len(specs) >= 2 else ""  # GpuIntent's "which to pick for which job"
+            lines.append(f"{pick} ({holds})" if self.lang == "en" else f"{pick}（{holds}）")
+            if len(priced) >= 2:
+                lines.append(say("types.cheaper", self.lang, cheap=priced[0][1], price=render.fig(priced[0][0]),
+                                 other=priced[-1][1], other_price=render.fig(priced[-1][0])))  # fmt: skip
+        table = render.instances_table([i for i, _ in found], self.lang)
+        prices = " · ".join(f"`{i.instance_type}` ¥{render.fig(p)}/h" for i, p in found if p is not None)
+        return Reply(text="\n\n".join(p for p in [*lines, table, prices] if p), kind="guidance")
 
     def price_line(self, name: str, region: str | None) -> Events:
         """Quote the list price of one instance type, hourly and monthly, with its source and date."""

@@ -34,7 +34,7 @@ _ASKS_CHECK = re.compile(
 )
 _WORSE = r"slower|worse|weaker|less\s+powerful|behind|inferior|lower|低于|慢|弱|不如|差|落后"
 _BETTER = r"faster|better|stronger|more\s+powerful|ahead\s+of|superior|higher|高于|快|强|超过|胜过|领先"
-_WHICH = re.compile(r"哪个|哪一个|哪张|which|谁", re.IGNORECASE)
+_WHICH = re.compile(r"哪个|哪一个|哪张|which|谁|多少|几倍|how\s+much|how\s+many\s+times", re.IGNORECASE)
 _TRAINING = re.compile(r"训练|微调|预训练|train|fine[\s\-]*tun|prefill|预填充|算力|compute|tflops", re.IGNORECASE)
 _DECODE = re.compile(r"解码|推理|生成|decode|decoding|inference|serving|serve|带宽|bandwidth|tokens?/s", re.IGNORECASE)
 
