@@ -37,7 +37,19 @@ _USERS_RE = (
     r"(?:more|most)\s+(?:users|concurren\w*|sequences|requests|people)|how\s+many\s+(?:users|concurrent)|"
     r"(?:更多|最多).{0,4}(?:并发|用户|人)|并发.{0,4}(?:更多|最多|更高)|(?:撑|扛|支持)(?:得|的)?(?:住)?更多"
 )
-_CARD_SIZE_RE = re.compile(r"(?<![\d.])(\d{1,3})\s*g(?:i?b)?\s*(?:的)?\s*(?:显存的?)?\s*(?:卡|显卡|card|gpu)", re.I)
+_CARD_SIZE_RE = re.compile(
+    r"(?<![\d.])(\d{1,3})\s*g(?:i?b)?\s*(?:的)?\s*(?:显存的?\s*)?(?:卡|显卡|card|gpu|vram|显存|of\s+(?:gpu\s+)?(?:vram|memory))|"
+    r"(?<![\d.])(\d{1,3})\s*gi?b\b(?=.{0,24}(?:\benough\b|\bsuffic|够|足够))",
+    re.IGNORECASE,
+)
+
+
+def card_size(question: str) -> int | None:
+    """Return the memory of a card the user names by size only ("a 16 GB card", "24G 显存"), in GB."""
+    found = list(_CARD_SIZE_RE.finditer(question))  # "7B 要 14G，16G 的卡够吗": the card is named last
+    m = found[-1] if found else None
+    size = int(m.group(1) or m.group(2)) if m else None
+    return size if size and 4 <= size <= 256 else None
 
 
 class VerdictIntent(WorkloadIntent):
@@ -63,14 +75,23 @@ class VerdictIntent(WorkloadIntent):
         verdict = s.asks_verdict or self.conv.turn.asks_verdict
         if ready and s.task is None and s.task_hint and hardware and verdict:
             return (yield from self.methods_on_hardware(s, hardware))
-        if ready and verdict and s.gpu and not (s.gpus or s.instance_types or s.families) and not _offered(s.gpu):
-            # "4090 跑 14B 够用吗": a GPU no instance type offers is judged as the one card the user has.
+        card = card_size(self.question) if verdict and not (s.gpu_mentions or s.instance_types or s.families) else None
+        if ready and card and s.task_hint is None:
+            # "Is 16GB VRAM enough for Qwen2.5-7B?": the estimate on one card against the size named, first.
+            held = s.model_copy(update={"task": s.task or "inference", "intent": "memory"})
+            reply = yield from self.memory_answer(held, self.understood_line(held))
+            if s.task is None:
+                reply.text += "\n\n_" + self.t("任务按推理部署计算", "task taken as inference") + "_"
+            self.lead_with_card_verdict(reply, card)
+            return reply
+        alone = ready and verdict and s.gpu and not (s.gpus or s.instance_types or s.families)
+        if alone and (not _offered(s.gpu or "") or _with_memory(self.question, s.gpu or "")):
+            # "4090 跑 14B 够用吗", "A10 24G 能跑 70B 吗": a GPU no instance type offers, or one written with
+            # its memory size, is the one card the user has in mind.
             s = s.model_copy(update={"gpus": 1})
         reply = yield from self.workload(s)
         if ready and len(s.gpu_mentions) >= 2 and not s.gpu and reply.kind == "recommendation":
             yield from self.lead_with_spec_winner(s, reply)
-        elif s.intent == "memory" and verdict and (m := _CARD_SIZE_RE.search(self.question)):
-            self.lead_with_card_verdict(reply, int(m.group(1)))
         return reply
 
     def fixed_hardware(self, s: Slots) -> dict[str, Any] | None:
@@ -275,6 +296,13 @@ def _offered(gpu: str) -> bool:
         return bool(find_instance_types(gpu=gpu).instances)
     except UnknownNameError:
         return True
+
+
+def _with_memory(question: str, gpu: str) -> bool:
+    """Whether the GPU is written with its memory size ("A10 24G", "24GB A10", "L20 48G")."""
+    stem = re.escape(re.split(r"[\-\s]", gpu)[-1 if gpu.upper().startswith("RTX") else 0])
+    size = r"\d{2,3}\s*g(?:i?b)?\b"
+    return bool(re.search(rf"{stem}(?![0-9])\s*[\-_]?\s*{size}|{size}\s*(?:的\s*)?{stem}(?![0-9])", question, re.I))
 
 
 def _known_type(name: str) -> bool:

@@ -1,0 +1,51 @@
+"""Verdict and comparison answers of the offline engine (in process), checked against its own tool results."""
+
+from __future__ import annotations
+
+from engine_helpers import shared_engine, ungrounded
+
+from assistant.answer import Answer
+
+
+def _ask(question: str) -> Answer:
+    return shared_engine().answer(question)
+
+
+def _first_line(answer: Answer) -> str:
+    return next(line for line in answer.text.splitlines() if line.strip())
+
+
+def test_a_card_named_by_its_size_is_judged_against_the_estimate() -> None:
+    question = "Is 16GB VRAM enough for Qwen2.5-7B?"
+    answer = _ask(question)
+    [est] = [c.result for c in answer.tool_calls if c.name == "estimate_gpu_memory"]
+    assert isinstance(est, dict)
+    fits = est["per_gpu_total_gib"] * 2**30 <= 16e9
+    assert _first_line(answer).startswith("**Yes" if fits else "**No") and "16 GB" in _first_line(answer)
+    assert not ungrounded(answer, question)
+
+
+def test_the_card_named_last_is_the_one_judged() -> None:
+    answer = _ask("7B 模型要 14G 显存，那 16G 的卡就够了吧？")
+    assert "16 GB" in _first_line(answer) and "14 GB" not in _first_line(answer)
+
+
+def test_a_gpu_written_with_its_memory_is_one_card() -> None:
+    answer = _ask("A10 24G 能跑 70B 量化吗")
+    fits = [c for c in answer.tool_calls if c.name == "evaluate_hardware_fit"]
+    assert fits and (fits[0].args["gpu"], fits[0].args["gpus"]) == ("A10", 1)
+    assert fits[0].result["fits"] is False and _first_line(answer).startswith("**放不下")
+
+
+def test_instance_types_without_a_workload_name_the_cheaper_one_first() -> None:
+    answer = _ask("ecs.gn7i-c8g1.2xlarge or ecs.gn7i-c16g1.4xlarge?")
+    prices = {c.args["instance_type"]: c.result["hourly"] for c in answer.tool_calls if c.name == "price_of_instance"}
+    assert len(prices) == 2
+    assert min(prices, key=lambda k: prices[k]) in _first_line(answer)
+
+
+def test_a_which_is_faster_question_names_the_gpu_with_the_higher_figure() -> None:
+    answer = _ask("H800 训练比 A100 快多少")
+    specs = {c.result["name"]: c.result for c in answer.tool_calls if c.name == "gpu_specs" and c.result}
+    fastest = max(specs.values(), key=lambda g: g["bf16_dense_tflops"] or 0)
+    assert _first_line(answer).startswith(f"**{fastest['name']}")
