@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.intents.gpu_claims import comparison_line, number_claim, winner_line
+from assistant.intents.verdicts import gpu_sets
 from assistant.understanding import understand
 from tools.catalog import get_gpu
 
@@ -75,3 +76,16 @@ def test_one_named_card_is_a_count_of_one(question: str) -> None:
 
 def test_one_instance_of_a_family_is_not_one_gpu() -> None:
     assert understand("Is one A10 instance enough for Qwen2.5-7B?").gpus is None
+
+
+@pytest.mark.parametrize(
+    ("question", "sets"),
+    [
+        ("4 张 L20 还是 2 张 H20 跑 Qwen2.5-72B AWQ", [("L20", 4), ("H20", 2)]),
+        ("Qwen2.5-72B AWQ: 4x L20 or 2x H20?", [("L20", 4), ("H20", 2)]),
+        ("八张 A10 和两张 A100 80G 部署 70B", [("A10", 8), ("A100-80GB", 2)]),
+        ("we have 4 L20 cards", [("L20", 4)]),
+    ],
+)
+def test_gpu_sets_are_read_in_order(question: str, sets: list[tuple[str, int]]) -> None:
+    assert [(h["gpu"], h["gpus"]) for h in gpu_sets(question)] == sets

@@ -13,9 +13,12 @@ from typing import Any
 
 from assistant import render
 from assistant.conversation import read_conversation
+from assistant.hardware_words import GPU_NAME
 from assistant.intents.gpu_claims import winner_line
 from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
+from assistant.phrases import spell_numbers
+from assistant.reading import NUM, as_int, normalise, parse_number
 from assistant.run import TRAINING, Events, Reply
 from assistant.toolbox import concurrent_users, evaluate_hardware_fit, find_instance_types, price_of_instance
 from assistant.understanding import Slots
@@ -65,6 +68,10 @@ class VerdictIntent(WorkloadIntent):
             if earlier and earlier != hardware:  # "how does that compare with two A10s?": both, same workload
                 sides = [(self.side_label(h), {}, h) for h in (earlier, hardware)]
                 return (yield from self.compare_on_hardware(s, sides, "hardware"))
+        sets = gpu_sets(self.question)
+        if ready and len(sets) >= 2 and len(models) < 2:  # "4 张 L20 还是 2 张 H20": each set as named
+            sides = [(self.side_label(h), {}, h) for h in sets[:3]]
+            return (yield from self.compare_on_hardware(s, sides, "hardware"))
         if ready and len(models) >= 2 and hardware:
             sides = [(m, {"model": m}, hardware) for m in models[:3]]
             return (yield from self.compare_on_hardware(s, sides, "models"))
@@ -296,6 +303,28 @@ def _offered(gpu: str) -> bool:
         return bool(find_instance_types(gpu=gpu).instances)
     except UnknownNameError:
         return True
+
+
+_SET_RE = re.compile(
+    rf"(?<![A-Za-z0-9.])(?P<n>{NUM})\s*(?:张|块|个|x|×|\*)?\s*(?P<g>{GPU_NAME})(?![0-9])(?:\s*\d{{2,3}}\s*g(?:i?b)?\b)?"
+    rf"|(?<![A-Za-z0-9])(?P<g2>{GPU_NAME})(?![0-9])(?:\s*\d{{2,3}}\s*g(?:i?b)?\b)?\s*[x×*]\s*(?P<n2>\d{{1,2}})(?![\d.])",
+    re.IGNORECASE,
+)
+
+
+def gpu_sets(question: str) -> list[dict[str, Any]]:
+    """Return each "N x GPU" set a question names ("4 张 L20 还是 2 张 H20", "4x L20 or 2x H20"), in order."""
+    out: list[dict[str, Any]] = []
+    for m in _SET_RE.finditer(spell_numbers(normalise(question))):
+        written, count = m.group("g") or m.group("g2"), m.group("n") or m.group("n2")
+        try:
+            name, n = catalog.get_gpu(written).name, as_int(parse_number(count))
+        except (UnknownNameError, ValueError):
+            continue
+        hardware = {"gpu": name, "gpus": n, "instances": 1}
+        if 0 < n <= 64 and hardware not in out:
+            out.append(hardware)
+    return out
 
 
 def _with_memory(question: str, gpu: str) -> bool:
