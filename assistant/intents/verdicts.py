@@ -118,6 +118,22 @@ class VerdictIntent(WorkloadIntent):
         before = read_conversation(self.history[last].content, self.history[:last])
         return self.fixed_hardware(before.slots)
 
+    def set_price(self, fit: HardwareFit, region: str | None) -> Events:
+        """Return the hourly price of the cheapest listed instance type holding exactly this GPU set, or None."""
+        hw = fit.hardware
+        if hw.instance_type:
+            quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=hw.instance_type,
+                                            region=region)  # fmt: skip
+            return quote.hourly * hw.instances if quote is not None and quote.hourly is not None else None
+        listed, _ = yield from self.call("find_instance_types", find_instance_types, gpu=hw.gpu)
+        best = None
+        for inst in [i for i in (listed.instances if listed else []) if i.gpu_count == hw.gpus and not i.vgpu][:4]:
+            quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=inst.instance_type,
+                                            region=region)  # fmt: skip
+            if quote is not None and quote.hourly is not None and (best is None or quote.hourly < best):
+                best = quote.hourly
+        return best
+
     def side_label(self, hardware: dict[str, Any]) -> str:
         """Name one side of a hardware comparison: '2 x A10', '`ecs.gn8is.4xlarge`'."""
         if hardware.get("instance_type"):
@@ -155,6 +171,10 @@ class VerdictIntent(WorkloadIntent):
                                             region=s.region)  # fmt: skip
             if quote is not None and quote.hourly is not None:
                 prices[label] = quote.hourly
+        if kind == "hardware":  # a GPU set is priced as the cheapest instance type with exactly that many
+            for label, fit in results:
+                if (price := (yield from self.set_price(fit, s.region))) is not None:
+                    prices[label] = price
         counts = (yield from self.capacities(s, sides, results)) if not priced and task == "inference" else {}
         lines = [self.side_line(label, fit, prices.get(label), counts.get(label), kind) for label, fit in results]
         labels = " vs ".join(label for label, _ in results)
