@@ -49,3 +49,11 @@ def test_a_which_is_faster_question_names_the_gpu_with_the_higher_figure() -> No
     specs = {c.result["name"]: c.result for c in answer.tool_calls if c.name == "gpu_specs" and c.result}
     fastest = max(specs.values(), key=lambda g: g["bf16_dense_tflops"] or 0)
     assert _first_line(answer).startswith(f"**{fastest['name']}")
+
+
+def test_a_stated_memory_figure_is_answered_against_the_weights_and_the_total() -> None:
+    question = "Qwen2.5-7B needs only 8GB in fp16, right?"
+    answer = _ask(question)
+    [est] = [c.result for c in answer.tool_calls if c.name == "estimate_gpu_memory"]
+    assert isinstance(est, dict) and est["per_gpu"]["weights_gib"] * 2**30 > 8e9  # 7.6B x 2 bytes > 8 GB
+    assert _first_line(answer).startswith("**No") and not ungrounded(answer, question)

@@ -14,13 +14,20 @@ from typing import Any
 from assistant import render
 from assistant.conversation import read_conversation
 from assistant.hardware_words import GPU_NAME
+from assistant.intents.arguments import memory_args
 from assistant.intents.gpu_claims import winner_line
 from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
 from assistant.phrases import spell_numbers
 from assistant.reading import NUM, as_int, normalise, parse_number
 from assistant.run import TRAINING, Events, Reply
-from assistant.toolbox import concurrent_users, evaluate_hardware_fit, find_instance_types, price_of_instance
+from assistant.toolbox import (
+    concurrent_users,
+    estimate_gpu_memory,
+    evaluate_hardware_fit,
+    find_instance_types,
+    price_of_instance,
+)
 from assistant.understanding import Slots
 from tools import catalog
 from tools.capacity import Capacity
@@ -45,6 +52,22 @@ _CARD_SIZE_RE = re.compile(
     r"(?<![\d.])(\d{1,3})\s*gi?b\b(?=.{0,24}(?:\benough\b|\bsuffic|够|足够))",
     re.IGNORECASE,
 )
+
+
+_MEMORY_CLAIM_RE = re.compile(r"(?<![\d.])(\d{1,4}(?:\.\d{1,2})?)\s*(?:gi?b|g)(?![a-z])", re.IGNORECASE)
+_CHECK_RE = re.compile(
+    r"对吗|对吧|是吗|是不是|吧\s*[?？]?\s*$|靠谱|没错|准确|真的|really|right\?|true\?|correct|is\s+(?:it|that)\s+(?:right|true)|"
+    r"\bdoes\b.{0,40}\bneed\b|isn'?t\s+it",
+    re.IGNORECASE,
+)
+
+
+def memory_claim(question: str) -> float | None:
+    """Return the memory figure (GB) a question puts up for checking ("7B FP16 大约 14GB，对吗？"), or None."""
+    if not _CHECK_RE.search(question):
+        return None
+    m = _MEMORY_CLAIM_RE.search(question)
+    return float(m.group(1)) if m else None
 
 
 def card_size(question: str) -> int | None:
@@ -99,7 +122,28 @@ class VerdictIntent(WorkloadIntent):
         reply = yield from self.workload(s)
         if ready and len(s.gpu_mentions) >= 2 and not s.gpu and reply.kind == "recommendation":
             yield from self.lead_with_spec_winner(s, reply)
+        elif ready and reply.kind in ("estimate", "recommendation") and not (s.gpu_mentions or s.instance_types):
+            if stated := memory_claim(self.question):  # "7B FP16 大约 14GB，对吗？": the claim answered first
+                if not any(c.name == "estimate_gpu_memory" for c in self.calls):
+                    yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=None))
+                self.lead_with_memory_claim(reply, stated)
         return reply
+
+    def lead_with_memory_claim(self, reply: Reply, stated_gb: float) -> None:
+        """Answer a stated memory figure: the weights alone, and the total per GPU with K/V and runtime."""
+        est = next((c.result for c in reversed(self.calls) if c.name == "estimate_gpu_memory" and c.result), None)
+        if not isinstance(est, dict):
+            return
+        estimate = MemoryEstimate.model_validate(est)
+        weights_gb = estimate.per_gpu.weights_gib * 2**30 / 1e9
+        total_gb = estimate.per_gpu_total_gib * 2**30 / 1e9
+        code = (
+            "claim.memory_too_low" if stated_gb < 0.85 * weights_gb
+            else "claim.memory_enough" if stated_gb >= total_gb
+            else "claim.memory_weights_only"
+        )  # fmt: skip
+        figures = {"weights": render.fig(estimate.per_gpu.weights_gib), "total": render.fig(estimate.per_gpu_total_gib)}
+        reply.text = say(code, self.lang, **figures) + "\n\n" + reply.text
 
     def fixed_hardware(self, s: Slots) -> dict[str, Any] | None:
         """Return the GPU and count the user fixed ("one L20", "2 张 H20"), without calling a tool."""
