@@ -32,10 +32,14 @@ _ASKS_CHECK = re.compile(
     r"对吗|对吧|是吗|是不是|吧[?？]?\s*$|靠谱|准确吗|真的|没错|是否|吗[?？]?\s*$|should\s+i|\?\s*$|？\s*$",
     re.IGNORECASE,
 )
-_WORSE = r"slower|worse|weaker|less\s+powerful|behind|inferior|lower|低于|慢|弱|不如|差|落后"
-_BETTER = r"faster|better|stronger|more\s+powerful|ahead\s+of|superior|higher|高于|快|强|超过|胜过|领先"
+_WORSE = r"slower|worse|weaker|less\s+powerful|behind|inferior|lower|smaller|less|低于|慢|弱|不如|差|落后|低|小|少"
+_BETTER = (
+    r"faster|better|stronger|more\s+powerful|ahead\s+of|superior|higher|bigger|larger|more|"
+    r"高于|快|强|超过|胜过|领先|高|大|多"
+)
 _WHICH = re.compile(r"哪个|哪一个|哪张|which|谁|多少|几倍|how\s+much|how\s+many\s+times", re.IGNORECASE)
 _TRAINING = re.compile(r"训练|微调|预训练|train|fine[\s\-]*tun|prefill|预填充|算力|compute|tflops", re.IGNORECASE)
+_MEMORY = re.compile(r"显存|vram|memory\s+(?:size|capacity)|\bmemory\b", re.IGNORECASE)
 _DECODE = re.compile(r"解码|推理|生成|decode|decoding|inference|serving|serve|带宽|bandwidth|tokens?/s", re.IGNORECASE)
 
 
@@ -88,6 +92,8 @@ def comparison_line(question: str, a: GPU, b: GPU, lang: str) -> ClaimLine | Non
     """Answer "is A slower than B?" (yes/no) or "which is faster for X?" (the winner) from the spec sheets."""
     text = question.lower()
     metric = "bandwidth" if _DECODE.search(text) and not _TRAINING.search(text) else "compute"
+    if _MEMORY.search(text) and not re.search(r"带宽|bandwidth", text, re.IGNORECASE):
+        metric = "memory"  # "L20 的显存比 A10 大吗"
     first, second = _in_order(text, a, b)
     if first is None or second is None:
         return None
@@ -107,12 +113,13 @@ def comparison_line(question: str, a: GPU, b: GPU, lang: str) -> ClaimLine | Non
 
 
 def winner_line(a: GPU, b: GPU, metric: str, lang: str) -> ClaimLine | None:
-    name = "bf16_dense_tflops" if metric == "compute" else "memory_bandwidth_gb_s"
+    name = {"compute": "bf16_dense_tflops", "bandwidth": "memory_bandwidth_gb_s", "memory": "memory_gib"}[metric]
     va, vb = getattr(a, name), getattr(b, name)
     if not va or not vb or va == vb:
         return None
     hi, lo, vh, vl = (a, b, va, vb) if va > vb else (b, a, vb, va)
-    code = "claim.trains_faster" if metric == "compute" else "claim.decodes_faster"
+    codes = {"compute": "claim.trains_faster", "bandwidth": "claim.decodes_faster", "memory": "claim.more_memory"}
+    code = codes[metric]
     what = _LABELS[name][0 if lang == "zh" else 1]
     figures = {"winner": hi.name, "loser": lo.name, "high": _fig(vh), "low": _fig(vl), "what": what}
     return ClaimLine(code, figures)
