@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.intents.gpu_claims import comparison_line, number_claim, winner_line
-from assistant.intents.verdicts import gpu_sets
+from assistant.intents.verdict_words import gpu_sets
 from assistant.understanding import understand
 from tools.catalog import get_gpu
 

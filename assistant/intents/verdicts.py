@@ -13,13 +13,20 @@ from typing import Any
 
 from assistant import render
 from assistant.conversation import read_conversation
-from assistant.hardware_words import GPU_NAME
 from assistant.intents.arguments import memory_args
 from assistant.intents.gpu_claims import winner_line
+from assistant.intents.verdict_words import (
+    COMPARE_WITH_RE,
+    USERS_RE,
+    card_size,
+    gpu_sets,
+    known_type,
+    memory_claim,
+    offered,
+    with_memory,
+)
 from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
-from assistant.phrases import spell_numbers
-from assistant.reading import NUM, as_int, normalise, parse_number
 from assistant.run import TRAINING, Events, Reply
 from assistant.toolbox import (
     concurrent_users,
@@ -29,53 +36,12 @@ from assistant.toolbox import (
     price_of_instance,
 )
 from assistant.understanding import Slots
-from tools import catalog
 from tools.capacity import Capacity
-from tools.errors import UnknownNameError
 from tools.hardware_fit import HardwareFit
 from tools.memory import MemoryEstimate
 from tools.workload import DEFAULT_CONTEXT_TOKENS
 
 _METHODS = ("full", "lora", "qlora")
-# "a 16 GB card", "16G 的卡": a card size the user names without a GPU model.
-# "how does that compare with two A10s?", "跟两张 H20 比呢": the earlier hardware against the new one.
-_COMPARE_WITH_RE = (
-    r"compare[sd]?\s+(?:with|to|against)|compared\s+(?:with|to)|versus|\bvs\.?\s|(?:跟|和|与|同).{0,20}(?:比|相比)|对比"
-)
-# The question asks which side holds more users (not merely states a user count).
-_USERS_RE = (
-    r"(?:more|most)\s+(?:users|concurren\w*|sequences|requests|people)|how\s+many\s+(?:users|concurrent)|"
-    r"(?:更多|最多).{0,4}(?:并发|用户|人)|并发.{0,4}(?:更多|最多|更高)|(?:撑|扛|支持)(?:得|的)?(?:住)?更多"
-)
-_CARD_SIZE_RE = re.compile(
-    r"(?<![\d.])(\d{1,3})\s*g(?:i?b)?\s*(?:的)?\s*(?:显存的?\s*)?(?:卡|显卡|card|gpu|vram|显存|of\s+(?:gpu\s+)?(?:vram|memory))|"
-    r"(?<![\d.])(\d{1,3})\s*gi?b\b(?=.{0,24}(?:\benough\b|\bsuffic|够|足够))",
-    re.IGNORECASE,
-)
-
-
-_MEMORY_CLAIM_RE = re.compile(r"(?<![\d.])(\d{1,4}(?:\.\d{1,2})?)\s*(?:gi?b|g)(?![a-z])", re.IGNORECASE)
-_CHECK_RE = re.compile(
-    r"对吗|对吧|是吗|是不是|吧\s*[?？]?\s*$|靠谱|没错|准确|真的|really|right\?|true\?|correct|is\s+(?:it|that)\s+(?:right|true)|"
-    r"\bdoes\b.{0,40}\bneed\b|isn'?t\s+it",
-    re.IGNORECASE,
-)
-
-
-def memory_claim(question: str) -> float | None:
-    """Return the memory figure (GB) a question puts up for checking ("7B FP16 大约 14GB，对吗？"), or None."""
-    if not _CHECK_RE.search(question):
-        return None
-    m = _MEMORY_CLAIM_RE.search(question)
-    return float(m.group(1)) if m else None
-
-
-def card_size(question: str) -> int | None:
-    """Return the memory of a card the user names by size only ("a 16 GB card", "24G 显存"), in GB."""
-    found = list(_CARD_SIZE_RE.finditer(question))  # "7B 要 14G，16G 的卡够吗": the card is named last
-    m = found[-1] if found else None
-    size = int(m.group(1) or m.group(2)) if m else None
-    return size if size and 4 <= size <= 256 else None
 
 
 class VerdictIntent(WorkloadIntent):
@@ -86,7 +52,7 @@ class VerdictIntent(WorkloadIntent):
         ready = bool(s.model) and not s.model_error and "model" not in self.conv.missing
         hardware = self.fixed_hardware(s)
         models = self.conv.turn.models
-        if ready and hardware and re.search(_COMPARE_WITH_RE, self.question, re.I):
+        if ready and hardware and re.search(COMPARE_WITH_RE, self.question, re.I):
             earlier = self.earlier_hardware()
             if earlier and earlier != hardware:  # "how does that compare with two A10s?": both, same workload
                 sides = [(self.side_label(h), {}, h) for h in (earlier, hardware)]
@@ -98,7 +64,7 @@ class VerdictIntent(WorkloadIntent):
         if ready and len(models) >= 2 and hardware:
             sides = [(m, {"model": m}, hardware) for m in models[:3]]
             return (yield from self.compare_on_hardware(s, sides, "models"))
-        types = [t for t in s.instance_types if _known_type(t)]
+        types = [t for t in s.instance_types if known_type(t)]
         if ready and len(types) >= 2:
             sides = [(t, {}, {"instance_type": t, "instances": s.instances or 1}) for t in types[:3]]
             return (yield from self.compare_on_hardware(s, sides, "types"))
@@ -115,7 +81,7 @@ class VerdictIntent(WorkloadIntent):
             self.lead_with_card_verdict(reply, card)
             return reply
         alone = ready and verdict and s.gpu and not (s.gpus or s.instance_types or s.families)
-        if alone and (not _offered(s.gpu or "") or _with_memory(self.question, s.gpu or "")):
+        if alone and (not offered(s.gpu or "") or with_memory(self.question, s.gpu or "")):
             # "4090 跑 14B 够用吗", "A10 24G 能跑 70B 吗": a GPU no instance type offers, or one written with
             # its memory size, is the one card the user has in mind.
             s = s.model_copy(update={"gpus": 1})
@@ -149,7 +115,7 @@ class VerdictIntent(WorkloadIntent):
         """Return the GPU and count the user fixed ("one L20", "2 张 H20"), without calling a tool."""
         if s.gpu and s.gpus:
             return {"gpu": s.gpu, "gpus": s.gpus, "instances": s.instances or s.max_instances or 1}
-        if len(s.instance_types) == 1 and _known_type(s.instance_types[0]):
+        if len(s.instance_types) == 1 and known_type(s.instance_types[0]):
             return {"instance_type": s.instance_types[0], "instances": s.instances or s.max_instances or 1}
         return None
 
@@ -227,7 +193,7 @@ class VerdictIntent(WorkloadIntent):
             "hardware": s.model_copy(update={"gpu": labels, "gpus": None, "instance_types": []}),
         }.get(kind, s)
         head = self.winner(results, prices)
-        if len(counts) >= 2 and len(set(counts.values())) > 1 and re.search(_USERS_RE, self.question, re.I):
+        if len(counts) >= 2 and len(set(counts.values())) > 1 and re.search(USERS_RE, self.question, re.I):
             label = max(counts, key=lambda k: counts[k])  # "which fits more users?": the count decides
             head = say("compare.most_users", self.lang, label=label, n=counts[label],
                        context=render.fig(s.context or DEFAULT_CONTEXT_TOKENS))  # fmt: skip
@@ -359,48 +325,3 @@ class VerdictIntent(WorkloadIntent):
         card_gib = card_gb * 1e9 / 2**30  # vendors print GB; the estimate is in GiB
         code = "card.no" if need > card_gib else "card.tight" if need > 0.85 * card_gib else "card.yes"
         reply.text = say(code, self.lang, need=render.fig(need), card=card_gb) + "\n\n" + reply.text
-
-
-def _offered(gpu: str) -> bool:
-    """Whether some instance type in the catalog has ``gpu`` (an unknown name counts as offered)."""
-    try:
-        return bool(find_instance_types(gpu=gpu).instances)
-    except UnknownNameError:
-        return True
-
-
-_SET_RE = re.compile(
-    rf"(?<![A-Za-z0-9.])(?P<n>{NUM})\s*(?:张|块|个|x|×|\*)?\s*(?P<g>{GPU_NAME})(?![0-9])(?:\s*\d{{2,3}}\s*g(?:i?b)?\b)?"
-    rf"|(?<![A-Za-z0-9])(?P<g2>{GPU_NAME})(?![0-9])(?:\s*\d{{2,3}}\s*g(?:i?b)?\b)?\s*[x×*]\s*(?P<n2>\d{{1,2}})(?![\d.])",
-    re.IGNORECASE,
-)
-
-
-def gpu_sets(question: str) -> list[dict[str, Any]]:
-    """Return each "N x GPU" set a question names ("4 张 L20 还是 2 张 H20", "4x L20 or 2x H20"), in order."""
-    out: list[dict[str, Any]] = []
-    for m in _SET_RE.finditer(spell_numbers(normalise(question))):
-        written, count = m.group("g") or m.group("g2"), m.group("n") or m.group("n2")
-        try:
-            name, n = catalog.get_gpu(written).name, as_int(parse_number(count))
-        except (UnknownNameError, ValueError):
-            continue
-        hardware = {"gpu": name, "gpus": n, "instances": 1}
-        if 0 < n <= 64 and hardware not in out:
-            out.append(hardware)
-    return out
-
-
-def _with_memory(question: str, gpu: str) -> bool:
-    """Whether the GPU is written with its memory size ("A10 24G", "24GB A10", "L20 48G")."""
-    stem = re.escape(re.split(r"[\-\s]", gpu)[-1 if gpu.upper().startswith("RTX") else 0])
-    size = r"\d{2,3}\s*g(?:i?b)?\b"
-    return bool(re.search(rf"{stem}(?![0-9])\s*[\-_]?\s*{size}|{size}\s*(?:的\s*)?{stem}(?![0-9])", question, re.I))
-
-
-def _known_type(name: str) -> bool:
-    try:
-        catalog.get_instance(name)
-    except UnknownNameError:
-        return False
-    return True
