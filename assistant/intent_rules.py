@@ -77,7 +77,8 @@ VERDICT_RE = (
     r"\bsensible\b|\breasonable\s+(?:pick|choice|option)|worth\s+(?:it|getting|buying|using|paying)|"
     r"cost[\s\-]effective|good\s+value|good\s+(?:for|enough)|\bfine\s+for\b|\bok(?:ay)?\s+for\b|suitable|"
     r"\bdo\s+(?:i|we)\s+(?:really\s+)?need\b|有必要|需不需要|"
-    r"would\s+(?:a|an|one|the|this|that|it|two|\d+)\b.{0,60}\b(?:do|suffice|cut\s+it|be\s+ok(?:ay)?)\b"
+    r"would\s+(?:a|an|one|the|this|that|it|two|\d+)\b.{0,60}\b(?:do|suffice|cut\s+it|be\s+ok(?:ay)?)\b|"
+    r"(?:will|would|could)\s+\S+(?:\s+\S+)?\s+(?:work|fit|do\s+the\s+job|suffice|be\s+enough)\b"
 )
 TOPICS = {
     "kv cache": r"kv\s*cache|kv\s*缓存",
