@@ -71,13 +71,24 @@ _SET_RE = re.compile(
 )
 
 
+def _gpu_name(written: str) -> str:
+    """Return the catalog GPU a written name means; an ambiguous one ("A100") is its first variant."""
+    try:
+        return catalog.get_gpu(written).name
+    except UnknownNameError as exc:
+        if exc.suggestions and written.split()[0].lower() in exc.suggestions[0].lower():
+            return exc.suggestions[0]
+        raise
+
+
 def gpu_sets(question: str) -> list[dict[str, Any]]:
     """Return each "N x GPU" set a question names ("4 张 L20 还是 2 张 H20", "4x L20 or 2x H20"), in order."""
     out: list[dict[str, Any]] = []
     for m in _SET_RE.finditer(spell_numbers(normalise(question))):
         written, count = m.group("g") or m.group("g2"), m.group("n") or m.group("n2")
         try:
-            name, n = catalog.get_gpu(written).name, as_int(parse_number(count))
+            n = as_int(parse_number(count))
+            name = _gpu_name(written)
         except (UnknownNameError, ValueError):
             continue
         hardware = {"gpu": name, "gpus": n, "instances": 1}
