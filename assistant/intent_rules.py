@@ -78,7 +78,10 @@ VERDICT_RE = (
     r"cost[\s\-]effective|good\s+value|good\s+(?:for|enough)|\bfine\s+for\b|\bok(?:ay)?\s+for\b|suitable|"
     r"\bdo\s+(?:i|we)\s+(?:really\s+)?need\b|有必要|需不需要|"
     r"would\s+(?:a|an|one|the|this|that|it|two|\d+)\b.{0,60}\b(?:do|suffice|cut\s+it|be\s+ok(?:ay)?)\b|"
-    r"(?:will|would|could)\s+\S+(?:\s+\S+)?\s+(?:work|fit|do\s+the\s+job|suffice|be\s+enough)\b"
+    r"(?:will|would|could)\s+\S+(?:\s+\S+)?\s+(?:work|fit|do\s+the\s+job|suffice|be\s+enough)\b|"
+    r"\bfits?\s+(?:in|on|into|onto)\b|\bdoable\b|\bfeasible\b|be\s+able\s+to\s+(?:run|serve|hold|handle|fit)|"
+    r"\bcan\s+(?:a|an|one|the|two|\d+|my|our)\b[^?？]{0,40}\b(?:run|serve|fit|handle|hold|take|host)\b|"
+    r"顶得住|hold\s*(?:得|不)住|稳不稳|稳吗|没问题吧|没问题吗|靠谱吗|行吗|能行吗|可行吗|能上吗"
 )
 TOPICS = {
     "kv cache": r"kv\s*cache|kv\s*缓存",

@@ -27,7 +27,8 @@ USERS_RE = (
 )
 _CARD_SIZE_RE = re.compile(
     r"(?<![\d.])(\d{1,3})\s*g(?:i?b)?\s*(?:的)?\s*(?:显存的?\s*)?(?:卡|显卡|card|gpu|vram|显存|of\s+(?:gpu\s+)?(?:vram|memory))|"
-    r"(?<![\d.])(\d{1,3})\s*gi?b\b(?=.{0,24}(?:\benough\b|\bsuffic|够|足够))",
+    r"(?<![\d.])(\d{1,3})\s*gi?b\b(?=.{0,24}(?:\benough\b|\bsuffic|够|足够))|"
+    r"(?:fits?|run|load|serve)\s+(?:in|into|on|within)\s+(?:a\s+|one\s+)?(\d{1,3})\s*gi?b\b",
     re.IGNORECASE,
 )
 
@@ -52,7 +53,7 @@ def card_size(question: str) -> int | None:
     """Return the memory of a card the user names by size only ("a 16 GB card", "24G 显存"), in GB."""
     found = list(_CARD_SIZE_RE.finditer(question))  # "7B 要 14G，16G 的卡够吗": the card is named last
     m = found[-1] if found else None
-    size = int(m.group(1) or m.group(2)) if m else None
+    size = int(next(g for g in m.groups() if g)) if m else None
     return size if size and 4 <= size <= 256 else None
 
 
