@@ -39,6 +39,7 @@ from assistant.understanding import Slots
 from tools.capacity import Capacity
 from tools.hardware_fit import HardwareFit
 from tools.memory import MemoryEstimate
+from tools.plan import USABLE_FRACTION_OTHER, VLLM_GPU_MEMORY_UTILIZATION
 from tools.workload import DEFAULT_CONTEXT_TOKENS
 
 _METHODS = ("full", "lora", "qlora")
@@ -317,11 +318,14 @@ class VerdictIntent(WorkloadIntent):
             reply.text = say(line.code, self.lang, **line.figures) + "\n\n" + reply.text
 
     def lead_with_card_verdict(self, reply: Reply, card_gb: int) -> None:
-        """'7B 要 14G，16G 的卡够吗': the estimate against the card size the user named, first."""
+        """'7B 要 14G，16G 的卡够吗': the estimate against what a card of that size leaves usable, first."""
         est = next((c.result for c in reversed(self.calls) if c.name == "estimate_gpu_memory" and c.result), None)
         if not isinstance(est, dict):
             return
-        need = MemoryEstimate.model_validate(est).per_gpu_total_gib
-        card_gib = card_gb * 1e9 / 2**30  # vendors print GB; the estimate is in GiB
-        code = "card.no" if need > card_gib else "card.tight" if need > 0.85 * card_gib else "card.yes"
+        estimate = MemoryEstimate.model_validate(est)
+        # Like the catalog, a card's "GB" is its GiB; GDDR cards show ~92% of it, and vLLM takes 90% of that.
+        share = VLLM_GPU_MEMORY_UTILIZATION if estimate.task == "inference" else 1.0
+        usable = card_gb * USABLE_FRACTION_OTHER * share
+        need = estimate.per_gpu_total_gib
+        code = "card.no" if need > usable else "card.tight" if need > 0.9 * usable else "card.yes"
         reply.text = say(code, self.lang, need=render.fig(need), card=card_gb) + "\n\n" + reply.text
