@@ -16,9 +16,18 @@ from assistant.toolbox import (
     price_of_instance,
 )
 from assistant.understanding import Slots
-from tools.catalog import InstanceType
+from tools.catalog import InstanceType, get_gpu
+from tools.errors import UnknownNameError
 
 _COMPARE_TYPES_RE = r"\bvs\.?\b|versus|\bor\b|compare|differen|better|which|还是|和|跟|与|对比|比较|区别|哪个|选"
+
+
+def _same_gpu(claimed: str, actual: str) -> bool:
+    """Whether a claimed GPU name ("A100", "A100 80G") is the instance type's GPU ("A100-80GB")."""
+    try:
+        return get_gpu(claimed).name == actual
+    except UnknownNameError as exc:  # an ambiguous family name ("A100") matches any of its variants
+        return actual in exc.suggestions and actual.lower().startswith(claimed.lower().split()[0])
 
 
 def _family_of(name: str) -> str:
@@ -119,10 +128,17 @@ class CatalogIntent(Run):
             inst = next(i for i in listed.instances if i.instance_type == name)
             gpu, count = render.gpu_label(inst, self.lang), render.fig(inst.gpu_count)
             memory, ram = render.fig(inst.gpu_memory_gib), render.fig(inst.memory_gib)
-            return self.t(
+            line = self.t(
                 f"`{name}` 存在：{gpu} × {count}，每卡 {memory} GB，{inst.vcpu} vCPU，{ram} GiB 内存。",
                 f"`{name}` exists: {count} × {gpu}, {memory} GB per GPU, {inst.vcpu} vCPU, {ram} GiB RAM.",
             )
+            if claimed is None:
+                return line
+            # "ecs.gn7i-c32g1.8xlarge 是 H800 吗？": the claim is answered before the facts.
+            same = _same_gpu(claimed, inst.gpu_name or "")
+            verdict = self.t("**是的。**" if same else f"**不是，** 它用的是 {gpu}，不是 {claimed}。",
+                             "**Yes.**" if same else f"**No,** it has the {gpu}, not the {claimed}.")  # fmt: skip
+            return f"{verdict} {line}"
         lines = [
             self.t(f"**`{name}` 这个规格不存在**（目录中没有）。", f"**`{name}` does not exist** (not in the catalog).")
         ]

@@ -111,3 +111,25 @@ def known_type(name: str) -> bool:
     except UnknownNameError:
         return False
     return True
+
+
+_MACHINES_RE = re.compile(
+    rf"(?<![A-Za-z0-9.])(?P<n>{NUM})\s*(?:台|nodes?|machines?|servers?|boxes|hosts?)(?:机器|服务器)?\s*[,，]?\s*"
+    rf"(?:of\s+|with\s+|each\s+with\s+)?(?:每台\s*)?(?P<m>{NUM})\s*(?:张|卡|块|x|×|\*|[\s\-]*gpus?)"
+    rf"|(?<![A-Za-z0-9.])(?P<n2>{NUM})\s*(?:x\s*)?(?P<m2>\d{{1,2}})[\s\-]*(?:gpu|卡)\s*(?:{GPU_NAME})?\s*"
+    r"(?:boxes|servers|nodes|machines|instances|机器|服务器)",
+    re.IGNORECASE,
+)
+
+
+def machines(question: str) -> tuple[int, int] | None:
+    """Return (machines, GPUs per machine) for "两台 8 卡 H20", "2 nodes of 8x H800", "two 8-GPU boxes"."""
+    m = _MACHINES_RE.search(spell_numbers(normalise(question)))
+    if not m:
+        return None
+    try:
+        n = as_int(parse_number(m.group("n") or m.group("n2")))
+        per = as_int(parse_number(m.group("m") or m.group("m2")))
+    except ValueError:
+        return None
+    return (n, per) if 1 <= n <= 64 and 1 <= per <= 16 else None

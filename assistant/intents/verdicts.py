@@ -21,6 +21,7 @@ from assistant.intents.verdict_words import (
     card_size,
     gpu_sets,
     known_type,
+    machines,
     memory_claim,
     offered,
     with_memory,
@@ -81,6 +82,8 @@ class VerdictIntent(WorkloadIntent):
                 reply.text += "\n\n_" + self.t("任务按推理部署计算", "task taken as inference") + "_"
             self.lead_with_card_verdict(reply, card)
             return reply
+        if s.gpu and not s.instance_types and (boxes := machines(self.question)):
+            s = s.model_copy(update={"instances": boxes[0], "gpus": boxes[1]})  # "两台 8 卡 H20": 2 x 8 GPUs
         alone = ready and verdict and s.gpu and not (s.gpus or s.instance_types or s.families)
         if alone and (not offered(s.gpu or "") or with_memory(self.question, s.gpu or "")):
             # "4090 跑 14B 够用吗", "A10 24G 能跑 70B 吗": a GPU no instance type offers, or one written with
