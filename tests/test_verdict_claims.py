@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from assistant.intents.catalog import _same_gpu
 from assistant.intents.gpu_claims import comparison_line, number_claim, winner_line
-from assistant.intents.verdict_words import gpu_sets
+from assistant.intents.verdict_words import gpu_sets, machines
 from assistant.understanding import understand
 from tools.catalog import get_gpu
 
@@ -89,3 +90,25 @@ def test_one_instance_of_a_family_is_not_one_gpu() -> None:
 )
 def test_gpu_sets_are_read_in_order(question: str, sets: list[tuple[str, int]]) -> None:
     assert [(h["gpu"], h["gpus"]) for h in gpu_sets(question)] == sets
+
+
+@pytest.mark.parametrize(
+    ("question", "boxes"),
+    [
+        ("两台 8 卡 H20 跑 DeepSeek-R1", (2, 8)),
+        ("3 台机器，每台 4 张 A10", (3, 4)),
+        ("two 8-GPU H20 boxes", (2, 8)),
+        ("2 nodes of 8x H800", (2, 8)),
+        ("4 张 L20, 16 并发", None),
+    ],
+)
+def test_machines_of_several_gpus(question: str, boxes: tuple[int, int] | None) -> None:
+    assert machines(question) == boxes
+
+
+@pytest.mark.parametrize(
+    ("claimed", "actual", "same"),
+    [("A10", "A100-80GB", False), ("A100", "A100-80GB", True), ("A100 80G", "A100-80GB", True), ("H800", "A10", False)],
+)
+def test_a_claimed_gpu_matches_only_its_own_variants(claimed: str, actual: str, same: bool) -> None:
+    assert _same_gpu(claimed, actual) is same
