@@ -133,3 +133,17 @@ def machines(question: str) -> tuple[int, int] | None:
     except ValueError:
         return None
     return (n, per) if 1 <= n <= 64 and 1 <= per <= 16 else None
+
+
+def instances_of(question: str, instance_type: str) -> int | None:
+    """Return how many of a named instance type the user has ("two gn7i-c32g1.16xlarge", "2 x ecs.gn8is...")."""
+    body = re.escape(instance_type.removeprefix("ecs."))
+    text = spell_numbers(normalise(question))
+    m = re.search(rf"(?<![A-Za-z0-9.])({NUM})\s*(?:x|×|\*|台|个)?\s*`?(?:ecs\.)?{body}", text, re.IGNORECASE)
+    if not m:
+        return None
+    try:
+        n = as_int(parse_number(m.group(1)))
+    except ValueError:
+        return None
+    return n if 1 <= n <= 64 else None

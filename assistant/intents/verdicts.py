@@ -20,6 +20,7 @@ from assistant.intents.verdict_words import (
     USERS_RE,
     card_size,
     gpu_sets,
+    instances_of,
     known_type,
     machines,
     memory_claim,
@@ -82,6 +83,8 @@ class VerdictIntent(WorkloadIntent):
                 reply.text += "\n\n_" + self.t("任务按推理部署计算", "task taken as inference") + "_"
             self.lead_with_card_verdict(reply, card)
             return reply
+        if len(s.instance_types) == 1 and not s.instances and (n := instances_of(self.question, s.instance_types[0])):
+            s = s.model_copy(update={"instances": n})  # "two gn7i-c32g1.16xlarge": both boxes together
         if s.gpu and not s.instance_types and (boxes := machines(self.question)):
             s = s.model_copy(update={"instances": boxes[0], "gpus": boxes[1]})  # "两台 8 卡 H20": 2 x 8 GPUs
         alone = ready and verdict and s.gpu and not (s.gpus or s.instance_types or s.families)
