@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine_helpers import shared_engine, ungrounded
+from engine_helpers import conversation, shared_engine, ungrounded
 
 from assistant.answer import Answer
 
@@ -64,3 +64,11 @@ def test_a_stated_memory_figure_is_answered_against_the_weights_and_the_total() 
     [est] = [c.result for c in answer.tool_calls if c.name == "estimate_gpu_memory"]
     assert isinstance(est, dict) and est["per_gpu"]["weights_gib"] * 2**30 > 8e9  # 7.6B x 2 bytes > 8 GB
     assert _first_line(answer).startswith("**No") and not ungrounded(answer, question)
+
+
+def test_a_follow_up_to_a_comparison_keeps_both_sides_and_changes_one_thing() -> None:
+    first = "Qwen2.5-72B AWQ: 4x L20 or 2x H20, which is better for 16 users?"
+    answer = shared_engine().answer("and for 64 users?", conversation(first))
+    fits = [c.args for c in answer.tool_calls if c.name == "evaluate_hardware_fit"]
+    assert [(a["gpu"], a["gpus"]) for a in fits] == [("L20", 4), ("H20", 2)]
+    assert {a["concurrency"] for a in fits} == {64} and {a["quant"] for a in fits} == {"awq-int4"}

@@ -37,7 +37,7 @@ from assistant.toolbox import (
     find_instance_types,
     price_of_instance,
 )
-from assistant.understanding import Slots
+from assistant.understanding import Slots, understand
 from tools.capacity import Capacity
 from tools.hardware_fit import HardwareFit
 from tools.memory import MemoryEstimate
@@ -54,13 +54,18 @@ class VerdictIntent(WorkloadIntent):
         """Answer a comparison or verdict on named hardware, else plan or estimate as usual."""
         ready = bool(s.model) and not s.model_error and "model" not in self.conv.missing
         hardware = self.fixed_hardware(s)
-        models = self.conv.turn.models
+        models, sets = self.conv.turn.models, gpu_sets(self.question)
+        turn = self.conv.turn
+        if turn.follow_up and not (turn.models or turn.gpu_mentions or turn.instance_types or turn.families):
+            # "and for 4 users?" after a comparison: the same sides, the one thing changed.
+            earlier = self.previous_question()
+            models = models or (understand(earlier).models if earlier else [])
+            sets = sets or (gpu_sets(earlier) if earlier else [])
         if ready and hardware and re.search(COMPARE_WITH_RE, self.question, re.I):
             earlier = self.earlier_hardware()
             if earlier and earlier != hardware:  # "how does that compare with two A10s?": both, same workload
                 sides = [(self.side_label(h), {}, h) for h in (earlier, hardware)]
                 return (yield from self.compare_on_hardware(s, sides, "hardware"))
-        sets = gpu_sets(self.question)
         if ready and len(sets) >= 2 and len(models) < 2:  # "4 张 L20 还是 2 张 H20": each set as named
             sides = [(self.side_label(h), {}, h) for h in sets[:3]]
             return (yield from self.compare_on_hardware(s, sides, "hardware"))
@@ -125,6 +130,10 @@ class VerdictIntent(WorkloadIntent):
         if len(s.instance_types) == 1 and known_type(s.instance_types[0]):
             return {"instance_type": s.instance_types[0], "instances": s.instances or s.max_instances or 1}
         return None
+
+    def previous_question(self) -> str | None:
+        """Return the user's previous turn, if any."""
+        return next((m.content for m in reversed(self.history) if m.role == "user"), None)
 
     def earlier_hardware(self) -> dict[str, Any] | None:
         """Return the hardware the previous question fixed, read from the conversation before this turn."""
