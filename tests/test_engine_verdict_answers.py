@@ -72,3 +72,12 @@ def test_a_follow_up_to_a_comparison_keeps_both_sides_and_changes_one_thing() ->
     fits = [c.args for c in answer.tool_calls if c.name == "evaluate_hardware_fit"]
     assert [(a["gpu"], a["gpus"]) for a in fits] == [("L20", 4), ("H20", 2)]
     assert {a["concurrency"] for a in fits} == {64} and {a["quant"] for a in fits} == {"awq-int4"}
+
+
+def test_a_price_question_says_first_which_side_has_no_list_price() -> None:
+    answer = _ask("Which is cheaper to run Qwen2.5-32B AWQ: gn7i or gn8is?")
+    plans = {c.args["gpu"]: c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment"}
+    priced = [g for g, p in plans.items() if any(o["price_cny_per_hour"] for o in p["options"])]
+    unpriced = [g for g in plans if g not in priced]
+    assert len(priced) == 1 and unpriced  # the catalog lists A10 prices, not L20 ones
+    assert priced[0] in _first_line(answer) and all(g in _first_line(answer) for g in unpriced)

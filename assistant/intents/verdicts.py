@@ -17,6 +17,7 @@ from assistant.intents.arguments import memory_args
 from assistant.intents.gpu_claims import winner_line
 from assistant.intents.verdict_words import (
     COMPARE_WITH_RE,
+    COST_RE,
     USERS_RE,
     card_size,
     gpu_sets,
@@ -41,7 +42,7 @@ from assistant.understanding import Slots, understand
 from tools.capacity import Capacity
 from tools.hardware_fit import HardwareFit
 from tools.memory import MemoryEstimate
-from tools.plan import USABLE_FRACTION_OTHER, VLLM_GPU_MEMORY_UTILIZATION
+from tools.plan import USABLE_FRACTION_OTHER, VLLM_GPU_MEMORY_UTILIZATION, Plan
 from tools.workload import DEFAULT_CONTEXT_TOKENS
 
 _METHODS = ("full", "lora", "qlora")
@@ -100,6 +101,9 @@ class VerdictIntent(WorkloadIntent):
         reply = yield from self.workload(s)
         if ready and len(s.gpu_mentions) >= 2 and not s.gpu and reply.kind == "recommendation":
             yield from self.lead_with_spec_winner(s, reply)
+            self.lead_with_price_gap(reply)
+        elif ready and len(s.families) >= 2 and reply.kind == "recommendation":
+            self.lead_with_price_gap(reply)
         elif ready and reply.kind in ("estimate", "recommendation") and not (s.gpu_mentions or s.instance_types):
             if stated := memory_claim(self.question):  # "7B FP16 大约 14GB，对吗？": the claim answered first
                 if not any(c.name == "estimate_gpu_memory" for c in self.calls):
@@ -331,6 +335,29 @@ class VerdictIntent(WorkloadIntent):
         undecided = "价格数据不全" in first or "price data is missing" in first
         if line is not None and (metric == "compute" or undecided):
             reply.text = say(line.code, self.lang, **line.figures) + "\n\n" + reply.text
+
+    def lead_with_price_gap(self, reply: Reply) -> None:
+        """'Which is cheaper, gn7i or gn8is?' when one side has no list price: say so first, with the known one."""
+        if not re.search(COST_RE, self.question, re.IGNORECASE):
+            return
+        sides: list[tuple[str, float | None, str]] = []
+        for call in self.calls:
+            if call.name != "plan_gpu_deployment" or not isinstance(call.result, dict) or "gpu" not in call.args:
+                continue
+            options = Plan.model_validate(call.result).options
+            priced = [o for o in options if o.price_cny_per_hour is not None]
+            best = min(priced, key=lambda o: o.price_cny_per_hour or 0) if priced else None
+            sides.append(
+                (call.args["gpu"], best.price_cny_per_hour if best else None, best.instance_type if best else "")
+            )
+        known = [side for side in sides if side[1] is not None]
+        unknown = [gpu for gpu, price, _ in sides if price is None]
+        if len(sides) < 2 or not unknown or len(known) != 1:
+            return
+        gpu, price, itype = known[0]
+        line = say("compare.price_gap", self.lang, gpu=gpu, instance_type=itype, price=render.fig(price),
+                   others=self.t("、", ", ").join(unknown))  # fmt: skip
+        reply.text = line + "\n\n" + reply.text
 
     def lead_with_card_verdict(self, reply: Reply, card_gb: int) -> None:
         """'7B 要 14G，16G 的卡够吗': the estimate against what a card of that size leaves usable, first."""
