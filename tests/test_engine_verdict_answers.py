@@ -81,3 +81,18 @@ def test_a_price_question_says_first_which_side_has_no_list_price() -> None:
     unpriced = [g for g in plans if g not in priced]
     assert len(priced) == 1 and unpriced  # the catalog lists A10 prices, not L20 ones
     assert priced[0] in _first_line(answer) and all(g in _first_line(answer) for g in unpriced)
+
+
+def test_a_size_in_an_article_claim_is_answered_with_a_model_of_that_size() -> None:
+    answer = _ask("文章说 13B 以下的模型 A10 单卡可以训练，对吗？")
+    fits = {c.args["task"]: c.result for c in answer.tool_calls if c.name == "evaluate_hardware_fit"}
+    assert set(fits) == {"full", "lora", "qlora"} and {
+        c.args["gpus"] for c in answer.tool_calls if c.name == "evaluate_hardware_fit"
+    } == {1}
+    assert not fits["full"]["fits"] and _first_line(answer).startswith("**全参微调")
+    assert "同规模的代表模型" in answer.text
+
+
+def test_a_made_up_instance_type_in_a_verdict_is_still_called_out() -> None:
+    answer = _ask("文章说 Qwen-7B 训练用 ecs.ebmgn7i.24xlarge (A100 80G) 1~4 卡，合适吗？")
+    assert "`ecs.ebmgn7i.24xlarge` 这个规格不存在" in answer.text

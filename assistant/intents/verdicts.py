@@ -12,12 +12,11 @@ import re
 from typing import Any
 
 from assistant import render
-from assistant.conversation import read_conversation
+from assistant.conversation import read_conversation, representative_model
 from assistant.intents.arguments import memory_args
-from assistant.intents.gpu_claims import winner_line
+from assistant.intents.verdict_leads import VerdictLeads
 from assistant.intents.verdict_words import (
     COMPARE_WITH_RE,
-    COST_RE,
     USERS_RE,
     card_size,
     gpu_sets,
@@ -30,7 +29,7 @@ from assistant.intents.verdict_words import (
 )
 from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
-from assistant.run import TRAINING, Events, Reply
+from assistant.run import Events, Reply
 from assistant.toolbox import (
     concurrent_users,
     estimate_gpu_memory,
@@ -41,54 +40,28 @@ from assistant.toolbox import (
 from assistant.understanding import Slots, understand
 from tools.capacity import Capacity
 from tools.hardware_fit import HardwareFit
-from tools.memory import MemoryEstimate
-from tools.plan import USABLE_FRACTION_OTHER, VLLM_GPU_MEMORY_UTILIZATION, Plan
 from tools.workload import DEFAULT_CONTEXT_TOKENS
 
 _METHODS = ("full", "lora", "qlora")
 
 
-class VerdictIntent(WorkloadIntent):
+class VerdictIntent(VerdictLeads, WorkloadIntent):
     """Named-hardware comparisons and verdicts; the rest is the workload handler's."""
 
     def verdict_or_workload(self, s: Slots) -> Events:
         """Answer a comparison or verdict on named hardware, else plan or estimate as usual."""
+        s, sized = self.size_stands_for_a_model(s)
+        own = yield from self.own_answer(s, sized)
+        if own is not None:
+            for name in [t for t in s.instance_types if not known_type(t)]:  # a made-up type: said after the verdict
+                first, _, rest = own.text.partition("\n\n")
+                own.text = "\n\n".join([first, (yield from self.check_instance(name, claimed=s.gpu)), rest])
+            if sized:
+                own.text += "\n\n_" + self.t(f"模型按 {sized} 计算（同规模的代表模型）",
+                                               f"model taken as {sized} (a model of that size)") + "_"  # fmt: skip
+            return own
         ready = bool(s.model) and not s.model_error and "model" not in self.conv.missing
-        hardware = self.fixed_hardware(s)
-        models, sets = self.conv.turn.models, gpu_sets(self.question)
-        turn = self.conv.turn
-        if turn.follow_up and not (turn.models or turn.gpu_mentions or turn.instance_types or turn.families):
-            # "and for 4 users?" after a comparison: the same sides, the one thing changed.
-            earlier = self.previous_question()
-            models = models or (understand(earlier).models if earlier else [])
-            sets = sets or (gpu_sets(earlier) if earlier else [])
-        if ready and hardware and re.search(COMPARE_WITH_RE, self.question, re.I):
-            earlier = self.earlier_hardware()
-            if earlier and earlier != hardware:  # "how does that compare with two A10s?": both, same workload
-                sides = [(self.side_label(h), {}, h) for h in (earlier, hardware)]
-                return (yield from self.compare_on_hardware(s, sides, "hardware"))
-        if ready and len(sets) >= 2 and len(models) < 2:  # "4 张 L20 还是 2 张 H20": each set as named
-            sides = [(self.side_label(h), {}, h) for h in sets[:3]]
-            return (yield from self.compare_on_hardware(s, sides, "hardware"))
-        if ready and len(models) >= 2 and hardware:
-            sides = [(m, {"model": m}, hardware) for m in models[:3]]
-            return (yield from self.compare_on_hardware(s, sides, "models"))
-        types = [t for t in s.instance_types if known_type(t)]
-        if ready and len(types) >= 2:
-            sides = [(t, {}, {"instance_type": t, "instances": s.instances or 1}) for t in types[:3]]
-            return (yield from self.compare_on_hardware(s, sides, "types"))
         verdict = s.asks_verdict or self.conv.turn.asks_verdict
-        if ready and s.task is None and s.task_hint and hardware and verdict:
-            return (yield from self.methods_on_hardware(s, hardware))
-        card = card_size(self.question) if verdict and not (s.gpu_mentions or s.instance_types or s.families) else None
-        if ready and card and s.task_hint is None:
-            # "Is 16GB VRAM enough for Qwen2.5-7B?": the estimate on one card against the size named, first.
-            held = s.model_copy(update={"task": s.task or "inference", "intent": "memory"})
-            reply = yield from self.memory_answer(held, self.understood_line(held))
-            if s.task is None:
-                reply.text += "\n\n_" + self.t("任务按推理部署计算", "task taken as inference") + "_"
-            self.lead_with_card_verdict(reply, card)
-            return reply
         if len(s.instance_types) == 1 and not s.instances and (n := instances_of(self.question, s.instance_types[0])):
             s = s.model_copy(update={"instances": n})  # "two gn7i-c32g1.16xlarge": both boxes together
         if s.gpu and not s.instance_types and (boxes := machines(self.question)):
@@ -111,21 +84,61 @@ class VerdictIntent(WorkloadIntent):
                 self.lead_with_memory_claim(reply, stated)
         return reply
 
-    def lead_with_memory_claim(self, reply: Reply, stated_gb: float) -> None:
-        """Answer a stated memory figure: the weights alone, and the total per GPU with K/V and runtime."""
-        est = next((c.result for c in reversed(self.calls) if c.name == "estimate_gpu_memory" and c.result), None)
-        if not isinstance(est, dict):
-            return
-        estimate = MemoryEstimate.model_validate(est)
-        weights_gb = estimate.per_gpu.weights_gib * 2**30 / 1e9
-        total_gb = estimate.per_gpu_total_gib * 2**30 / 1e9
-        code = (
-            "claim.memory_too_low" if stated_gb < 0.85 * weights_gb
-            else "claim.memory_enough" if stated_gb >= total_gb
-            else "claim.memory_weights_only"
-        )  # fmt: skip
-        figures = {"weights": render.fig(estimate.per_gpu.weights_gib), "total": render.fig(estimate.per_gpu_total_gib)}
-        reply.text = say(code, self.lang, **figures) + "\n\n" + reply.text
+    def size_stands_for_a_model(self, s: Slots) -> tuple[Slots, str | None]:
+        """Let a size in a claim or verdict ('70B FP16 要 140GB 对吗', '13B A10 单卡能训吗') take a representative."""
+        if s.model or s.model_error or not s.size_b or self.conv.turn.models:
+            return s, None
+        verdict = s.asks_verdict or self.conv.turn.asks_verdict
+        if not (memory_claim(self.question) or (verdict and (self.fixed_hardware(s) or card_size(self.question)))):
+            return s, None
+        model = representative_model(s.size_b)
+        return (s.model_copy(update={"model": model}), model) if model else (s, None)
+
+    def own_answer(self, s: Slots, sized: str | None) -> Events:
+        """Return the comparison or verdict this module answers itself, or None (the workload handler answers)."""
+        ready = bool(s.model) and not s.model_error and ("model" not in self.conv.missing or sized is not None)
+        hardware = self.fixed_hardware(s)
+        models, sets = self.conv.turn.models, gpu_sets(self.question)
+        turn = self.conv.turn
+        if turn.follow_up and not (turn.models or turn.gpu_mentions or turn.instance_types or turn.families):
+            # "and for 4 users?" after a comparison: the same sides, the one thing changed.
+            earlier = self.previous_question()
+            models = models or (understand(earlier).models if earlier else [])
+            sets = sets or (gpu_sets(earlier) if earlier else [])
+        if not ready:
+            return None
+        if hardware and re.search(COMPARE_WITH_RE, self.question, re.I):
+            earlier_hw = self.earlier_hardware()
+            if earlier_hw and earlier_hw != hardware:  # "how does that compare with two A10s?": both, one workload
+                sides = [(self.side_label(h), {}, h) for h in (earlier_hw, hardware)]
+                return (yield from self.compare_on_hardware(s, sides, "hardware"))
+        if len(sets) >= 2 and len(models) < 2:  # "4 张 L20 还是 2 张 H20": each set as named
+            sides = [(self.side_label(h), {}, h) for h in sets[:3]]
+            return (yield from self.compare_on_hardware(s, sides, "hardware"))
+        if len(models) >= 2 and hardware:
+            sides = [(m, {"model": m}, hardware) for m in models[:3]]
+            return (yield from self.compare_on_hardware(s, sides, "models"))
+        types = [t for t in s.instance_types if known_type(t)]
+        if len(types) >= 2:
+            sides = [(t, {}, {"instance_type": t, "instances": s.instances or 1}) for t in types[:3]]
+            return (yield from self.compare_on_hardware(s, sides, "types"))
+        verdict = s.asks_verdict or self.conv.turn.asks_verdict
+        if s.task is None and s.task_hint and hardware and verdict:
+            return (yield from self.methods_on_hardware(s, hardware))
+        card = card_size(self.question) if verdict and not (s.gpu_mentions or s.instance_types or s.families) else None
+        stated = memory_claim(self.question) if not (s.gpu_mentions or s.instance_types) else None
+        if s.task_hint is None and (card or (stated and (sized or "task" in self.conv.missing))):
+            # "Is 16GB VRAM enough for Qwen2.5-7B?", "70B FP16 要 140GB 对吗": the estimate on one card, first.
+            held = s.model_copy(update={"task": s.task or "inference", "intent": "memory"})
+            reply = yield from self.memory_answer(held, self.understood_line(held))
+            if s.task is None:
+                reply.text += "\n\n_" + self.t("任务按推理部署计算", "task taken as inference") + "_"
+            if card:
+                self.lead_with_card_verdict(reply, card)
+            elif stated:
+                self.lead_with_memory_claim(reply, stated)
+            return reply
+        return None
 
     def fixed_hardware(self, s: Slots) -> dict[str, Any] | None:
         """Return the GPU and count the user fixed ("one L20", "2 张 H20"), without calling a tool."""
@@ -317,57 +330,3 @@ class VerdictIntent(WorkloadIntent):
         understood = self.understood_line(s.model_copy(update={"task": None}))
         note = say("method.note", self.lang)
         return Reply(text="\n\n".join([head, "\n".join(lines), note, understood]), kind="recommendation")
-
-    def lead_with_spec_winner(self, s: Slots, reply: Reply) -> Events:
-        """'H800 vs A100 for full fine-tuning': the faster GPU for the job leads the compared plans."""
-        specs = []
-        for name in s.gpu_mentions[:2]:
-            gpu = yield from self.lookup_gpu(name)
-            if gpu is not None:
-                specs.append(gpu)
-        if len(specs) < 2:
-            return
-        metric = "compute" if (s.task or "inference") in TRAINING else "bandwidth"
-        line = winner_line(specs[0], specs[1], metric, self.lang)
-        first = reply.text.partition("\n\n")[0]
-        # Serving compared on a workload is judged by the plans (speed of the whole fleet, price); the spec
-        # sheet leads only for training, or when the plans could not be compared.
-        undecided = "价格数据不全" in first or "price data is missing" in first
-        if line is not None and (metric == "compute" or undecided):
-            reply.text = say(line.code, self.lang, **line.figures) + "\n\n" + reply.text
-
-    def lead_with_price_gap(self, reply: Reply) -> None:
-        """'Which is cheaper, gn7i or gn8is?' when one side has no list price: say so first, with the known one."""
-        if not re.search(COST_RE, self.question, re.IGNORECASE):
-            return
-        sides: list[tuple[str, float | None, str]] = []
-        for call in self.calls:
-            if call.name != "plan_gpu_deployment" or not isinstance(call.result, dict) or "gpu" not in call.args:
-                continue
-            options = Plan.model_validate(call.result).options
-            priced = [o for o in options if o.price_cny_per_hour is not None]
-            best = min(priced, key=lambda o: o.price_cny_per_hour or 0) if priced else None
-            sides.append(
-                (call.args["gpu"], best.price_cny_per_hour if best else None, best.instance_type if best else "")
-            )
-        known = [side for side in sides if side[1] is not None]
-        unknown = [gpu for gpu, price, _ in sides if price is None]
-        if len(sides) < 2 or not unknown or len(known) != 1:
-            return
-        gpu, price, itype = known[0]
-        line = say("compare.price_gap", self.lang, gpu=gpu, instance_type=itype, price=render.fig(price),
-                   others=self.t("、", ", ").join(unknown))  # fmt: skip
-        reply.text = line + "\n\n" + reply.text
-
-    def lead_with_card_verdict(self, reply: Reply, card_gb: int) -> None:
-        """'7B 要 14G，16G 的卡够吗': the estimate against what a card of that size leaves usable, first."""
-        est = next((c.result for c in reversed(self.calls) if c.name == "estimate_gpu_memory" and c.result), None)
-        if not isinstance(est, dict):
-            return
-        estimate = MemoryEstimate.model_validate(est)
-        # Like the catalog, a card's "GB" is its GiB; GDDR cards show ~92% of it, and vLLM takes 90% of that.
-        share = VLLM_GPU_MEMORY_UTILIZATION if estimate.task == "inference" else 1.0
-        usable = card_gb * USABLE_FRACTION_OTHER * share
-        need = estimate.per_gpu_total_gib
-        code = "card.no" if need > usable else "card.tight" if need > 0.9 * usable else "card.yes"
-        reply.text = say(code, self.lang, need=render.fig(need), card=card_gb) + "\n\n" + reply.text
