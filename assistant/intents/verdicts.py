@@ -38,6 +38,7 @@ from assistant.toolbox import (
     price_of_instance,
 )
 from assistant.understanding import Slots, understand
+from tools import catalog
 from tools.capacity import Capacity
 from tools.hardware_fit import HardwareFit
 from tools.workload import DEFAULT_CONTEXT_TOKENS
@@ -66,6 +67,9 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
             s = s.model_copy(update={"instances": n})  # "two gn7i-c32g1.16xlarge": both boxes together
         if s.gpu and not s.instance_types and (boxes := machines(self.question)):
             s = s.model_copy(update={"instances": boxes[0], "gpus": boxes[1]})  # "两台 8 卡 H20": 2 x 8 GPUs
+        if len(self.conv.turn.models) >= 2 and not s.gpu and len(s.families) == 1:  # "A vs B on gn7i"
+            gpus = {i.gpu_name for i in catalog.list_instances(family=s.families[0])} - {None}
+            s = s.model_copy(update={"gpu": gpus.pop()}) if len(gpus) == 1 else s
         alone = ready and verdict and s.gpu and not (s.gpus or s.instance_types or s.families)
         if alone and (not offered(s.gpu or "") or with_memory(self.question, s.gpu or "")):
             # "4090 跑 14B 够用吗", "A10 24G 能跑 70B 吗": a GPU no instance type offers, or one written with
@@ -119,8 +123,10 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
             sides = [(m, {"model": m}, hardware) for m in models[:3]]
             return (yield from self.compare_on_hardware(s, sides, "models"))
         types = [t for t in s.instance_types if known_type(t)]
-        if len(types) >= 2:
-            sides = [(t, {}, {"instance_type": t, "instances": s.instances or 1}) for t in types[:3]]
+        if len(types) >= 2:  # "one gn7e-c16g1.4xlarge or two gn7i-c32g1.16xlarge": each with its own count
+            counts = [instances_of(self.question, t) or 1 for t in types[:3]]
+            sides = [(t if n == 1 else f"{n} x {t}", {}, {"instance_type": t, "instances": n})
+                     for t, n in zip(types, counts, strict=True)]  # fmt: skip
             return (yield from self.compare_on_hardware(s, sides, "types"))
         verdict = s.asks_verdict or self.conv.turn.asks_verdict
         if s.task is None and s.task_hint and hardware and verdict:
@@ -209,12 +215,7 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
         if not results:
             return self.error(next((c.error for c in self.calls if c.error), "") or "no result")
         prices: dict[str, float] = {}
-        for label, _ in results if priced else []:
-            quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=label,
-                                            region=s.region)  # fmt: skip
-            if quote is not None and quote.hourly is not None:
-                prices[label] = quote.hourly
-        if kind == "hardware":  # a GPU set is priced as the cheapest instance type with exactly that many
+        if kind in ("types", "hardware"):  # a GPU set: the cheapest instance type with exactly that many
             for label, fit in results:
                 if (price := (yield from self.set_price(fit, s.region))) is not None:
                     prices[label] = price
