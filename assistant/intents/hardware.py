@@ -134,7 +134,7 @@ class HardwareIntent(Run):
         task = task_of(s)
         if task not in ("full", "lora", "qlora") or not (s.train_tokens and s.gpu and s.gpus):
             return None
-        gpus = s.gpus * (s.max_instances or 1)
+        gpus = s.gpus * (s.instances or s.max_instances or 1)
         args = {"model": s.model, "gpu": s.gpu, "gpus": gpus, "tokens": s.train_tokens, "task": task}
         run, err = yield from self.call("training_run", training_run, **args)
         if err or not isinstance(run, TrainingCompute):
