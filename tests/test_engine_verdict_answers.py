@@ -96,3 +96,15 @@ def test_a_size_in_an_article_claim_is_answered_with_a_model_of_that_size() -> N
 def test_a_made_up_instance_type_in_a_verdict_is_still_called_out() -> None:
     answer = _ask("文章说 Qwen-7B 训练用 ecs.ebmgn7i.24xlarge (A100 80G) 1~4 卡，合适吗？")
     assert "`ecs.ebmgn7i.24xlarge` 这个规格不存在" in answer.text
+
+
+def test_instance_types_are_compared_with_their_own_counts_and_listed_prices() -> None:
+    question = "What's better value for Qwen2.5-72B AWQ serving: one gn7e-c16g1.4xlarge or two gn7i-c32g1.16xlarge?"
+    answer = _ask(question)
+    fits = {
+        c.args["instance_type"]: c.args["instances"] for c in answer.tool_calls if c.name == "evaluate_hardware_fit"
+    }
+    assert fits == {"ecs.gn7e-c16g1.4xlarge": 1, "ecs.gn7i-c32g1.16xlarge": 2}
+    hourly = {c.args["instance_type"]: c.result["hourly"] for c in answer.tool_calls if c.name == "price_of_instance"}
+    cheaper = min(fits, key=lambda t: hourly[t] * fits[t])
+    assert cheaper in _first_line(answer) and not ungrounded(answer, question)

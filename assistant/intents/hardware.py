@@ -107,9 +107,10 @@ class HardwareIntent(Run):
         figures = {"hardware": self.hardware_label(hw), "model": fit.model, "need": render.fig(fit.per_gpu_needed_gib),
                    "usable": render.fig(fit.per_gpu_usable_gib), "pct": render.fig(fit.headroom_pct)}  # fmt: skip
         sep = "" if self.lang == "zh" else " "
+        code = "gpu.cheaper" if hw.instances == 1 else "gpu.cheaper_many"  # "2 × ¥26.62": the listed price, twice
         return [say("fit.yes_but_cheaper", self.lang, **figures) + sep + say(
-            "gpu.cheaper", self.lang, other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),
-            other_price=render.fig(best.price_cny_per_hour), price=render.fig(price), gpu=hw.gpu,
+            code, self.lang, other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),
+            other_price=render.fig(best.price_cny_per_hour), price=render.fig(quote.hourly), gpu=hw.gpu, n=hw.instances,
         )]  # fmt: skip
 
     def capacity_lines(self, s: Slots, hardware: dict[str, Any]) -> Events:

@@ -168,12 +168,12 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
         return self.fixed_hardware(before.slots)
 
     def set_price(self, fit: HardwareFit, region: str | None) -> Events:
-        """Return the hourly price of the cheapest listed instance type holding exactly this GPU set, or None."""
+        """Return (hourly price, instances) of the named type, or of the cheapest type with exactly this GPU set."""
         hw = fit.hardware
         if hw.instance_type:
             quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=hw.instance_type,
                                             region=region)  # fmt: skip
-            return quote.hourly * hw.instances if quote is not None and quote.hourly is not None else None
+            return (quote.hourly, hw.instances) if quote is not None and quote.hourly is not None else None
         listed, _ = yield from self.call("find_instance_types", find_instance_types, gpu=hw.gpu)
         best = None
         for inst in [i for i in (listed.instances if listed else []) if i.gpu_count == hw.gpus and not i.vgpu][:4]:
@@ -181,7 +181,7 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
                                             region=region)  # fmt: skip
             if quote is not None and quote.hourly is not None and (best is None or quote.hourly < best):
                 best = quote.hourly
-        return best
+        return (best, 1) if best is not None else None
 
     def side_label(self, hardware: dict[str, Any]) -> str:
         """Name one side of a hardware comparison: '2 x A10', '`ecs.gn8is.4xlarge`'."""
@@ -215,18 +215,20 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
         if not results:
             return self.error(next((c.error for c in self.calls if c.error), "") or "no result")
         prices: dict[str, float] = {}
+        shown: dict[str, str] = {}
         if kind in ("types", "hardware"):  # a GPU set: the cheapest instance type with exactly that many
             for label, fit in results:
                 if (price := (yield from self.set_price(fit, s.region))) is not None:
-                    prices[label] = price
+                    prices[label] = price[0] * price[1]  # compared in total; shown as listed ("2 × ¥26.62")
+                    shown[label] = ("" if price[1] == 1 else f"{price[1]} × ") + f"¥{render.fig(price[0])}"
         counts = (yield from self.capacities(s, sides, results)) if not priced and task == "inference" else {}
-        lines = [self.side_line(label, fit, prices.get(label), counts.get(label), kind) for label, fit in results]
+        lines = [self.side_line(label, fit, shown.get(label), counts.get(label), kind) for label, fit in results]
         labels = " vs ".join(label for label, _ in results)
-        shown = {
+        understood = {
             "models": s.model_copy(update={"model": labels}),
             "hardware": s.model_copy(update={"gpu": labels, "gpus": None, "instance_types": []}),
         }.get(kind, s)
-        head = self.winner(results, prices)
+        head = self.winner(results, prices, shown)
         if len(counts) >= 2 and len(set(counts.values())) > 1 and re.search(USERS_RE, self.question, re.I):
             label = max(counts, key=lambda k: counts[k])  # "which fits more users?": the count decides
             head = say("compare.most_users", self.lang, label=label, n=counts[label],
@@ -234,7 +236,7 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
         parts = [head, "\n".join(lines)]
         if not any(fit.fits for _, fit in results):  # the closest side's smallest change that makes it fit
             parts += self.fit_lines(min(results, key=lambda r: r[1].shortfall_gib)[1])[1:]
-        parts.append(self.understood_line(shown))
+        parts.append(self.understood_line(understood))
         return Reply(text="\n\n".join(parts), kind="recommendation")
 
     def capacities(self, s: Slots, sides: list[tuple[str, dict[str, Any], dict[str, Any]]],
@@ -254,7 +256,7 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
                 counts[label] = cap.sequences
         return counts
 
-    def side_line(self, label: str, fit: HardwareFit, price: float | None, users: int | None = None,
+    def side_line(self, label: str, fit: HardwareFit, price: str | None, users: int | None = None,
                   kind: str = "models") -> str:  # fmt: skip
         """One side of a comparison: fits or not, per-GPU need of usable, headroom, the hourly price."""
         hw = self.hardware_label(fit.hardware)
@@ -267,12 +269,12 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
                    "usable": render.fig(fit.per_gpu_usable_gib), "pct": render.fig(fit.headroom_pct)}  # fmt: skip
         line = say("side.fits" if fit.fits else "side.no", self.lang, **figures)
         if price is not None:
-            line += say("side.price", self.lang, price=render.fig(price))
+            line += say("side.price", self.lang, price=price)
         if users is not None:
             line += say("side.users", self.lang, n=users)
         return "- " + line
 
-    def winner(self, results: list[tuple[str, HardwareFit]], prices: dict[str, float]) -> str:
+    def winner(self, results: list[tuple[str, HardwareFit]], prices: dict[str, float], shown: dict[str, str]) -> str:
         """Return the first line: which side fits (and is cheaper, or leaves more room), with its figures."""
         fitting = [(label, fit) for label, fit in results if fit.fits]
         if not fitting:
@@ -284,8 +286,8 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
             price, label, fit = min(priced, key=lambda p: p[0])
             dear = max(priced, key=lambda p: p[0])
             if dear[0] > price:
-                return say("compare.cheaper_fits", self.lang, label=label, price=render.fig(price),
-                           other=dear[1], other_price=render.fig(dear[0]))  # fmt: skip
+                return say("compare.cheaper_fits", self.lang, label=label, price=shown[label],
+                           other=dear[1], other_price=shown[dear[1]])  # fmt: skip
         if len(fitting) == len(results):
             label, fit = max(fitting, key=lambda r: r[1].headroom_gib)
             return say("compare.more_room", self.lang, label=label, need=render.fig(fit.per_gpu_needed_gib),
