@@ -108,3 +108,12 @@ def test_instance_types_are_compared_with_their_own_counts_and_listed_prices() -
     hourly = {c.args["instance_type"]: c.result["hourly"] for c in answer.tool_calls if c.name == "price_of_instance"}
     cheaper = min(fits, key=lambda t: hourly[t] * fits[t])
     assert cheaper in _first_line(answer) and not ungrounded(answer, question)
+
+
+def test_fine_tuning_on_a_gpu_without_a_method_plans_each_method_on_that_gpu() -> None:
+    answer = _ask("A10 适合微调 Qwen2.5-72B 吗？")
+    plans = {c.args["task"]: c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment"}
+    assert set(plans) == {"full", "lora", "qlora"}
+    assert all(c.args["gpu"] == "A10" for c in answer.tool_calls if c.name == "plan_gpu_deployment")
+    fewest = min(p["options"][0]["total_gpus"] for p in plans.values() if p["options"])
+    assert fewest > 1 and _first_line(answer).startswith("**可以，但一张不够") and str(fewest) in _first_line(answer)

@@ -149,3 +149,11 @@ def instances_of(question: str, instance_type: str) -> int | None:
     except ValueError:
         return None
     return n if 1 <= n <= 64 else None
+
+
+def family_gpu(families: list[str]) -> str | None:
+    """Return the one GPU of the first named family ("gn8is" -> L20), or None."""
+    if not families:
+        return None
+    gpus = {i.gpu_name for i in catalog.list_instances(family=families[0])} - {None}
+    return gpus.pop() if len(gpus) == 1 else None

@@ -13,12 +13,13 @@ from typing import Any
 
 from assistant import render
 from assistant.conversation import read_conversation, representative_model
-from assistant.intents.arguments import memory_args
+from assistant.intents.arguments import memory_args, plan_args
 from assistant.intents.verdict_leads import VerdictLeads
 from assistant.intents.verdict_words import (
     COMPARE_WITH_RE,
     USERS_RE,
     card_size,
+    family_gpu,
     gpu_sets,
     instances_of,
     known_type,
@@ -35,12 +36,14 @@ from assistant.toolbox import (
     estimate_gpu_memory,
     evaluate_hardware_fit,
     find_instance_types,
+    plan_gpu_deployment,
     price_of_instance,
 )
 from assistant.understanding import Slots, understand
 from tools import catalog
 from tools.capacity import Capacity
 from tools.hardware_fit import HardwareFit
+from tools.plan import Plan
 from tools.workload import DEFAULT_CONTEXT_TOKENS
 
 _METHODS = ("full", "lora", "qlora")
@@ -131,6 +134,8 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
         verdict = s.asks_verdict or self.conv.turn.asks_verdict
         if s.task is None and s.task_hint and hardware and verdict:
             return (yield from self.methods_on_hardware(s, hardware))
+        if s.task is None and s.task_hint and verdict and (gpu := s.gpu or family_gpu(s.families)):
+            return (yield from self.methods_on_gpu(s, gpu))  # "Is the L20 good for fine-tuning 14B?"
         card = card_size(self.question) if verdict and not (s.gpu_mentions or s.instance_types or s.families) else None
         stated = memory_claim(self.question) if not (s.gpu_mentions or s.instance_types) else None
         if s.task_hint is None and (card or (stated and (sized or "task" in self.conv.missing))):
@@ -296,6 +301,32 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
         others = self.t("、", ", ").join(lb for lb, f in results if not f.fits)
         return say("compare.only_fits", self.lang, label=label, others=others, need=render.fig(fit.per_gpu_needed_gib),
                    usable=render.fig(fit.per_gpu_usable_gib))  # fmt: skip
+
+    def methods_on_gpu(self, s: Slots, gpu: str) -> Events:
+        """'Is the L20 good for fine-tuning 14B?' without a method: each method planned on that GPU."""
+        names = {"full": self.t("全参微调", "full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}
+        lines, fewest = [], None
+        for method in _METHODS:
+            slots = s.model_copy(update={"task": method, "gpu": gpu, "task_hint": None})
+            plan, _ = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(slots))
+            top = plan.options[0] if isinstance(plan, Plan) and plan.options else None
+            if top is None:
+                lines.append("- " + say("method.gpu_none", self.lang, method=names[method], gpu=gpu))
+                continue
+            lines.append("- " + say("method.gpu_option", self.lang, method=names[method], n=top.instances,
+                                    instance_type=top.instance_type, total=top.total_gpus,
+                                    need=render.fig(top.per_gpu_gib_needed),
+                                    usable=render.fig(top.per_gpu_capacity_gib)))  # fmt: skip
+            if fewest is None or top.total_gpus < fewest[1]:
+                fewest = (method, top.total_gpus)
+        if fewest is None:
+            head = say("method.gpu_no", self.lang, gpu=gpu, model=s.model)
+        else:
+            code = "method.gpu_one" if fewest[1] == 1 else "method.gpu_several"
+            head = say(code, self.lang, gpu=gpu, model=s.model, method=names[fewest[0]], total=fewest[1])
+        understood = self.understood_line(s.model_copy(update={"task": None, "gpu": gpu}))
+        parts = [head, "\n".join(lines), say("method.note", self.lang), understood]
+        return Reply(text="\n\n".join(parts), kind="recommendation")
 
     def methods_on_hardware(self, s: Slots, hardware: dict[str, Any]) -> Events:
         """'Can I fine-tune 14B on one A10?' without a method: full, LoRA and QLoRA each on that hardware."""
