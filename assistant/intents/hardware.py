@@ -158,7 +158,7 @@ class HardwareIntent(Run):
         )
         best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
         if task_of(s) in ("full", "lora", "qlora") and isinstance(wider, Plan):
-            slow = yield from self.slow_for_training(s.gpu, wider, figures)
+            slow = yield from self.slow_for_training(s.gpu, wider, figures, top)
             if slow:
                 return [slow]
         cheaper = (
@@ -184,8 +184,11 @@ class HardwareIntent(Run):
             )  # fmt: skip
         return [line]
 
-    def slow_for_training(self, gpu: str | None, wider: Plan, figures: dict[str, Any]) -> Events:
-        """'H20 适合全参微调吗': it may fit, but a GPU with a third of the compute trains three times slower."""
+    def slow_for_training(self, gpu: str | None, wider: Plan, figures: dict[str, Any], mine_top: Any) -> Events:
+        """'H20 适合全参微调吗': it may fit, but a GPU with a third of the compute trains three times slower.
+
+        Not said when the named GPU's option is cheaper per GPU-hour of compute (an A10 against an A100).
+        """
         others = {o.gpu_model or o.gpu_model_likely for o in wider.options} - {gpu, None}
         if not gpu or not others:
             return None
@@ -200,6 +203,11 @@ class HardwareIntent(Run):
             return None
         if mine.bf16_dense_tflops * 2 > best.bf16_dense_tflops:
             return None
+        rival = next((o for o in wider.options if (o.gpu_model or o.gpu_model_likely) == best.name), None)
+        if mine_top.price_cny_per_hour and rival is not None and rival.price_cny_per_hour:
+            own_cost = mine_top.price_cny_per_hour / (mine_top.total_gpus * mine.bf16_dense_tflops)
+            if own_cost <= rival.price_cny_per_hour / (rival.total_gpus * best.bf16_dense_tflops):
+                return None  # slower, but cheaper for the same compute: no reason to warn
         return say("gpu.slow_training", self.lang, **figures, tflops=render.fig(mine.bf16_dense_tflops),
                    other=best.name, other_tflops=render.fig(best.bf16_dense_tflops))  # fmt: skip
 
