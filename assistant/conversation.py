@@ -214,6 +214,10 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
     feasibility = bool(
         slots.size_b and (slots.gpu or slots.gpus or slots.intent == "memory") and slots.task_hint is None
     )
+    # "72B 用 L20 还是 H20", "gn7i-c8g1.2xlarge 和 gn7i-c16g1.4xlarge 跑 7B": hardware compared for a size.
+    feasibility = feasibility or bool(
+        slots.size_b and (len(slots.gpu_mentions) >= 2 or slots.instance_types or len(slots.families) >= 2)
+    )
     # "DeepSeek-V3 FP8 on H20, how many instances?": a named model with a precision, a GPU or an instance
     # type and no training words is a deployment question; inference is assumed (and said), not asked.
     deployment = bool(

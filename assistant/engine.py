@@ -25,6 +25,7 @@ from assistant.intents.media import MediaIntent
 from assistant.intents.plan import PlanIntent
 from assistant.intents.prices import PricesIntent
 from assistant.intents.reach import ReachIntent
+from assistant.intents.verdicts import VerdictIntent
 from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
 from assistant.run import Events, Reply, Run, answer_language
@@ -64,6 +65,7 @@ class OfflineEngine:
 
 
 class _Answering(
+    VerdictIntent,
     WorkloadIntent,
     HardwareIntent,
     PlanIntent,

@@ -32,7 +32,13 @@ def find_gpu_count(scan: Scan) -> int | None:
         rf"(?<![\w.])(\d{{1,2}})\s+(?:nvidia\s*)?(?:{GPU_NAME})s?\b",
     )
     if not m:
-        return None
+        # Only then "a single RTX 4090", "one A10", "a 16 GB card like the T4": one card of the named GPU.
+        single = scan.find(
+            rf"(?<![\w.])(?:a\s+single|single|one)\s+(?:nvidia\s*)?(?:{GPU_NAME})(?![0-9])"
+            r"(?!\s*(?:instances?|servers?|boxe?s?|nodes?|family|series)\b)|"
+            rf"(?<![\w.])a\s+\d{{1,3}}\s*gi?b\s+(?:card|gpu\b|(?:nvidia\s*)?(?:{GPU_NAME})(?![0-9]))"
+        )
+        return 1 if single else None
     count = as_int(parse_number(m.group(1)))
     return count if 0 < count <= 512 else None
 

@@ -71,6 +71,17 @@ VERDICT_RE = (
     r"能跑吗|能跑.{0,40}吗|能不能|跑得动|跑得了|够不够|够吗|够用吗|行不行|行吗|可以吗|能用吗|合适吗|是否(?:可以|够|合适)|放得下|装得下|"
     r"good\s+(?:choice|fit|option|idea)|\benough\b|sufficient|can\s+(?:it|i|we|this|that|one)\s+(?:run|serve|fit|handle)|"
     r"(?:will|does|would)\s+(?:it|this|that)\s+(?:fit|work|run)|\bfits?\?|viable|is\s+\S+\s+ok\b"
+    # "will a single 4090 handle it?", "扛得住吗": whether named hardware copes with the load is a verdict too.
+    r"|\bhandle\b|\bcope\b|hold\s+up|扛得住|扛不住|撑得住|撑不住|吃得消|带得动|带不动|hold\s+it"
+    r"|can\s+(?:i|we)\s+(?:fine[\s\-]*tune|finetune|train|pre[\s\-]?train)|(?:能|可以)(?:微调|训练|预训练|部署|跑|用).{0,40}吗|划算吗|值得吗|值不值|够(?:跑|用|部署|运行).{0,40}吗|够了吧|够了吗|就够了|适合.{0,40}吗|适不适合|性价比(?:高吗|如何|怎么样)|"
+    r"\bsensible\b|\breasonable\s+(?:pick|choice|option)|worth\s+(?:it|getting|buying|using|paying)|"
+    r"cost[\s\-]effective|good\s+value|good\s+(?:for|enough)|\benuf\b|\bfine\s+for\b|\bok(?:ay)?\s+for\b|suitable|"
+    r"\bdo\s+(?:i|we)\s+(?:really\s+)?need\b|有必要|需不需要|"
+    r"would\s+(?:a|an|one|the|this|that|it|two|\d+)\b.{0,60}\b(?:do|suffice|cut\s+it|be\s+ok(?:ay)?)\b|"
+    r"(?:will|would|could)\s+\S+(?:\s+\S+)?\s+(?:work|fit|do\s+the\s+job|suffice|be\s+enough)\b|"
+    r"\bfits?\s+(?:in|on|into|onto)\b|\bdoable\b|\bfeasible\b|be\s+able\s+to\s+(?:run|serve|hold|handle|fit)|"
+    r"\bcan\s+(?:a|an|one|the|two|\d+|my|our)\b[^?？]{0,40}\b(?:run|serve|fit|handle|hold|take|host)\b|"
+    r"顶得住|hold\s*(?:得|不)住|稳不稳|稳吗|没问题吧|没问题吗|靠谱吗|行吗|能行吗|可行吗|能上吗"
 )
 TOPICS = {
     "kv cache": r"kv\s*cache|kv\s*缓存",

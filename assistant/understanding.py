@@ -388,6 +388,8 @@ def _is_follow_up(text: str) -> bool:
             re.IGNORECASE,
         )
         or re.search(r"呢\s*[?？]?\s*$|instead\s*[?.]?\s*$", text, re.IGNORECASE)
+        # "how does that compare with two A10s?", "跟 2 张 H20 比呢": the same workload on other hardware.
+        or re.search(r"how\s+does\s+(?:that|it|this)\s+compare|compared?\s+(?:with|to)\s+(?!each)", text, re.I)
     )
 
 

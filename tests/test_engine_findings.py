@@ -67,7 +67,9 @@ def test_a_made_up_instance_type_is_called_out_before_the_plan() -> None:
     assert "**`ecs.l20-c32g1.8xlarge` does not exist**" in answer.text
     assert "`ecs.gn8is.2xlarge`" in answer.text  # a real L20 type
     assert call_args(answer, "plan_gpu_deployment")["gpu"] == "L20"
-    assert answer.text.index("does not exist") < answer.text.index("**Recommended:**")
+    # "good for" asks for a verdict: it (or the recommendation) follows the correction of the name.
+    lead = "**Recommended:**" if "**Recommended:**" in answer.text else "**Yes"
+    assert answer.text.index("does not exist") < answer.text.index(lead)
     assert ungrounded(answer, question) == []
 
 

@@ -16,15 +16,15 @@ from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.media import MediaIntent
 from assistant.intents.prices import PricesIntent
 from assistant.intents.reach import ReachIntent
-from assistant.intents.workload import WorkloadIntent
+from assistant.intents.verdicts import VerdictIntent
 from assistant.run import Events
 from assistant.understanding import Intent, Slots
 
 Handler = Callable[[Any, Slots], Events]
 
 HANDLERS: dict[Intent, Handler] = {
-    "plan": WorkloadIntent.workload,
-    "memory": WorkloadIntent.workload,
+    "plan": VerdictIntent.verdict_or_workload,  # comparisons and verdicts on named hardware, else the plan
+    "memory": VerdictIntent.verdict_or_workload,
     "instances": CatalogIntent.instances,
     "verify": CatalogIntent.verify,
     "gpu_specs": GpuIntent.specs,

@@ -8,13 +8,30 @@ from assistant import render
 from assistant.intents.arguments import (
     gpu_token,
 )
+from assistant.messages import say
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
     find_instance_types,
+    gpu_specs,
     price_of_instance,
 )
 from assistant.understanding import Slots
-from tools.catalog import InstanceType
+from tools.catalog import InstanceType, get_gpu
+from tools.errors import UnknownNameError
+
+_COMPARE_TYPES_RE = r"\bvs\.?\b|versus|\bor\b|compare|differen|better|which|还是|和|跟|与|对比|比较|区别|哪个|选"
+
+
+def _same_gpu(claimed: str, actual: str) -> bool:
+    """Whether a claimed GPU name ("A100", "A100 80G") is the instance type's GPU ("A100-80GB")."""
+    try:
+        return get_gpu(claimed).name == actual
+    except UnknownNameError as exc:  # an ambiguous family name ("A100") matches any of its variants
+        return actual in exc.suggestions and actual.lower().startswith(claimed.lower().split()[0])
+
+
+def _family_of(name: str) -> str:
+    return re.split(r"[.-]", name.removeprefix("ecs."))[0]
 
 
 class CatalogIntent(Run):
@@ -22,6 +39,10 @@ class CatalogIntent(Run):
 
     def instances(self, s: Slots) -> Events:
         """List instance types of the named families or GPUs, and check named instance types exist."""
+        if len(s.instance_types) >= 2 and re.search(_COMPARE_TYPES_RE, self.question, re.IGNORECASE):
+            compared = yield from self.compare_types(s)
+            if compared is not None:
+                return compared
         parts: list[str] = []
         for name in s.instance_types:
             parts.append((yield from self.check_instance(name, claimed=None)))
@@ -49,6 +70,44 @@ class CatalogIntent(Run):
         parts += self.quotes(passages, query)
         return Reply(text="\n\n".join(parts), kind="guidance")
 
+    def compare_types(self, s: Slots) -> Events:
+        """Two or three instance types side by side: GPUs, host, hourly price; the first line picks one."""
+        found: list[tuple[InstanceType, float | None]] = []
+        for name in s.instance_types[:3]:
+            listed, _ = yield from self.call("find_instance_types", find_instance_types, family=_family_of(name))
+            inst = next((i for i in (listed.instances if listed else []) if i.instance_type == name), None)
+            if inst is None:
+                return None  # a made-up name: the existence check answers instead
+            quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=name, region=s.region)
+            found.append((inst, quote.hourly if quote is not None else None))
+        priced = sorted((p, i.instance_type) for i, p in found if p is not None)
+        gpus = {(i.gpu_name, i.gpu_count) for i, _ in found}
+        lines: list[str] = []
+        if len(gpus) == 1 and len(priced) == len(found):
+            (gpu, count), cheap, dear = next(iter(gpus)), priced[0], priced[-1]
+            lines.append(say("types.same_gpu", self.lang, gpu=gpu, count=count, cheap=cheap[1],
+                             price=render.fig(cheap[0]), other=dear[1], other_price=render.fig(dear[0])))  # fmt: skip
+        else:
+            specs = []
+            for gpu_name in dict.fromkeys(i.gpu_name for i, _ in found if i.gpu_name):
+                spec, _ = yield from self.call("gpu_specs", gpu_specs, name=gpu_name)
+                if spec is not None:
+                    specs.append(spec)
+            holds = self.t("，", ", ").join(
+                f"`{i.instance_type}`：{render.fig(i.gpu_count)} × {render.gpu_label(i, self.lang)}"
+                if self.lang == "zh"
+                else f"`{i.instance_type}`: {render.fig(i.gpu_count)} × {render.gpu_label(i, self.lang)}"
+                for i, _ in found
+            )
+            pick = self.pick(specs) if len(specs) >= 2 else ""  # GpuIntent's "which to pick for which job"
+            lines.append(f"{pick} ({holds})" if self.lang == "en" else f"{pick}（{holds}）")
+            if len(priced) >= 2:
+                lines.append(say("types.cheaper", self.lang, cheap=priced[0][1], price=render.fig(priced[0][0]),
+                                 other=priced[-1][1], other_price=render.fig(priced[-1][0])))  # fmt: skip
+        table = render.instances_table([i for i, _ in found], self.lang)
+        prices = " · ".join(f"`{i.instance_type}` ¥{render.fig(p)}/h" for i, p in found if p is not None)
+        return Reply(text="\n\n".join(p for p in [*lines, table, prices] if p), kind="guidance")
+
     def price_line(self, name: str, region: str | None) -> Events:
         """Quote the list price of one instance type, hourly and monthly, with its source and date."""
         quote, err = yield from self.call("price_of_instance", price_of_instance, instance_type=name, region=region)
@@ -69,10 +128,17 @@ class CatalogIntent(Run):
             inst = next(i for i in listed.instances if i.instance_type == name)
             gpu, count = render.gpu_label(inst, self.lang), render.fig(inst.gpu_count)
             memory, ram = render.fig(inst.gpu_memory_gib), render.fig(inst.memory_gib)
-            return self.t(
+            line = self.t(
                 f"`{name}` 存在：{gpu} × {count}，每卡 {memory} GB，{inst.vcpu} vCPU，{ram} GiB 内存。",
                 f"`{name}` exists: {count} × {gpu}, {memory} GB per GPU, {inst.vcpu} vCPU, {ram} GiB RAM.",
             )
+            if claimed is None:
+                return line
+            # "ecs.gn7i-c32g1.8xlarge 是 H800 吗？": the claim is answered before the facts.
+            same = _same_gpu(claimed, inst.gpu_name or "")
+            verdict = self.t("**是的。**" if same else f"**不是，** 它用的是 {gpu}，不是 {claimed}。",
+                             "**Yes.**" if same else f"**No,** it has the {gpu}, not the {claimed}.")  # fmt: skip
+            return f"{verdict} {line}"
         lines = [
             self.t(f"**`{name}` 这个规格不存在**（目录中没有）。", f"**`{name}` does not exist** (not in the catalog).")
         ]

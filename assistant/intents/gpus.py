@@ -7,6 +7,7 @@ from assistant.answer import AnswerDetail
 from assistant.intents.arguments import (
     suggestions,
 )
+from assistant.intents.gpu_claims import comparison_line, number_claim
 from assistant.messages import say
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
@@ -28,6 +29,8 @@ class GpuIntent(Run):
         parts = [render.gpu_specs_table([gpu], self.lang)]
         if line := self.precision_support(gpu, s.precision):
             parts.insert(0, line)
+        elif claim := number_claim(self.question, gpu, self.lang):  # "A100 does 312 TFLOPS, true?": yes/no first
+            parts.insert(0, say(claim.code, self.lang, **claim.figures))
         if gpu.notes and self.lang == "en":  # the catalog's notes are English; a Chinese answer leaves them out
             parts.append(f"Notes: {gpu.notes}")
         passages = yield from self.search(
@@ -69,6 +72,8 @@ class GpuIntent(Run):
         if len(gpus) < 2:
             return self.error("; ".join(c.error for c in self.calls if c.error) or "need two GPUs")
         parts = [self.pick(gpus), *self.verdicts(gpus[0], gpus[1])]
+        if claim := comparison_line(self.question, gpus[0], gpus[1], self.lang):
+            parts.insert(0, say(claim.code, self.lang, **claim.figures))  # the claim or "which is faster" first
         if family_lines:
             parts.append(" · ".join(family_lines))
         parts.append(render.gpu_specs_table(gpus, self.lang))

@@ -17,7 +17,9 @@ from assistant.toolbox import (
     concurrent_users,
     evaluate_hardware_fit,
     find_instance_types,
+    gpu_specs,
     plan_gpu_deployment,
+    price_of_instance,
     training_run,
 )
 from assistant.understanding import Slots
@@ -83,7 +85,33 @@ class HardwareIntent(Run):
         if err or not isinstance(fit, HardwareFit):
             return None
         self.named_fits = fit.fits
-        return self.fit_lines(fit)
+        lines = self.fit_lines(fit)
+        if fit.fits and task == "inference" and fit.hardware.instance_type:
+            lines = (yield from self.cheaper_than_named(s, fit)) or lines
+        return lines
+
+    def cheaper_than_named(self, s: Slots, fit: HardwareFit) -> Events:
+        """Return 'it fits, but' lines when an option on any GPU costs far less per hour (None: nothing cheaper)."""
+        hw = fit.hardware
+        quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=hw.instance_type,
+                                        region=s.region)  # fmt: skip
+        if quote is None or quote.hourly is None:
+            return None
+        wider, _ = yield from self.call(
+            "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
+        )
+        best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
+        price = quote.hourly * hw.instances
+        if best is None or best.price_cny_per_hour is None or best.price_cny_per_hour * _MUCH_CHEAPER > price:
+            return None
+        figures = {"hardware": self.hardware_label(hw), "model": fit.model, "need": render.fig(fit.per_gpu_needed_gib),
+                   "usable": render.fig(fit.per_gpu_usable_gib), "pct": render.fig(fit.headroom_pct)}  # fmt: skip
+        sep = "" if self.lang == "zh" else " "
+        code = "gpu.cheaper" if hw.instances == 1 else "gpu.cheaper_many"  # "2 × ¥26.62": the listed price, twice
+        return [say("fit.yes_but_cheaper", self.lang, **figures) + sep + say(
+            code, self.lang, other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),
+            other_price=render.fig(best.price_cny_per_hour), price=render.fig(quote.hourly), gpu=hw.gpu, n=hw.instances,
+        )]  # fmt: skip
 
     def capacity_lines(self, s: Slots, hardware: dict[str, Any]) -> Events:
         """'How many concurrent 32k users does this hold?' on the named hardware, from its KV budget."""
@@ -107,7 +135,7 @@ class HardwareIntent(Run):
         task = task_of(s)
         if task not in ("full", "lora", "qlora") or not (s.train_tokens and s.gpu and s.gpus):
             return None
-        gpus = s.gpus * (s.max_instances or 1)
+        gpus = s.gpus * (s.instances or s.max_instances or 1)
         args = {"model": s.model, "gpu": s.gpu, "gpus": gpus, "tokens": s.train_tokens, "task": task}
         run, err = yield from self.call("training_run", training_run, **args)
         if err or not isinstance(run, TrainingCompute):
@@ -129,6 +157,10 @@ class HardwareIntent(Run):
             "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
         )
         best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
+        if task_of(s) in ("full", "lora", "qlora") and isinstance(wider, Plan):
+            slow = yield from self.slow_for_training(s.gpu, wider, figures, top)
+            if slow:
+                return [slow]
         cheaper = (
             best is not None
             and best.gpu_model != top.gpu_model
@@ -137,7 +169,9 @@ class HardwareIntent(Run):
             and best.price_cny_per_hour * _MUCH_CHEAPER <= top.price_cny_per_hour
         )
         if not cheaper or best is None:
-            return [say("gpu.yes", self.lang, **figures)]
+            # "Can the A10 run 70B int4?": yes, on several cards; that one card is not enough is the "but".
+            one_fits = any(o.total_gpus == 1 for o in plan.options)
+            return [say("gpu.yes" if one_fits or top.total_gpus == 1 else "gpu.yes_multi", self.lang, **figures)]
         sep = "" if self.lang == "zh" else " "  # Chinese sentences follow each other without a space
         line = say("gpu.yes_but", self.lang, **figures) + sep + say(
             "gpu.cheaper", self.lang, other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),
@@ -149,6 +183,33 @@ class HardwareIntent(Run):
                 cost=render.fig(top.cost_cny_per_million_tokens),
             )  # fmt: skip
         return [line]
+
+    def slow_for_training(self, gpu: str | None, wider: Plan, figures: dict[str, Any], mine_top: Any) -> Events:
+        """'H20 适合全参微调吗': it may fit, but a GPU with a third of the compute trains three times slower.
+
+        Not said when the named GPU's option is cheaper per GPU-hour of compute (an A10 against an A100).
+        """
+        others = {o.gpu_model or o.gpu_model_likely for o in wider.options} - {gpu, None}
+        if not gpu or not others:
+            return None
+        mine, _ = yield from self.call("gpu_specs", gpu_specs, name=gpu)
+        best = None
+        for name in sorted(others):  # the fastest trainer among the GPUs that also fit
+            spec, _ = yield from self.call("gpu_specs", gpu_specs, name=name)
+            if spec is not None and spec.bf16_dense_tflops and (best is None or spec.bf16_dense_tflops >
+                                                                 (best.bf16_dense_tflops or 0)):  # fmt: skip
+                best = spec
+        if mine is None or best is None or not mine.bf16_dense_tflops or not best.bf16_dense_tflops:
+            return None
+        if mine.bf16_dense_tflops * 2 > best.bf16_dense_tflops:
+            return None
+        rival = next((o for o in wider.options if (o.gpu_model or o.gpu_model_likely) == best.name), None)
+        if mine_top.price_cny_per_hour and rival is not None and rival.price_cny_per_hour:
+            own_cost = mine_top.price_cny_per_hour / (mine_top.total_gpus * mine.bf16_dense_tflops)
+            if own_cost <= rival.price_cny_per_hour / (rival.total_gpus * best.bf16_dense_tflops):
+                return None  # slower, but cheaper for the same compute: no reason to warn
+        return say("gpu.slow_training", self.lang, **figures, tflops=render.fig(mine.bf16_dense_tflops),
+                   other=best.name, other_tflops=render.fig(best.bf16_dense_tflops))  # fmt: skip
 
     def hardware_label(self, hw: Hardware) -> str:
         """Name the hardware as the user named it: '4 张 L20', '`ecs.gn8is.4xlarge`（1 张 L20）'."""

@@ -50,8 +50,9 @@ class PlanIntent(Run):
             )
         elif s.gpu and not lead and self.conv.turn.asks_verdict and not s.gpus:
             # "A10 能跑 70B 吗": whether one card is enough, then whether that GPU works at all.
-            head += self.single_gpu_line(plan, s.gpu)
+            # The verdict on the GPU answers; that one card is not enough follows it.
             head += yield from self.gpu_verdict(s, plan)
+            head += self.single_gpu_line(plan, s.gpu)
         elif s.gpu and not lead:
             head += self.single_gpu_line(plan, s.gpu)
         if s.budget_cny_month and self.conv.turn.asks_verdict and not lead:
@@ -73,7 +74,8 @@ class PlanIntent(Run):
             parts.append((yield from self.without_gpu(s)))
         if s.gpus:
             # "what about 4 GPUs?": the answer to the follow-up leads; otherwise the per-GPU view folds.
-            first = bool(self.conv.turn.gpus and self.conv.turn.follow_up)
+            # A verdict on named hardware already answers "and on 2 A10s?"; the per-GPU view then folds.
+            first = bool(self.conv.turn.gpus and self.conv.turn.follow_up) and not lead
             section = yield from self.gpu_count_section(s, plan, lead=first)
             if first:
                 parts.insert(0, section)

@@ -50,6 +50,10 @@ def _answer(text: str, language: str = "en", calls: list[ToolCall] | None = None
         ("It fits with 20% headroom", "yes"),
         ("Understood: Qwen2.5-7B-Instruct · inference", None),
         ("理解的需求： Qwen2.5-7B-Instruct · 推理部署", None),
+        ("不是。 gn7i 用的是 A10，不是 A100", "no"),
+        ("不对：H800 的稠密 BF16 算力是 989.5 TFLOPS", "no"),
+        ("是的，A100 的稠密 FP16 是 312 TFLOPS", "yes"),
+        ("这个说法不正确", "no"),
     ],
 )
 def test_verdict_is_read_from_the_first_yes_or_no_word(line: str, verdict: str | None) -> None:

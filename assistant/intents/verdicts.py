@@ -1,0 +1,366 @@
+"""Verdicts and comparisons on the hardware the user named, before the general plan.
+
+"Qwen2.5-14B or Qwen2.5-32B on a single L20?", "ecs.gn7i-c8g1.2xlarge or ecs.gn6i-c4g1.xlarge for a 7B
+chatbot?", "can I fine-tune 14B on one A10?" (no method said), "H800 vs A100 for full fine-tuning 7B":
+each side is evaluated with the same workload by the same tool, and the first line states the winner or
+the yes/no with the figure that decides it. Anything else goes on to the workload handler.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from assistant import render
+from assistant.conversation import read_conversation, representative_model
+from assistant.intents.arguments import memory_args, plan_args
+from assistant.intents.verdict_leads import VerdictLeads
+from assistant.intents.verdict_words import (
+    COMPARE_WITH_RE,
+    USERS_RE,
+    card_size,
+    family_gpu,
+    gpu_sets,
+    instances_of,
+    known_type,
+    machines,
+    memory_claim,
+    offered,
+    with_memory,
+)
+from assistant.intents.workload import WorkloadIntent
+from assistant.messages import say
+from assistant.run import Events, Reply
+from assistant.toolbox import (
+    concurrent_users,
+    estimate_gpu_memory,
+    evaluate_hardware_fit,
+    find_instance_types,
+    plan_gpu_deployment,
+    price_of_instance,
+)
+from assistant.understanding import Slots, understand
+from tools import catalog
+from tools.capacity import Capacity
+from tools.hardware_fit import HardwareFit
+from tools.plan import Plan
+from tools.workload import DEFAULT_CONTEXT_TOKENS
+
+_METHODS = ("full", "lora", "qlora")
+
+
+class VerdictIntent(VerdictLeads, WorkloadIntent):
+    """Named-hardware comparisons and verdicts; the rest is the workload handler's."""
+
+    def verdict_or_workload(self, s: Slots) -> Events:
+        """Answer a comparison or verdict on named hardware, else plan or estimate as usual."""
+        s, sized = self.size_stands_for_a_model(s)
+        own = yield from self.own_answer(s, sized)
+        if own is not None:
+            for name in [t for t in s.instance_types if not known_type(t)]:  # a made-up type: said after the verdict
+                first, _, rest = own.text.partition("\n\n")
+                own.text = "\n\n".join([first, (yield from self.check_instance(name, claimed=s.gpu)), rest])
+            if sized:
+                own.text += "\n\n_" + self.t(f"模型按 {sized} 计算（同规模的代表模型）",
+                                               f"model taken as {sized} (a model of that size)") + "_"  # fmt: skip
+            return own
+        ready = bool(s.model) and not s.model_error and "model" not in self.conv.missing
+        verdict = s.asks_verdict or self.conv.turn.asks_verdict
+        if len(s.instance_types) == 1 and not s.instances and (n := instances_of(self.question, s.instance_types[0])):
+            s = s.model_copy(update={"instances": n})  # "two gn7i-c32g1.16xlarge": both boxes together
+        if s.gpu and not s.instance_types and (boxes := machines(self.question)):
+            s = s.model_copy(update={"instances": boxes[0], "gpus": boxes[1]})  # "两台 8 卡 H20": 2 x 8 GPUs
+        if len(self.conv.turn.models) >= 2 and not s.gpu and len(s.families) == 1:  # "A vs B on gn7i"
+            gpus = {i.gpu_name for i in catalog.list_instances(family=s.families[0])} - {None}
+            s = s.model_copy(update={"gpu": gpus.pop()}) if len(gpus) == 1 else s
+        alone = ready and verdict and s.gpu and not (s.gpus or s.instance_types or s.families)
+        if alone and (not offered(s.gpu or "") or with_memory(self.question, s.gpu or "")):
+            # "4090 跑 14B 够用吗", "A10 24G 能跑 70B 吗": a GPU no instance type offers, or one written with
+            # its memory size, is the one card the user has in mind.
+            s = s.model_copy(update={"gpus": 1})
+        reply = yield from self.workload(s)
+        if ready and len(s.gpu_mentions) >= 2 and not s.gpu and reply.kind == "recommendation":
+            yield from self.lead_with_spec_winner(s, reply)
+            self.lead_with_price_gap(reply)
+        elif ready and len(s.families) >= 2 and reply.kind == "recommendation":
+            self.lead_with_price_gap(reply)
+        elif ready and reply.kind in ("estimate", "recommendation") and not (s.gpu_mentions or s.instance_types):
+            if stated := memory_claim(self.question):  # "7B FP16 大约 14GB，对吗？": the claim answered first
+                if not any(c.name == "estimate_gpu_memory" for c in self.calls):
+                    yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=None))
+                self.lead_with_memory_claim(reply, stated)
+        return reply
+
+    def size_stands_for_a_model(self, s: Slots) -> tuple[Slots, str | None]:
+        """Let a size in a claim or verdict ('70B FP16 要 140GB 对吗', '13B A10 单卡能训吗') take a representative."""
+        if s.model or s.model_error or not s.size_b or self.conv.turn.models:
+            return s, None
+        verdict = s.asks_verdict or self.conv.turn.asks_verdict
+        if not (memory_claim(self.question) or (verdict and (self.fixed_hardware(s) or card_size(self.question)))):
+            return s, None
+        model = representative_model(s.size_b)
+        return (s.model_copy(update={"model": model}), model) if model else (s, None)
+
+    def own_answer(self, s: Slots, sized: str | None) -> Events:
+        """Return the comparison or verdict this module answers itself, or None (the workload handler answers)."""
+        ready = bool(s.model) and not s.model_error and ("model" not in self.conv.missing or sized is not None)
+        hardware = self.fixed_hardware(s)
+        models, sets = self.conv.turn.models, gpu_sets(self.question)
+        turn = self.conv.turn
+        if turn.follow_up and not (turn.models or turn.gpu_mentions or turn.instance_types or turn.families):
+            # "and for 4 users?" after a comparison: the same sides, the one thing changed.
+            earlier = self.previous_question()
+            models = models or (understand(earlier).models if earlier else [])
+            sets = sets or (gpu_sets(earlier) if earlier else [])
+        if not ready:
+            return None
+        if hardware and re.search(COMPARE_WITH_RE, self.question, re.I):
+            earlier_hw = self.earlier_hardware()
+            if earlier_hw and earlier_hw != hardware:  # "how does that compare with two A10s?": both, one workload
+                sides = [(self.side_label(h), {}, h) for h in (earlier_hw, hardware)]
+                return (yield from self.compare_on_hardware(s, sides, "hardware"))
+        if len(sets) >= 2 and len(models) < 2:  # "4 张 L20 还是 2 张 H20": each set as named
+            sides = [(self.side_label(h), {}, h) for h in sets[:3]]
+            return (yield from self.compare_on_hardware(s, sides, "hardware"))
+        if len(models) >= 2 and hardware:
+            sides = [(m, {"model": m}, hardware) for m in models[:3]]
+            return (yield from self.compare_on_hardware(s, sides, "models"))
+        types = [t for t in s.instance_types if known_type(t)]
+        if len(types) >= 2:  # "one gn7e-c16g1.4xlarge or two gn7i-c32g1.16xlarge": each with its own count
+            counts = [instances_of(self.question, t) or 1 for t in types[:3]]
+            sides = [(t if n == 1 else f"{n} x {t}", {}, {"instance_type": t, "instances": n})
+                     for t, n in zip(types, counts, strict=True)]  # fmt: skip
+            return (yield from self.compare_on_hardware(s, sides, "types"))
+        verdict = s.asks_verdict or self.conv.turn.asks_verdict
+        if s.task is None and s.task_hint and hardware and verdict:
+            return (yield from self.methods_on_hardware(s, hardware))
+        if s.task is None and s.task_hint and verdict and (gpu := s.gpu or family_gpu(s.families)):
+            return (yield from self.methods_on_gpu(s, gpu))  # "Is the L20 good for fine-tuning 14B?"
+        card = card_size(self.question) if verdict and not (s.gpu_mentions or s.instance_types or s.families) else None
+        stated = memory_claim(self.question) if not (s.gpu_mentions or s.instance_types) else None
+        if s.task_hint is None and (card or (stated and (sized or "task" in self.conv.missing))):
+            # "Is 16GB VRAM enough for Qwen2.5-7B?", "70B FP16 要 140GB 对吗": the estimate on one card, first.
+            held = s.model_copy(update={"task": s.task or "inference", "intent": "memory"})
+            reply = yield from self.memory_answer(held, self.understood_line(held))
+            if s.task is None:
+                reply.text += "\n\n_" + self.t("任务按推理部署计算", "task taken as inference") + "_"
+            if card:
+                self.lead_with_card_verdict(reply, card)
+            elif stated:
+                self.lead_with_memory_claim(reply, stated)
+            return reply
+        return None
+
+    def fixed_hardware(self, s: Slots) -> dict[str, Any] | None:
+        """Return the GPU and count the user fixed ("one L20", "2 张 H20"), without calling a tool."""
+        if s.gpu and s.gpus:
+            return {"gpu": s.gpu, "gpus": s.gpus, "instances": s.instances or s.max_instances or 1}
+        if len(s.instance_types) == 1 and known_type(s.instance_types[0]):
+            return {"instance_type": s.instance_types[0], "instances": s.instances or s.max_instances or 1}
+        return None
+
+    def previous_question(self) -> str | None:
+        """Return the user's previous turn, if any."""
+        return next((m.content for m in reversed(self.history) if m.role == "user"), None)
+
+    def earlier_hardware(self) -> dict[str, Any] | None:
+        """Return the hardware the previous question fixed, read from the conversation before this turn."""
+        turns = [i for i, m in enumerate(self.history) if m.role == "user"]
+        if not turns:
+            return None
+        last = turns[-1]
+        before = read_conversation(self.history[last].content, self.history[:last])
+        return self.fixed_hardware(before.slots)
+
+    def set_price(self, fit: HardwareFit, region: str | None) -> Events:
+        """Return (hourly price, instances) of the named type, or of the cheapest type with exactly this GPU set."""
+        hw = fit.hardware
+        if hw.instance_type:
+            quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=hw.instance_type,
+                                            region=region)  # fmt: skip
+            return (quote.hourly, hw.instances) if quote is not None and quote.hourly is not None else None
+        listed, _ = yield from self.call("find_instance_types", find_instance_types, gpu=hw.gpu)
+        best = None
+        for inst in [i for i in (listed.instances if listed else []) if i.gpu_count == hw.gpus and not i.vgpu][:4]:
+            quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=inst.instance_type,
+                                            region=region)  # fmt: skip
+            if quote is not None and quote.hourly is not None and (best is None or quote.hourly < best):
+                best = quote.hourly
+        return (best, 1) if best is not None else None
+
+    def side_label(self, hardware: dict[str, Any]) -> str:
+        """Name one side of a hardware comparison: '2 x A10', '`ecs.gn8is.4xlarge`'."""
+        if hardware.get("instance_type"):
+            return f"`{hardware['instance_type']}`"
+        return say("hardware.gpus", self.lang, count=hardware["gpus"], gpu=hardware["gpu"]).strip()
+
+    def fit_args(self, s: Slots, task: str) -> dict[str, Any]:
+        """Return the workload arguments of ``evaluate_hardware_fit`` from the slots (same for every side)."""
+        args: dict[str, Any] = {"model": s.model, "task": task, "architecture": s.architecture}
+        if task == "inference":
+            args |= {"precision": s.precision, "quant": s.quant, "context": s.context, "gen_tokens": s.gen_tokens}
+            args["concurrency"] = s.concurrency or s.batch
+        else:
+            args |= {"batch": s.batch, "seq_len": s.context}
+        return args
+
+    def compare_on_hardware(self, s: Slots, sides: list[tuple[str, dict[str, Any], dict[str, Any]]],
+                            kind: str) -> Events:  # fmt: skip
+        """Evaluate each side (models, instance types or GPU sets) with the same workload; the winner first."""
+        priced = kind == "types"
+        task = s.task or "inference"
+        results: list[tuple[str, HardwareFit]] = []
+        for label, change, hardware in sides:
+            args = self.fit_args(s.model_copy(update=change), task) | hardware
+            if "gpu" in args:
+                args["gpu"] = self.one_gpu(args["gpu"])
+            fit, _ = yield from self.call("evaluate_hardware_fit", evaluate_hardware_fit, **args)
+            if isinstance(fit, HardwareFit):
+                results.append((label, fit))
+        if not results:
+            return self.error(next((c.error for c in self.calls if c.error), "") or "no result")
+        prices: dict[str, float] = {}
+        shown: dict[str, str] = {}
+        if kind in ("types", "hardware"):  # a GPU set: the cheapest instance type with exactly that many
+            for label, fit in results:
+                if (price := (yield from self.set_price(fit, s.region))) is not None:
+                    prices[label] = price[0] * price[1]  # compared in total; shown as listed ("2 × ¥26.62")
+                    shown[label] = ("" if price[1] == 1 else f"{price[1]} × ") + f"¥{render.fig(price[0])}"
+        counts = (yield from self.capacities(s, sides, results)) if not priced and task == "inference" else {}
+        lines = [self.side_line(label, fit, shown.get(label), counts.get(label), kind) for label, fit in results]
+        labels = " vs ".join(label for label, _ in results)
+        understood = {
+            "models": s.model_copy(update={"model": labels}),
+            "hardware": s.model_copy(update={"gpu": labels, "gpus": None, "instance_types": []}),
+        }.get(kind, s)
+        head = self.winner(results, prices, shown)
+        if len(counts) >= 2 and len(set(counts.values())) > 1 and re.search(USERS_RE, self.question, re.I):
+            label = max(counts, key=lambda k: counts[k])  # "which fits more users?": the count decides
+            head = say("compare.most_users", self.lang, label=label, n=counts[label],
+                       context=render.fig(s.context or DEFAULT_CONTEXT_TOKENS))  # fmt: skip
+        parts = [head, "\n".join(lines)]
+        if not any(fit.fits for _, fit in results):  # the closest side's smallest change that makes it fit
+            parts += self.fit_lines(min(results, key=lambda r: r[1].shortfall_gib)[1])[1:]
+        parts.append(self.understood_line(understood))
+        return Reply(text="\n\n".join(parts), kind="recommendation")
+
+    def capacities(self, s: Slots, sides: list[tuple[str, dict[str, Any], dict[str, Any]]],
+                   results: list[tuple[str, HardwareFit]]) -> Events:  # fmt: skip
+        """Concurrent sequences each side holds at the user's context, from its KV budget."""
+        counts: dict[str, int] = {}
+        fitted = {label for label, _ in results}
+        for label, change, hardware in sides:
+            if label not in fitted:
+                continue
+            args = {"model": s.model, "context": s.context or DEFAULT_CONTEXT_TOKENS, "precision": s.precision,
+                    "quant": s.quant, "architecture": s.architecture} | change | hardware  # fmt: skip
+            if "gpu" in args:
+                args["gpu"] = self.one_gpu(args["gpu"])
+            cap, _ = yield from self.call("concurrent_users", concurrent_users, **args)
+            if isinstance(cap, Capacity):
+                counts[label] = cap.sequences
+        return counts
+
+    def side_line(self, label: str, fit: HardwareFit, price: str | None, users: int | None = None,
+                  kind: str = "models") -> str:  # fmt: skip
+        """One side of a comparison: fits or not, per-GPU need of usable, headroom, the hourly price."""
+        hw = self.hardware_label(fit.hardware)
+        if kind == "types":  # the label is the instance type; say what it holds
+            hw = say("hardware.gpus", self.lang, count=fit.hardware.gpus, gpu=fit.hardware.gpu).strip() + " "
+        elif kind == "hardware":  # the label is the hardware itself
+            hw = ""
+        hw += " " if hw and not hw.endswith(" ") else ""
+        figures = {"label": label, "hardware": hw, "need": render.fig(fit.per_gpu_needed_gib),
+                   "usable": render.fig(fit.per_gpu_usable_gib), "pct": render.fig(fit.headroom_pct)}  # fmt: skip
+        line = say("side.fits" if fit.fits else "side.no", self.lang, **figures)
+        if price is not None:
+            line += say("side.price", self.lang, price=price)
+        if users is not None:
+            line += say("side.users", self.lang, n=users)
+        return "- " + line
+
+    def winner(self, results: list[tuple[str, HardwareFit]], prices: dict[str, float], shown: dict[str, str]) -> str:
+        """Return the first line: which side fits (and is cheaper, or leaves more room), with its figures."""
+        fitting = [(label, fit) for label, fit in results if fit.fits]
+        if not fitting:
+            label, fit = min(results, key=lambda r: r[1].shortfall_gib)
+            return say("compare.none_fits", self.lang, label=label, need=render.fig(fit.per_gpu_needed_gib),
+                       usable=render.fig(fit.per_gpu_usable_gib))  # fmt: skip
+        priced = [(prices[label], label, fit) for label, fit in fitting if label in prices]
+        if len(fitting) == len(results) and len(priced) >= 2:
+            price, label, fit = min(priced, key=lambda p: p[0])
+            dear = max(priced, key=lambda p: p[0])
+            if dear[0] > price:
+                return say("compare.cheaper_fits", self.lang, label=label, price=shown[label],
+                           other=dear[1], other_price=shown[dear[1]])  # fmt: skip
+        if len(fitting) == len(results):
+            label, fit = max(fitting, key=lambda r: r[1].headroom_gib)
+            return say("compare.more_room", self.lang, label=label, need=render.fig(fit.per_gpu_needed_gib),
+                       usable=render.fig(fit.per_gpu_usable_gib), pct=render.fig(fit.headroom_pct))  # fmt: skip
+        label, fit = fitting[0]
+        others = self.t("、", ", ").join(lb for lb, f in results if not f.fits)
+        return say("compare.only_fits", self.lang, label=label, others=others, need=render.fig(fit.per_gpu_needed_gib),
+                   usable=render.fig(fit.per_gpu_usable_gib))  # fmt: skip
+
+    def methods_on_gpu(self, s: Slots, gpu: str) -> Events:
+        """'Is the L20 good for fine-tuning 14B?' without a method: each method planned on that GPU."""
+        names = {"full": self.t("全参微调", "full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}
+        lines, fewest = [], None
+        for method in _METHODS:
+            slots = s.model_copy(update={"task": method, "gpu": gpu, "task_hint": None})
+            plan, _ = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(slots))
+            top = plan.options[0] if isinstance(plan, Plan) and plan.options else None
+            if top is None:
+                lines.append("- " + say("method.gpu_none", self.lang, method=names[method], gpu=gpu))
+                continue
+            lines.append("- " + say("method.gpu_option", self.lang, method=names[method], n=top.instances,
+                                    instance_type=top.instance_type, total=top.total_gpus,
+                                    need=render.fig(top.per_gpu_gib_needed),
+                                    usable=render.fig(top.per_gpu_capacity_gib)))  # fmt: skip
+            if fewest is None or top.total_gpus < fewest[1]:
+                fewest = (method, top.total_gpus)
+        if fewest is None:
+            head = say("method.gpu_no", self.lang, gpu=gpu, model=s.model)
+        else:
+            code = "method.gpu_one" if fewest[1] == 1 else "method.gpu_several"
+            head = say(code, self.lang, gpu=gpu, model=s.model, method=names[fewest[0]], total=fewest[1])
+        understood = self.understood_line(s.model_copy(update={"task": None, "gpu": gpu}))
+        parts = [head, "\n".join(lines), say("method.note", self.lang), understood]
+        return Reply(text="\n\n".join(parts), kind="recommendation")
+
+    def methods_on_hardware(self, s: Slots, hardware: dict[str, Any]) -> Events:
+        """'Can I fine-tune 14B on one A10?' without a method: full, LoRA and QLoRA each on that hardware."""
+        hardware = dict(hardware)
+        if "gpu" in hardware:
+            hardware["gpu"] = self.one_gpu(hardware["gpu"])
+        results: list[tuple[str, HardwareFit]] = []
+        for method in _METHODS:
+            fit, _ = yield from self.call(
+                "evaluate_hardware_fit", evaluate_hardware_fit, **(self.fit_args(s, method) | hardware)
+            )
+            if isinstance(fit, HardwareFit):
+                results.append((method, fit))
+        if not results:
+            return self.error(next((c.error for c in self.calls if c.error), "") or "no result")
+        names = {"full": self.t("全参微调", "full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}
+        hw = self.hardware_label(results[0][1].hardware)
+        fits = [m for m, f in results if f.fits]
+        misses = [m for m, f in results if not f.fits]
+        figures = lambda m: next(f for k, f in results if k == m)  # noqa: E731
+        if not fits:
+            worst = figures(results[-1][0])
+            head = say("method.none", self.lang, hardware=hw, model=s.model, need=render.fig(worst.per_gpu_needed_gib),
+                       usable=render.fig(worst.per_gpu_usable_gib))  # fmt: skip
+        elif not misses:
+            head = say("method.all", self.lang, hardware=hw, model=s.model)
+        else:
+            ok = figures(fits[0])
+            bad = figures(misses[-1])
+            head = say("method.some", self.lang, hardware=hw, model=s.model,
+                       no=self.t("、", ", ").join(names[m] for m in misses), yes=names[fits[0]],
+                       no_need=render.fig(bad.per_gpu_needed_gib), need=render.fig(ok.per_gpu_needed_gib),
+                       usable=render.fig(ok.per_gpu_usable_gib))  # fmt: skip
+        lines = [self.side_line(names[m], f, None) for m, f in results]
+        understood = self.understood_line(s.model_copy(update={"task": None}))
+        note = say("method.note", self.lang)
+        return Reply(text="\n\n".join([head, "\n".join(lines), note, understood]), kind="recommendation")
