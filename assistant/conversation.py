@@ -46,6 +46,8 @@ WORKLOAD_FIELDS = (
     "max_instances",
     "instances",
     "architecture",
+    "billing",
+    "usage_hours",
 )
 _KEPT_ACROSS_TOPICS = ("budget_cny_month", "region")
 _WORKLOAD_INTENTS = ("plan", "memory")
@@ -147,6 +149,9 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
         # Serving numbers mean nothing for a training run and the other way round.
         for field in ("precision", "quant", "context", "concurrency", "qps", "batch", "train_tokens", "gen_tokens"):
             update.setdefault(field, None)
+    # "and with 8k prompts instead?" after "how many 32k users does it hold?" still asks how many; a stated
+    # concurrency ("那 20 并发呢") asks whether that many fit instead.
+    update["asks_capacity"] = turn.asks_capacity or (workload.asks_capacity and turn.concurrency is None)
     update["intent"] = _merged_intent(workload, turn)
     update |= {"injection": turn.injection, "follow_up": turn.follow_up, "accept_defaults": turn.accept_defaults}
     return workload.model_copy(update=update)
@@ -248,6 +253,8 @@ def _continues(workload: Slots, turn: Slots) -> bool:
         return True
     if turn.follow_up and (turn.instance_types or turn.families) and turn.intent in ("instances", "guidance"):
         return True  # "what about on ecs.gn8is.4xlarge?": the same workload on other named hardware
+    if turn.intent == "out_of_scope" and not (turn.off_topic or turn.injection) and turn.stated():
+        return True  # "how much would that be in Shenzhen?": no domain word, but a figure of the workload
     if turn.intent in ("compare", "verify", "instances", "gpu_specs", "out_of_reach", "out_of_scope"):
         return False
     if turn.intent in _WORKLOAD_INTENTS and (turn.model or turn.model_error or turn.size_b):

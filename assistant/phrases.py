@@ -17,6 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.hardware_words import GPU_NAME
 from tools.lengths import TextUnit, TokenCount, text_tokens
 
 _UNITS = {
@@ -30,8 +31,11 @@ _WORD = "|".join([*_UNITS, *_TENS])
 _NUMBER_WORDS_RE = re.compile(
     rf"\b(?:a\s+dozen|(?:{_WORD})(?:[\s\-]+(?:{_WORD}|hundred|thousand|and)){{0,5}})\b", re.IGNORECASE
 )
-# "one" alone is too common ("which one") to be a number unless it counts something.
-_ONE_COUNTS = r"\s+(?:gpus?|cards?|instances?|box(?:es)?|machines?|nodes?|epochs?|pass(?:es)?|users?|servers?)\b"
+# "one" alone is too common ("which one") to be a number unless it counts something ("one A10" counts a GPU).
+_ONE_COUNTS = (
+    r"\s+(?:gpus?|cards?|instances?|box(?:es)?|machines?|nodes?|epochs?|pass(?:es)?|users?|servers?|"
+    rf"(?:nvidia\s*)?(?:{GPU_NAME})(?![0-9]))\b"
+)
 
 
 def english_number(words: str) -> int | None:
@@ -113,7 +117,10 @@ class StatedLength(BaseModel):
     span: tuple[int, int]
 
 
-_OUTPUT_WORDS = r"回答|输出|回复|答案|生成|output|outputs|answers?|responses?|completions?|generat\w*|replies|reply"
+_OUTPUT_WORDS = (
+    r"回答|输出|回复|答案|生成|摘要|总结|output|outputs|answers?|responses?|completions?|generat\w*|replies|reply|"
+    r"summary|summaries"
+)
 _PROMPT_WORDS = r"问题|提问|输入|提示词?|prompts?|inputs?|questions?|文档"
 _UNIT_RES: tuple[tuple[str, TextUnit], ...] = (
     (r"(?:个)?\s*(?:汉字|中文字符?|字)(?!节)", "zh_characters"),
@@ -178,16 +185,22 @@ class TrainingVolumeText(BaseModel):
     spans: list[tuple[int, int]] = Field(default_factory=list)
 
 
+_SAMPLE_NOUNS = (
+    r"dialogues?|conversations?|samples?|examples?|documents?|docs|instructions?|pairs|records|tickets|emails|"
+    r"articles|transcripts|chats|rows|对话|样本|数据|文档|指令|问答对|记录|工单|邮件|文章"
+)
 _SAMPLES_RE = (
-    rf"{_N}\s*(?:条|个|份|篇)?\s*(?:多轮)?\s*(?:dialogues?|conversations?|samples?|examples?|documents?|docs|"
-    r"instructions?|pairs|records|对话|样本|数据|文档|指令|问答对)"
+    rf"{_N}\s*(?:(?:条|个|份|篇|封)\s*[\u4e00-\u9fff]{{0,4}}?)?\s*(?:support\s+|customer\s+|chat\s+|training\s+)?"
+    rf"(?:{_SAMPLE_NOUNS})"
 )
 _SAMPLES_AFTER_RE = (
     rf"(?:数据|样本|语料|训练集|dataset|data)[^\d,，。;；]{{0,8}}?{_N}\s*(?:条|个|份|篇|samples?|examples?|rows?)"
 )
+_HEDGE = r"(?:of\s+|约|大约|大概|左右|about\s+|around\s+|roughly\s+|~\s*|≈\s*)?"
 _PER_SAMPLE_RE = (
-    rf"(?:averag\w*|avg|average\s+of|each|per\s+sample|apiece|平均|每条|每个|每篇)\s*(?:of\s+|约|大约|about\s+)?"
-    rf"{_N}\s*tokens?"
+    rf"(?:averag\w*|avg|average\s+of|each|per\s+sample|apiece|平均|每条|每个|每篇|每份)\s*(?:\w{{1,4}}\s*)?{_HEDGE}"
+    rf"{_N}\s*(?:个)?\s*tokens?"
+    rf"|{_HEDGE}{_N}\s*tokens?\s+(?:each|apiece|per\s+(?:sample|example|dialogue|conversation|record|ticket|doc\w*))"
 )
 _EPOCHS_RE = rf"{_N}\s*(?:epochs?|passes|pass|轮|遍|个\s*epochs?)|(?:epochs?|轮数)\s*(?:=|:|：|为)?\s*{_N}"
 
@@ -198,7 +211,7 @@ def training_volume(text: str) -> TrainingVolumeText:
     if m := re.search(_SAMPLES_RE, text, re.IGNORECASE) or re.search(_SAMPLES_AFTER_RE, text, re.IGNORECASE):
         out.samples, out.spans = _value(m), [*out.spans, m.span()]
     if m := re.search(_PER_SAMPLE_RE, text, re.IGNORECASE):
-        out.tokens_per_sample, out.spans = _value(m), [*out.spans, m.span()]
+        out.tokens_per_sample, out.spans = _value(m, 1 if m.group(1) else 3), [*out.spans, m.span()]
     if m := re.search(_EPOCHS_RE, text, re.IGNORECASE):
         group = 1 if m.group(1) else 3
         out.epochs, out.spans = _value(m, group), [*out.spans, m.span()]
@@ -336,6 +349,7 @@ def architecture_dims(text: str) -> tuple[dict[str, int], list[tuple[int, int]]]
 
 _INSTANCE_COUNT_RE = (
     rf"{_N}\s*(?:台|x|×|\*)\s*`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
+    rf"|{_N}\s+`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d[\w\-]*\.\d*x?large"  # "on 2 gn8is.2xlarge"
     rf"|{_N}\s*(?:instances?|machines?|servers?|nodes?|boxes)\s+(?:of\s+)?`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
 )
 
@@ -346,5 +360,5 @@ def instance_count(text: str) -> int | None:
     m = re.search(_INSTANCE_COUNT_RE, text, re.IGNORECASE)
     if not m:
         return None
-    value = _value(m) if m.group(1) else _value(m, 3)
+    value = _value(m, next(g for g in (1, 3, 5) if m.group(g)))
     return int(value) if value >= 1 else None

@@ -114,6 +114,8 @@ def plan_gpu_deployment(
     billing: BillingBasis = "pay-as-you-go",
     gen_tokens: int | None = None,
     architecture: dict[str, int] | None = None,
+    max_instances: int | None = None,
+    hours_per_month: float | None = None,
 ) -> Plan:
     """Rank Alibaba Cloud GPU instance options that fit a workload, with speed and price; list rejections.
 
@@ -138,6 +140,9 @@ def plan_gpu_deployment(
         architecture: A model not in the registry, by its config.json dimensions (num_hidden_layers,
             hidden_size, num_attention_heads, num_key_value_heads, intermediate_size, vocab_size,
             num_local_experts, num_experts_per_tok, max_position_embeddings); ``model`` then only names it.
+        max_instances: At most this many instances ("we can run at most 2"); layouts needing more are rejected.
+        hours_per_month: Hours a month the deployment runs when not around the clock (e.g. 10 h on weekdays
+            is about 217); each option then also gets its pay-as-you-go cost for those hours.
     """
     workload = parse_workload(
         {
@@ -156,6 +161,8 @@ def plan_gpu_deployment(
             "gpu": gpu,
             "billing": billing,
             "gen_tokens": gen_tokens,
+            "max_instances": max_instances,
+            "hours_per_month": hours_per_month,
         }
     )
     return plan_deployment(workload, custom_architecture(model, architecture) if architecture else None)

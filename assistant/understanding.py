@@ -51,14 +51,18 @@ from assistant.phrases import (
 )
 from assistant.reading import Scan, chinese_int, normalise, parse_number
 from assistant.workload_numbers import (
+    Billing,
     find_batch,
+    find_billing,
     find_budget,
     find_concurrency,
     find_context,
+    find_group_concurrency,
     find_invalid,
     find_qps,
     find_token_cost,
     find_train_tokens,
+    find_usage_hours,
 )
 from tools import catalog
 from tools.errors import UnknownNameError
@@ -149,6 +153,11 @@ class Slots(BaseModel):
     daily_users: DailyUsers | None = Field(default=None, description="daily active users behind the concurrency")
     asks_verdict: bool = Field(default=False, description="'能跑吗', '够不够', 'is X a good choice', 'will it fit'")
     media: MediaAsk | None = Field(default=None, description="an image/video, speech or embedding workload")
+    # Workload area (issue 8): how the user pays and for how many hours a month the deployment runs.
+    billing: Billing | None = Field(default=None, description="'包年包月', 'pay as you go', 'spot' as stated")
+    usage_hours: tuple[float, float, float] | None = Field(
+        default=None, description="hours a day, days a week, hours a month the deployment runs ('10 h a day')"
+    )
 
     def stated(self) -> list[str]:
         """Return the workload slots this turn (or conversation) states; the rest are defaults."""
@@ -162,6 +171,7 @@ class Slots(BaseModel):
 _STATED_FIELDS = (
     "model", "task", "precision", "quant", "context", "prompt_tokens", "gen_tokens", "concurrency", "qps", "batch",
     "train_tokens", "budget_cny_month", "region", "gpu", "gpus", "max_instances", "instance_types", "families",
+    "billing", "usage_hours",
 )  # fmt: skip
 
 # ------------------------------------------------------------------------------------------ task, precision
@@ -264,7 +274,8 @@ def understand(question: str) -> Slots:
     budget = find_budget(scan)
     train_tokens = find_train_tokens(scan)
     qps = find_qps(scan)
-    concurrency = find_concurrency(scan)
+    usage_hours = find_usage_hours(scan)
+    concurrency = find_group_concurrency(scan) or find_concurrency(scan)
     batch = find_batch(scan)
     gpus = find_gpu_count(scan)
     region = find_region(scan)
@@ -327,6 +338,7 @@ def understand(question: str) -> Slots:
         slots.daily_users, slots.concurrency, slots.serving = dau, dau.peak_concurrency, True
         if slots.task is None and slots.task_hint is None:
             slots.task = "inference"
+    slots.billing, slots.usage_hours = find_billing(text), usage_hours
     slots.max_instances = max_instances(text)
     slots.instances = instance_count(text)
     slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE))

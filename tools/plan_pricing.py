@@ -48,6 +48,31 @@ def price_fields(inst: catalog.InstanceType, region: str | None, instances: int)
     }
 
 
+def usage_fields(inst: catalog.InstanceType, w: Workload, instances: int) -> dict[str, Any]:
+    """Pay-as-you-go for the hours a month the workload runs ("10 h a day on weekdays"), when stated.
+
+    A deployment switched off out of hours pays only the hours it runs; a subscription is paid whole.
+    """
+    if w.hours_per_month is None:
+        return {}
+    quote, _ = _quote(inst, w.region)
+    hourly = quote.hourly if quote else None
+    cost = round(hourly * instances * w.hours_per_month, 0) if hourly is not None else None
+    return {"usage_hours_per_month": w.hours_per_month, "usage_cny_per_month": cost}
+
+
+def monthly_cost(option: DeploymentOption) -> float | None:
+    """Return what an option costs a month: at the stated hours when the workload runs part-time, else all month."""
+    if option.usage_hours_per_month is not None:
+        return option.usage_cny_per_month
+    return option.price_cny_per_month
+
+
+def too_many_instances(needed: int, allowed: int) -> str:
+    """Return the rejection reason when a layout needs more instances than the user allows."""
+    return f"needs {needed} instances; at most {allowed} allowed"
+
+
 def _quote(inst: catalog.InstanceType, region: str | None) -> tuple[prices.PriceQuote | None, int | None]:
     """Quote an option's prices; with region 'any' also count the regions compared."""
     if region != prices.REGION_ANY:

@@ -27,6 +27,9 @@ def plan_args(s: Slots) -> dict[str, Any]:
         "gpu": s.gpu,
         "budget_cny_month": s.budget_cny_month,
         "architecture": s.architecture,
+        "billing": s.billing,
+        "max_instances": s.max_instances,
+        "hours_per_month": s.usage_hours[2] if s.usage_hours else None,
     }
     args |= _precision_args(s, task)
     if task == "inference":

@@ -59,10 +59,11 @@ class PlanIntent(Run):
         if lead and (time := (yield from self.training_time(s))):
             # "要多久": the time answers the question; otherwise it follows the verdict.
             head.insert(0 if re.search(_HOW_LONG_RE, self.question, re.IGNORECASE) else len(head), time)
+        head[:0] = self.usage_line(s, plan)
         prefer = [*s.gpu_mentions, *s.families]
         verdict = bool(head) and self.conv.turn.asks_verdict and not lead
         brief, details = plan_brief(
-            plan, self.lang, prefer=prefer, capacity=self.conv.turn.asks_capacity, summary=not verdict
+            plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity, summary=not verdict
         )
         if lead and self.named_fits:
             # The named hardware holds it: that is the answer; the planner's other options fold away.
@@ -86,6 +87,20 @@ class PlanIntent(Run):
             details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
         details += self.length_details(s)
         return Reply(text="\n\n".join(p for p in parts if p), kind="recommendation", details=details)
+
+    def usage_line(self, s: Slots, plan: Plan) -> list[str]:
+        """'10 hours a day on weekdays': the monthly cost at the hours it runs, which answers first."""
+        if not s.usage_hours or not plan.options:
+            return []
+        per_day, days, hours = s.usage_hours
+        top = min(plan.options, key=lambda o: (o.usage_cny_per_month is None, o.usage_cny_per_month or 0))
+        if top.usage_cny_per_month is None:
+            return [say("usage.unpriced", self.lang, hours=render.fig(hours))]
+        when = say("usage.when_weekdays" if days < 7 else "usage.when_daily", self.lang, per_day=render.fig(per_day))
+        return [
+            say("usage.cost", self.lang, cost=render.fig(top.usage_cny_per_month), when=when, hours=render.fig(hours),
+                instance_type=top.instance_type, full=render.fig(top.price_cny_per_month))
+        ]  # fmt: skip
 
     def plan_notes(self, s: Slots, plan: Plan) -> list[str]:
         """Short notes on what the plan could not check: token cost, QPS without lengths, the budget."""
