@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from assistant.billing_words import price_question
+from assistant.billing_words import asks_price, price_question
 from assistant.reading import Scan
+from tools import prices
+from tools.errors import UnknownNameError
 
 if TYPE_CHECKING:
     from assistant.understanding import Intent, Slots
@@ -100,6 +102,13 @@ _PICK_RE = (
 )
 
 
+def _priced(instance_type: str, region: str | None) -> bool:
+    try:
+        return prices.quote(instance_type, region) is not None
+    except UnknownNameError:
+        return True  # an unknown type is the catalog answer's to correct
+
+
 def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     text = raw.lower()
     has_workload = bool(s.model or s.model_error or s.size_b)
@@ -109,7 +118,11 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "out_of_scope"
     named = bool(s.gpu_mentions or s.families or s.instance_types)
     explains = re.search(r"为什么|区别|适合|\bwhy\b|difference|suit", text)
-    if not has_workload and price_question(text, named) and not explains:
+    # "how much is ecs.gn8is.4xlarge in Beijing?" with no price known there: the price answer gives the
+    # nearest known price (the catalog answer only says there is none)
+    priced_type = bool(s.instance_types and s.region) and asks_price(text)
+    priced_type = priced_type and not _priced(s.instance_types[0], s.region)
+    if not has_workload and (price_question(text, named) or priced_type) and not explains:
         return "prices"  # "哪个地域 A10 最便宜", "gn7i 包月多少钱", "那按量呢?": region and billing prices
     if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or len(s.gpu_mentions) == 2):
         return "compare"

@@ -304,49 +304,6 @@ def daily_users(text: str) -> DailyUsers | None:
     return DailyUsers(users=users, peak_share=share, stated_share=bool(peak), spans=spans)
 
 
-# ------------------------------------------------------------------------------------------ custom architectures
-
-_SEP = r"\s*(?:=|:|：|为|是|of)?\s*"
-_DIMS: tuple[tuple[str, str], ...] = (
-    # KV heads before heads, so "8 KV heads" is not read as 8 attention heads.
-    ("num_key_value_heads",
-     rf"(?:kv[\s_\-]*heads|num_key_value_heads|key[\s\-]value\s+heads|kv\s*头数?){_SEP}{_N}|{_N}\s*(?:个\s*)?(?:kv[\s_\-]*heads?|kv\s*头)"),
-    ("num_local_experts",
-     rf"(?:num_(?:local_)?experts|experts|专家数?){_SEP}{_N}|{_N}\s*(?:个\s*)?(?:routed\s+)?(?:experts|专家)(?!\s*per)"),
-    ("num_experts_per_tok",
-     rf"(?:top[\s\-]?k|experts\s+per\s+token|num_experts_per_tok|激活专家数?){_SEP}{_N}"
-     rf"|{_N}\s*(?:active\s+experts|experts\s+per\s+token|个?\s*激活专家)|top[\s\-]?{_N}"),
-    ("num_hidden_layers", rf"(?:num_hidden_layers|layers|层数){_SEP}{_N}|{_N}\s*(?:个\s*)?(?:layers|层)(?![a-z])"),
-    ("hidden_size", rf"(?:hidden[\s_]*(?:size|dim(?:ension)?)?|d_model|隐藏(?:层)?(?:维度|大小)|模型维度){_SEP}{_N}"),
-    ("num_attention_heads",
-     rf"(?:num_attention_heads|attention\s+heads|heads|注意力头数?){_SEP}{_N}|{_N}\s*(?:个\s*)?(?:attention\s+)?(?:heads|注意力头)"),
-    ("intermediate_size",
-     rf"(?:intermediate[\s_]*(?:size)?|ffn[\s_]*(?:size|dim|hidden)?|中间层(?:维度|大小)?){_SEP}{_N}"),
-    ("vocab_size", rf"(?:vocab(?:ulary)?[\s_]*(?:size)?|词表(?:大小)?){_SEP}{_N}"),
-    ("max_position_embeddings", rf"(?:max_position_embeddings|max(?:imum)?\s+context|最大上下文){_SEP}{_N}"),
-)  # fmt: skip
-
-
-def architecture_dims(text: str) -> tuple[dict[str, int], list[tuple[int, int]]] | None:
-    """Model dimensions given in the text (layers, hidden, heads ...), as config.json keys, with their spans.
-
-    None unless at least the layers, the hidden size and the attention heads are given.
-    """
-    dims: dict[str, int] = {}
-    spans: list[tuple[int, int]] = []
-    for key, pattern in _DIMS:
-        for m in re.finditer(pattern, text, re.IGNORECASE):
-            if any(a < m.end() and m.start() < b for a, b in spans):
-                continue
-            group = next(i for i in (1, 3, 5) if i <= m.re.groups and m.group(i))
-            dims[key] = round(_value(m, group))
-            spans.append(m.span())
-            break
-    if not all(dims.get(k) for k in ("num_hidden_layers", "hidden_size", "num_attention_heads")):
-        return None
-    return dims, spans
-
-
 _INSTANCE_COUNT_RE = (
     rf"{_N}\s*(?:台|x|×|\*)\s*`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
     rf"|{_N}\s+`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d[\w\-]*\.\d*x?large"  # "on 2 gn8is.2xlarge"

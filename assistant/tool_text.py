@@ -18,6 +18,7 @@ _ZH: tuple[tuple[str, str], ...] = (
     (r"needs ([\d.]+) GiB per GPU on (\d+)x (\S+) \(([\d.]+) GiB usable\)",
      "在 {2} 张 {3} 上每卡需要 {1} GiB（可用 {4} GiB）"),
     (r"over budget: ¥([\d,]+)/month", "超出预算：¥{1}/月"),
+    (r"needs (\d+) instances; at most (\d+) allowed", "需要 {1} 台实例，超过最多 {2} 台的限制"),
     (r"needs ([\d.]+) GiB per GPU, (\S+) has ([\d.]+) GiB usable", "每卡需要 {1} GiB，{2} 只有 {3} GiB 可用"),
     (r"one model replica per GPU; the load decides how many GPUs", "每张卡一个模型副本，卡数由负载决定"),
     (r"batch job finished within ([\d.]+) h", "批处理在 {1} 小时内完成"),

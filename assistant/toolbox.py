@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from knowledge.models import Passage
-from tools import capacity, catalog, hardware_fit, lengths, prices, training_volume
+from tools import capacity, catalog, hardware_fit, lengths, price_nearest, prices, training_volume
 from tools.errors import ToolInputError, validation_message
 from tools.hf_config import architecture_from_config
 from tools.media_memory import MediaMemoryEstimate, MediaRequest, Offload, estimate_media_memory
@@ -229,6 +229,22 @@ def price_of_instance(instance_type: str, region: str | None = None) -> prices.P
     """
     catalog.get_instance(instance_type)  # an unknown name fails with suggestions, not "no price"
     return prices.quote(instance_type, region)
+
+
+def nearest_known_price(instance_type: str, region: str | None = None) -> price_nearest.NearestPrice | None:
+    """Give the nearest known price for an instance type whose price is unknown, with what it is a price of.
+
+    First the same type in another region, else a priced type with the same GPU count and the closest GPU
+    memory. Say that the asked price is unknown and show this one with its own region and date.
+
+    Args:
+        instance_type: Instance type, e.g. "ecs.gn8is.4xlarge" (the "ecs." prefix is optional).
+        region: Region id the user asked about, e.g. "cn-beijing"; omitted = any.
+
+    Returns:
+        The stand-in price, or None when nothing comparable is priced.
+    """
+    return price_nearest.nearest_known_price(instance_type, region)
 
 
 def compare_region_prices(
@@ -587,6 +603,7 @@ DOMAIN_TOOLS: tuple[Callable[..., Any], ...] = (
     find_instance_types,
     gpu_specs,
     price_of_instance,
+    nearest_known_price,
     compare_region_prices,
     cheapest_region_for_gpu,
     model_card,

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.architecture_words import architecture_dims, complete_architecture
 from assistant.hardware_words import (
     find_catalog_names,
     find_gpu_count,
@@ -39,7 +40,6 @@ from assistant.phrases import (
     DailyUsers,
     ReachTopic,
     StatedLength,
-    architecture_dims,
     daily_users,
     instance_count,
     invalid_numbers,
@@ -150,6 +150,7 @@ class Slots(BaseModel):
     architecture: dict[str, int] | None = Field(
         default=None, description="a custom model's dimensions as config.json keys ('32 layers, hidden 4096 ...')"
     )
+    architecture_assumed: list[str] = Field(default_factory=list, description="dimensions not given: defaults")
     daily_users: DailyUsers | None = Field(default=None, description="daily active users behind the concurrency")
     asks_verdict: bool = Field(default=False, description="'能跑吗', '够不够', 'is X a good choice', 'will it fit'")
     media: MediaAsk | None = Field(default=None, description="an image/video, speech or embedding workload")
@@ -324,7 +325,7 @@ def understand(question: str) -> Slots:
     if slots.task is None and slots.serving and slots.task_hint is None:
         slots.task = "inference"
     if dims and slots.model is None and slots.model_error is None:
-        slots.architecture = dims[0]
+        slots.architecture, slots.architecture_assumed = complete_architecture(dims[0])
         d = dims[0]
         slots.model = f"custom-{d['num_hidden_layers']}L-{d['hidden_size']}h"  # a label; the dimensions are the model
         slots.model_mention, slots.models = slots.model, [slots.model]

@@ -81,6 +81,7 @@ class PlanIntent(Run):
             else:
                 details.insert(0, AnswerDetail(title=say("details.gpu_count", self.lang), markdown=section))
         parts += self.plan_notes(s, plan)
+        parts += self.architecture_note(s)
         parts.append(understood)
         passages = yield from self.search(self.plan_query(s, plan), n=2, prefer_docs=self.plan_docs(s))
         if quotes := self.quotes(passages, self.plan_query(s, plan)):
@@ -101,6 +102,16 @@ class PlanIntent(Run):
             say("usage.cost", self.lang, cost=render.fig(top.usage_cny_per_month), when=when, hours=render.fig(hours),
                 instance_type=top.instance_type, full=render.fig(top.price_cny_per_month))
         ]  # fmt: skip
+
+    def architecture_note(self, s: Slots) -> list[str]:
+        """State the custom model dimensions the question left out and the defaults used for them."""
+        if not s.architecture or not s.architecture_assumed:
+            return []
+        sep = "，" if self.lang == "zh" else ", "
+        items = sep.join(
+            say(f"arch.{key}", self.lang, value=render.fig(s.architecture[key])) for key in s.architecture_assumed
+        )
+        return [say("arch.assumed", self.lang, items=items)]
 
     def plan_notes(self, s: Slots, plan: Plan) -> list[str]:
         """Short notes on what the plan could not check: token cost, QPS without lengths, the budget."""
@@ -226,7 +237,7 @@ class PlanIntent(Run):
             return self.error(err)
         assert isinstance(est, MemoryEstimate)
         brief, details = estimate_brief(est, self.lang)
-        parts = [*brief, understood]
+        parts = [*brief, *self.architecture_note(s), understood]
         topic = self.t("显存 权重 KV cache 开销", "GPU memory weights KV cache overhead")
         if s.task in TRAINING:
             topic = self.t("训练显存 梯度 优化器状态", "training memory gradients optimizer states")
