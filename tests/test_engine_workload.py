@@ -109,7 +109,8 @@ CASES: list[tuple[str, str, Callable[[Answer], None]]] = [
     ),
     (
         "custom-moe",
-        "我们的 MoE：48 层，隐藏维度 2048，32 个头，4 个 KV 头，128 个专家，每个 token 激活 8 个，专家中间层 768，8 并发",
+        "我们的 MoE：48 层，隐藏维度 2048，32 个头，4 个 KV 头，128 个专家，"
+        "每个 token 激活 8 个，专家中间层 768，8 并发",
         _custom_moe_top_k,
     ),
     (
