@@ -50,6 +50,7 @@ WORKLOAD_FIELDS = (
     "usage_hours",
 )
 _KEPT_ACROSS_TOPICS = ("budget_cny_month", "region")
+_RATES = {"qps": "concurrency", "concurrency": "qps"}
 _WORKLOAD_INTENTS = ("plan", "memory")
 # When a bare size names no model, these families stand for it, most common first.
 _SIZE_PREFERENCE = ("Qwen2.5", "Qwen3", "Llama 3.1", "Llama 3.3", "Llama 3", "Mixtral", "Yi-1.5")
@@ -149,6 +150,13 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
         # Serving numbers mean nothing for a training run and the other way round.
         for field in ("precision", "quant", "context", "concurrency", "qps", "batch", "train_tokens", "gen_tokens"):
             update.setdefault(field, None)
+    for field, factor in (turn.scale or {}).items():  # "what if we double the users?"
+        if field in _RATES and getattr(workload, field) is None:
+            field = _RATES[field]  # "traffic doubles" on a workload stated in users, and the other way round
+        if field not in update and isinstance(value := getattr(workload, field), int | float):
+            update[field] = type(value)(round(value * factor)) if isinstance(value, int) else value * factor
+    if turn.epochs and workload.train_tokens and "train_tokens" not in update:  # "and 3 epochs?"
+        update |= {"train_tokens": workload.train_tokens / (workload.epochs or 1) * turn.epochs, "epochs": turn.epochs}
     # "and with 8k prompts instead?" after "how many 32k users does it hold?" still asks how many; a stated
     # concurrency ("那 20 并发呢") asks whether that many fit instead.
     update["asks_capacity"] = turn.asks_capacity or (workload.asks_capacity and turn.concurrency is None)
@@ -260,6 +268,7 @@ def _continues(workload: Slots, turn: Slots) -> bool:
     if turn.intent in _WORKLOAD_INTENTS and (turn.model or turn.model_error or turn.size_b):
         return True
     changes = any(getattr(turn, f) is not None for f in WORKLOAD_FIELDS) or turn.task_hint is not None
+    changes = changes or bool(turn.scale or turn.epochs)
     if not changes:
         return False
     return turn.follow_up or not turn.asks_explanation

@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.hardware_words import GPU_NAME
+from assistant.reading import chinese_int
 from tools.lengths import TextUnit, TokenCount, text_tokens
 
 _UNITS = {
@@ -76,8 +77,11 @@ def spell_numbers(text: str) -> str:
 
 # ------------------------------------------------------------------------------------------ numbers
 
-_N = r"(?<![A-Za-z0-9_.])((?:\d{1,3}(?:,\d{3}){1,3}(?!\d)|\d{1,9})(?:\.\d{1,4})?)\s*([kK千wW万])?"
-_SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4}
+_N = r"(?<![A-Za-z0-9_.])((?:\d{1,3}(?:,\d{3}){1,3}(?!\d)|\d{1,9})(?:\.\d{1,4})?)\s*([kK千wW万]|million\b)?"
+_SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4, "million": 1e6}
+
+
+_N_CN = r"(?<![零〇一二两三四五六七八九十百千万])([一二两三四五六七八九十百千]{1,6})\s*(万)?"
 
 
 def _value(m: re.Match[str], group: int = 1) -> float:
@@ -139,7 +143,8 @@ def stated_lengths(text: str) -> list[StatedLength]:
     """
     found: list[StatedLength] = []
     for unit_re, unit in _UNIT_RES:
-        for m in re.finditer(rf"{_N}[\s\-]*{unit_re}", text, re.IGNORECASE):
+        number = f"(?:{_N}|{_N_CN})" if unit == "zh_characters" else _N  # "回答大约一千字"
+        for m in re.finditer(rf"{number}[\s\-]*{unit_re}", text, re.IGNORECASE):
             inner = re.search(rf"{_OUTPUT_WORDS}|{_PROMPT_WORDS}", m.group(0), re.IGNORECASE)
             if inner:
                 role: LengthRole | None = "output" if re.fullmatch(_OUTPUT_WORDS, inner.group(0), re.I) else "prompt"
@@ -149,7 +154,7 @@ def stated_lengths(text: str) -> list[StatedLength]:
                 role = "prompt"  # "two pages of English": text the user sends, unless said otherwise
             if role is None or any(s.span[0] < m.end() and m.start() < s.span[1] for s in found):
                 continue
-            value = _value(m)
+            value = _value(m) if m.group(1) else chinese_int(m.group(3)) * (1e4 if m.group(4) else 1)
             if value <= 0 or (unit == "tokens" and (m.group(2) or "").lower() not in ("k", "千", "")):
                 continue
             found.append(StatedLength(role=role, count=text_tokens(value, unit), span=m.span()))

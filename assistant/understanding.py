@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant import rate_words as rates
 from assistant.architecture_words import architecture_dims, complete_architecture
 from assistant.hardware_words import (
     find_catalog_names,
@@ -49,20 +50,17 @@ from assistant.phrases import (
     stated_lengths,
     training_volume,
 )
-from assistant.reading import Scan, chinese_int, normalise, parse_number
+from assistant.rate_words import Billing, RateBasis
+from assistant.reading import Scan, as_int, chinese_int, normalise, parse_number
 from assistant.workload_numbers import (
-    Billing,
     find_batch,
-    find_billing,
     find_budget,
     find_concurrency,
     find_context,
-    find_group_concurrency,
     find_invalid,
     find_qps,
     find_token_cost,
     find_train_tokens,
-    find_usage_hours,
 )
 from tools import catalog
 from tools.errors import UnknownNameError
@@ -156,6 +154,8 @@ class Slots(BaseModel):
     media: MediaAsk | None = Field(default=None, description="an image/video, speech or embedding workload")
     # Workload area (issue 8): how the user pays and for how many hours a month the deployment runs.
     billing: Billing | None = Field(default=None, description="'包年包月', 'pay as you go', 'spot' as stated")
+    rate: RateBasis | None = Field(default=None, description="how the concurrency or QPS was derived, if it was")
+    scale: dict[str, float] | None = Field(default=None, description="'double the users': figures a follow-up scales")
     usage_hours: tuple[float, float, float] | None = Field(
         default=None, description="hours a day, days a week, hours a month the deployment runs ('10 h a day')"
     )
@@ -172,7 +172,7 @@ class Slots(BaseModel):
 _STATED_FIELDS = (
     "model", "task", "precision", "quant", "context", "prompt_tokens", "gen_tokens", "concurrency", "qps", "batch",
     "train_tokens", "budget_cny_month", "region", "gpu", "gpus", "max_instances", "instance_types", "families",
-    "billing", "usage_hours",
+    "billing", "usage_hours", "scale", "epochs",
 )  # fmt: skip
 
 # ------------------------------------------------------------------------------------------ task, precision
@@ -274,9 +274,10 @@ def understand(question: str) -> Slots:
     gpu_mentions = find_gpus(scan) or find_unknown_gpu(scan)  # reads, does not claim: "4 张 L20" is a count too
     budget = find_budget(scan)
     train_tokens = find_train_tokens(scan)
-    qps = find_qps(scan)
-    usage_hours = find_usage_hours(scan)
-    concurrency = find_group_concurrency(scan) or find_concurrency(scan)
+    rate = rates.find_daily_requests(scan) or rates.find_group_concurrency(scan) or rates.find_user_share(scan)
+    qps = rate.result if rate and rate.kind == "daily_requests" else find_qps(scan)
+    usage_hours = rates.find_usage_hours(scan)
+    concurrency = as_int(rate.result) if rate and rate.kind != "daily_requests" else find_concurrency(scan)
     batch = find_batch(scan)
     gpus = find_gpu_count(scan)
     region = find_region(scan)
@@ -339,7 +340,8 @@ def understand(question: str) -> Slots:
         slots.daily_users, slots.concurrency, slots.serving = dau, dau.peak_concurrency, True
         if slots.task is None and slots.task_hint is None:
             slots.task = "inference"
-    slots.billing, slots.usage_hours = find_billing(text), usage_hours
+    slots.billing, slots.usage_hours, slots.rate = rates.find_billing(text), usage_hours, rate
+    slots.scale = rates.relative_change(text)
     slots.max_instances = max_instances(text)
     slots.instances = instance_count(text)
     slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE))

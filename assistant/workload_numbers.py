@@ -6,11 +6,10 @@ Each finder claims the text it reads (see :class:`assistant.reading.Scan`), so o
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from assistant.hardware_words import GPU_NAME
+from assistant.rate_words import ABOUT, CALLS_EN, CALLS_ZH
 from assistant.reading import NUM, OF, SUFFIX, Scan, as_int, parse_number
-from tools.prices import HOURS_PER_MONTH
 
 
 def find_budget(scan: Scan) -> float | None:
@@ -19,8 +18,8 @@ def find_budget(scan: Scan) -> float | None:
     per_month = r"(?:/\s*月|每个?月|一个月|/\s*month|per\s+month|a\s+month|monthly|/\s*mo\b|月)"
     mid = (
         r"\s*(?:is|of|to|为|是|：|:|改成|改为|调到|提高到|降到|设为|increased\s+to|raised\s+to|cut\s+to)?\s*"
-        r"(?:每个?月|per\s+month|monthly|a\s+month|月)?\s*"
-        r"(?:不超过|最多|大约|约|around|about|under|up\s+to|of)?\s*"
+        r"(?:每个?月|一个?月|per\s+month|monthly|a\s+month|月)?\s*(?:的)?\s*"
+        r"(?:不超过|最多|大约|约|大概|around|about|under|up\s+to|of)?\s*"
     )
     money = rf"{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}?"
     m = scan.first(
@@ -102,7 +101,9 @@ _QUANTITY_WORDS = (
 
 
 # "per million tokens" is a unit of cost, not a number of training tokens.
-_TOKEN_COST_RE = r"(?:每|per|/)\s*(?:百万|一百万|1\s*m|million|m)\s*(?:个)?\s*(?:tokens?|token|词元)"
+_TOKEN_COST_RE = (
+    r"(?:每|per|/)\s*(?:百万|一百万|1\s*m|million|m|千|一千|1\s*k|thousand|k)\s*(?:个)?\s*(?:tokens?|token|词元)"
+)
 
 
 def find_token_cost(scan: Scan) -> bool:
@@ -142,22 +143,18 @@ def phrase(text: str, start: int, end: int) -> str:
     return text[start:end].strip()
 
 
-# Hedges between a rate word and its number: "峰值 QPS 大概 10", "在线峰值约三百人", "rps of roughly 20".
-_ABOUT = (
-    r"\s*(?:of|is|=|:|：|为|是|达到|到|在)?\s*(?:约|大约|大概|差不多|估计|预计|预估|最多|around|about|roughly|"
-    r"approximately|approx\.?|~|≈)?\s*"
-)
-
-
 def find_concurrency(scan: Scan) -> int | None:
     m = scan.first(
         rf"{NUM}\s*{SUFFIX}\s*(?:个|路)?\s*(?:并发|concurren(?:t|cy)|simultaneous|parallel\s+(?:users|requests))",
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}[\s\-]*way\s+(?:concurrency|parallel)",
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:requests?|users?|jobs?|documents?|docs|files|pdfs|chats|sessions)?\s*"
+        r"at\s+(?:a\s+time|once)",
         rf"(?:并发(?:数|量|用户数?|请求数?)?|concurrency|concurrent\s+users|concurrent\s+requests){OF}{NUM}\s*{SUFFIX}",
         rf"同时\s*(?:有)?\s*{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人|会话)",
         rf"{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人)\s*同时",
         # "同时在线峰值约三百人", "高峰在线 500 人", "在线人数峰值 200"
-        rf"(?:同时在线|在线)\s*(?:人数|用户数?)?\s*(?:的)?\s*(?:峰值|高峰)?{_ABOUT}{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:人|用户)?",
-        rf"(?:高峰|峰值)(?:期|时|时段)?\s*(?:有)?{_ABOUT}{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:人|用户)\s*(?:同时)?\s*(?:在线|在用|使用|访问)",
+        rf"(?:同时在线|在线)\s*(?:人数|用户数?)?\s*(?:的)?\s*(?:峰值|高峰)?{ABOUT}{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:人|用户)?",
+        rf"(?:高峰|峰值)(?:期|时|时段)?\s*(?:有)?{ABOUT}{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:人|用户)\s*(?:同时)?\s*(?:在线|在用|使用|访问)",
         rf"{NUM}\s*{SUFFIX}\s*(?:users?|requests?|sessions?)\s*(?:at\s+(?:the\s+same\s+time|once)|concurrently|in\s+parallel)",
         rf"(?:for|serve|serving|with)\s+{NUM}\s*{SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
         rf"{NUM}\s*{SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
@@ -170,11 +167,19 @@ def find_concurrency(scan: Scan) -> int | None:
 
 def find_qps(scan: Scan) -> float | None:
     m = scan.first(
-        rf"(?:qps|rps|每秒请求数?){_ABOUT}{NUM}",
+        rf"(?:qps|rps|每秒请求数?){ABOUT}{NUM}",
         rf"{NUM}\s*(?:qps|rps|req/s|requests?\s*(?:per\s+second|/\s*s(?:ec)?\b))",
         rf"每秒\s*(?:处理)?\s*{NUM}\s*(?:个|次)?\s*(?:请求|query|查询|调用)",
     )
-    return parse_number(m.group(1)) if m else None
+    if m:
+        return parse_number(m.group(1))
+    # "1200 requests per minute", "每分钟 600 次调用": a rate per second all the same
+    m = scan.first(
+        rf"{NUM}\s*{SUFFIX}\s*{CALLS_EN}\s*(?:per|a|/|each)\s*(?:minute|min)\b",
+        rf"(?:每分钟|一分钟)\s*(?:约|大约|大概)?\s*{NUM}\s*{SUFFIX}\s*{CALLS_ZH}",
+        rf"{NUM}\s*{SUFFIX}\s*{CALLS_ZH}\s*(?:/|每)\s*分钟",
+    )
+    return round(parse_number(m.group(1), m.group(2)) / 60, 2) if m else None
 
 
 def find_batch(scan: Scan) -> int | None:
@@ -183,72 +188,3 @@ def find_batch(scan: Scan) -> int | None:
         rf"{NUM}\s*(?:的)?\s*(?:batch|批)",
     )
     return as_int(parse_number(m.group(1))) if m else None
-
-
-# ------------------------------------------------------------------------------------------ rates in groups
-
-_GROUP_EN = r"(?:teams?|groups?|departments?|classes|class|squads?|offices?|shifts?|branches|stores?)"
-_PEOPLE_EN = r"(?:people|persons|users|members|engineers|agents|staff|students|employees|analysts)"
-_GROUP_ZH = r"(?:团队|小组|组|部门|班级|班|门店|分店|分公司|科室)"
-
-
-def find_group_concurrency(scan: Scan) -> int | None:
-    """Return groups times people per group ("twelve teams of 5 people", "8 个小组，每组 6 人") as one figure."""
-    m = scan.first(
-        rf"(?<![\w.]){NUM}\s*{_GROUP_EN}\s+(?:of|with)\s+{NUM}\s*(?:more\s+)?{_PEOPLE_EN}",
-        rf"(?<![\w.]){NUM}\s*{_GROUP_EN}[\s,]+(?:each\s+(?:with|of|having)\s+|with\s+){NUM}\s*{_PEOPLE_EN}(?:\s+each)?",
-        rf"{NUM}\s*个?\s*{_GROUP_ZH}\s*[，,、]?\s*(?:每(?:个)?\s*{_GROUP_ZH}?|各)\s*(?:有|约|大约)?\s*{NUM}\s*"
-        r"(?:个|位|名)?\s*(?:人|用户|成员|同学|员工)",
-    )
-    if not m:
-        return None
-    return as_int(parse_number(m.group(1)) * parse_number(m.group(2)))
-
-
-# ------------------------------------------------------------------------------------------ billing and hours
-
-Billing = Literal["pay-as-you-go", "subscription", "spot"]
-_BILLING_RES: tuple[tuple[Billing, str], ...] = (
-    ("spot", r"抢占式|竞价实例|\bspot\b|preemptible"),
-    ("subscription", r"包年包月|包月|包年|subscription|monthly\s+plan|reserved\s+instances?"),
-    ("pay-as-you-go", r"按量|按需|按小时(?:付费|计费)|pay[\s\-]*as[\s\-]*you[\s\-]*go|on[\s\-]*demand|\bpayg\b"),
-)
-
-
-def find_billing(text: str) -> Billing | None:
-    """Return the billing mode a workload question asks to price in ("包年包月", "pay as you go", "spot"), or None.
-
-    When several are named ("包月还是按量"), the one named first is the one the plan ranks by.
-    """
-    found = [(m.start(), code) for code, pattern in _BILLING_RES if (m := re.search(pattern, text, re.IGNORECASE))]
-    return min(found)[1] if found else None
-
-
-_DAYS_PER_MONTH = HOURS_PER_MONTH / 24  # the planner's 730 h month
-_HOURS_EN = r"(?:hours?|hrs?|h)\s*(?:a|per|/|each)\s*(?:day|working\s+day|weekday)"
-_WEEKDAYS_RE = (
-    r"weekdays?|working\s+days|business\s+days|mon(?:day)?\s*(?:-|to|–|through)\s*fri(?:day)?|工作日|周一(?:到|至)周五"
-)
-
-
-def find_usage_hours(scan: Scan) -> tuple[float, float, float] | None:
-    """Hours a day and days a week the deployment runs, and the hours a month that makes.
-
-    Read from "10 hours a day on weekdays", "每天只在白天用 8 小时", "工作日每天 12 小时"; "office hours"
-    alone is 9 hours on weekdays (stated as an assumption by the caller). None: runs around the clock.
-    """
-    m = scan.first(
-        rf"(?<![\w.]){NUM}\s*{_HOURS_EN}",
-        rf"(?:每天|一天|每日|白天)[^\d，,。；;]{{0,8}}?{NUM}\s*(?:个)?\s*(?:小时|钟头|h\b)",
-        rf"{NUM}\s*(?:个)?\s*(?:小时|钟头)\s*(?:/|每)\s*(?:天|日)",
-    )
-    if m:
-        per_day = parse_number(m.group(1))
-    elif re.search(r"office\s+hours|business\s+hours|上班时间|办公时间|工作时间", scan.text, re.IGNORECASE):
-        per_day = 9.0
-    else:
-        return None
-    if not 0 < per_day < 24:
-        return None
-    days = 5.0 if re.search(_WEEKDAYS_RE, scan.text, re.IGNORECASE) else 7.0
-    return per_day, days, round(per_day * _DAYS_PER_MONTH * days / 7, 1)

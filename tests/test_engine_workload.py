@@ -82,6 +82,21 @@ def _max_instances(answer: Answer) -> None:
     assert all(o["instances"] <= 3 for o in plan["options"])
 
 
+def _daily_requests(answer: Answer) -> None:
+    qps = call_args(answer, "plan_gpu_deployment")["qps"]
+    assert qps == round(2_000_000 / 86_400 * 3, 1)  # the assumed peak factor is said in words
+    assert "three times the daily average" in answer.text
+
+
+def _user_share(answer: Answer) -> None:
+    assert call_args(answer, "plan_gpu_deployment")["concurrency"] == 50
+
+
+def _chinese_numeral_length(answer: Answer) -> None:
+    plan = call_args(answer, "plan_gpu_deployment")
+    assert plan["gen_tokens"] == 600 and plan["context"] == 1200 + 600  # 一千字 x 0.6, 2000 汉字 x 0.6
+
+
 def _subscription(answer: Answer) -> None:
     assert call_args(answer, "plan_gpu_deployment")["billing"] == "subscription"
 
@@ -120,6 +135,13 @@ CASES: list[tuple[str, str, Callable[[Answer], None]]] = [
     ),
     ("max-instances", "Qwen2.5-14B，200 并发，8k 上下文，只能用 A10，最多3台机器，怎么配？", _max_instances),
     ("subscription", "Qwen2.5-14B，10 并发，包年包月的话一个月多少钱", _subscription),
+    (
+        "daily-requests",
+        "We get about 2 million requests a day to our Qwen2.5-7B endpoint, what instance?",
+        _daily_requests,
+    ),
+    ("user-share", "500 employees use Qwen2.5-14B, about 10% active at any moment", _user_share),
+    ("zh-numeral-length", "Qwen2.5-7B，提示词约 2000 个汉字，回答大约一千字，并发 10", _chinese_numeral_length),
 ]
 
 
@@ -142,6 +164,13 @@ FOLLOW_UPS: list[tuple[str, list[str], str, str, dict[str, object]]] = [
      "plan_gpu_deployment", {"region": "cn-shenzhen", "concurrency": 10}),
     ("instances", ["Will Qwen2.5-14B fit on two gn8is.2xlarge with 8k context for 16 users?"], "and 64 users?",
      "evaluate_hardware_fit", {"instance_type": "ecs.gn8is.2xlarge", "instances": 2, "concurrency": 64}),
+    # Relative changes scale the figure under discussion.
+    ("double", ["Serve Qwen2.5-14B to 20 users with 8k context"], "what if we double the users?",
+     "plan_gpu_deployment", {"concurrency": 40, "context": 8192}),
+    ("halve", ["Qwen2.5-14B 20 并发 8k 上下文"], "上下文减半呢",
+     "plan_gpu_deployment", {"context": 4096, "concurrency": 20}),
+    ("epochs", ["LoRA Qwen2.5-7B on 100M tokens with 4 A100 80GB"], "and 3 epochs?",
+     "plan_gpu_deployment", {"train_tokens": 300_000_000.0, "task": "lora"}),
 ]  # fmt: skip
 
 

@@ -81,7 +81,7 @@ class PlanIntent(Run):
             else:
                 details.insert(0, AnswerDetail(title=say("details.gpu_count", self.lang), markdown=section))
         parts += self.plan_notes(s, plan)
-        parts += self.architecture_note(s)
+        parts += [*self.rate_note(s), *self.architecture_note(s)]
         parts.append(understood)
         passages = yield from self.search(self.plan_query(s, plan), n=2, prefer_docs=self.plan_docs(s))
         if quotes := self.quotes(passages, self.plan_query(s, plan)):
@@ -102,6 +102,29 @@ class PlanIntent(Run):
             say("usage.cost", self.lang, cost=render.fig(top.usage_cny_per_month), when=when, hours=render.fig(hours),
                 instance_type=top.instance_type, full=render.fig(top.price_cny_per_month))
         ]  # fmt: skip
+
+    def rate_note(self, s: Slots) -> list[str]:
+        """Say how the concurrency or QPS planned for was derived from what the user said, when it was."""
+        r = s.rate
+        if r is None or (s.qps if r.kind == "daily_requests" else s.concurrency) != r.result:
+            return []  # a follow-up replaced the derived figure
+        if r.kind == "daily_requests":
+            code = "rate.daily_requests" if r.stated else "rate.daily_requests_assumed"
+            daily = self.count_words(r.amount)
+            return [say(code, self.lang, daily=daily, factor=render.fig(r.factor), qps=render.fig(r.result))]
+        if r.kind == "groups":
+            return [say("rate.groups", self.lang, groups=render.fig(r.amount), people=render.fig(r.factor),
+                        n=render.fig(r.result))]  # fmt: skip
+        return [say("rate.user_share", self.lang, users=render.fig(r.amount), pct=render.fig(r.factor * 100),
+                    n=render.fig(r.result))]  # fmt: skip
+
+    def count_words(self, amount: float) -> str:
+        """Write a large count as users do: '2 million', '100 万' (the question's own figure)."""
+        if self.lang == "zh" and amount >= 1e4:
+            return f"{render.fig(amount / 1e4)} 万"
+        if self.lang == "en" and amount >= 1e6:
+            return f"{render.fig(amount / 1e6)} million"
+        return render.fig(amount)
 
     def architecture_note(self, s: Slots) -> list[str]:
         """State the custom model dimensions the question left out and the defaults used for them."""
