@@ -11,7 +11,9 @@ from assistant.intents.arguments import (
     memory_args,
     plan_args,
 )
+from assistant.intents.prices import PricesIntent
 from assistant.messages import say
+from assistant.price_phrases import basis_label
 from assistant.render_brief import estimate_brief, plan_brief
 from assistant.run import TRAINING, Events, Reply, Run
 from assistant.tool_text import notes_in
@@ -23,6 +25,8 @@ from assistant.understanding import Slots
 from tools.memory import MemoryEstimate
 from tools.plan import Plan
 
+_MONTH_COST_RE = r"(?:per|a|each|/)\s*month|monthly|每个?月|一个月|月(?:成本|费用|花费|账单|租)"
+_COST_ASK_RE = r"how\s+much|\bcost|price|bill|spend|多少钱|费用|成本|花多少|价格|账单"
 _HOW_LONG_RE = r"多久|多长时间|几天|多少天|多少小时|how\s+long|how\s+many\s+(?:hours|days)|time\s+to\s+train"
 
 
@@ -60,6 +64,8 @@ class PlanIntent(Run):
             # "要多久": the time answers the question; otherwise it follows the verdict.
             head.insert(0 if re.search(_HOW_LONG_RE, self.question, re.IGNORECASE) else len(head), time)
         head[:0] = self.usage_line(s, plan)
+        if not head:
+            head += yield from self.cost_line(s, plan)
         prefer = [*s.gpu_mentions, *s.families]
         verdict = bool(head) and self.conv.turn.asks_verdict and not lead
         brief, details = plan_brief(
@@ -101,6 +107,30 @@ class PlanIntent(Run):
         return [
             say("usage.cost", self.lang, cost=render.fig(top.usage_cny_per_month), when=when, hours=render.fig(hours),
                 instance_type=top.instance_type, full=render.fig(top.price_cny_per_month))
+        ]  # fmt: skip
+
+    def cost_line(self, s: Slots, plan: Plan) -> Events:
+        """'What's the monthly bill?': the month's cost of the cheapest option that fits, answered first.
+
+        With no known price, that is said once, then the nearest known price with its region and date.
+        """
+        asked = re.search(_MONTH_COST_RE, self.question, re.IGNORECASE) and re.search(
+            _COST_ASK_RE, self.question, re.IGNORECASE
+        )
+        if not plan.options or s.usage_hours or s.budget_cny_month or not (asked or self.conv.turn.asks_token_cost):
+            return []
+        priced = [o for o in plan.options if o.price_cny_per_month is not None]
+        if not priced:
+            top = plan.options[0]
+            unpriced = say("cost.unpriced", self.lang, instance_type=top.instance_type)
+            return [unpriced, *(yield from PricesIntent.nearest_line(self, top.instance_type, s.region))]  # type: ignore[arg-type]
+        o = min(priced, key=lambda o: o.price_cny_per_month or 0)
+        per_m = render.fig(o.cost_cny_per_million_tokens) if o.cost_cny_per_million_tokens is not None else "?"
+        return [
+            say("cost.month", self.lang, monthly=render.fig(o.price_cny_per_month), instances=o.instances,
+                instance_type=o.instance_type, gpus=o.total_gpus, gpu=render.gpu_label(o, self.lang),
+                region=o.price_region, basis=basis_label(o.price_month_basis, self.lang), as_of=o.price_as_of,
+                per_m=per_m)
         ]  # fmt: skip
 
     def rate_note(self, s: Slots) -> list[str]:
