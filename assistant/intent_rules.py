@@ -76,6 +76,8 @@ CAPACITY_RE = (
 VERDICT_RE = (
     r"能跑吗|能跑.{0,40}吗|能不能|跑得动|跑得了|够不够|够吗|够用吗|行不行|行吗|可以吗|能用吗|合适吗|是否(?:可以|够|合适)|放得下|装得下|"
     r"good\s+(?:choice|fit|option|idea)|\benough\b|sufficient|can\s+(?:it|i|we|this|that|one)\s+(?:run|serve|fit|handle)|"
+    # "Can I LoRA fine-tune Qwen2.5-14B on a single L20?": a yes/no question about the named GPU
+    r"^\s*can\s+(?:i|we)\s+(?:[\w\-]+\s+){0,2}?(?:train|fine[\s\-]?tune|finetune|pre[\s\-]?train|deploy|host)\b|"
     r"(?:will|does|would)\s+(?:it|this|that)\s+(?:fit|work|run)|\bfits?\?|viable|is\s+\S+\s+ok\b"
 )
 TOPICS = {

@@ -130,7 +130,7 @@ _UNIT_RES: tuple[tuple[str, TextUnit], ...] = (
     (r"(?:个)?\s*(?:汉字|中文字符?|字)(?!节)", "zh_characters"),
     (r"(?:english\s+)?words?\b", "en_words"),
     (r"(?:english\s+)?characters?\b|chars?\b", "en_characters"),
-    (r"pages?\b(?:\s+of\s+(?:english|text))?", "pages"),
+    (r"(?:pages?\b|页)(?:\s+of\s+(?:english|text))?", "pages"),
     (r"(?:(?:output|input|prompt|completion|generated|输出|输入)\s*)?tokens?\b", "tokens"),
 )
 

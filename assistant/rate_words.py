@@ -83,7 +83,7 @@ def find_group_concurrency(scan: Scan) -> RateBasis | None:
         rf"(?<![\w.]){NUM}\s*{_GROUP_EN}\s+(?:of|with)\s+{NUM}\s*(?:more\s+)?{_PEOPLE_EN}",
         rf"(?<![\w.]){NUM}\s*{_GROUP_EN}[\s,]+(?:each\s+(?:with|of|having)\s+|with\s+){NUM}\s*{_PEOPLE_EN}(?:\s+each)?",
         rf"{NUM}\s*个?\s*{_GROUP_ZH}\s*[，,、]?\s*(?:每(?:个)?\s*{_GROUP_ZH}?|各)\s*(?:有|约|大约)?\s*{NUM}\s*"
-        r"(?:个|位|名)?\s*(?:人|用户|成员|同学|员工)",
+        r"(?:个|位|名)?\s*(?:人|用户|成员|同学|员工|学生|学员|工程师|客服|坐席)",
     )
     if not m:
         return None
