@@ -15,7 +15,8 @@ _SEP = r"\s*(?:=|:|：|为|是|of)?\s*"
 _DIMS: tuple[tuple[str, str], ...] = (
     # KV heads before heads, so "8 KV heads" is not read as 8 attention heads.
     ("num_key_value_heads",
-     rf"(?:kv[\s_\-]*heads|num_key_value_heads|key[\s\-]value\s+heads|kv\s*头数?){_SEP}{_N}|{_N}\s*(?:个\s*)?(?:kv[\s_\-]*heads?|kv\s*头)"),
+     rf"(?:kv[\s_\-]*heads|num_key_value_heads|key[\s\-]value\s+heads|kv\s*头数?|kv\s*groups|gqa\s*groups){_SEP}{_N}"
+     rf"|{_N}\s*(?:个\s*)?(?:kv[\s_\-]*heads?|kv\s*头|(?:kv|gqa|query)\s+groups|kv\s*组)"),
     ("num_local_experts",
      rf"(?:num_(?:local_)?experts|experts|专家数?){_SEP}{_N}|{_N}\s*(?:个\s*)?(?:routed\s+)?(?:experts|专家)(?!\s*per)"),
     ("num_experts_per_tok",

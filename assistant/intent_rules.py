@@ -71,7 +71,9 @@ CAPACITY_RE = (
     # Workload area (issue 8): "how many 8k conversations can it hold", "最多能同时服务多少人", "能同时接多少个请求"
     r"how\s+many\s+(?:\S+\s+){0,3}?(?:users|requests|sequences|sessions|chats|conversations|streams)\b"
     r"(?:\s+\S+){0,6}?\s+(?:fit|hold|serve|handle|support|run)|"
-    r"同时(?:服务|接|处理|支持|承载|在线|跑)(?:多少|几)|(?:能|可以)(?:同时)?(?:接|服务|处理|承载|容纳)(?:多少|几)"
+    r"同时(?:服务|接|处理|支持|承载|在线|跑)(?:多少|几)|(?:能|可以)(?:同时)?(?:接|服务|处理|承载|容纳)(?:多少|几)|"
+    r"max(?:imum)?\s+number\s+of\s+(?:\S+\s+){0,2}?(?:users|requests|sequences|sessions|chats|conversations)|"
+    r"(?<!memory\s)(?<!vram\s)\bcapacity\s+(?:of|for)\b"
 )
 VERDICT_RE = (
     r"能跑吗|能跑.{0,40}吗|能不能|跑得动|跑得了|够不够|够吗|够用吗|行不行|行吗|可以吗|能用吗|合适吗|是否(?:可以|够|合适)|放得下|装得下|"

@@ -30,7 +30,8 @@ _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "sev
 _SCALES = {"hundred": 100, "thousand": 1000}
 _WORD = "|".join([*_UNITS, *_TENS])
 _NUMBER_WORDS_RE = re.compile(
-    rf"\b(?:a\s+dozen|(?:{_WORD})(?:[\s\-]+(?:{_WORD}|hundred|thousand|and)){{0,5}})\b", re.IGNORECASE
+    rf"\b(?:a\s+dozen|an?\s+(?:hundred|thousand)|(?:{_WORD})(?:[\s\-]+(?:{_WORD}|hundred|thousand|and)){{0,5}})\b",
+    re.IGNORECASE,
 )
 # "one" alone is too common ("which one") to be a number unless it counts something ("one A10" counts a GPU).
 _ONE_COUNTS = (
@@ -43,6 +44,8 @@ def english_number(words: str) -> int | None:
     """Read "twelve", "two hundred", "forty-two", "one thousand five hundred", "a dozen" (None: not a number)."""
     if re.fullmatch(r"a\s+dozen", words.strip(), re.IGNORECASE):
         return 12
+    if m := re.fullmatch(r"an?\s+(hundred|thousand)", words.strip(), re.IGNORECASE):
+        return _SCALES[m.group(1).lower()]
     total, current, seen = 0, 0, False
     for token in re.split(r"[\s\-]+", words.lower()):
         if token == "and":
@@ -92,7 +95,7 @@ def _value(m: re.Match[str], group: int = 1) -> float:
 _INVALID_RES = (
     r"(?<![\w.])\d{1,9}(?:\.\d{1,6})?\s*[eE]\s*[+\-]?\d{1,4}(?![\w])",  # 1e308
     r"(?<![\w.])\d{1,9}\s*(?:\^|\*\*)\s*\d{1,4}",  # 10^9, 10**9
-    r"(?<![\w.\-])0+(?:\.0+)?\s*(?:个|位|张|块|台)?\s*(?:users?|用户|人|并发|concurren\w*|gpus?|显卡|卡|qps|rps|"
+    r"(?<![\w.\-])(?<!\d,)0+(?:\.0+)?\s*(?:个|位|张|块|台)?\s*(?:users?|用户|人|并发|concurren\w*|gpus?|显卡|卡|qps|rps|"
     r"instances?|台|requests?|请求)(?![a-z])",
     r"(?:并发|concurrency|users|qps|rps|gpus)\s*(?:of|is|=|为|是|:|：)?\s*0+(?![\d.])",
 )

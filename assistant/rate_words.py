@@ -93,7 +93,7 @@ def find_group_concurrency(scan: Scan) -> RateBasis | None:
 
 _BASE_EN = r"(?:registered\s+)?(?:employees|staff|users|people|students|members|engineers|agents|customers|subscribers)"
 _SHARE_WORDS = (
-    r"(?:active|online|concurrent|simultaneous|at\s+(?:the\s+same\s+time|once|any\s+(?:one\s+)?(?:time|moment))|"
+    r"(?:active|online|concurren\w*|simultaneous|at\s+(?:the\s+same\s+time|once|any\s+(?:one\s+)?(?:time|moment))|"
     r"同时|在线|活跃|并发)"
 )
 

@@ -143,6 +143,11 @@ def phrase(text: str, start: int, end: int) -> str:
     return text[start:end].strip()
 
 
+_PEOPLE = (
+    r"(?:users?|people|persons|folks|clients|customers|employees|staff|students|agents|members|requests?|sessions?)"
+)
+
+
 def find_concurrency(scan: Scan) -> int | None:
     m = scan.first(
         rf"{NUM}\s*{SUFFIX}\s*(?:个|路)?\s*(?:并发|concurren(?:t|cy)|simultaneous|parallel\s+(?:users|requests))",
@@ -156,6 +161,9 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"(?:同时在线|在线)\s*(?:人数|用户数?)?\s*(?:的)?\s*(?:峰值|高峰)?{ABOUT}{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:人|用户)?",
         rf"(?:高峰|峰值)(?:期|时|时段)?\s*(?:有)?{ABOUT}{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:人|用户)\s*(?:同时)?\s*(?:在线|在用|使用|访问)",
         rf"{NUM}\s*{SUFFIX}\s*(?:users?|requests?|sessions?)\s*(?:at\s+(?:the\s+same\s+time|once)|concurrently|in\s+parallel)",
+        # "a hundred folks chatting at the same time", "80 agents using it simultaneously"
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*{_PEOPLE}\s+(?:[a-z]+\s+){{0,4}}?"
+        r"(?:at\s+(?:the\s+same\s+time|once)|concurrently|simultaneously|in\s+parallel)",
         rf"(?:for|serve|serving|with)\s+{NUM}\s*{SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
         rf"{NUM}\s*{SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|clients)\b",
@@ -168,7 +176,7 @@ def find_concurrency(scan: Scan) -> int | None:
 def find_qps(scan: Scan) -> float | None:
     m = scan.first(
         rf"(?:qps|rps|每秒请求数?){ABOUT}{NUM}",
-        rf"{NUM}\s*(?:qps|rps|req/s|requests?\s*(?:per\s+second|/\s*s(?:ec)?\b))",
+        rf"{NUM}\s*(?:qps|rps|req/s|(?:requests?|queries|query|calls?|messages)\s*(?:per\s+second|/\s*s(?:ec)?\b|a\s+second))",
         rf"每秒\s*(?:处理)?\s*{NUM}\s*(?:个|次)?\s*(?:请求|query|查询|调用)",
     )
     if m:

@@ -1,0 +1,75 @@
+"""Rates, lengths and follow-up changes as users write them, read into the workload slots (no engine)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.answer import Message
+from assistant.conversation import read_conversation
+from assistant.understanding import understand
+
+
+@pytest.mark.parametrize(
+    ("question", "concurrency"),
+    [
+        ("Twelve teams of 5 people will use Qwen2.5-14B at the same time", 60),
+        ("学校有 6 个班，每班 45 个学生，同时用 Qwen2.5-7B", 270),
+        ("500 employees use Qwen2.5-14B, about 10% active at any moment", 50),
+        ("serving 1,000 users of Qwen2.5-7B with 5% concurrency", 50),
+        ("Serve Qwen2.5-7B to 1,000 concurrent users", 1000),  # "000 users" is no zero
+        ("注册用户1.5万，同时在线峰值约三百人，Qwen3-8B 推理", 300),
+        ("Qwen2.5-7B for roughly a hundred folks chatting at the same time", 100),
+        ("Qwen2.5-32B with 64-way concurrency", 64),
+        ("Serve Llama-3.1-8B to summarize 20-page PDFs, 5 at a time", 5),
+    ],
+)
+def test_concurrency_as_users_state_it(question: str, concurrency: int) -> None:
+    slots = understand(question)
+    assert slots.concurrency == concurrency and not slots.invalid
+
+
+@pytest.mark.parametrize(
+    ("question", "qps"),
+    [
+        ("Qwen2.5-7B 客服机器人，峰值 QPS 大概 10", 10.0),
+        ("Qwen2.5-7B, 1200 requests per minute at peak", 20.0),
+        ("handle 10 queries per second with Qwen2.5-7B", 10.0),
+        ("每天 100 万次调用 Qwen2.5-7B，高峰是平均的 3 倍", round(1e6 / 86_400 * 3, 1)),
+        ("We get about 2 million requests a day to our Qwen2.5-7B endpoint", round(2e6 / 86_400 * 3, 1)),
+    ],
+)
+def test_qps_as_users_state_it(question: str, qps: float) -> None:
+    assert understand(question).qps == qps
+
+
+def test_billing_and_part_time_hours() -> None:
+    slots = understand("Qwen2.5-7B, 30 users, only 10 hours a day on weekdays, pay as you go")
+    assert slots.billing == "pay-as-you-go" and slots.usage_hours == (10.0, 5.0, round(10 * 730 / 24 * 5 / 7, 1))
+    assert understand("Qwen2.5-14B，10 并发，包年包月").billing == "subscription"
+
+
+def test_a_budget_per_month_in_chinese_words() -> None:
+    slots = understand("预算一个月 8000 块，Qwen2.5-7B，10 个用户")
+    assert (slots.budget_cny_month, slots.concurrency) == (8000.0, 10)
+
+
+def test_lengths_in_chinese_numerals_and_pages() -> None:
+    slots = understand("Qwen2.5-7B，提示词约 2000 个汉字，回答大约一千字，并发 10")
+    assert (slots.prompt_tokens, slots.gen_tokens) == (1200, 600)
+    pages = understand("每次输入一份 30 页的英文报告，生成 800 字的摘要，Llama-3.1-8B")
+    assert pages.prompt_tokens == 30 * 665 and pages.gen_tokens == 480
+
+
+@pytest.mark.parametrize(
+    ("first", "follow", "field", "value"),
+    [
+        ("Serve Qwen2.5-14B to 20 users with 8k context", "what if we double the users?", "concurrency", 40),
+        ("Serve Qwen2.5-14B to 20 users with 8k context", "what if traffic triples?", "concurrency", 60),
+        ("Qwen2.5-14B 20 并发 8k 上下文", "上下文减半呢", "context", 4096),
+        ("Qwen2.5-14B，峰值 QPS 5，上海", "流量翻倍的话呢？", "qps", 10.0),
+        ("LoRA Qwen2.5-7B on 100M tokens with 4 A100", "and 3 epochs?", "train_tokens", 3e8),
+    ],
+)
+def test_follow_up_scales_one_figure(first: str, follow: str, field: str, value: float) -> None:
+    history = [Message(role="user", content=first), Message(role="assistant", content="(answer)")]
+    assert getattr(read_conversation(follow, history).slots, field) == value
