@@ -97,6 +97,12 @@ def _chinese_numeral_length(answer: Answer) -> None:
     assert plan["gen_tokens"] == 600 and plan["context"] == 1200 + 600  # 一千字 x 0.6, 2000 汉字 x 0.6
 
 
+def _pretraining_scaled_out(answer: Answer) -> None:
+    runs = [c.result for c in answer.tool_calls if c.name == "training_run" and c.result]
+    assert len(runs) == 2 and runs[0]["days"] > 30 >= runs[1]["days"]  # the plan's GPUs, then enough for a month
+    assert runs[1]["gpus"] > runs[0]["gpus"] and "Training time" in _first_line(answer)
+
+
 def _subscription(answer: Answer) -> None:
     assert call_args(answer, "plan_gpu_deployment")["billing"] == "subscription"
 
@@ -135,6 +141,11 @@ CASES: list[tuple[str, str, Callable[[Answer], None]]] = [
     ),
     ("max-instances", "Qwen2.5-14B，200 并发，8k 上下文，只能用 A10，最多3台机器，怎么配？", _max_instances),
     ("subscription", "Qwen2.5-14B，10 并发，包年包月的话一个月多少钱", _subscription),
+    (
+        "pretraining-scaled",
+        "Pretrain Qwen2.5-7B from scratch on 2T tokens, which instances and how long?",
+        _pretraining_scaled_out,
+    ),
     (
         "daily-requests",
         "We get about 2 million requests a day to our Qwen2.5-7B endpoint, what instance?",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -20,14 +21,20 @@ from assistant.tool_text import notes_in
 from assistant.toolbox import (
     estimate_gpu_memory,
     plan_gpu_deployment,
+    training_run,
 )
 from assistant.understanding import Slots
 from tools.memory import MemoryEstimate
 from tools.plan import Plan
+from tools.training_volume import TrainingCompute
 
 _MONTH_COST_RE = r"(?:per|a|each|/)\s*month|monthly|每个?月|一个月|月(?:成本|费用|花费|账单|租)"
 _COST_ASK_RE = r"how\s+much|\bcost|price|bill|spend|多少钱|费用|成本|花多少|价格|账单"
-_HOW_LONG_RE = r"多久|多长时间|几天|多少天|多少小时|how\s+long|how\s+many\s+(?:hours|days)|time\s+to\s+train"
+_HOW_LONG_RE = (
+    r"多久|多长时间|几天|多少天|多少小时|卡时|机时|how\s+long|how\s+many\s+(?:gpu[\s\-]*)?(?:hours|days|weeks)|"
+    r"time\s+to\s+train|gpu[\s\-]*hours|how\s+much\s+time|要多少时间"
+)
+_MONTH_DAYS = 30  # a run longer than this is also shown scaled out to finish in about a month
 
 
 class PlanIntent(Run):
@@ -63,6 +70,8 @@ class PlanIntent(Run):
         if lead and (time := (yield from self.training_time(s))):
             # "要多久": the time answers the question; otherwise it follows the verdict.
             head.insert(0 if re.search(_HOW_LONG_RE, self.question, re.IGNORECASE) else len(head), time)
+        elif not lead and (times := (yield from self.planned_training_time(s, plan))):
+            head[:0] = times
         head[:0] = self.usage_line(s, plan)
         if not head:
             head += yield from self.cost_line(s, plan)
@@ -108,6 +117,52 @@ class PlanIntent(Run):
             say("usage.cost", self.lang, cost=render.fig(top.usage_cny_per_month), when=when, hours=render.fig(hours),
                 instance_type=top.instance_type, full=render.fig(top.price_cny_per_month))
         ]  # fmt: skip
+
+    def planned_training_time(self, s: Slots, plan: Plan) -> Events:
+        """Training time and cost on the plan's top option (6·N·D); a run over a month also scaled out.
+
+        Answers first when the question asks how long, or when the run would take more than a month.
+        """
+        top = plan.options[0] if plan.options else None
+        if s.task not in TRAINING or not s.train_tokens or top is None or top.training_hours is None:
+            return []
+        gpu = top.gpu_model or top.gpu_model_likely or ""
+        per_gpu = top.price_cny_per_hour / top.total_gpus if top.price_cny_per_hour is not None else None
+        run = yield from self.training_on(s, gpu, top.total_gpus, per_gpu)
+        if run is None:
+            return []
+        lines = [self.training_lines(run)]
+        if run.days > _MONTH_DAYS:
+            more = math.ceil(run.gpu_hours / (_MONTH_DAYS * 24) / 8) * 8
+            if (bigger := (yield from self.training_on(s, gpu, more, per_gpu))) is not None:
+                cost = say("training.cost", self.lang, price=render.fig(bigger.price_cny_per_hour),
+                           cost=render.fig(bigger.cost_cny)) if bigger.cost_cny is not None else ""  # fmt: skip
+                lines.append(
+                    say("training.scale_out", self.lang, gpus=bigger.gpus, gpu=bigger.gpu, days=render.fig(bigger.days),
+                        hours=render.fig(bigger.hours), cost=(" " if self.lang == "en" else "") + cost)
+                )  # fmt: skip
+        asked = re.search(_HOW_LONG_RE, self.question, re.IGNORECASE)
+        return lines if asked or run.days > _MONTH_DAYS else []
+
+    def training_on(self, s: Slots, gpu: str, gpus: int, per_gpu: float | None) -> Events:
+        """Call the 6·N·D tool for the workload on ``gpus`` of ``gpu``; None if it cannot."""
+        args = {"model": s.model, "gpu": gpu, "gpus": gpus, "tokens": s.train_tokens, "task": s.task}
+        if per_gpu is not None:
+            args["price_cny_per_hour"] = round(per_gpu * gpus, 2)
+        run, err = yield from self.call("training_run", training_run, **args)
+        return run if isinstance(run, TrainingCompute) and not err else None
+
+    def training_lines(self, run: TrainingCompute) -> str:
+        """'Training time: D tokens on N x GPU take H hours (D days)', with its cost when priced."""
+        line = say(
+            "training.time", self.lang, tokens=render.fig(run.training_tokens), gpus=run.gpus, gpu=run.gpu,
+            hours=render.fig(run.hours), days=render.fig(run.days), rule=run.flops_rule, mfu=render.fig(run.mfu * 100),
+        )  # fmt: skip
+        if run.cost_cny is not None and run.price_cny_per_hour is not None:
+            sep = "" if self.lang == "zh" else " "
+            line += sep + say("training.cost", self.lang, price=render.fig(run.price_cny_per_hour),
+                              cost=render.fig(run.cost_cny))  # fmt: skip
+        return line
 
     def cost_line(self, s: Slots, plan: Plan) -> Events:
         """'What's the monthly bill?': the month's cost of the cheapest option that fits, answered first.
