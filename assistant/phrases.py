@@ -250,9 +250,13 @@ def out_of_reach(text: str) -> ReachTopic | None:
     return None
 
 
+_MACHINES = r"(?:instances?|machines?|servers?|nodes?|boxes)"
 _MAX_INSTANCES_RE = (
-    rf"(?:最多|至多|不超过|顶多|只能)\s*(?:用|开|买|租)?\s*{_N}\s*台|"
-    rf"(?:at\s+most|max(?:imum)?(?:\s+of)?|no\s+more\s+than|up\s+to|only)\s+{_N}\s*(?:instances?|machines?|servers?|nodes?|boxes)"
+    rf"(?:最多|至多|不超过|不能超过|不多于|顶多|只能|只有|上限)\s*(?:用|开|买|租|是|为)?\s*{_N}\s*台|"
+    rf"(?:at\s+most|max(?:imum)?(?:\s+of)?|no\s+more\s+than|up\s+to|only|limit(?:ed)?\s+to|cap(?:ped)?\s+at)\s+{_N}\s*"
+    rf"{_MACHINES}|"
+    rf"(?:only\s+)?(?:afford|have\s+budget\s+for|have\s+room\s+for|get)\s+{_N}\s*{_MACHINES}|"
+    rf"(?:机器|实例|服务器|节点)(?:数|台数)?\s*(?:最多|不能超过|不超过|上限)\s*(?:是|为)?\s*{_N}\s*台?"
 )
 
 
@@ -261,11 +265,13 @@ _CN_SMALL = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 
 
 def max_instances(text: str) -> int | None:
     """Return a cap on instances ("最多用两台", "at most 2 instances"), or None."""
-    text = re.sub(r"(?<=[用开买租多过])([一二两三四五六七八九十])(?=\s*台)", lambda m: str(_CN_SMALL[m.group(1)]), text)
+    text = re.sub(
+        r"(?<=[用开买租多过是为限])\s*([一二两三四五六七八九十])(?=\s*台)", lambda m: str(_CN_SMALL[m.group(1)]), text
+    )
     m = re.search(_MAX_INSTANCES_RE, text, re.IGNORECASE)
     if not m:
         return None
-    value = _value(m) if m.group(1) else _value(m, 3)
+    value = _value(m, next(g for g in (1, 3, 5, 7) if m.group(g)))
     return int(value) if value >= 1 else None
 
 

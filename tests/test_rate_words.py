@@ -42,6 +42,19 @@ def test_qps_as_users_state_it(question: str, qps: float) -> None:
     assert understand(question).qps == qps
 
 
+@pytest.mark.parametrize(
+    ("question", "cap"),
+    [
+        ("Qwen2.5-72B BF16, 50 concurrent, we can only afford 2 machines", 2),
+        ("Qwen2.5-72B，50 并发，机器不能超过 2 台", 2),
+        ("Qwen2.5-72B，50 并发，最多用两台", 2),
+        ("Qwen2.5-72B limited to 3 instances, 40 users", 3),
+    ],
+)
+def test_a_cap_on_instances(question: str, cap: int) -> None:
+    assert understand(question).max_instances == cap
+
+
 def test_billing_and_part_time_hours() -> None:
     slots = understand("Qwen2.5-7B, 30 users, only 10 hours a day on weekdays, pay as you go")
     assert slots.billing == "pay-as-you-go" and slots.usage_hours == (10.0, 5.0, round(10 * 730 / 24 * 5 / 7, 1))
