@@ -176,6 +176,9 @@ def _role(text: str, start: int, end: int) -> LengthRole | None:
         return "output"
     if re.match(rf"\s*(?:of\s+|的)?\s*(?:english\s+)?(?:{_PROMPT_WORDS}|text|documents?)", after, re.IGNORECASE):
         return "prompt"
+    # "~6k tokens of (retrieved) context per query": what each request sends, not the model's window
+    if re.match(r"\s*of\s+(?:retrieved\s+|rag\s+)?context\s+(?:per|each|for\s+each|with\s+each)\b", after, re.I):
+        return "prompt"
     return None
 
 
@@ -209,6 +212,8 @@ _PER_SAMPLE_RE = (
     rf"(?:averag\w*|avg|average\s+of|each|per\s+sample|apiece|平均|每条|每个|每篇|每份)\s*(?:\w{{1,4}}\s*)?{_HEDGE}"
     rf"{_N}\s*(?:个)?\s*tokens?"
     rf"|{_HEDGE}{_N}\s*tokens?\s+(?:each|apiece|per\s+(?:sample|example|dialogue|conversation|record|ticket|doc\w*))"
+    # "20k examples of ~1k tokens", "100k dialogues with about 2k tokens"
+    rf"|(?:{_SAMPLE_NOUNS})\s+(?:of|with|at)\s+{_HEDGE}{_N}\s*tokens?"
 )
 _EPOCHS_RE = rf"{_N}\s*(?:epochs?|passes|pass|轮|遍|个\s*epochs?)|(?:epochs?|轮数)\s*(?:=|:|：|为)?\s*{_N}"
 
@@ -219,7 +224,8 @@ def training_volume(text: str) -> TrainingVolumeText:
     if m := re.search(_SAMPLES_RE, text, re.IGNORECASE) or re.search(_SAMPLES_AFTER_RE, text, re.IGNORECASE):
         out.samples, out.spans = _value(m), [*out.spans, m.span()]
     if m := re.search(_PER_SAMPLE_RE, text, re.IGNORECASE):
-        out.tokens_per_sample, out.spans = _value(m, 1 if m.group(1) else 3), [*out.spans, m.span()]
+        group = next(g for g in (1, 3, 5) if m.group(g))
+        out.tokens_per_sample, out.spans = _value(m, group), [*out.spans, m.span()]
     if m := re.search(_EPOCHS_RE, text, re.IGNORECASE):
         group = 1 if m.group(1) else 3
         out.epochs, out.spans = _value(m, group), [*out.spans, m.span()]

@@ -116,6 +116,7 @@ def plan_gpu_deployment(
     architecture: dict[str, int] | None = None,
     max_instances: int | None = None,
     hours_per_month: float | None = None,
+    instance_type: str | None = None,
 ) -> Plan:
     """Rank Alibaba Cloud GPU instance options that fit a workload, with speed and price; list rejections.
 
@@ -143,6 +144,7 @@ def plan_gpu_deployment(
         max_instances: At most this many instances ("we can run at most 2"); layouts needing more are rejected.
         hours_per_month: Hours a month the deployment runs when not around the clock (e.g. 10 h on weekdays
             is about 217); each option then also gets its pay-as-you-go cost for those hours.
+        instance_type: Only this instance type, e.g. "ecs.gn8is-4x.16xlarge": how many of it the workload needs.
     """
     workload = parse_workload(
         {
@@ -163,6 +165,7 @@ def plan_gpu_deployment(
             "gen_tokens": gen_tokens,
             "max_instances": max_instances,
             "hours_per_month": hours_per_month,
+            "instance_type": instance_type,
         }
     )
     return plan_deployment(workload, custom_architecture(model, architecture) if architecture else None)

@@ -103,6 +103,14 @@ def _pretraining_scaled_out(answer: Answer) -> None:
     assert runs[1]["gpus"] > runs[0]["gpus"] and "Training time" in _first_line(answer)
 
 
+def _how_many_of_a_type(answer: Answer) -> None:
+    plan = call_args(answer, "plan_gpu_deployment")
+    assert plan["instance_type"] == "ecs.gn8is-4x.16xlarge"
+    [result] = [c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment"]
+    assert result is not None and {o["instance_type"] for o in result["options"]} == {"ecs.gn8is-4x.16xlarge"}
+    assert f"{result['options'][0]['instances']} × `ecs.gn8is-4x.16xlarge`" in _first_line(answer)
+
+
 def _subscription(answer: Answer) -> None:
     assert call_args(answer, "plan_gpu_deployment")["billing"] == "subscription"
 
@@ -141,6 +149,11 @@ CASES: list[tuple[str, str, Callable[[Answer], None]]] = [
     ),
     ("max-instances", "Qwen2.5-14B，200 并发，8k 上下文，只能用 A10，最多3台机器，怎么配？", _max_instances),
     ("subscription", "Qwen2.5-14B，10 并发，包年包月的话一个月多少钱", _subscription),
+    (
+        "how-many-of-a-type",
+        "how many ecs.gn8is-4x.16xlarge do I need for Qwen2.5-72B AWQ at 100 concurrent 8k requests?",
+        _how_many_of_a_type,
+    ),
     (
         "pretraining-scaled",
         "Pretrain Qwen2.5-7B from scratch on 2T tokens, which instances and how long?",

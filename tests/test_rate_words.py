@@ -86,3 +86,18 @@ def test_lengths_in_chinese_numerals_and_pages() -> None:
 def test_follow_up_scales_one_figure(first: str, follow: str, field: str, value: float) -> None:
     history = [Message(role="user", content=first), Message(role="assistant", content="(answer)")]
     assert getattr(read_conversation(follow, history).slots, field) == value
+
+
+def test_a_model_name_before_a_full_stop() -> None:
+    assert understand("We're launching a chatbot on Qwen2.5-7B. Expect 200 concurrent chats.").model == (
+        "Qwen2.5-7B-Instruct"
+    )
+
+
+def test_samples_of_n_tokens_and_context_per_query() -> None:
+    assert (
+        understand("QLoRA Llama-3.1-8B on 20k examples of ~1k tokens for 3 epochs").train_tokens == 20_000 * 1_000 * 3
+    )
+    rag = understand("Our RAG app sends ~6k tokens of context per query and gets 300-token answers, Qwen2.5-7B")
+    assert (rag.prompt_tokens, rag.gen_tokens) == (6_000, 300)
+    assert understand("Qwen2.5-7B with 32k tokens of context, 10 users").context == 32_768

@@ -172,7 +172,10 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
     options: list[DeploymentOption] = []
     rejected: list[Rejection] = []
     gpu_offered = wanted_gpus is None
+    only = catalog.get_instance(workload.instance_type).instance_type if workload.instance_type else None
     for inst in catalog.list_instances(include_retired=workload.include_retired):
+        if only and inst.instance_type != only:
+            continue  # "how many ecs.gn8is-4x.16xlarge do I need?": that type alone, no rejection noise
         gpu = catalog.gpu_for_instance(inst)
         gpu_offered = gpu_offered or (gpu is not None and gpu.name in (wanted_gpus or ()))
         reason = _precheck(inst, gpu, wanted_gpus, arch, workload) or region_problem(inst, workload.region)

@@ -40,18 +40,22 @@ _MONTH_DAYS = 30  # a run longer than this is also shown scaled out to finish in
 class PlanIntent(Run):
     """Renders a plan or a memory estimate from the tools."""
 
-    def plan_answer(self, s: Slots, understood: str, lead: Sequence[str] = ()) -> Events:
+    def plan_answer(
+        self, s: Slots, understood: str, lead: Sequence[str] = (), only_type: str | None = None
+    ) -> Events:
         """Answer first: the verdict on named hardware or the recommendation, then a short table.
 
+        ``only_type``: "how many ecs.X do I need?" plans that type alone and says how many.
         What was understood follows; rejections, all assumptions and the guidance fold into details.
         """
         if too_long := (yield from self.context_limit(s)):
             return too_long
-        plan, err = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(s))
+        args = plan_args(s) | ({"instance_type": only_type} if only_type else {})
+        plan, err = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **args)
         if err:
             return self.error(err)
         assert isinstance(plan, Plan)
-        head: list[str] = list(lead)
+        head: list[str] = [*lead, *self.count_line(plan, only_type)]
         if s.gpu and not any(r.gpu_model == s.gpu for r in plan.rejected) and not plan.options:
             head.append(
                 self.t(
@@ -116,6 +120,26 @@ class PlanIntent(Run):
         return [
             say("usage.cost", self.lang, cost=render.fig(top.usage_cny_per_month), when=when, hours=render.fig(hours),
                 instance_type=top.instance_type, full=render.fig(top.price_cny_per_month))
+        ]  # fmt: skip
+
+    def count_line(self, plan: Plan, only_type: str | None) -> list[str]:
+        """'How many ecs.X do I need?': the count of that type from the plan restricted to it."""
+        if not only_type:
+            return []
+        if not plan.options:
+            reason = (notes_in(self.lang, [plan.rejected[0].reason]) or [""])[0] if plan.rejected else ""
+            return [say("count.none", self.lang, instance_type=only_type, reason=reason)]
+        o = plan.options[0]
+        hourly, monthly = render.fig(o.price_cny_per_hour), render.fig(o.price_cny_per_month)
+        price = (
+            say("count.price", self.lang, hourly=hourly, monthly=monthly)
+            if o.price_cny_per_hour is not None
+            else say("count.unpriced", self.lang)
+        )
+        return [
+            say("count.need", self.lang, instances=o.instances, instance_type=o.instance_type, gpus=o.total_gpus,
+                gpu=render.gpu_label(o, self.lang), need=render.fig(o.per_gpu_gib_needed),
+                usable=render.fig(o.per_gpu_capacity_gib), price=price)
         ]  # fmt: skip
 
     def planned_training_time(self, s: Slots, plan: Plan) -> Events:
