@@ -24,6 +24,7 @@ def find_budget(scan: Scan) -> float | None:
     money = rf"{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}?"
     m = scan.first(
         rf"(?:预算|budget){mid}{money}",
+        rf"(?:每个?月|一个?月|月)\s*{money}\s*(?:的)?\s*(?:预算|budget)",  # "每月一万的预算"
         rf"(?:每个?月|月|monthly)\s*(?:的)?\s*(?:预算|budget){mid}{money}",
         rf"{cur}{NUM}\s*{SUFFIX}\s*{cur_after}?\s*{per_month}",
         rf"{NUM}\s*{SUFFIX}\s*{cur_after}\s*{per_month}",
@@ -155,6 +156,11 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:requests?|users?|jobs?|documents?|docs|files|pdfs|chats|sessions)?\s*"
         r"at\s+(?:a\s+time|once)",
         rf"(?:并发(?:数|量|用户数?|请求数?)?|concurrency|concurrent\s+users|concurrent\s+requests){OF}{NUM}\s*{SUFFIX}",
+        rf"(?:并发|用户|人数|concurrency|users)(?:数|量)?\s*(?:改成|改为|调到|提高到|增加到|加到|降到|减到|设为|"
+        rf"(?:changed?|increased?|raised?|bumped?|cut|reduced?|set)\s+to){ABOUT}{NUM}\s*{SUFFIX}",
+        # "同时有 100 来个人在聊", "200 多人同时用": an approximate count is still the count
+        rf"(?:同时\s*(?:有)?\s*)?{NUM}\s*{SUFFIX}\s*(?:来|多|左右|上下)\s*(?:个|位)?\s*(?:用户|人)\s*(?:同时|在线|在聊|在用)",
+        rf"同时\s*(?:有)?\s*{NUM}\s*{SUFFIX}\s*(?:来|多|左右|上下)\s*(?:个|位)?\s*(?:用户|人|会话|请求)",
         rf"同时\s*(?:有)?\s*{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人|会话)",
         rf"{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人)\s*同时",
         # "同时在线峰值约三百人", "高峰在线 500 人", "在线人数峰值 200"

@@ -58,3 +58,14 @@ def test_nearest_price_of_a_type_priced_elsewhere_is_itself() -> None:
     near = nearest_known_price("ecs.gn7i-4x.8xlarge", "cn-shenzhen")
     assert near is not None and near.basis == "same_type_other_region"
     assert near.quote.instance_type == "ecs.gn7i-4x.8xlarge" and near.quote.region in listed
+
+
+def test_subscription_ranking_falls_back_to_pay_as_you_go_where_none_is_listed() -> None:
+    # The shipped subscription prices are cn-shanghai's only: in cn-hangzhou the plan ranks by pay-as-you-go.
+    plan = plan_deployment(
+        parse_workload(
+            {"model": "Qwen2.5-14B-Instruct", "concurrency": 50, "region": "cn-hangzhou", "billing": "subscription"}
+        )
+    )
+    assert plan.options[0].price_cny_per_hour is not None
+    assert any("ranked by pay-as-you-go instead" in w for w in plan.warnings)

@@ -101,3 +101,13 @@ def test_samples_of_n_tokens_and_context_per_query() -> None:
     rag = understand("Our RAG app sends ~6k tokens of context per query and gets 300-token answers, Qwen2.5-7B")
     assert (rag.prompt_tokens, rag.gen_tokens) == (6_000, 300)
     assert understand("Qwen2.5-7B with 32k tokens of context, 10 users").context == 32_768
+
+
+def test_colloquial_chinese_counts_and_budgets() -> None:
+    assert understand("用千问 7B 做客服，预计同时有 100 来个人在聊").concurrency == 100
+    assert understand("老板只给了每月一万的预算，想跑 Qwen2.5-14B，并发 20 左右").budget_cny_month == 10_000
+    history = [
+        Message(role="user", content="Qwen2.5-72B AWQ，30 并发，8k，只能用 L20"),
+        Message(role="assistant", content="-"),
+    ]
+    assert read_conversation("并发改成 60", history).slots.concurrency == 60

@@ -28,7 +28,7 @@ from tools.memory import MemoryEstimate
 from tools.plan import Plan
 from tools.training_volume import TrainingCompute
 
-_MONTH_COST_RE = r"(?:per|a|each|/)\s*month|monthly|每个?月|一个月|月(?:成本|费用|花费|账单|租)"
+_MONTH_COST_RE = r"(?:per|a|each|/)\s*month|monthly|每个?月|一个月|月(?:成本|费用|花费|账单|租)|包月|包年"
 _COST_ASK_RE = r"how\s+much|\bcost|price|bill|spend|多少钱|费用|成本|花多少|价格|账单"
 _HOW_LONG_RE = (
     r"多久|多长时间|几天|多少天|多少小时|卡时|机时|how\s+long|how\s+many\s+(?:gpu[\s\-]*)?(?:hours|days|weeks)|"
@@ -77,13 +77,16 @@ class PlanIntent(Run):
         elif not lead and (times := (yield from self.planned_training_time(s, plan))):
             head[:0] = times
         head[:0] = self.usage_line(s, plan)
-        if not head:
-            head += yield from self.cost_line(s, plan)
+        cost = [] if lead else (yield from self.cost_line(s, plan))
+        head[:0] = cost  # "多少钱一个月": the month's cost answers first, before any line about the GPU
         prefer = [*s.gpu_mentions, *s.families]
         verdict = bool(head) and self.conv.turn.asks_verdict and not lead
         brief, details = plan_brief(
-            plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity, summary=not verdict
+            plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity, summary=not (verdict or cost)
         )
+        if cost and plan.options:  # the cost line names the option; its full paragraph (and source) folds
+            summary = render.plan_summary(plan, self.lang)
+            details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown=summary))
         if lead and self.named_fits:
             # The named hardware holds it: that is the answer; the planner's other options fold away.
             details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown="\n\n".join(brief)))
