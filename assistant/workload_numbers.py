@@ -103,7 +103,7 @@ _QUANTITY_WORDS = (
 
 # "per million tokens" is a unit of cost, not a number of training tokens.
 _TOKEN_COST_RE = (
-    r"(?:每|per|/)\s*(?:百万|一百万|1\s*m|million|m|千|一千|1\s*k|thousand|k)\s*(?:个)?\s*(?:tokens?|token|词元)"
+    r"(?:每|per|/)[\s\-]*(?:百万|一百万|1\s*m|million|m|千|一千|1\s*k|thousand|k)[\s\-]*(?:个)?\s*(?:tokens?|token|词元)"
 )
 
 

@@ -28,8 +28,11 @@ from tools.memory import MemoryEstimate
 from tools.plan import Plan
 from tools.training_volume import TrainingCompute
 
-_MONTH_COST_RE = r"(?:per|a|each|/)\s*month|monthly|每个?月|一个月|月(?:成本|费用|花费|账单|租)|包月|包年"
-_COST_ASK_RE = r"how\s+much|\bcost|price|bill|spend|多少钱|费用|成本|花多少|价格|账单"
+# A question about what it costs (not "cheapest instance"): the cost line answers first.
+_COST_ASK_RE = (
+    r"how\s+much\s+(?:would|will|does|do|is|for|money|per)|\bcost\b|\bcosts\b|\bprice\b|\bpricing\b|\bbill\b|"
+    r"\bspend\b|多少钱|费用|成本|花多少|价格|账单|包月多少|按量多少"
+)
 _HOW_LONG_RE = (
     r"多久|多长时间|几天|多少天|多少小时|卡时|机时|how\s+long|how\s+many\s+(?:gpu[\s\-]*)?(?:hours|days|weeks)|"
     r"time\s+to\s+train|gpu[\s\-]*hours|how\s+much\s+time|要多少时间"
@@ -196,11 +199,10 @@ class PlanIntent(Run):
 
         With no known price, that is said once, then the nearest known price with its region and date.
         """
-        asked = re.search(_MONTH_COST_RE, self.question, re.IGNORECASE) and re.search(
-            _COST_ASK_RE, self.question, re.IGNORECASE
-        )
-        if not plan.options or s.usage_hours or s.budget_cny_month or not (asked or self.conv.turn.asks_token_cost):
-            return []
+        tokens = self.conv.turn.asks_token_cost
+        asked = tokens or re.search(_COST_ASK_RE, self.question, re.IGNORECASE)
+        if not plan.options or s.usage_hours or s.budget_cny_month or s.task in TRAINING or not asked:
+            return []  # a training run's cost is its time x price (planned_training_time)
         priced = [o for o in plan.options if o.price_cny_per_month is not None]
         if not priced:
             top = plan.options[0]
@@ -208,8 +210,10 @@ class PlanIntent(Run):
             return [unpriced, *(yield from PricesIntent.nearest_line(self, top.instance_type, s.region))]  # type: ignore[arg-type]
         o = min(priced, key=lambda o: o.price_cny_per_month or 0)
         per_m = render.fig(o.cost_cny_per_million_tokens) if o.cost_cny_per_million_tokens is not None else "?"
+        code = "cost.tokens" if tokens and o.cost_cny_per_million_tokens is not None else "cost.month"
         return [
-            say("cost.month", self.lang, monthly=render.fig(o.price_cny_per_month), instances=o.instances,
+            say(code, self.lang, monthly=render.fig(o.price_cny_per_month), hourly=render.fig(o.price_cny_per_hour),
+                instances=o.instances,
                 instance_type=o.instance_type, gpus=o.total_gpus, gpu=render.gpu_label(o, self.lang),
                 region=o.price_region, basis=basis_label(o.price_month_basis, self.lang), as_of=o.price_as_of,
                 per_m=per_m)
