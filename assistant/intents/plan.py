@@ -14,7 +14,7 @@ from assistant.intents.arguments import (
 )
 from assistant.intents.prices import PricesIntent
 from assistant.messages import say
-from assistant.price_phrases import basis_label
+from assistant.price_phrases import basis_label, source_label
 from assistant.render_brief import estimate_brief, plan_brief
 from assistant.run import TRAINING, Events, Reply, Run
 from assistant.tool_text import notes_in
@@ -25,7 +25,7 @@ from assistant.toolbox import (
 )
 from assistant.understanding import Slots
 from tools.memory import MemoryEstimate
-from tools.plan import Plan
+from tools.plan import DeploymentOption, Plan
 from tools.training_volume import TrainingCompute
 
 # A question about what it costs (not "cheapest instance"): the cost line answers first.
@@ -148,6 +148,18 @@ class PlanIntent(Run):
                 usable=render.fig(o.per_gpu_capacity_gib), price=price)
         ]  # fmt: skip
 
+    def month_basis(self, o: DeploymentOption) -> str:
+        """Name what a monthly figure is; a subscription price keeps its own date (it may differ from the hourly)."""
+        basis = basis_label(o.price_month_basis, self.lang)
+        if o.price_month_basis == "monthly subscription" and o.subscription_as_of:
+            basis += self.t(f"，截至 {o.subscription_as_of}", f", as of {o.subscription_as_of}")
+        return basis
+
+    def short_source(self, source: str | None) -> str:
+        """Return a price's source line in the answer's language without its links (they stay in the details)."""
+        label = source_label(source or "", self.lang)
+        return re.split(r"[:：]\s*\[", label, maxsplit=1)[0].strip()
+
     def planned_training_time(self, s: Slots, plan: Plan) -> Events:
         """Training time and cost on the plan's top option (6·N·D); a run over a month also scaled out.
 
@@ -215,7 +227,7 @@ class PlanIntent(Run):
             say(code, self.lang, monthly=render.fig(o.price_cny_per_month), hourly=render.fig(o.price_cny_per_hour),
                 instances=o.instances,
                 instance_type=o.instance_type, gpus=o.total_gpus, gpu=render.gpu_label(o, self.lang),
-                region=o.price_region, basis=basis_label(o.price_month_basis, self.lang), as_of=o.price_as_of,
+                basis=self.month_basis(o), source=self.short_source(o.price_source),
                 per_m=per_m)
         ]  # fmt: skip
 
