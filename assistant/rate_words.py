@@ -159,27 +159,69 @@ _WEEKDAYS_RE = (
 )
 
 
-def find_usage_hours(scan: Scan) -> tuple[float, float, float] | None:
-    """Hours a day and days a week the deployment runs, and the hours a month that makes.
+class UsageHours(BaseModel):
+    """When a deployment runs, if not around the clock."""
 
-    Read from "10 hours a day on weekdays", "每天只在白天用 8 小时", "工作日每天 12 小时"; "office hours"
-    alone is 9 hours on weekdays (stated as an assumption by the caller). None: runs around the clock.
+    model_config = ConfigDict(extra="forbid")
+
+    per_day: float = Field(gt=0, lt=24)
+    days_per_week: float = Field(gt=0, le=7)
+    per_month: float = Field(description="hours a month: per_day x days a week over the planner's 730 h month")
+    stated: bool = Field(default=True, description="False: 'office hours' read as nine hours on weekdays")
+
+
+_RANGE_EN = (
+    r"(?<![\d.:])(\d{1,2})(?::00)?\s*(am|pm)?\s*(?:-|–|to|until|till|through)\s*(\d{1,2})(?::00)?\s*(am|pm)\b"
+    r"|(?<![\d.:])(\d{1,2}):00\s*(?:-|–|to)\s*(\d{1,2}):00"
+)
+_RANGE_ZH = (
+    r"(早上?|上午)?\s*(\d{1,2})\s*点\s*(?:到|至|-|~|–)\s*(晚上?|下午)?\s*(\d{1,2})\s*点"
+    r"|早\s*(\d{1,2})\s*晚\s*(\d{1,2})"
+)
+
+
+def _range_hours(text: str) -> float | None:
+    """Hours between two clock times ("9am-6pm", "9:00-18:00", "早上9点到晚上6点", "早9晚6"), or None."""
+    if m := re.search(_RANGE_EN, text, re.IGNORECASE):
+        if m.group(1):
+            start, end = int(m.group(1)), int(m.group(3))
+            start += 12 if (m.group(2) or "").lower() == "pm" and start < 12 else 0
+            end += 12 if m.group(4).lower() == "pm" and end < 12 else 0
+        else:
+            start, end = int(m.group(5)), int(m.group(6))
+    elif m := re.search(_RANGE_ZH, text):
+        if m.group(2):
+            start, end = int(m.group(2)), int(m.group(4))
+            end += 12 if m.group(3) and end < 12 else 0
+        else:
+            start, end = int(m.group(5)), int(m.group(6)) + 12
+    else:
+        return None
+    return float(end - start) if 0 <= start < end <= 24 else None
+
+
+def find_usage_hours(scan: Scan) -> UsageHours | None:
+    """Return when the deployment runs: hours a day, days a week and the hours a month that makes.
+
+    Read from "10 hours a day on weekdays", "每天只在白天用 8 小时", "weekdays 9am-6pm", "早9晚6"; "office
+    hours" alone is nine hours on weekdays (stated as assumed). None: it runs around the clock.
     """
     m = scan.first(
         rf"(?<![\w.]){NUM}\s*{_HOURS_EN}",
         rf"(?:每天|一天|每日|白天)[^\d，,。；;]{{0,8}}?{NUM}\s*(?:个)?\s*(?:小时|钟头|h\b)",
         rf"{NUM}\s*(?:个)?\s*(?:小时|钟头)\s*(?:/|每)\s*(?:天|日)",
     )
+    office = re.search(r"office\s+hours|business\s+hours|working\s+hours|上班时间|办公时间|工作时间", scan.text, re.I)
+    stated = True
     if m:
-        per_day = parse_number(m.group(1))
-    elif re.search(r"office\s+hours|business\s+hours|上班时间|办公时间|工作时间", scan.text, re.IGNORECASE):
-        per_day = 9.0
-    else:
+        per_day: float | None = parse_number(m.group(1))
+    elif (per_day := _range_hours(scan.text)) is None and office:
+        per_day, stated = 9.0, False
+    if per_day is None or not 0 < per_day < 24:
         return None
-    if not 0 < per_day < 24:
-        return None
-    days = 5.0 if re.search(_WEEKDAYS_RE, scan.text, re.IGNORECASE) else 7.0
-    return per_day, days, round(per_day * _DAYS_PER_MONTH * days / 7, 1)
+    days = 5.0 if office or re.search(_WEEKDAYS_RE, scan.text, re.IGNORECASE) else 7.0
+    month = round(per_day * _DAYS_PER_MONTH * days / 7, 1)
+    return UsageHours(per_day=per_day, days_per_week=days, per_month=month, stated=stated)
 
 
 # ------------------------------------------------------------------------------------------ relative changes

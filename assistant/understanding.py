@@ -50,7 +50,7 @@ from assistant.phrases import (
     stated_lengths,
     training_volume,
 )
-from assistant.rate_words import Billing, RateBasis
+from assistant.rate_words import Billing, RateBasis, UsageHours
 from assistant.reading import Scan, as_int, chinese_int, normalise, parse_number
 from assistant.workload_numbers import (
     find_batch,
@@ -156,9 +156,7 @@ class Slots(BaseModel):
     billing: Billing | None = Field(default=None, description="'包年包月', 'pay as you go', 'spot' as stated")
     rate: RateBasis | None = Field(default=None, description="how the concurrency or QPS was derived, if it was")
     scale: dict[str, float] | None = Field(default=None, description="'double the users': figures a follow-up scales")
-    usage_hours: tuple[float, float, float] | None = Field(
-        default=None, description="hours a day, days a week, hours a month the deployment runs ('10 h a day')"
-    )
+    usage_hours: UsageHours | None = Field(default=None, description="'10 hours a day on weekdays': when it runs")
 
     def stated(self) -> list[str]:
         """Return the workload slots this turn (or conversation) states; the rest are defaults."""

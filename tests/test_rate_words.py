@@ -57,7 +57,9 @@ def test_a_cap_on_instances(question: str, cap: int) -> None:
 
 def test_billing_and_part_time_hours() -> None:
     slots = understand("Qwen2.5-7B, 30 users, only 10 hours a day on weekdays, pay as you go")
-    assert slots.billing == "pay-as-you-go" and slots.usage_hours == (10.0, 5.0, round(10 * 730 / 24 * 5 / 7, 1))
+    assert slots.billing == "pay-as-you-go" and slots.usage_hours is not None
+    assert (slots.usage_hours.per_day, slots.usage_hours.days_per_week) == (10.0, 5.0)
+    assert slots.usage_hours.per_month == round(10 * 730 / 24 * 5 / 7, 1)
     assert understand("Qwen2.5-14B，10 并发，包年包月").billing == "subscription"
 
 
@@ -111,3 +113,22 @@ def test_colloquial_chinese_counts_and_budgets() -> None:
         Message(role="assistant", content="-"),
     ]
     assert read_conversation("并发改成 60", history).slots.concurrency == 60
+
+
+@pytest.mark.parametrize(
+    ("question", "per_day", "days"),
+    [
+        ("Qwen2.5-7B for 20 users, weekdays 9am-6pm only", 9.0, 5.0),
+        ("Qwen2.5-7B，20 并发，每天早上9点到晚上6点用", 9.0, 7.0),
+        ("Qwen2.5-7B，20 并发，工作日早9晚6", 9.0, 5.0),
+        ("Qwen2.5-7B for 20 users, 8:00-20:00 every day", 12.0, 7.0),
+    ],
+)
+def test_usage_hours_from_clock_times(question: str, per_day: float, days: float) -> None:
+    hours = understand(question).usage_hours
+    assert hours is not None and (hours.per_day, hours.days_per_week, hours.stated) == (per_day, days, True)
+
+
+def test_office_hours_alone_are_an_assumption() -> None:
+    hours = understand("Qwen2.5-7B for 20 users during office hours, monthly cost?").usage_hours
+    assert hours is not None and (hours.per_day, hours.days_per_week, hours.stated) == (9.0, 5.0, False)

@@ -29,7 +29,7 @@ def plan_args(s: Slots) -> dict[str, Any]:
         "architecture": s.architecture,
         "billing": s.billing,
         "max_instances": s.max_instances,
-        "hours_per_month": s.usage_hours[2] if s.usage_hours else None,
+        "hours_per_month": s.usage_hours.per_month if s.usage_hours else None,
     }
     args |= _precision_args(s, task)
     if task == "inference":

@@ -38,14 +38,16 @@ class PlanLeads(Run):
         """'10 hours a day on weekdays': the monthly cost at the hours it runs, which answers first."""
         if not s.usage_hours or not plan.options:
             return []
-        per_day, days, hours = s.usage_hours
+        u = s.usage_hours
+        hours = u.per_month
         top = min(plan.options, key=lambda o: (o.usage_cny_per_month is None, o.usage_cny_per_month or 0))
         if top.usage_cny_per_month is None:
             return [say("usage.unpriced", self.lang, hours=render.fig(hours))]
-        when = say("usage.when_weekdays" if days < 7 else "usage.when_daily", self.lang, per_day=render.fig(per_day))
+        code = "usage.when_weekdays" if u.days_per_week < 7 else "usage.when_daily"
+        when = say(code if u.stated else "usage.when_office", self.lang, per_day=render.fig(u.per_day))
         return [
             say("usage.cost", self.lang, cost=render.fig(top.usage_cny_per_month), when=when, hours=render.fig(hours),
-                instance_type=top.instance_type, full=render.fig(top.price_cny_per_month))
+                instance_type=top.instance_type, instances=top.instances, full=render.fig(top.price_cny_per_month))
         ]  # fmt: skip
 
     def count_line(self, plan: Plan, only_type: str | None) -> list[str]:
