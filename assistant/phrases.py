@@ -64,6 +64,25 @@ def english_number(words: str) -> int | None:
     return total + current if seen else None
 
 
+# Misspellings common enough in quick questions that the words they stand for must still be read.
+_TYPOS = (
+    (r"\bconcur+en(t|cy|tly)\b", r"concurren\1"),
+    (r"\bconcur+an(cy|t)\b", r"concurren\1"),
+    (r"\bsimultan(?:ous|eous)(ly)?\b", r"simultaneous\1"),
+    (r"\binstace(s?)\b", r"instance\1"),
+    (r"\bcont?xt\b", "context"),
+    (r"\blenght\b", "length"),
+    (r"\bfine[\s\-]?tunning\b", "fine-tuning"),
+)
+
+
+def fix_typos(text: str) -> str:
+    """Return ``text`` with common misspellings of workload words corrected ("concurent users")."""
+    for pattern, repl in _TYPOS:
+        text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
+    return text
+
+
 def spell_numbers(text: str) -> str:
     """Replace English number words by digits, keeping a lone "one" unless it counts something."""
 
@@ -75,7 +94,7 @@ def spell_numbers(text: str) -> str:
         value = english_number(core)
         return f"{value}{words[len(core) :]}" if value is not None else words
 
-    return _NUMBER_WORDS_RE.sub(swap, text)
+    return _NUMBER_WORDS_RE.sub(swap, fix_typos(text))
 
 
 # ------------------------------------------------------------------------------------------ numbers

@@ -180,7 +180,7 @@ _INFERENCE_WORDS = (
     r"\brun\b|\brunning\b|聊天|chatbot|生成服务|吞吐|throughput|tokens?/s|延迟|latency"
 )
 _FULL_RE = (
-    r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b|full[\s\-]*params?\b|"
+    r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b|full[\s\-]*params?\b|\(\s*full\s*\)|"
     r"fine[\s\-]*tun\w*\s+(?:\S+\s+){0,3}?fully|fully\s+fine[\s\-]*tun\w*|full\s+weights|all\s+(?:the\s+)?weights"
 )
 _FINETUNE_RE = r"微调|精调|fine[\s\-]*tun\w*|finetun\w*|\bsft\b"

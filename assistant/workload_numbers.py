@@ -181,7 +181,7 @@ def find_concurrency(scan: Scan) -> int | None:
 
 def find_qps(scan: Scan) -> float | None:
     m = scan.first(
-        rf"(?:qps|rps|每秒请求数?){ABOUT}{NUM}",
+        rf"(?:qps|rps|每秒请求数?)\s*(?:峰值|高峰|peak|at\s+peak)?{ABOUT}{NUM}",
         rf"{NUM}\s*(?:qps|rps|req/s|(?:requests?|queries|query|calls?|messages)\s*(?:per\s+second|/\s*s(?:ec)?\b|a\s+second))",
         rf"每秒\s*(?:处理)?\s*{NUM}\s*(?:个|次)?\s*(?:请求|query|查询|调用)",
     )

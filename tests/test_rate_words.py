@@ -132,3 +132,10 @@ def test_usage_hours_from_clock_times(question: str, per_day: float, days: float
 def test_office_hours_alone_are_an_assumption() -> None:
     hours = understand("Qwen2.5-7B for 20 users during office hours, monthly cost?").usage_hours
     assert hours is not None and (hours.per_day, hours.days_per_week, hours.stated) == (9.0, 5.0, False)
+
+
+def test_common_misspellings_and_peak_qps() -> None:
+    slots = understand("monthly cost to host llama 3.1 8b for ~25 concurent users, 8k contxt")
+    assert (slots.concurrency, slots.context) == (25, 8192)
+    assert understand("Qwen2.5-14B 推理，QPS 峰值 30，北京").qps == 30
+    assert understand("finetune qwen2.5-7b (full) on 1B tokens").task == "full"
