@@ -220,6 +220,8 @@ def find_usage_hours(scan: Scan) -> UsageHours | None:
     if per_day is None or not 0 < per_day < 24:
         return None
     days = 5.0 if office or re.search(_WEEKDAYS_RE, scan.text, re.IGNORECASE) else 7.0
+    if re.search(r"\bweekends?\b|周末|双休日", scan.text, re.IGNORECASE) and not office:
+        days = 2.0 if days == 7.0 else 7.0  # "only on weekends"; "weekdays and weekends" is every day
     month = round(per_day * _DAYS_PER_MONTH * days / 7, 1)
     return UsageHours(per_day=per_day, days_per_week=days, per_month=month, stated=stated)
 

@@ -122,6 +122,7 @@ def test_colloquial_chinese_counts_and_budgets() -> None:
         ("Qwen2.5-7B，20 并发，每天早上9点到晚上6点用", 9.0, 7.0),
         ("Qwen2.5-7B，20 并发，工作日早9晚6", 9.0, 5.0),
         ("Qwen2.5-7B for 20 users, 8:00-20:00 every day", 12.0, 7.0),
+        ("Qwen2.5-7B 20 users, we only need it on weekends, 10 hours a day", 10.0, 2.0),
     ],
 )
 def test_usage_hours_from_clock_times(question: str, per_day: float, days: float) -> None:

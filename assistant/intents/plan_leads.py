@@ -43,7 +43,8 @@ class PlanLeads(Run):
         top = min(plan.options, key=lambda o: (o.usage_cny_per_month is None, o.usage_cny_per_month or 0))
         if top.usage_cny_per_month is None:
             return [say("usage.unpriced", self.lang, hours=render.fig(hours))]
-        code = "usage.when_weekdays" if u.days_per_week < 7 else "usage.when_daily"
+        days = {5.0: "usage.when_weekdays", 2.0: "usage.when_weekends"}
+        code = days.get(u.days_per_week, "usage.when_daily")
         when = say(code if u.stated else "usage.when_office", self.lang, per_day=render.fig(u.per_day))
         return [
             say("usage.cost", self.lang, cost=render.fig(top.usage_cny_per_month), when=when, hours=render.fig(hours),
