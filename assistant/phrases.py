@@ -185,6 +185,11 @@ def stated_lengths(text: str) -> list[StatedLength]:
 
 def _role(text: str, start: int, end: int) -> LengthRole | None:
     before, after = text[max(0, start - 24) : start], text[end : end + 16]
+    # A role word glued after the length names it ("2k-token prompts and 500-token answers").
+    if re.match(rf"\s?(?:{_OUTPUT_WORDS})\b", after, re.IGNORECASE):
+        return "output"
+    if re.match(rf"\s?(?:{_PROMPT_WORDS})\b", after, re.IGNORECASE):
+        return "prompt"
     out_before = re.search(rf"(?:{_OUTPUT_WORDS})[^,，。;；\d]*$", before, re.IGNORECASE)
     in_before = re.search(rf"(?:{_PROMPT_WORDS})[^,，。;；\d]*$", before, re.IGNORECASE)
     if out_before and (not in_before or out_before.start() > in_before.start()):

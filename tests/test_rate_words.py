@@ -140,3 +140,8 @@ def test_common_misspellings_and_peak_qps() -> None:
     assert (slots.concurrency, slots.context) == (25, 8192)
     assert understand("Qwen2.5-14B 推理，QPS 峰值 30，北京").qps == 30
     assert understand("finetune qwen2.5-7b (full) on 1B tokens").task == "full"
+
+
+def test_a_role_word_right_after_a_length_names_it() -> None:
+    slots = understand("Qwen2.5-14B, 20 users, 2k-token prompts and 500-token answers")
+    assert (slots.prompt_tokens, slots.gen_tokens) == (2_000, 500)
