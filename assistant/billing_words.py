@@ -41,3 +41,8 @@ def price_question(text: str, named: bool = False) -> bool:
         return True
     # A billing mode next to a named instance, family or GPU ("乌兰察布 A10 包月") asks for that price too.
     return bool(billings(text)) and (priced or named or bool(re.search(_FOLLOW_UP, text, re.IGNORECASE)))
+
+
+def asks_price(text: str) -> bool:
+    """Whether ``text`` asks what something costs ("how much does ecs.gn8is.4xlarge cost", "一个月多少钱")."""
+    return bool(re.search(_PRICE_ASK, text, re.IGNORECASE))

@@ -46,8 +46,11 @@ WORKLOAD_FIELDS = (
     "max_instances",
     "instances",
     "architecture",
+    "billing",
+    "usage_hours",
 )
 _KEPT_ACROSS_TOPICS = ("budget_cny_month", "region")
+_RATES = {"qps": "concurrency", "concurrency": "qps"}
 _WORKLOAD_INTENTS = ("plan", "memory")
 # When a bare size names no model, these families stand for it, most common first.
 _SIZE_PREFERENCE = ("Qwen2.5", "Qwen3", "Llama 3.1", "Llama 3.3", "Llama 3", "Mixtral", "Yi-1.5")
@@ -147,6 +150,16 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
         # Serving numbers mean nothing for a training run and the other way round.
         for field in ("precision", "quant", "context", "concurrency", "qps", "batch", "train_tokens", "gen_tokens"):
             update.setdefault(field, None)
+    for field, factor in (turn.scale or {}).items():  # "what if we double the users?"
+        if field in _RATES and getattr(workload, field) is None:
+            field = _RATES[field]  # "traffic doubles" on a workload stated in users, and the other way round
+        if field not in update and isinstance(value := getattr(workload, field), int | float):
+            update[field] = type(value)(round(value * factor)) if isinstance(value, int) else value * factor
+    if turn.epochs and workload.train_tokens and "train_tokens" not in update:  # "and 3 epochs?"
+        update |= {"train_tokens": workload.train_tokens / (workload.epochs or 1) * turn.epochs, "epochs": turn.epochs}
+    # "and with 8k prompts instead?" after "how many 32k users does it hold?" still asks how many; a stated
+    # concurrency ("那 20 并发呢") asks whether that many fit instead.
+    update["asks_capacity"] = turn.asks_capacity or (workload.asks_capacity and turn.concurrency is None)
     update["intent"] = _merged_intent(workload, turn)
     update |= {"injection": turn.injection, "follow_up": turn.follow_up, "accept_defaults": turn.accept_defaults}
     return workload.model_copy(update=update)
@@ -252,11 +265,14 @@ def _continues(workload: Slots, turn: Slots) -> bool:
         return True
     if turn.follow_up and (turn.instance_types or turn.families) and turn.intent in ("instances", "guidance"):
         return True  # "what about on ecs.gn8is.4xlarge?": the same workload on other named hardware
+    if turn.intent == "out_of_scope" and not (turn.off_topic or turn.injection) and turn.stated():
+        return True  # "how much would that be in Shenzhen?": no domain word, but a figure of the workload
     if turn.intent in ("compare", "verify", "instances", "gpu_specs", "out_of_reach", "out_of_scope"):
         return False
     if turn.intent in _WORKLOAD_INTENTS and (turn.model or turn.model_error or turn.size_b):
         return True
     changes = any(getattr(turn, f) is not None for f in WORKLOAD_FIELDS) or turn.task_hint is not None
+    changes = changes or bool(turn.scale or turn.epochs)
     if not changes:
         return False
     return turn.follow_up or not turn.asks_explanation

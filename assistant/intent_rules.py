@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from assistant.billing_words import price_question
+from assistant.billing_words import asks_price, price_question
 from assistant.reading import Scan
+from tools import prices
+from tools.errors import UnknownNameError
 
 if TYPE_CHECKING:
     from assistant.understanding import Intent, Slots
@@ -65,11 +67,19 @@ EXPLAIN_RE = (
 CAPACITY_RE = (
     r"how\s+many\s+(?:concurrent|simultaneous|parallel)|how\s+many\s+(?:users|requests|sequences)|"
     r"max(?:imum)?\s+concurren\w*|concurrency\s+capacity|"
-    r"(?:多少|几)(?:个|路)?\s*并发|并发(?:能|可以)?(?:到|有|撑|支持)?多少|最大并发|能(?:撑|支持|扛)(?:住)?多少"
+    r"(?:多少|几)(?:个|路)?\s*(?:[\w.]{1,8}\s*(?:tokens?)?\s*的)?\s*并发|并发(?:能|可以)?(?:到|有|撑|支持)?多少|最大并发|能(?:撑|支持|扛)(?:住)?多少|"
+    # Workload area (issue 8): "how many 8k conversations can it hold", "最多能同时服务多少人", "能同时接多少个请求"
+    r"how\s+many\s+(?:\S+\s+){0,3}?(?:users|requests|sequences|sessions|chats|conversations|streams)\b"
+    r"(?:\s+\S+){0,6}?\s+(?:fit|hold|serve|handle|support|run)|"
+    r"同时(?:服务|接|处理|支持|承载|在线|跑)(?:多少|几)|(?:能|可以)(?:同时)?(?:接|服务|处理|承载|容纳)(?:多少|几)|"
+    r"max(?:imum)?\s+number\s+of\s+(?:\S+\s+){0,2}?(?:users|requests|sequences|sessions|chats|conversations)|"
+    r"(?<!memory\s)(?<!vram\s)\bcapacity\s+(?:of|for)\b"
 )
 VERDICT_RE = (
     r"能跑吗|能跑.{0,40}吗|能不能|跑得动|跑得了|够不够|够吗|够用吗|行不行|行吗|可以吗|能用吗|合适吗|是否(?:可以|够|合适)|放得下|装得下|"
     r"good\s+(?:choice|fit|option|idea)|\benough\b|sufficient|can\s+(?:it|i|we|this|that|one)\s+(?:run|serve|fit|handle)|"
+    # "Can I LoRA fine-tune Qwen2.5-14B on a single L20?": a yes/no question about the named GPU
+    r"^\s*can\s+(?:i|we)\s+(?:[\w\-]+\s+){0,2}?(?:train|fine[\s\-]?tune|finetune|pre[\s\-]?train|deploy|host)\b|"
     r"(?:will|does|would)\s+(?:it|this|that)\s+(?:fit|work|run)|\bfits?\?|viable|is\s+\S+\s+ok\b"
     # "will a single 4090 handle it?", "扛得住吗": whether named hardware copes with the load is a verdict too.
     r"|\bhandle\b|\bcope\b|hold\s+up|扛得住|扛不住|撑得住|撑不住|吃得消|带得动|带不动|hold\s+it"
@@ -107,6 +117,13 @@ _PICK_RE = (
 )
 
 
+def _priced(instance_type: str, region: str | None) -> bool:
+    try:
+        return prices.quote(instance_type, region) is not None
+    except UnknownNameError:
+        return True  # an unknown type is the catalog answer's to correct
+
+
 def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     text = raw.lower()
     has_workload = bool(s.model or s.model_error or s.size_b)
@@ -116,7 +133,11 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "out_of_scope"
     named = bool(s.gpu_mentions or s.families or s.instance_types)
     explains = re.search(r"为什么|区别|适合|\bwhy\b|difference|suit", text)
-    if not has_workload and price_question(text, named) and not explains:
+    # "how much is ecs.gn8is.4xlarge in Beijing?" with no price known there: the price answer gives the
+    # nearest known price (the catalog answer only says there is none)
+    priced_type = bool(s.instance_types and s.region) and asks_price(text)
+    priced_type = priced_type and not _priced(s.instance_types[0], s.region)
+    if not has_workload and (price_question(text, named) or priced_type) and not explains:
         return "prices"  # "哪个地域 A10 最便宜", "gn7i 包月多少钱", "那按量呢?": region and billing prices
     if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or len(s.gpu_mentions) == 2):
         return "compare"

@@ -17,6 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.hardware_words import GPU_NAME
+from assistant.reading import chinese_int
 from tools.lengths import TextUnit, TokenCount, text_tokens
 
 _UNITS = {
@@ -28,16 +30,22 @@ _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "sev
 _SCALES = {"hundred": 100, "thousand": 1000}
 _WORD = "|".join([*_UNITS, *_TENS])
 _NUMBER_WORDS_RE = re.compile(
-    rf"\b(?:a\s+dozen|(?:{_WORD})(?:[\s\-]+(?:{_WORD}|hundred|thousand|and)){{0,5}})\b", re.IGNORECASE
+    rf"\b(?:a\s+dozen|an?\s+(?:hundred|thousand)|(?:{_WORD})(?:[\s\-]+(?:{_WORD}|hundred|thousand|and)){{0,5}})\b",
+    re.IGNORECASE,
 )
-# "one" alone is too common ("which one") to be a number unless it counts something.
-_ONE_COUNTS = r"\s+(?:gpus?|cards?|instances?|box(?:es)?|machines?|nodes?|epochs?|pass(?:es)?|users?|servers?)\b"
+# "one" alone is too common ("which one") to be a number unless it counts something ("one A10" counts a GPU).
+_ONE_COUNTS = (
+    r"\s+(?:gpus?|cards?|instances?|box(?:es)?|machines?|nodes?|epochs?|pass(?:es)?|users?|servers?|"
+    rf"(?:nvidia\s*)?(?:{GPU_NAME})(?![0-9]))\b"
+)
 
 
 def english_number(words: str) -> int | None:
     """Read "twelve", "two hundred", "forty-two", "one thousand five hundred", "a dozen" (None: not a number)."""
     if re.fullmatch(r"a\s+dozen", words.strip(), re.IGNORECASE):
         return 12
+    if m := re.fullmatch(r"an?\s+(hundred|thousand)", words.strip(), re.IGNORECASE):
+        return _SCALES[m.group(1).lower()]
     total, current, seen = 0, 0, False
     for token in re.split(r"[\s\-]+", words.lower()):
         if token == "and":
@@ -56,6 +64,25 @@ def english_number(words: str) -> int | None:
     return total + current if seen else None
 
 
+# Misspellings common enough in quick questions that the words they stand for must still be read.
+_TYPOS = (
+    (r"\bconcur+en(t|cy|tly)\b", r"concurren\1"),
+    (r"\bconcur+an(cy|t)\b", r"concurren\1"),
+    (r"\bsimultan(?:ous|eous)(ly)?\b", r"simultaneous\1"),
+    (r"\binstace(s?)\b", r"instance\1"),
+    (r"\bcont?xt\b", "context"),
+    (r"\blenght\b", "length"),
+    (r"\bfine[\s\-]?tunning\b", "fine-tuning"),
+)
+
+
+def fix_typos(text: str) -> str:
+    """Return ``text`` with common misspellings of workload words corrected ("concurent users")."""
+    for pattern, repl in _TYPOS:
+        text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
+    return text
+
+
 def spell_numbers(text: str) -> str:
     """Replace English number words by digits, keeping a lone "one" unless it counts something."""
 
@@ -67,13 +94,16 @@ def spell_numbers(text: str) -> str:
         value = english_number(core)
         return f"{value}{words[len(core) :]}" if value is not None else words
 
-    return _NUMBER_WORDS_RE.sub(swap, text)
+    return _NUMBER_WORDS_RE.sub(swap, fix_typos(text))
 
 
 # ------------------------------------------------------------------------------------------ numbers
 
-_N = r"(?<![A-Za-z0-9_.])((?:\d{1,3}(?:,\d{3}){1,3}(?!\d)|\d{1,9})(?:\.\d{1,4})?)\s*([kK千wW万])?"
-_SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4}
+_N = r"(?<![A-Za-z0-9_.])((?:\d{1,3}(?:,\d{3}){1,3}(?!\d)|\d{1,9})(?:\.\d{1,4})?)\s*([kK千wW万]|million\b)?"
+_SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4, "million": 1e6}
+
+
+_N_CN = r"(?<![零〇一二两三四五六七八九十百千万])([一二两三四五六七八九十百千]{1,6})\s*(万)?"
 
 
 def _value(m: re.Match[str], group: int = 1) -> float:
@@ -113,13 +143,16 @@ class StatedLength(BaseModel):
     span: tuple[int, int]
 
 
-_OUTPUT_WORDS = r"回答|输出|回复|答案|生成|output|outputs|answers?|responses?|completions?|generat\w*|replies|reply"
+_OUTPUT_WORDS = (
+    r"回答|输出|回复|答案|生成|摘要|总结|output|outputs|answers?|responses?|completions?|generat\w*|replies|reply|"
+    r"summary|summaries"
+)
 _PROMPT_WORDS = r"问题|提问|输入|提示词?|prompts?|inputs?|questions?|文档"
 _UNIT_RES: tuple[tuple[str, TextUnit], ...] = (
     (r"(?:个)?\s*(?:汉字|中文字符?|字)(?!节)", "zh_characters"),
     (r"(?:english\s+)?words?\b", "en_words"),
     (r"(?:english\s+)?characters?\b|chars?\b", "en_characters"),
-    (r"pages?\b(?:\s+of\s+(?:english|text))?", "pages"),
+    (r"(?:pages?\b|页)(?:\s+of\s+(?:english|text))?", "pages"),
     (r"(?:(?:output|input|prompt|completion|generated|输出|输入)\s*)?tokens?\b", "tokens"),
 )
 
@@ -132,7 +165,8 @@ def stated_lengths(text: str) -> list[StatedLength]:
     """
     found: list[StatedLength] = []
     for unit_re, unit in _UNIT_RES:
-        for m in re.finditer(rf"{_N}[\s\-]*{unit_re}", text, re.IGNORECASE):
+        number = f"(?:{_N}|{_N_CN})" if unit == "zh_characters" else _N  # "回答大约一千字"
+        for m in re.finditer(rf"{number}[\s\-]*{unit_re}", text, re.IGNORECASE):
             inner = re.search(rf"{_OUTPUT_WORDS}|{_PROMPT_WORDS}", m.group(0), re.IGNORECASE)
             if inner:
                 role: LengthRole | None = "output" if re.fullmatch(_OUTPUT_WORDS, inner.group(0), re.I) else "prompt"
@@ -142,7 +176,7 @@ def stated_lengths(text: str) -> list[StatedLength]:
                 role = "prompt"  # "two pages of English": text the user sends, unless said otherwise
             if role is None or any(s.span[0] < m.end() and m.start() < s.span[1] for s in found):
                 continue
-            value = _value(m)
+            value = _value(m) if m.group(1) else chinese_int(m.group(3)) * (1e4 if m.group(4) else 1)
             if value <= 0 or (unit == "tokens" and (m.group(2) or "").lower() not in ("k", "千", "")):
                 continue
             found.append(StatedLength(role=role, count=text_tokens(value, unit), span=m.span()))
@@ -151,6 +185,11 @@ def stated_lengths(text: str) -> list[StatedLength]:
 
 def _role(text: str, start: int, end: int) -> LengthRole | None:
     before, after = text[max(0, start - 24) : start], text[end : end + 16]
+    # A role word glued after the length names it ("2k-token prompts and 500-token answers").
+    if re.match(rf"\s?(?:{_OUTPUT_WORDS})\b", after, re.IGNORECASE):
+        return "output"
+    if re.match(rf"\s?(?:{_PROMPT_WORDS})\b", after, re.IGNORECASE):
+        return "prompt"
     out_before = re.search(rf"(?:{_OUTPUT_WORDS})[^,，。;；\d]*$", before, re.IGNORECASE)
     in_before = re.search(rf"(?:{_PROMPT_WORDS})[^,，。;；\d]*$", before, re.IGNORECASE)
     if out_before and (not in_before or out_before.start() > in_before.start()):
@@ -160,6 +199,9 @@ def _role(text: str, start: int, end: int) -> LengthRole | None:
     if re.match(rf"\s*(?:of\s+|的)?\s*(?:{_OUTPUT_WORDS})", after, re.IGNORECASE):
         return "output"
     if re.match(rf"\s*(?:of\s+|的)?\s*(?:english\s+)?(?:{_PROMPT_WORDS}|text|documents?)", after, re.IGNORECASE):
+        return "prompt"
+    # "~6k tokens of (retrieved) context per query": what each request sends, not the model's window
+    if re.match(r"\s*of\s+(?:retrieved\s+|rag\s+)?context\s+(?:per|each|for\s+each|with\s+each)\b", after, re.I):
         return "prompt"
     return None
 
@@ -178,16 +220,24 @@ class TrainingVolumeText(BaseModel):
     spans: list[tuple[int, int]] = Field(default_factory=list)
 
 
+_SAMPLE_NOUNS = (
+    r"dialogues?|conversations?|samples?|examples?|documents?|docs|instructions?|pairs|records|tickets|emails|"
+    r"articles|transcripts|chats|rows|对话|样本|数据|文档|指令|问答对|记录|工单|邮件|文章"
+)
 _SAMPLES_RE = (
-    rf"{_N}\s*(?:条|个|份|篇)?\s*(?:多轮)?\s*(?:dialogues?|conversations?|samples?|examples?|documents?|docs|"
-    r"instructions?|pairs|records|对话|样本|数据|文档|指令|问答对)"
+    rf"{_N}\s*(?:(?:条|个|份|篇|封)\s*[\u4e00-\u9fff]{{0,4}}?)?\s*(?:support\s+|customer\s+|chat\s+|training\s+)?"
+    rf"(?:{_SAMPLE_NOUNS})"
 )
 _SAMPLES_AFTER_RE = (
     rf"(?:数据|样本|语料|训练集|dataset|data)[^\d,，。;；]{{0,8}}?{_N}\s*(?:条|个|份|篇|samples?|examples?|rows?)"
 )
+_HEDGE = r"(?:of\s+|约|大约|大概|左右|about\s+|around\s+|roughly\s+|~\s*|≈\s*)?"
 _PER_SAMPLE_RE = (
-    rf"(?:averag\w*|avg|average\s+of|each|per\s+sample|apiece|平均|每条|每个|每篇)\s*(?:of\s+|约|大约|about\s+)?"
-    rf"{_N}\s*tokens?"
+    rf"(?:averag\w*|avg|average\s+of|each|per\s+sample|apiece|平均|每条|每个|每篇|每份)\s*(?:\w{{1,4}}\s*)?{_HEDGE}"
+    rf"{_N}\s*(?:个)?\s*tokens?"
+    rf"|{_HEDGE}{_N}\s*tokens?\s+(?:each|apiece|per\s+(?:sample|example|dialogue|conversation|record|ticket|doc\w*))"
+    # "20k examples of ~1k tokens", "100k dialogues with about 2k tokens"
+    rf"|(?:{_SAMPLE_NOUNS})\s+(?:of|with|at)\s+{_HEDGE}{_N}\s*tokens?"
 )
 _EPOCHS_RE = rf"{_N}\s*(?:epochs?|passes|pass|轮|遍|个\s*epochs?)|(?:epochs?|轮数)\s*(?:=|:|：|为)?\s*{_N}"
 
@@ -198,7 +248,8 @@ def training_volume(text: str) -> TrainingVolumeText:
     if m := re.search(_SAMPLES_RE, text, re.IGNORECASE) or re.search(_SAMPLES_AFTER_RE, text, re.IGNORECASE):
         out.samples, out.spans = _value(m), [*out.spans, m.span()]
     if m := re.search(_PER_SAMPLE_RE, text, re.IGNORECASE):
-        out.tokens_per_sample, out.spans = _value(m), [*out.spans, m.span()]
+        group = next(g for g in (1, 3, 5) if m.group(g))
+        out.tokens_per_sample, out.spans = _value(m, group), [*out.spans, m.span()]
     if m := re.search(_EPOCHS_RE, text, re.IGNORECASE):
         group = 1 if m.group(1) else 3
         out.epochs, out.spans = _value(m, group), [*out.spans, m.span()]
@@ -229,9 +280,13 @@ def out_of_reach(text: str) -> ReachTopic | None:
     return None
 
 
+_MACHINES = r"(?:instances?|machines?|servers?|nodes?|boxes)"
 _MAX_INSTANCES_RE = (
-    rf"(?:最多|至多|不超过|顶多|只能)\s*(?:用|开|买|租)?\s*{_N}\s*台|"
-    rf"(?:at\s+most|max(?:imum)?(?:\s+of)?|no\s+more\s+than|up\s+to|only)\s+{_N}\s*(?:instances?|machines?|servers?|nodes?|boxes)"
+    rf"(?:最多|至多|不超过|不能超过|不多于|顶多|只能|只有|上限)\s*(?:用|开|买|租|是|为)?\s*{_N}\s*台|"
+    rf"(?:at\s+most|max(?:imum)?(?:\s+of)?|no\s+more\s+than|up\s+to|only|limit(?:ed)?\s+to|cap(?:ped)?\s+at)\s+{_N}\s*"
+    rf"{_MACHINES}|"
+    rf"(?:only\s+)?(?:afford|have\s+budget\s+for|have\s+room\s+for|get)\s+{_N}\s*{_MACHINES}|"
+    rf"(?:机器|实例|服务器|节点)(?:数|台数)?\s*(?:最多|不能超过|不超过|上限)\s*(?:是|为)?\s*{_N}\s*台?"
 )
 
 
@@ -240,11 +295,13 @@ _CN_SMALL = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 
 
 def max_instances(text: str) -> int | None:
     """Return a cap on instances ("最多用两台", "at most 2 instances"), or None."""
-    text = re.sub(r"(?<=[用开买租多过])([一二两三四五六七八九十])(?=\s*台)", lambda m: str(_CN_SMALL[m.group(1)]), text)
+    text = re.sub(
+        r"(?<=[用开买租多过是为限])\s*([一二两三四五六七八九十])(?=\s*台)", lambda m: str(_CN_SMALL[m.group(1)]), text
+    )
     m = re.search(_MAX_INSTANCES_RE, text, re.IGNORECASE)
     if not m:
         return None
-    value = _value(m) if m.group(1) else _value(m, 3)
+    value = _value(m, next(g for g in (1, 3, 5, 7) if m.group(g)))
     return int(value) if value >= 1 else None
 
 
@@ -291,51 +348,9 @@ def daily_users(text: str) -> DailyUsers | None:
     return DailyUsers(users=users, peak_share=share, stated_share=bool(peak), spans=spans)
 
 
-# ------------------------------------------------------------------------------------------ custom architectures
-
-_SEP = r"\s*(?:=|:|：|为|是|of)?\s*"
-_DIMS: tuple[tuple[str, str], ...] = (
-    # KV heads before heads, so "8 KV heads" is not read as 8 attention heads.
-    ("num_key_value_heads",
-     rf"(?:kv[\s_\-]*heads|num_key_value_heads|key[\s\-]value\s+heads|kv\s*头数?){_SEP}{_N}|{_N}\s*(?:个\s*)?(?:kv[\s_\-]*heads?|kv\s*头)"),
-    ("num_local_experts",
-     rf"(?:num_(?:local_)?experts|experts|专家数?){_SEP}{_N}|{_N}\s*(?:个\s*)?(?:routed\s+)?(?:experts|专家)(?!\s*per)"),
-    ("num_experts_per_tok",
-     rf"(?:top[\s\-]?k|experts\s+per\s+token|num_experts_per_tok|激活专家数?){_SEP}{_N}"
-     rf"|{_N}\s*(?:active\s+experts|experts\s+per\s+token|个?\s*激活专家)|top[\s\-]?{_N}"),
-    ("num_hidden_layers", rf"(?:num_hidden_layers|layers|层数){_SEP}{_N}|{_N}\s*(?:个\s*)?(?:layers|层)(?![a-z])"),
-    ("hidden_size", rf"(?:hidden[\s_]*(?:size|dim(?:ension)?)?|d_model|隐藏(?:层)?(?:维度|大小)|模型维度){_SEP}{_N}"),
-    ("num_attention_heads",
-     rf"(?:num_attention_heads|attention\s+heads|heads|注意力头数?){_SEP}{_N}|{_N}\s*(?:个\s*)?(?:attention\s+)?(?:heads|注意力头)"),
-    ("intermediate_size",
-     rf"(?:intermediate[\s_]*(?:size)?|ffn[\s_]*(?:size|dim|hidden)?|中间层(?:维度|大小)?){_SEP}{_N}"),
-    ("vocab_size", rf"(?:vocab(?:ulary)?[\s_]*(?:size)?|词表(?:大小)?){_SEP}{_N}"),
-    ("max_position_embeddings", rf"(?:max_position_embeddings|max(?:imum)?\s+context|最大上下文){_SEP}{_N}"),
-)  # fmt: skip
-
-
-def architecture_dims(text: str) -> tuple[dict[str, int], list[tuple[int, int]]] | None:
-    """Model dimensions given in the text (layers, hidden, heads ...), as config.json keys, with their spans.
-
-    None unless at least the layers, the hidden size and the attention heads are given.
-    """
-    dims: dict[str, int] = {}
-    spans: list[tuple[int, int]] = []
-    for key, pattern in _DIMS:
-        for m in re.finditer(pattern, text, re.IGNORECASE):
-            if any(a < m.end() and m.start() < b for a, b in spans):
-                continue
-            group = next(i for i in (1, 3, 5) if i <= m.re.groups and m.group(i))
-            dims[key] = round(_value(m, group))
-            spans.append(m.span())
-            break
-    if not all(dims.get(k) for k in ("num_hidden_layers", "hidden_size", "num_attention_heads")):
-        return None
-    return dims, spans
-
-
 _INSTANCE_COUNT_RE = (
     rf"{_N}\s*(?:台|x|×|\*)\s*`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
+    rf"|{_N}\s+`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d[\w\-]*\.\d*x?large"  # "on 2 gn8is.2xlarge"
     rf"|{_N}\s*(?:instances?|machines?|servers?|nodes?|boxes)\s+(?:of\s+)?`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
 )
 
@@ -346,5 +361,5 @@ def instance_count(text: str) -> int | None:
     m = re.search(_INSTANCE_COUNT_RE, text, re.IGNORECASE)
     if not m:
         return None
-    value = _value(m) if m.group(1) else _value(m, 3)
+    value = _value(m, next(g for g in (1, 3, 5) if m.group(g)))
     return int(value) if value >= 1 else None

@@ -36,12 +36,17 @@ def plan_brief(
 
     ``summary`` False leaves out the paragraph on the top option (a verdict above already names it).
     """
-    parts = [plan_summary(plan, lang)] if summary or not plan.options else []
+    top_paragraph = plan_summary(plan, lang)
+    parts = [top_paragraph] if summary or not plan.options else []
+    folded: list[AnswerDetail] = []
     if plan.options:
         top = plan.options[0]
         per_option = options_capacity(plan, lang) if capacity else ""
         if per_option:
             parts.insert(0, per_option)  # "how many users does it hold?": a number per option answers first
+            if summary:  # ... and the top option's paragraph folds, keeping the answer short
+                parts.remove(top_paragraph)
+                folded = [AnswerDetail(title=say("details.plan", lang), markdown=top_paragraph)]
         if capacity:
             parts.append(capacity_phrase(top, lang))
         parts += [p for p in (token_cost_phrase(top, lang),) if p]
@@ -51,7 +56,7 @@ def plan_brief(
     warnings = notes_in(lang, plan.warnings)
     if warnings:
         parts.append("\n".join(f"⚠ {w}" for w in warnings[:2]))
-    details = []
+    details = folded
     rejected = _labelled_notes(lang, rejection_summary(plan, lang, prefer))
     if rejected:
         details.append(AnswerDetail(title=say("details.rejected", lang), markdown=_bullets(rejected)))

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from knowledge.models import Passage
-from tools import capacity, catalog, hardware_fit, lengths, prices, training_volume
+from tools import capacity, catalog, hardware_fit, lengths, price_nearest, prices, training_volume
 from tools.errors import ToolInputError, validation_message
 from tools.hf_config import architecture_from_config
 from tools.media_memory import MediaMemoryEstimate, MediaRequest, Offload, estimate_media_memory
@@ -114,6 +114,9 @@ def plan_gpu_deployment(
     billing: BillingBasis = "pay-as-you-go",
     gen_tokens: int | None = None,
     architecture: dict[str, int] | None = None,
+    max_instances: int | None = None,
+    hours_per_month: float | None = None,
+    instance_type: str | None = None,
 ) -> Plan:
     """Rank Alibaba Cloud GPU instance options that fit a workload, with speed and price; list rejections.
 
@@ -138,6 +141,10 @@ def plan_gpu_deployment(
         architecture: A model not in the registry, by its config.json dimensions (num_hidden_layers,
             hidden_size, num_attention_heads, num_key_value_heads, intermediate_size, vocab_size,
             num_local_experts, num_experts_per_tok, max_position_embeddings); ``model`` then only names it.
+        max_instances: At most this many instances ("we can run at most 2"); layouts needing more are rejected.
+        hours_per_month: Hours a month the deployment runs when not around the clock (e.g. 10 h on weekdays
+            is about 217); each option then also gets its pay-as-you-go cost for those hours.
+        instance_type: Only this instance type, e.g. "ecs.gn8is-4x.16xlarge": how many of it the workload needs.
     """
     workload = parse_workload(
         {
@@ -156,6 +163,9 @@ def plan_gpu_deployment(
             "gpu": gpu,
             "billing": billing,
             "gen_tokens": gen_tokens,
+            "max_instances": max_instances,
+            "hours_per_month": hours_per_month,
+            "instance_type": instance_type,
         }
     )
     return plan_deployment(workload, custom_architecture(model, architecture) if architecture else None)
@@ -222,6 +232,22 @@ def price_of_instance(instance_type: str, region: str | None = None) -> prices.P
     """
     catalog.get_instance(instance_type)  # an unknown name fails with suggestions, not "no price"
     return prices.quote(instance_type, region)
+
+
+def nearest_known_price(instance_type: str, region: str | None = None) -> price_nearest.NearestPrice | None:
+    """Give the nearest known price for an instance type whose price is unknown, with what it is a price of.
+
+    First the same type in another region, else a priced type with the same GPU count and the closest GPU
+    memory. Say that the asked price is unknown and show this one with its own region and date.
+
+    Args:
+        instance_type: Instance type, e.g. "ecs.gn8is.4xlarge" (the "ecs." prefix is optional).
+        region: Region id the user asked about, e.g. "cn-beijing"; omitted = any.
+
+    Returns:
+        The stand-in price, or None when nothing comparable is priced.
+    """
+    return price_nearest.nearest_known_price(instance_type, region)
 
 
 def compare_region_prices(
@@ -580,6 +606,7 @@ DOMAIN_TOOLS: tuple[Callable[..., Any], ...] = (
     find_instance_types,
     gpu_specs,
     price_of_instance,
+    nearest_known_price,
     compare_region_prices,
     cheapest_region_for_gpu,
     model_card,

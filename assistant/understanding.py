@@ -15,6 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant import rate_words as rates
+from assistant.architecture_words import architecture_dims, complete_architecture
 from assistant.bad_names import find_branded_gpu, impossible_hardware_counts
 from assistant.concepts import asks_concept
 from assistant.hardware_words import (
@@ -41,7 +43,6 @@ from assistant.phrases import (
     PRETRAIN_RE,
     DailyUsers,
     StatedLength,
-    architecture_dims,
     daily_users,
     instance_count,
     invalid_numbers,
@@ -50,8 +51,9 @@ from assistant.phrases import (
     stated_lengths,
     training_volume,
 )
+from assistant.rate_words import Billing, RateBasis, UsageHours
 from assistant.reach_reading import ReachAsk, media_training, out_of_reach
-from assistant.reading import Scan, chinese_int, normalise, parse_number
+from assistant.reading import Scan, as_int, chinese_int, normalise, parse_number
 from assistant.workload_numbers import (
     find_batch,
     find_budget,
@@ -148,9 +150,15 @@ class Slots(BaseModel):
     architecture: dict[str, int] | None = Field(
         default=None, description="a custom model's dimensions as config.json keys ('32 layers, hidden 4096 ...')"
     )
+    architecture_assumed: list[str] = Field(default_factory=list, description="dimensions not given: defaults")
     daily_users: DailyUsers | None = Field(default=None, description="daily active users behind the concurrency")
     asks_verdict: bool = Field(default=False, description="'能跑吗', '够不够', 'is X a good choice', 'will it fit'")
     media: MediaAsk | None = Field(default=None, description="an image/video, speech or embedding workload")
+    # Workload area (issue 8): how the user pays and for how many hours a month the deployment runs.
+    billing: Billing | None = Field(default=None, description="'包年包月', 'pay as you go', 'spot' as stated")
+    rate: RateBasis | None = Field(default=None, description="how the concurrency or QPS was derived, if it was")
+    scale: dict[str, float] | None = Field(default=None, description="'double the users': figures a follow-up scales")
+    usage_hours: UsageHours | None = Field(default=None, description="'10 hours a day on weekdays': when it runs")
 
     def stated(self) -> list[str]:
         """Return the workload slots this turn (or conversation) states; the rest are defaults."""
@@ -164,6 +172,7 @@ class Slots(BaseModel):
 _STATED_FIELDS = (
     "model", "task", "precision", "quant", "context", "prompt_tokens", "gen_tokens", "concurrency", "qps", "batch",
     "train_tokens", "budget_cny_month", "region", "gpu", "gpus", "max_instances", "instance_types", "families",
+    "billing", "usage_hours", "scale", "epochs",
 )  # fmt: skip
 
 # ------------------------------------------------------------------------------------------ task, precision
@@ -173,7 +182,7 @@ _INFERENCE_WORDS = (
     r"\brun\b|\brunning\b|聊天|chatbot|生成服务|吞吐|throughput|tokens?/s|延迟|latency"
 )
 _FULL_RE = (
-    r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b|"
+    r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b|full[\s\-]*params?\b|\(\s*full\s*\)|"
     r"fine[\s\-]*tun\w*\s+(?:\S+\s+){0,3}?fully|fully\s+fine[\s\-]*tun\w*|full\s+weights|all\s+(?:the\s+)?weights"
 )
 _FINETUNE_RE = r"微调|精调|fine[\s\-]*tun\w*|finetun\w*|\bsft\b"
@@ -268,8 +277,10 @@ def understand(question: str) -> Slots:
     gpu_mentions = find_gpus(scan) or find_unknown_gpu(scan) or find_branded_gpu(text)
     budget = find_budget(scan)
     train_tokens = find_train_tokens(scan)
-    qps = find_qps(scan)
-    concurrency = find_concurrency(scan)
+    rate = rates.find_daily_requests(scan) or rates.find_group_concurrency(scan) or rates.find_user_share(scan)
+    qps = rate.result if rate and rate.kind == "daily_requests" else find_qps(scan)
+    usage_hours = rates.find_usage_hours(scan)
+    concurrency = as_int(rate.result) if rate and rate.kind != "daily_requests" else find_concurrency(scan)
     batch = find_batch(scan)
     gpus = find_gpu_count(scan)
     region = find_region(scan)
@@ -318,7 +329,7 @@ def understand(question: str) -> Slots:
     if slots.task is None and slots.serving and slots.task_hint is None:
         slots.task = "inference"
     if dims and slots.model is None and slots.model_error is None:
-        slots.architecture = dims[0]
+        slots.architecture, slots.architecture_assumed = complete_architecture(dims[0])
         d = dims[0]
         slots.model = f"custom-{d['num_hidden_layers']}L-{d['hidden_size']}h"  # a label; the dimensions are the model
         slots.model_mention, slots.models = slots.model, [slots.model]
@@ -332,6 +343,8 @@ def understand(question: str) -> Slots:
         slots.daily_users, slots.concurrency, slots.serving = dau, dau.peak_concurrency, True
         if slots.task is None and slots.task_hint is None:
             slots.task = "inference"
+    slots.billing, slots.usage_hours, slots.rate = rates.find_billing(text), usage_hours, rate
+    slots.scale = rates.relative_change(text)
     slots.max_instances = max_instances(text)
     slots.instances = instance_count(text)
     slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from assistant.hardware_words import GPU_NAME
+from assistant.rate_words import ABOUT, CALLS_EN, CALLS_ZH
 from assistant.reading import NUM, OF, SUFFIX, Scan, as_int, parse_number
 
 
@@ -17,12 +18,13 @@ def find_budget(scan: Scan) -> float | None:
     per_month = r"(?:/\s*月|每个?月|一个月|/\s*month|per\s+month|a\s+month|monthly|/\s*mo\b|月)"
     mid = (
         r"\s*(?:is|of|to|为|是|：|:|改成|改为|调到|提高到|降到|设为|increased\s+to|raised\s+to|cut\s+to)?\s*"
-        r"(?:每个?月|per\s+month|monthly|a\s+month|月)?\s*"
-        r"(?:不超过|最多|大约|约|around|about|under|up\s+to|of)?\s*"
+        r"(?:每个?月|一个?月|per\s+month|monthly|a\s+month|月)?\s*(?:的)?\s*"
+        r"(?:不超过|最多|大约|约|大概|around|about|under|up\s+to|of)?\s*"
     )
     money = rf"{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}?"
     m = scan.first(
         rf"(?:预算|budget){mid}{money}",
+        rf"(?:每个?月|一个?月|月)\s*{money}\s*(?:的)?\s*(?:预算|budget)",  # "每月一万的预算"
         rf"(?:每个?月|月|monthly)\s*(?:的)?\s*(?:预算|budget){mid}{money}",
         rf"{cur}{NUM}\s*{SUFFIX}\s*{cur_after}?\s*{per_month}",
         rf"{NUM}\s*{SUFFIX}\s*{cur_after}\s*{per_month}",
@@ -73,7 +75,7 @@ def find_context(scan: Scan, *, explicit: bool = False) -> int | None:
         rf"how\s+many\s+(?:concurrent\s+|simultaneous\s+|parallel\s+)?{NUM}\s*([kK])[\s\-]*(?:tokens?[\s\-]*)?"
         r"(?:context\s+)?(?:users|requests|sequences|sessions|chats|conversations)",
         # "32k 上下文", but not the "8" of "bs8 seq4096" (a context word followed by its own number)
-        rf"{NUM}\s*{_CTX_SUFFIX}[\s\-]*(?:tokens?[\s\-]*)?(?:的)?\s*{_CTX_WORDS}(?!{OF}\d{{1,9}}(?![\d.])(?!\s*{_COUNTED}))",
+        rf"{NUM}\s*{_CTX_SUFFIX}[\s\-]*(?:tokens?[\s\-]*)?(?:of\s+|的)?\s*{_CTX_WORDS}(?!{OF}\d{{1,9}}(?![\d.])(?!\s*{_COUNTED}))",
         rf"{_CTX_WORDS}{OF}{NUM}\s*{_CTX_SUFFIX}(?![A-Za-z])",
     ]
     if not explicit:
@@ -100,7 +102,9 @@ _QUANTITY_WORDS = (
 
 
 # "per million tokens" is a unit of cost, not a number of training tokens.
-_TOKEN_COST_RE = r"(?:每|per|/)\s*(?:百万|一百万|1\s*m|million|m)\s*(?:个)?\s*(?:tokens?|token|词元)"
+_TOKEN_COST_RE = (
+    r"(?:每|per|/)[\s\-]*(?:百万|一百万|1\s*m|million|m|千|一千|1\s*k|thousand|k)[\s\-]*(?:个)?\s*(?:tokens?|token|词元)"
+)
 
 
 def find_token_cost(scan: Scan) -> bool:
@@ -140,13 +144,32 @@ def phrase(text: str, start: int, end: int) -> str:
     return text[start:end].strip()
 
 
+_PEOPLE = (
+    r"(?:users?|people|persons|folks|clients|customers|employees|staff|students|agents|members|requests?|sessions?)"
+)
+
+
 def find_concurrency(scan: Scan) -> int | None:
     m = scan.first(
         rf"{NUM}\s*{SUFFIX}\s*(?:个|路)?\s*(?:并发|concurren(?:t|cy)|simultaneous|parallel\s+(?:users|requests))",
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}[\s\-]*way\s+(?:concurrency|parallel)",
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:requests?|users?|jobs?|documents?|docs|files|pdfs|chats|sessions)?\s*"
+        r"at\s+(?:a\s+time|once)",
         rf"(?:并发(?:数|量|用户数?|请求数?)?|concurrency|concurrent\s+users|concurrent\s+requests){OF}{NUM}\s*{SUFFIX}",
+        rf"(?:并发|用户|人数|concurrency|users)(?:数|量)?\s*(?:改成|改为|调到|提高到|增加到|加到|降到|减到|设为|"
+        rf"(?:changed?|increased?|raised?|bumped?|cut|reduced?|set)\s+to){ABOUT}{NUM}\s*{SUFFIX}",
+        # "同时有 100 来个人在聊", "200 多人同时用": an approximate count is still the count
+        rf"(?:同时\s*(?:有)?\s*)?{NUM}\s*{SUFFIX}\s*(?:来|多|左右|上下)\s*(?:个|位)?\s*(?:用户|人)\s*(?:同时|在线|在聊|在用)",
+        rf"同时\s*(?:有)?\s*{NUM}\s*{SUFFIX}\s*(?:来|多|左右|上下)\s*(?:个|位)?\s*(?:用户|人|会话|请求)",
         rf"同时\s*(?:有)?\s*{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人|会话)",
         rf"{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人)\s*同时",
+        # "同时在线峰值约三百人", "高峰在线 500 人", "在线人数峰值 200"
+        rf"(?:同时在线|在线)\s*(?:人数|用户数?)?\s*(?:的)?\s*(?:峰值|高峰)?{ABOUT}{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:人|用户)?",
+        rf"(?:高峰|峰值)(?:期|时|时段)?\s*(?:有)?{ABOUT}{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:人|用户)\s*(?:同时)?\s*(?:在线|在用|使用|访问)",
         rf"{NUM}\s*{SUFFIX}\s*(?:users?|requests?|sessions?)\s*(?:at\s+(?:the\s+same\s+time|once)|concurrently|in\s+parallel)",
+        # "a hundred folks chatting at the same time", "80 agents using it simultaneously"
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*{_PEOPLE}\s+(?:[a-z]+\s+){{0,4}}?"
+        r"(?:at\s+(?:the\s+same\s+time|once)|concurrently|simultaneously|in\s+parallel)",
         rf"(?:for|serve|serving|with)\s+{NUM}\s*{SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
         rf"{NUM}\s*{SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|clients)\b",
@@ -158,11 +181,19 @@ def find_concurrency(scan: Scan) -> int | None:
 
 def find_qps(scan: Scan) -> float | None:
     m = scan.first(
-        rf"(?:qps|rps|每秒请求数?){OF}{NUM}",
-        rf"{NUM}\s*(?:qps|rps|req/s|requests?\s*(?:per\s+second|/\s*s(?:ec)?\b))",
+        rf"(?:qps|rps|每秒请求数?)\s*(?:峰值|高峰|peak|at\s+peak)?{ABOUT}{NUM}",
+        rf"{NUM}\s*(?:qps|rps|req/s|(?:requests?|queries|query|calls?|messages)\s*(?:per\s+second|/\s*s(?:ec)?\b|a\s+second))",
         rf"每秒\s*(?:处理)?\s*{NUM}\s*(?:个|次)?\s*(?:请求|query|查询|调用)",
     )
-    return parse_number(m.group(1)) if m else None
+    if m:
+        return parse_number(m.group(1))
+    # "1200 requests per minute", "每分钟 600 次调用": a rate per second all the same
+    m = scan.first(
+        rf"{NUM}\s*{SUFFIX}\s*{CALLS_EN}\s*(?:per|a|/|each)\s*(?:minute|min)\b",
+        rf"(?:每分钟|一分钟)\s*(?:约|大约|大概)?\s*{NUM}\s*{SUFFIX}\s*{CALLS_ZH}",
+        rf"{NUM}\s*{SUFFIX}\s*{CALLS_ZH}\s*(?:/|每)\s*分钟",
+    )
+    return round(parse_number(m.group(1), m.group(2)) / 60, 2) if m else None
 
 
 def find_batch(scan: Scan) -> int | None:

@@ -40,6 +40,7 @@ CALLS: dict[str, dict[str, Any]] = {
     "find_instance_types": {"gpu": "L20"},
     "gpu_specs": {"name": "H800"},
     "price_of_instance": {"instance_type": "ecs.gn7i-c8g1.2xlarge"},
+    "nearest_known_price": {"instance_type": "ecs.gn8is.4xlarge", "region": "cn-beijing"},
     "compare_region_prices": {"instance_type": "ecs.gn7i-c8g1.2xlarge"},
     "cheapest_region_for_gpu": {"gpu": "A10"},
     "model_card": {"model": "llama3.1-8b"},

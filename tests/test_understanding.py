@@ -226,8 +226,9 @@ def test_dimensions_in_the_question_build_a_custom_architecture() -> None:
     slots = understand("a model with 48 layers, hidden 5120, 40 heads, 8 kv heads, 8 experts, top-2: serve 4 users")
     assert slots.architecture == {
         "num_hidden_layers": 48, "hidden_size": 5120, "num_attention_heads": 40, "num_key_value_heads": 8,
-        "num_local_experts": 8, "num_experts_per_tok": 2,
+        "num_local_experts": 8, "num_experts_per_tok": 2, "intermediate_size": 4 * 5120, "vocab_size": 128_000,
     }  # fmt: skip
+    assert slots.architecture_assumed == ["intermediate_size", "vocab_size"]  # defaults, said in the answer
     assert slots.model and slots.intent == "plan"
 
 

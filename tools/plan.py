@@ -35,11 +35,14 @@ from tools.memory_band import band_for
 from tools.models import resolve_model
 from tools.plan_pricing import (
     billing_text,
+    monthly_cost,
     price_fields,
     price_warnings,
     ranked_options,
     region_assumption,
     region_problem,
+    too_many_instances,
+    usage_fields,
 )
 from tools.throughput import (
     DecodeSpeed,
@@ -109,6 +112,10 @@ class DeploymentOption(BaseModel):
     subscription_cny_per_month: float | None = Field(default=None, description="all instances, if listed")
     subscription_as_of: str | None = Field(default=None, description="date of the subscription price")
     spot_cny_per_hour: float | None = Field(default=None, description="all instances, spot (preemptible), if known")
+    usage_hours_per_month: float | None = Field(default=None, description="hours a month it runs, when not 730")
+    usage_cny_per_month: float | None = Field(
+        default=None, description="pay-as-you-go for usage_hours_per_month, all instances"
+    )
     price_regions_compared: int | None = Field(
         default=None, description="with region 'any': how many regions list this type"
     )
@@ -165,7 +172,10 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
     options: list[DeploymentOption] = []
     rejected: list[Rejection] = []
     gpu_offered = wanted_gpus is None
+    only = catalog.get_instance(workload.instance_type).instance_type if workload.instance_type else None
     for inst in catalog.list_instances(include_retired=workload.include_retired):
+        if only and inst.instance_type != only:
+            continue  # "how many ecs.gn8is-4x.16xlarge do I need?": that type alone, no rejection noise
         gpu = catalog.gpu_for_instance(inst)
         gpu_offered = gpu_offered or (gpu is not None and gpu.name in (wanted_gpus or ()))
         reason = _precheck(inst, gpu, wanted_gpus, arch, workload) or region_problem(inst, workload.region)
@@ -176,8 +186,10 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
         outcome = _fit(inst, gpu, arch, workload)
         if isinstance(outcome, str | _Shortfall):
             rejected.append(_reject(inst, outcome))
-        elif workload.budget_cny_month and (outcome.price_cny_per_month or 0) > workload.budget_cny_month:
-            rejected.append(_reject(inst, f"over budget: ¥{outcome.price_cny_per_month:,.0f}/month"))
+        elif workload.max_instances and outcome.instances > workload.max_instances:
+            rejected.append(_reject(inst, too_many_instances(outcome.instances, workload.max_instances)))
+        elif workload.budget_cny_month and (monthly_cost(outcome) or 0) > workload.budget_cny_month:
+            rejected.append(_reject(inst, f"over budget: ¥{monthly_cost(outcome):,.0f}/month"))
         else:
             options.append(outcome)
     ranked = ranked_options(options, workload.max_options, workload.billing)
@@ -639,6 +651,7 @@ def _priced_option(
         memory=layout.memory.model_copy(),
         notes=[_band_note(needed, upper, capacity)],
         **price_fields(inst, w.region, instances),
+        **usage_fields(inst, w, instances),
     )
 
 

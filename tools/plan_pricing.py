@@ -48,6 +48,31 @@ def price_fields(inst: catalog.InstanceType, region: str | None, instances: int)
     }
 
 
+def usage_fields(inst: catalog.InstanceType, w: Workload, instances: int) -> dict[str, Any]:
+    """Pay-as-you-go for the hours a month the workload runs ("10 h a day on weekdays"), when stated.
+
+    A deployment switched off out of hours pays only the hours it runs; a subscription is paid whole.
+    """
+    if w.hours_per_month is None:
+        return {}
+    quote, _ = _quote(inst, w.region)
+    hourly = quote.hourly if quote else None
+    cost = round(hourly * instances * w.hours_per_month, 0) if hourly is not None else None
+    return {"usage_hours_per_month": w.hours_per_month, "usage_cny_per_month": cost}
+
+
+def monthly_cost(option: DeploymentOption) -> float | None:
+    """Return what an option costs a month: at the stated hours when the workload runs part-time, else all month."""
+    if option.usage_hours_per_month is not None:
+        return option.usage_cny_per_month
+    return option.price_cny_per_month
+
+
+def too_many_instances(needed: int, allowed: int) -> str:
+    """Return the rejection reason when a layout needs more instances than the user allows."""
+    return f"needs {needed} instances; at most {allowed} allowed"
+
+
 def _quote(inst: catalog.InstanceType, region: str | None) -> tuple[prices.PriceQuote | None, int | None]:
     """Quote an option's prices; with region 'any' also count the regions compared."""
     if region != prices.REGION_ANY:
@@ -80,6 +105,7 @@ def ranked_options(options: list[DeploymentOption], limit: int, billing: Billing
     Newer families (L20, H20-class) often have no list price in the data; ranking them after every
     priced option would hide them entirely.
     """
+    billing = ranking_billing(options, billing)
     diverse = _diverse(sorted(options, key=lambda o: _rank_key(o, billing)))
     priced = [o for o in diverse if _rank_price(o, billing) is not None]
     unpriced = [o for o in diverse if _rank_price(o, billing) is None]
@@ -90,6 +116,17 @@ def ranked_options(options: list[DeploymentOption], limit: int, billing: Billing
     kept_ids = {id(o) for o in kept}
     kept += [o for o in diverse if id(o) not in kept_ids][: limit - len(kept)]
     return _with_cheapest_tight(kept, priced, limit, billing)
+
+
+def ranking_billing(options: Sequence[DeploymentOption], billing: BillingBasis) -> BillingBasis:
+    """Return the billing mode that ranks: the asked one, else pay-as-you-go when no option has the asked price.
+
+    Subscription prices are known for few regions; ranking every option as "unpriced" would put the
+    GPUs nobody priced first.
+    """
+    if billing == "pay-as-you-go" or any(_rank_price(o, billing) is not None for o in options):
+        return billing
+    return "pay-as-you-go"
 
 
 def _with_cheapest_tight(
@@ -173,6 +210,9 @@ def price_warnings(region: str | None, billing: BillingBasis, options: Sequence[
             )
     elif region and region not in prices.price_regions():
         out.append(f"no prices known for {region}; options there are unpriced")
+    if options and ranking_billing(options, billing) != billing:
+        where = f" in {region}" if region and region != prices.REGION_ANY else ""
+        out.append(f"no {billing} price is known{where} for any option; ranked by pay-as-you-go instead")
     if billing == "spot" and any(o.spot_cny_per_hour is not None for o in options):
         out.append("spot instances can be reclaimed at short notice; use them for work that can restart")
     if any(o.price_live for o in options):

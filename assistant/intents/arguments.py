@@ -12,7 +12,7 @@ from assistant.understanding import Slots
 from tools.catalog import get_instance
 from tools.errors import UnknownNameError
 from tools.models import parse_size_b
-from tools.workload import Workload
+from tools.workload import DEFAULT_CONTEXT_TOKENS, Workload
 
 _HALF_PRECISIONS = ("bf16", "fp16", "fp32")
 
@@ -27,11 +27,16 @@ def plan_args(s: Slots) -> dict[str, Any]:
         "gpu": s.gpu,
         "budget_cny_month": s.budget_cny_month,
         "architecture": s.architecture,
+        "billing": s.billing,
+        "max_instances": s.max_instances,
+        "hours_per_month": s.usage_hours.per_month if s.usage_hours else None,
     }
     args |= _precision_args(s, task)
     if task == "inference":
         args |= {"context": s.context, "concurrency": s.concurrency or s.batch, "qps": s.qps}
-        args["gen_tokens"] = s.gen_tokens if s.context and s.gen_tokens and s.gen_tokens < s.context else None
+        # An answer length alone ("replies of about 200 words") still sizes the output within the default context.
+        limit = s.context or DEFAULT_CONTEXT_TOKENS // 2
+        args["gen_tokens"] = s.gen_tokens if s.gen_tokens and s.gen_tokens < limit else None
     else:
         args |= {"seq_len": s.context, "batch": s.batch, "train_tokens": s.train_tokens}
     return {k: v for k, v in args.items() if v is not None}

@@ -11,9 +11,10 @@ from assistant.intents.arguments import (
     memory_args,
     plan_args,
 )
+from assistant.intents.plan_leads import HOW_LONG_RE, PlanLeads
 from assistant.messages import say
 from assistant.render_brief import estimate_brief, plan_brief
-from assistant.run import TRAINING, Events, Reply, Run
+from assistant.run import TRAINING, Events, Reply
 from assistant.tool_text import notes_in
 from assistant.toolbox import (
     estimate_gpu_memory,
@@ -23,24 +24,26 @@ from assistant.understanding import Slots
 from tools.memory import MemoryEstimate
 from tools.plan import Plan
 
-_HOW_LONG_RE = r"多久|多长时间|几天|多少天|多少小时|how\s+long|how\s+many\s+(?:hours|days)|time\s+to\s+train"
+# A question about what it costs (not "cheapest instance"): the cost line answers first.
 
 
-class PlanIntent(Run):
+class PlanIntent(PlanLeads):
     """Renders a plan or a memory estimate from the tools."""
 
-    def plan_answer(self, s: Slots, understood: str, lead: Sequence[str] = ()) -> Events:
+    def plan_answer(self, s: Slots, understood: str, lead: Sequence[str] = (), only_type: str | None = None) -> Events:
         """Answer first: the verdict on named hardware or the recommendation, then a short table.
 
+        ``only_type``: "how many ecs.X do I need?" plans that type alone and says how many.
         What was understood follows; rejections, all assumptions and the guidance fold into details.
         """
         if too_long := (yield from self.context_limit(s)):
             return too_long
-        plan, err = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(s))
+        args = plan_args(s) | ({"instance_type": only_type} if only_type else {})
+        plan, err = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **args)
         if err:
             return self.error(err)
         assert isinstance(plan, Plan)
-        head: list[str] = list(lead)
+        head: list[str] = [*lead, *self.count_line(plan, only_type)]
         if s.gpu and not any(r.gpu_model == s.gpu for r in plan.rejected) and not plan.options:
             head.append(
                 self.t(
@@ -59,12 +62,20 @@ class PlanIntent(Run):
             head[:0] = yield from self.budget_verdict(s, plan)
         if lead and (time := (yield from self.training_time(s))):
             # "要多久": the time answers the question; otherwise it follows the verdict.
-            head.insert(0 if re.search(_HOW_LONG_RE, self.question, re.IGNORECASE) else len(head), time)
+            head.insert(0 if re.search(HOW_LONG_RE, self.question, re.IGNORECASE) else len(head), time)
+        elif not lead and (times := (yield from self.planned_training_time(s, plan))):
+            head[:0] = times
+        head[:0] = self.usage_line(s, plan)
+        cost = [] if lead else (yield from self.cost_line(s, plan))
+        head[:0] = cost  # "多少钱一个月": the month's cost answers first, before any line about the GPU
         prefer = [*s.gpu_mentions, *s.families]
         verdict = bool(head) and self.conv.turn.asks_verdict and not lead
         brief, details = plan_brief(
-            plan, self.lang, prefer=prefer, capacity=self.conv.turn.asks_capacity, summary=not verdict
+            plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity, summary=not (verdict or cost)
         )
+        if cost and plan.options:  # the cost line names the option; its full paragraph (and source) folds
+            summary = render.plan_summary(plan, self.lang)
+            details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown=summary))
         if lead and self.named_fits:
             # The named hardware holds it: that is the answer; the planner's other options fold away.
             details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown="\n\n".join(brief)))
@@ -82,6 +93,7 @@ class PlanIntent(Run):
             else:
                 details.insert(0, AnswerDetail(title=say("details.gpu_count", self.lang), markdown=section))
         parts += self.plan_notes(s, plan)
+        parts += [*self.rate_note(s), *self.architecture_note(s)]
         parts.append(understood)
         passages = yield from self.search(self.plan_query(s, plan), n=2, prefer_docs=self.plan_docs(s))
         if quotes := self.quotes(passages, self.plan_query(s, plan)):
@@ -213,7 +225,7 @@ class PlanIntent(Run):
             return self.error(err)
         assert isinstance(est, MemoryEstimate)
         brief, details = estimate_brief(est, self.lang)
-        parts = [*brief, understood]
+        parts = [*brief, *self.architecture_note(s), understood]
         topic = self.t("显存 权重 KV cache 开销", "GPU memory weights KV cache overhead")
         if s.task in TRAINING:
             topic = self.t("训练显存 梯度 优化器状态", "training memory gradients optimizer states")

@@ -14,8 +14,15 @@ from assistant.messages import say
 from assistant.price_phrases import basis_label, billing_label, source_label
 from assistant.render import fig
 from assistant.run import Events, Reply, Run
-from assistant.toolbox import cheapest_region_for_gpu, compare_region_prices, find_instance_types, price_of_instance
+from assistant.toolbox import (
+    cheapest_region_for_gpu,
+    compare_region_prices,
+    find_instance_types,
+    nearest_known_price,
+    price_of_instance,
+)
 from assistant.understanding import Slots, understand
+from tools.price_nearest import NearestPrice
 from tools.prices import RegionComparison, RegionPrice
 
 _MODES = ("pay-as-you-go", "subscription-monthly", "spot")
@@ -113,6 +120,7 @@ class PricesIntent(Run):
         where = quote.region if quote else region
         if where is None:
             lines.append(say("prices.no_region", self.lang, subject=label, billing=billing_label(modes[0], self.lang)))
+            lines += yield from self.nearest_line(name, region)
             return
         own: list[str] = []  # one paragraph per instance type
         others = []
@@ -126,6 +134,8 @@ class PricesIntent(Run):
             billing = billing_label(mode, self.lang)
             if row is None:
                 own.append(say("prices.no_billing", self.lang, name=label, region=where, billing=billing))
+                if quote is None:  # nothing known for this type here: say so once, then the nearest known price
+                    own += yield from self.nearest_line(name, region)
                 continue
             monthly = ""
             if mode == "pay-as-you-go" and quote and quote.monthly and quote.monthly_basis != "monthly subscription":
@@ -137,6 +147,18 @@ class PricesIntent(Run):
         if others:
             own.append(say("prices.other_modes", self.lang, parts="; ".join(others)))
         lines.append(" ".join(own))
+
+    def nearest_line(self, name: str, region: str | None) -> Events:
+        """Say the nearest known price for a type with none (same type elsewhere, else a similar type)."""
+        near, _ = yield from self.call("nearest_known_price", nearest_known_price, instance_type=name, region=region)
+        if not isinstance(near, NearestPrice) or near.quote.hourly is None:
+            return []
+        why = say(f"prices.nearest_{'same_type' if near.basis == 'same_type_other_region' else 'similar'}", self.lang)
+        return [
+            say("prices.nearest", self.lang, name=near.quote.instance_type, gpus=near.gpu_count or "?",
+                gpu=near.gpu or "?", region=near.quote.region, price=fig(near.quote.hourly),
+                monthly=fig(round(near.quote.monthly or 0)), as_of=near.quote.as_of, why=why)
+        ]  # fmt: skip
 
     def _quote_line(self, label: str, row: RegionPrice, mode: str, monthly: str) -> str:
         return say(

@@ -22,9 +22,15 @@ from assistant.toolbox import (
 )
 from assistant.understanding import Slots
 from tools import catalog
+from tools.errors import UnknownNameError
 from tools.models import resolve_model
 from tools.plan import DeploymentOption, Plan
 
+# "how many ecs.X do I need", "需要几台": the count of a named type is asked, not whether one fits
+_HOW_MANY_RE = (
+    r"how\s+many\s+(?:of\s+(?:these|them|those|it)|instances|machines|servers|nodes|boxes|(?:ecs\.)?(?:ebm)?gn\d)|"
+    r"(?:需要|要|得)\s*(?:几|多少)\s*台|几台|多少台"
+)
 # Documented RoPE scaling (YaRN factor 4 for Qwen2.5) reaches 4x the configured context.
 _ROPE_SCALING_FACTOR = 4
 
@@ -70,6 +76,10 @@ class WorkloadIntent(Run):
 
     def sized(self, s: Slots) -> Events:
         """Plan or estimate a workload whose model and task are known."""
+        if only := self.counted_type(s):
+            # "how many ecs.gn8is-4x.16xlarge do I need?": the count is the question, not a fixed set to check
+            counted = s.model_copy(update={"gpu": instance_gpu(only)})
+            return (yield from self.plan_answer(counted, self.understood_line(s), only_type=only))
         checks: list[str] = []
         if s.instance_types and s.intent == "plan":
             # "Is ecs.l20-c32g1.8xlarge good for Qwen 72B?": first whether the type exists, then the plan
@@ -82,8 +92,10 @@ class WorkloadIntent(Run):
             s = yield from self.family_gpu(s)
         verdict: list[str] = []
         if s.intent == "plan" and not self.variants(s) and (hardware := (yield from self.named_hardware(s))):
+            if hardware.get("gpu") and hardware["gpu"] != s.gpu:
+                s = s.model_copy(update={"gpu": hardware["gpu"]})  # "A100" evaluated as A100-80GB: plan that too
             verdict = (yield from self.hardware_verdict(s, hardware)) or []
-            if self.conv.turn.asks_capacity:  # "how many 32k users does it hold?": the count answers first
+            if s.asks_capacity:  # "how many 32k users does it hold?": the count answers first
                 verdict = [*(yield from self.capacity_lines(s, hardware)), *verdict]
         for count in s.lengths:  # "800 个汉字": the conversion is a tool call, so its figures are grounded
             yield from self.call("text_length_tokens", text_length_tokens, amount=count.amount, unit=count.unit)
@@ -101,6 +113,17 @@ class WorkloadIntent(Run):
         elif checks:
             reply.text = "\n\n".join([*checks, reply.text])
         return reply
+
+    def counted_type(self, s: Slots) -> str | None:
+        """Return the one named instance type whose count is asked ("how many X do I need?"), or None."""
+        if s.intent != "plan" or len(s.instance_types) != 1 or s.instances or s.task_hint:
+            return None
+        if not re.search(_HOW_MANY_RE, self.question, re.IGNORECASE):
+            return None
+        try:
+            return catalog.get_instance(s.instance_types[0]).instance_type
+        except UnknownNameError:
+            return None
 
     def variants(self, s: Slots) -> list[tuple[str, Slots]]:
         """Workloads to plan side by side: two models named ("A vs B"), or two GPUs for one model."""

@@ -1,0 +1,188 @@
+"""Lines that answer a plan question first: its cost, its training time, how many of a named type.
+
+Also how rates and custom models were read. Kept apart from :mod:`assistant.intents.plan` (the plan and
+memory answers) so both stay short; every figure comes from a tool result or the question.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from assistant import render
+from assistant.intents.prices import PricesIntent
+from assistant.messages import say
+from assistant.price_phrases import basis_label, source_label
+from assistant.run import TRAINING, Events, Run
+from assistant.tool_text import notes_in
+from assistant.toolbox import training_run
+from assistant.understanding import Slots
+from tools.plan import DeploymentOption, Plan
+from tools.training_volume import TrainingCompute
+
+_COST_ASK_RE = (
+    r"how\s+much\s+(?:would|will|does|do|is|for|money|per)|\bcost\b|\bcosts\b|\bprice\b|\bpricing\b|\bbill\b|"
+    r"\bspend\b|多少钱|费用|成本|花多少|价格|账单|包月多少|按量多少"
+)
+_MONTH_DAYS = 30  # a run longer than this is also shown scaled out to finish in about a month
+HOW_LONG_RE = (
+    r"多久|多长时间|几天|多少天|多少小时|卡时|机时|how\s+long|how\s+many\s+(?:gpu[\s\-]*)?(?:hours|days|weeks)|"
+    r"time\s+to\s+train|gpu[\s\-]*hours|how\s+much\s+time|要多少时间"
+)
+
+
+class PlanLeads(Run):
+    """The lead lines of plan answers, from the plan and the 6·N·D tool."""
+
+    def usage_line(self, s: Slots, plan: Plan) -> list[str]:
+        """'10 hours a day on weekdays': the monthly cost at the hours it runs, which answers first."""
+        if not s.usage_hours or not plan.options:
+            return []
+        u = s.usage_hours
+        hours = u.per_month
+        top = min(plan.options, key=lambda o: (o.usage_cny_per_month is None, o.usage_cny_per_month or 0))
+        if top.usage_cny_per_month is None:
+            return [say("usage.unpriced", self.lang, hours=render.fig(hours))]
+        days = {5.0: "usage.when_weekdays", 2.0: "usage.when_weekends"}
+        code = days.get(u.days_per_week, "usage.when_daily")
+        when = say(code if u.stated else "usage.when_office", self.lang, per_day=render.fig(u.per_day))
+        return [
+            say("usage.cost", self.lang, cost=render.fig(top.usage_cny_per_month), when=when, hours=render.fig(hours),
+                instance_type=top.instance_type, instances=top.instances, full=render.fig(top.price_cny_per_month))
+        ]  # fmt: skip
+
+    def count_line(self, plan: Plan, only_type: str | None) -> list[str]:
+        """'How many ecs.X do I need?': the count of that type from the plan restricted to it."""
+        if not only_type:
+            return []
+        if not plan.options:
+            reason = (notes_in(self.lang, [plan.rejected[0].reason]) or [""])[0] if plan.rejected else ""
+            return [say("count.none", self.lang, instance_type=only_type, reason=reason)]
+        o = plan.options[0]
+        hourly, monthly = render.fig(o.price_cny_per_hour), render.fig(o.price_cny_per_month)
+        price = (
+            say("count.price", self.lang, hourly=hourly, monthly=monthly)
+            if o.price_cny_per_hour is not None
+            else say("count.unpriced", self.lang)
+        )
+        return [
+            say("count.need", self.lang, instances=o.instances, instance_type=o.instance_type, gpus=o.total_gpus,
+                gpu=render.gpu_label(o, self.lang), need=render.fig(o.per_gpu_gib_needed),
+                usable=render.fig(o.per_gpu_capacity_gib), price=price)
+        ]  # fmt: skip
+
+    def month_basis(self, o: DeploymentOption) -> str:
+        """Name what a monthly figure is; a subscription price keeps its own date (it may differ from the hourly)."""
+        basis = basis_label(o.price_month_basis, self.lang)
+        if o.price_month_basis == "monthly subscription" and o.subscription_as_of:
+            basis += self.t(f"，截至 {o.subscription_as_of}", f", as of {o.subscription_as_of}")
+        return basis
+
+    def short_source(self, source: str | None) -> str:
+        """Return a price's source line in the answer's language without its links (they stay in the details)."""
+        label = source_label(source or "", self.lang)
+        return re.split(r"[:：]\s*\[", label, maxsplit=1)[0].strip()
+
+    def planned_training_time(self, s: Slots, plan: Plan) -> Events:
+        """Training time and cost on the plan's top option (6·N·D); a run over a month also scaled out.
+
+        Answers first when the question asks how long, or when the run would take more than a month.
+        """
+        top = plan.options[0] if plan.options else None
+        if s.task not in TRAINING or not s.train_tokens or top is None or top.training_hours is None:
+            return []
+        gpu = top.gpu_model or top.gpu_model_likely or ""
+        per_gpu = top.price_cny_per_hour / top.total_gpus if top.price_cny_per_hour is not None else None
+        run = yield from self.training_on(s, gpu, top.total_gpus, per_gpu)
+        if run is None:
+            return []
+        lines = [self.training_lines(run)]
+        if run.days > _MONTH_DAYS:
+            more = math.ceil(run.gpu_hours / (_MONTH_DAYS * 24) / 8) * 8
+            if (bigger := (yield from self.training_on(s, gpu, more, per_gpu))) is not None:
+                cost = say("training.cost", self.lang, price=render.fig(bigger.price_cny_per_hour),
+                           cost=render.fig(bigger.cost_cny)) if bigger.cost_cny is not None else ""  # fmt: skip
+                lines.append(
+                    say("training.scale_out", self.lang, gpus=bigger.gpus, gpu=bigger.gpu, days=render.fig(bigger.days),
+                        hours=render.fig(bigger.hours), cost=(" " if self.lang == "en" else "") + cost)
+                )  # fmt: skip
+        asked = re.search(HOW_LONG_RE, self.question, re.IGNORECASE)
+        return lines if asked or run.days > _MONTH_DAYS else []
+
+    def training_on(self, s: Slots, gpu: str, gpus: int, per_gpu: float | None) -> Events:
+        """Call the 6·N·D tool for the workload on ``gpus`` of ``gpu``; None if it cannot."""
+        args = {"model": s.model, "gpu": gpu, "gpus": gpus, "tokens": s.train_tokens, "task": s.task}
+        if per_gpu is not None:
+            args["price_cny_per_hour"] = round(per_gpu * gpus, 2)
+        run, err = yield from self.call("training_run", training_run, **args)
+        return run if isinstance(run, TrainingCompute) and not err else None
+
+    def training_lines(self, run: TrainingCompute) -> str:
+        """'Training time: D tokens on N x GPU take H hours (D days)', with its cost when priced."""
+        line = say(
+            "training.time", self.lang, tokens=render.fig(run.training_tokens), gpus=run.gpus, gpu=run.gpu,
+            hours=render.fig(run.hours), days=render.fig(run.days), rule=run.flops_rule, mfu=render.fig(run.mfu * 100),
+        )  # fmt: skip
+        if run.cost_cny is not None and run.price_cny_per_hour is not None:
+            sep = "" if self.lang == "zh" else " "
+            line += sep + say("training.cost", self.lang, price=render.fig(run.price_cny_per_hour),
+                              cost=render.fig(run.cost_cny))  # fmt: skip
+        return line
+
+    def cost_line(self, s: Slots, plan: Plan) -> Events:
+        """'What's the monthly bill?': the month's cost of the cheapest option that fits, answered first.
+
+        With no known price, that is said once, then the nearest known price with its region and date.
+        """
+        tokens = self.conv.turn.asks_token_cost
+        asked = tokens or re.search(_COST_ASK_RE, self.question, re.IGNORECASE)
+        if not plan.options or s.usage_hours or s.budget_cny_month or s.task in TRAINING or not asked:
+            return []  # a training run's cost is its time x price (planned_training_time)
+        priced = [o for o in plan.options if o.price_cny_per_month is not None]
+        if not priced:
+            top = plan.options[0]
+            unpriced = say("cost.unpriced", self.lang, instance_type=top.instance_type)
+            return [unpriced, *(yield from PricesIntent.nearest_line(self, top.instance_type, s.region))]  # type: ignore[arg-type]
+        o = min(priced, key=lambda o: o.price_cny_per_month or 0)
+        per_m = render.fig(o.cost_cny_per_million_tokens) if o.cost_cny_per_million_tokens is not None else "?"
+        code = "cost.tokens" if tokens and o.cost_cny_per_million_tokens is not None else "cost.month"
+        return [
+            say(code, self.lang, monthly=render.fig(o.price_cny_per_month), hourly=render.fig(o.price_cny_per_hour),
+                instances=o.instances,
+                instance_type=o.instance_type, gpus=o.total_gpus, gpu=render.gpu_label(o, self.lang),
+                basis=self.month_basis(o), source=self.short_source(o.price_source),
+                per_m=per_m)
+        ]  # fmt: skip
+
+    def rate_note(self, s: Slots) -> list[str]:
+        """Say how the concurrency or QPS planned for was derived from what the user said, when it was."""
+        r = s.rate
+        if r is None or (s.qps if r.kind == "daily_requests" else s.concurrency) != r.result:
+            return []  # a follow-up replaced the derived figure
+        if r.kind == "daily_requests":
+            code = "rate.daily_requests" if r.stated else "rate.daily_requests_assumed"
+            daily = self.count_words(r.amount)
+            return [say(code, self.lang, daily=daily, factor=render.fig(r.factor), qps=render.fig(r.result))]
+        if r.kind == "groups":
+            return [say("rate.groups", self.lang, groups=render.fig(r.amount), people=render.fig(r.factor),
+                        n=render.fig(r.result))]  # fmt: skip
+        return [say("rate.user_share", self.lang, users=render.fig(r.amount), pct=render.fig(r.factor * 100),
+                    n=render.fig(r.result))]  # fmt: skip
+
+    def count_words(self, amount: float) -> str:
+        """Write a large count as users do: '2 million', '100 万' (the question's own figure)."""
+        if self.lang == "zh" and amount >= 1e4:
+            return f"{render.fig(amount / 1e4)} 万"
+        if self.lang == "en" and amount >= 1e6:
+            return f"{render.fig(amount / 1e6)} million"
+        return render.fig(amount)
+
+    def architecture_note(self, s: Slots) -> list[str]:
+        """State the custom model dimensions the question left out and the defaults used for them."""
+        if not s.architecture or not s.architecture_assumed:
+            return []
+        sep = "，" if self.lang == "zh" else ", "
+        items = sep.join(
+            say(f"arch.{key}", self.lang, value=render.fig(s.architecture[key])) for key in s.architecture_assumed
+        )
+        return [say("arch.assumed", self.lang, items=items)]

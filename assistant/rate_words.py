@@ -1,0 +1,255 @@
+"""Rates as users state them, and how they pay: the figures behind a concurrency, a QPS or a monthly cost.
+
+* groups x people ("twelve teams of 5 people", "8 个小组，每组 6 人") and a user base x the share online
+  ("500 employees, about 10% active at any moment") -> concurrency;
+* requests a day x the peak's multiple of the average ("2 million requests a day", "每天 100 万次调用，
+  高峰是平均的 3 倍") -> QPS;
+* the billing mode ("包年包月", "pay as you go", "spot") and part-time use ("10 hours a day on weekdays").
+
+Each finder claims the text it reads (see :class:`assistant.reading.Scan`); :class:`RateBasis` keeps the
+derivation so the answer can say it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assistant.reading import NUM, SUFFIX, Scan, as_int, parse_number
+from tools.prices import HOURS_PER_MONTH
+
+# Hedges between a rate word and its number: "峰值 QPS 大概 10", "rps of roughly 20".
+ABOUT = (
+    r"\s*(?:of|is|=|:|：|为|是|达到|到|在)?\s*(?:约|大约|大概|差不多|估计|预计|预估|最多|around|about|roughly|"
+    r"approximately|approx\.?|~|≈)?\s*"
+)
+
+CALLS_EN = r"(?:requests?|calls?|queries|messages|prompts|chats|conversations)"
+CALLS_ZH = r"(?:个|次)?\s*(?:请求|调用|对话|查询|问答|提问|次)"
+DEFAULT_PEAK_FACTOR = 3.0  # peak over the daily average when the user gives none (stated in the answer)
+
+
+def find_daily_requests(scan: Scan) -> RateBasis | None:
+    """Return requests a day and the peak's multiple of the average, as the QPS to size for.
+
+    "2 million requests a day", "每天 100 万次调用，高峰是平均的 3 倍"; without a stated multiple the
+    peak is taken as :data:`DEFAULT_PEAK_FACTOR` times the daily average (said in the answer).
+    """
+    m = scan.first(
+        rf"{NUM}\s*{SUFFIX}\s*{CALLS_EN}\s*(?:per|a|/|each)\s*day\b",
+        rf"(?:每天|日均|一天|每日)\s*(?:约|大约|大概|有)?\s*{NUM}\s*{SUFFIX}\s*{CALLS_ZH}",
+        rf"(?:日调用量|日请求量|日均请求|日均调用|daily\s+requests|requests\s+per\s+day){ABOUT}{NUM}\s*{SUFFIX}",
+    )
+    if not m:
+        return None
+    peak = scan.first(
+        rf"(?:高峰|峰值|peak)[^\d，,。;；]{{0,12}}?{NUM}\s*(?:倍|x\b|×|times)",
+        rf"{NUM}\s*(?:x|×|times)\s*(?:the\s+)?(?:daily\s+)?(?:average|mean)",
+        rf"peak(?:[\s\-]to[\s\-]average)?\s*(?:factor|ratio)?{ABOUT}{NUM}",
+    )
+    factor = parse_number(peak.group(1)) if peak else DEFAULT_PEAK_FACTOR
+    daily = parse_number(m.group(1), m.group(2))
+    qps = round(daily / 86_400 * factor, 1)
+    return RateBasis(kind="daily_requests", amount=daily, factor=factor, stated=peak is not None, result=qps)
+
+
+# ------------------------------------------------------------------------------------------ rates in groups
+
+RateKind = Literal["groups", "user_share", "daily_requests"]
+
+
+class RateBasis(BaseModel):
+    """How a stated rate was derived: groups x people, users x share online, requests a day x peak factor."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: RateKind
+    amount: float = Field(description="groups, users, or requests a day")
+    factor: float = Field(description="people per group, share online (0-1), or the peak's multiple of the average")
+    stated: bool = Field(default=True, description="False: the factor is the stated default")
+    result: float = Field(description="the concurrency (groups, user_share) or QPS (daily_requests) it makes")
+
+
+_GROUP_EN = r"(?:teams?|groups?|departments?|classes|class|squads?|offices?|shifts?|branches|stores?)"
+_PEOPLE_EN = r"(?:people|persons|users|members|engineers|agents|staff|students|employees|analysts)"
+_GROUP_ZH = r"(?:团队|小组|组|部门|班级|班|门店|分店|分公司|科室)"
+
+
+def find_group_concurrency(scan: Scan) -> RateBasis | None:
+    """Return groups times people per group ("twelve teams of 5 people", "8 个小组，每组 6 人") as one figure."""
+    m = scan.first(
+        rf"(?<![\w.]){NUM}\s*{_GROUP_EN}\s+(?:of|with)\s+{NUM}\s*(?:more\s+)?{_PEOPLE_EN}",
+        rf"(?<![\w.]){NUM}\s*{_GROUP_EN}[\s,]+(?:each\s+(?:with|of|having)\s+|with\s+){NUM}\s*{_PEOPLE_EN}(?:\s+each)?",
+        rf"{NUM}\s*个?\s*{_GROUP_ZH}\s*[，,、]?\s*(?:每(?:个)?\s*{_GROUP_ZH}?|各)\s*(?:有|约|大约)?\s*{NUM}\s*"
+        r"(?:个|位|名)?\s*(?:人|用户|成员|同学|员工|学生|学员|工程师|客服|坐席)",
+    )
+    if not m:
+        return None
+    groups, people = parse_number(m.group(1)), parse_number(m.group(2))
+    return RateBasis(kind="groups", amount=groups, factor=people, result=as_int(groups * people))
+
+
+_BASE_EN = r"(?:registered\s+)?(?:employees|staff|users|people|students|members|engineers|agents|customers|subscribers)"
+_SHARE_WORDS = (
+    r"(?:active|online|concurren\w*|simultaneous|at\s+(?:the\s+same\s+time|once|any\s+(?:one\s+)?(?:time|moment))|"
+    r"同时|在线|活跃|并发)"
+)
+
+
+def find_user_share(scan: Scan) -> RateBasis | None:
+    """Return a user base times the share online at once ("500 employees, 10% active at any moment").
+
+    Nothing is claimed unless both the base and the share are there: "10 个用户" alone is a concurrency.
+    """
+    base = _unclaimed(
+        scan,
+        rf"(?<![\w.%]){NUM}\s*{SUFFIX}\s*{_BASE_EN}",
+        rf"(?:注册用户|员工|用户|学生|客户)(?:数|总数)?\s*(?:约|大约|有|共)?\s*{NUM}\s*{SUFFIX}\s*(?:人|名|个)?",
+        rf"{NUM}\s*{SUFFIX}\s*(?:个|名|位)?\s*(?:注册用户|员工|用户|学生|客户)",
+    )
+    share = _unclaimed(
+        scan,
+        rf"{NUM}\s*%\s*(?:of\s+(?:them|users|people)\s+)?(?:are\s+|is\s+)?[^\d%，,。]{{0,12}}?{_SHARE_WORDS}",
+        rf"{_SHARE_WORDS}[^\d%，,。]{{0,12}}?{NUM}\s*%",
+    )
+    if base is None or share is None:
+        return None
+    users, pct = parse_number(base.group(1), base.group(2)), parse_number(share.group(1))
+    if not 0 < pct <= 100 or users <= 0:
+        return None
+    scan.claim(base.span())
+    scan.claim(share.span())
+    return RateBasis(kind="user_share", amount=users, factor=pct / 100, result=max(1, round(users * pct / 100)))
+
+
+def _unclaimed(scan: Scan, *patterns: str) -> re.Match[str] | None:
+    """Return the first match of the first matching pattern on text no extractor used, without claiming it."""
+    for pattern in patterns:
+        for m in re.finditer(pattern, scan.text, re.IGNORECASE):
+            if not scan.is_used(*m.span()):
+                return m
+    return None
+
+
+# ------------------------------------------------------------------------------------------ billing and hours
+
+Billing = Literal["pay-as-you-go", "subscription", "spot"]
+_BILLING_RES: tuple[tuple[Billing, str], ...] = (
+    ("spot", r"抢占式|竞价实例|\bspot\b|preemptible"),
+    ("subscription", r"包年包月|包月|包年|subscription|monthly\s+plan|reserved\s+instances?"),
+    ("pay-as-you-go", r"按量|按需|按小时(?:付费|计费)|pay[\s\-]*as[\s\-]*you[\s\-]*go|on[\s\-]*demand|\bpayg\b"),
+)
+
+
+def find_billing(text: str) -> Billing | None:
+    """Return the billing mode a workload question asks to price in ("包年包月", "pay as you go", "spot"), or None.
+
+    When several are named ("包月还是按量"), the one named first is the one the plan ranks by.
+    """
+    found = [(m.start(), code) for code, pattern in _BILLING_RES if (m := re.search(pattern, text, re.IGNORECASE))]
+    return min(found)[1] if found else None
+
+
+_DAYS_PER_MONTH = HOURS_PER_MONTH / 24  # the planner's 730 h month
+_HOURS_EN = r"(?:hours?|hrs?|h)\s*(?:a|per|/|each)\s*(?:day|working\s+day|weekday)"
+_WEEKDAYS_RE = (
+    r"weekdays?|working\s+days|business\s+days|mon(?:day)?\s*(?:-|to|–|through)\s*fri(?:day)?|工作日|周一(?:到|至)周五"
+)
+
+
+class UsageHours(BaseModel):
+    """When a deployment runs, if not around the clock."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    per_day: float = Field(gt=0, lt=24)
+    days_per_week: float = Field(gt=0, le=7)
+    per_month: float = Field(description="hours a month: per_day x days a week over the planner's 730 h month")
+    stated: bool = Field(default=True, description="False: 'office hours' read as nine hours on weekdays")
+
+
+_RANGE_EN = (
+    r"(?<![\d.:])(\d{1,2})(?::00)?\s*(am|pm)?\s*(?:-|–|to|until|till|through)\s*(\d{1,2})(?::00)?\s*(am|pm)\b"
+    r"|(?<![\d.:])(\d{1,2}):00\s*(?:-|–|to)\s*(\d{1,2}):00"
+)
+_RANGE_ZH = (
+    r"(早上?|上午)?\s*(\d{1,2})\s*点\s*(?:到|至|-|~|–)\s*(晚上?|下午)?\s*(\d{1,2})\s*点"
+    r"|早\s*(\d{1,2})\s*晚\s*(\d{1,2})"
+)
+
+
+def _range_hours(text: str) -> float | None:
+    """Hours between two clock times ("9am-6pm", "9:00-18:00", "早上9点到晚上6点", "早9晚6"), or None."""
+    if m := re.search(_RANGE_EN, text, re.IGNORECASE):
+        if m.group(1):
+            start, end = int(m.group(1)), int(m.group(3))
+            start += 12 if (m.group(2) or "").lower() == "pm" and start < 12 else 0
+            end += 12 if m.group(4).lower() == "pm" and end < 12 else 0
+        else:
+            start, end = int(m.group(5)), int(m.group(6))
+    elif m := re.search(_RANGE_ZH, text):
+        if m.group(2):
+            start, end = int(m.group(2)), int(m.group(4))
+            end += 12 if m.group(3) and end < 12 else 0
+        else:
+            start, end = int(m.group(5)), int(m.group(6)) + 12
+    else:
+        return None
+    return float(end - start) if 0 <= start < end <= 24 else None
+
+
+def find_usage_hours(scan: Scan) -> UsageHours | None:
+    """Return when the deployment runs: hours a day, days a week and the hours a month that makes.
+
+    Read from "10 hours a day on weekdays", "每天只在白天用 8 小时", "weekdays 9am-6pm", "早9晚6"; "office
+    hours" alone is nine hours on weekdays (stated as assumed). None: it runs around the clock.
+    """
+    m = scan.first(
+        rf"(?<![\w.]){NUM}\s*{_HOURS_EN}",
+        rf"(?:每天|一天|每日|白天)[^\d，,。；;]{{0,8}}?{NUM}\s*(?:个)?\s*(?:小时|钟头|h\b)",
+        rf"{NUM}\s*(?:个)?\s*(?:小时|钟头)\s*(?:/|每)\s*(?:天|日)",
+    )
+    office = re.search(r"office\s+hours|business\s+hours|working\s+hours|上班时间|办公时间|工作时间", scan.text, re.I)
+    stated = True
+    if m:
+        per_day: float | None = parse_number(m.group(1))
+    elif (per_day := _range_hours(scan.text)) is None and office:
+        per_day, stated = 9.0, False
+    if per_day is None or not 0 < per_day < 24:
+        return None
+    days = 5.0 if office or re.search(_WEEKDAYS_RE, scan.text, re.IGNORECASE) else 7.0
+    if re.search(r"\bweekends?\b|周末|双休日", scan.text, re.IGNORECASE) and not office:
+        days = 2.0 if days == 7.0 else 7.0  # "only on weekends"; "weekdays and weekends" is every day
+    month = round(per_day * _DAYS_PER_MONTH * days / 7, 1)
+    return UsageHours(per_day=per_day, days_per_week=days, per_month=month, stated=stated)
+
+
+# ------------------------------------------------------------------------------------------ relative changes
+
+_FACTORS: tuple[tuple[str, float], ...] = (
+    (r"double[sd]?|twice|2\s*x|翻倍|加倍|翻一番|两倍|2\s*倍", 2.0),
+    (r"triple[sd]?|three\s+times|3\s*x|三倍|3\s*倍", 3.0),
+    (r"quadruple[sd]?|four\s+times|4\s*x|四倍|4\s*倍", 4.0),
+    (r"ten\s+times|10\s*x|十倍|10\s*倍", 10.0),
+    (r"half|halve[sd]?|减半|一半|砍半", 0.5),
+)
+_TARGETS: tuple[tuple[str, str], ...] = (
+    ("concurrency", r"users?|concurren\w*|people|sessions|并发|用户|人数|在线"),
+    ("qps", r"qps|rps|traffic|requests?|load|流量|请求|调用"),
+    ("context", r"context|prompts?|length|上下文|长度"),
+    ("budget_cny_month", r"budget|预算"),
+    ("train_tokens", r"data(?:set)?|tokens|训练数据|数据量|语料"),
+)
+
+
+def relative_change(text: str) -> dict[str, float] | None:
+    """Return the workload figures a follow-up scales ("what if we double the users?", "并发翻倍呢"), or None."""
+    for factor_re, factor in _FACTORS:
+        for field, target_re in _TARGETS:
+            near = rf"(?:{factor_re})\s*(?:the\s+|our\s+|of\s+the\s+)?(?:number\s+of\s+)?(?:{target_re})"
+            after = rf"(?:{target_re})[^,，。;；?？]{{0,6}}?(?:{factor_re})"
+            if re.search(rf"{near}|{after}", text, re.IGNORECASE):
+                return {field: factor}
+    return None

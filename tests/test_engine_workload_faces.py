@@ -1,0 +1,106 @@
+"""Workload area of issue 8 through the real faces: ``gpu-advisor ask --json`` and ``POST /v1/ask``.
+
+Rates in groups, capacity on named instances, an unknown price with the nearest known one, training
+volume on the GPUs named, part-time cost; multi-turn through the CLI's ``--history`` file and the API's
+``session_id``. The checks state the domain's requirement, not a copy of the engine's text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from engine_helpers import ask_cli
+from web_helpers import running, web_app
+
+pytestmark = pytest.mark.slow
+
+Body = dict[str, Any]
+
+
+def _args(body: Body, name: str) -> dict[str, Any]:
+    calls = [c["args"] for c in body["tool_calls"] if c["name"] == name]
+    assert calls, f"{name} not called: {[c['name'] for c in body['tool_calls']]}"
+    return calls[0]  # type: ignore[no-any-return]
+
+
+def _teams(body: Body) -> None:
+    assert _args(body, "plan_gpu_deployment")["concurrency"] == 60
+
+
+def _capacity(body: Body) -> None:
+    cap = _args(body, "concurrent_users")
+    assert (cap["instance_type"], cap["instances"]) == ("ecs.gn8is.2xlarge", 2)
+
+
+def _unknown_price(body: Body) -> None:
+    near = [c["result"] for c in body["tool_calls"] if c["name"] == "nearest_known_price"]
+    assert near and near[0] and near[0]["quote"]["as_of"] in body["text"]
+
+
+def _training(body: Body) -> None:
+    run = _args(body, "training_run")
+    assert run["tokens"] == 100_000 * 1_500 * 3 and run["gpus"] == 8
+
+
+def _part_time(body: Body) -> None:
+    assert 240 <= _args(body, "plan_gpu_deployment")["hours_per_month"] <= 245  # 8 h x 730/24 days
+
+
+CASES: list[tuple[str, str, Callable[[Body], None]]] = [
+    ("teams", "Twelve teams of 5 people use our Qwen2.5-14B bot at the same time, 8k context", _teams),
+    ("capacity", "How many concurrent 32k-token users can Qwen2.5-14B serve on two gn8is.2xlarge?", _capacity),
+    ("unknown-price", "ecs.gn8is-2x.8xlarge 在杭州按量一小时多少钱？", _unknown_price),
+    ("training", "Full fine-tune Qwen2.5-7B on 100k samples of 1,500 tokens each, 3 epochs, on 8 A100 80GB", _training),
+    ("part-time", "Qwen2.5-14B，每天只在白天用 8 小时，20 并发，按量付费每月多少钱？", _part_time),
+]
+FIRST = "How many 32k users can Qwen2.5-14B hold on 4 x A10?"
+FOLLOW = "and with 8k prompts instead?"
+
+
+def _follow_up_keeps_the_capacity_question(body: Body) -> None:
+    cap = _args(body, "concurrent_users")
+    assert (cap["gpu"], cap["gpus"], cap["context"]) == ("A10", 4, 8192)
+
+
+@pytest.fixture(scope="module")
+def cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return {**os.environ, "GPU_ADVISOR_DATA_DIR": str(tmp_path_factory.mktemp("cli-workload"))}
+
+
+@pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
+def test_cli_ask_json(cli_env: dict[str, str], case: str, question: str, check: Callable[[Body], None]) -> None:
+    check(ask_cli(cli_env, question))
+
+
+def test_cli_follow_up_keeps_the_capacity_question(cli_env: dict[str, str], tmp_path: Path) -> None:
+    first = ask_cli(cli_env, FIRST)
+    history = tmp_path / "history.json"
+    turns = [{"role": "user", "content": FIRST}, {"role": "assistant", "content": first["text"]}]
+    history.write_text(json.dumps(turns, ensure_ascii=False), encoding="utf-8")
+    _follow_up_keeps_the_capacity_question(ask_cli(cli_env, FOLLOW, history))
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
+    app = web_app(tmp_path_factory.mktemp("api-workload"), GPU_ADVISOR_RATE_LIMIT_PER_MIN=10_000)
+    with running(app) as url, httpx.Client(base_url=url, timeout=120) as c:
+        yield c
+
+
+@pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
+def test_api_ask(client: httpx.Client, case: str, question: str, check: Callable[[Body], None]) -> None:
+    response = client.post("/v1/ask", json={"question": question})
+    assert response.status_code == 200
+    check(response.json())
+
+
+def test_api_follow_up_keeps_the_capacity_question(client: httpx.Client) -> None:
+    first = client.post("/v1/ask", json={"question": FIRST}).json()
+    follow = client.post("/v1/ask", json={"question": FOLLOW, "session_id": first["session_id"]}).json()
+    _follow_up_keeps_the_capacity_question(follow)
