@@ -51,6 +51,8 @@ class PlanIntent(PlanLeads):
                     f"No available instance type in the catalog has the {s.gpu}.",
                 )
             )
+        elif only_type:
+            pass  # "how many ecs.X": the count line answers; a verdict on its GPU would answer another question
         elif s.gpu and not lead and self.conv.turn.asks_verdict and not s.gpus:
             # "A10 能跑 70B 吗": whether one card is enough, then whether that GPU works at all.
             # The verdict on the GPU answers; that one card is not enough follows it.
