@@ -29,7 +29,9 @@ def find_gpu_count(scan: Scan) -> int | None:
         rf"(?<![A-Za-z0-9.]){NUM}[\s\-]*(?:个)?\s*(?:卡|gpus?|cards?)(?![a-z])",
         rf"(?<![A-Za-z0-9.]){NUM}\s*[x×*]\s*(?:nvidia\s*)?(?:{GPU_NAME})",
         rf"(?:{GPU_NAME})\s*(?:gpus?\s*)?[x×*]\s*{NUM}",
-        rf"(?<![\w.])(\d{{1,2}})\s+(?:nvidia\s*)?(?:{GPU_NAME})s?\b",
+        # "2 A10 instances" counts machines, not cards (spelled numbers arrive here as digits: "one A10").
+        rf"(?<![\w.])(\d{{1,2}})\s+(?:nvidia\s*)?(?:{GPU_NAME})s?\b"
+        r"(?!\s*(?:instances?|servers?|boxe?s?|nodes?|machines?)\b)",
     )
     if not m:
         # Only then "a single RTX 4090", "one A10", "a 16 GB card like the T4": one card of the named GPU.
