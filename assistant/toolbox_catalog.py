@@ -1,0 +1,98 @@
+"""The catalog and price tools both engines call: instance types and their prices by region.
+
+Plain typed functions over :mod:`tools.catalog`, :mod:`tools.prices` and :mod:`tools.price_nearest`,
+listed with the other tools in :data:`assistant.toolbox.DOMAIN_TOOLS`; their schemas come from these
+signatures.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from tools import catalog, price_nearest, prices
+
+
+class InstanceList(BaseModel):
+    """Instance types matching a filter."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    count: int
+    instances: list[catalog.InstanceType]
+
+
+def find_instance_types(
+    family: str | None = None,
+    gpu: str | None = None,
+    min_gpu_memory_gib: float | None = None,
+    include_retired: bool = False,
+) -> InstanceList:
+    """List Alibaba Cloud GPU instance types with their GPU, count, memory, vCPU and RAM.
+
+    Args:
+        family: Instance family, e.g. "gn7i", "gn8is", "ebmgn7ex".
+        gpu: GPU name, e.g. "A10", "L20", "A100-80GB".
+        min_gpu_memory_gib: Minimum memory per GPU in GiB.
+        include_retired: Include retired instance types.
+    """
+    found = catalog.list_instances(
+        family=family, gpu=gpu, min_gpu_memory_gib=min_gpu_memory_gib, include_retired=include_retired
+    )
+    return InstanceList(count=len(found), instances=found)
+
+
+def price_of_instance(instance_type: str, region: str | None = None) -> prices.PriceQuote | None:
+    """Quote an instance type's CNY prices in one region: pay-as-you-go per hour, per month, subscription and spot.
+
+    Each figure names its region, billing mode, date and source; monthly = subscription or 730 h pay-as-you-go.
+
+    Args:
+        instance_type: Instance type, e.g. "ecs.gn7i-c8g1.2xlarge" (the "ecs." prefix is optional).
+        region: Region id, e.g. "cn-beijing"; omitted = cn-shanghai, cn-beijing, cn-hangzhou or cn-shenzhen
+            (the first that lists the type), else its cheapest region.
+
+    Returns:
+        The quote, or None when no price is known for the type (it exists but is unpriced).
+    """
+    catalog.get_instance(instance_type)  # an unknown name fails with suggestions, not "no price"
+    return prices.quote(instance_type, region)
+
+
+def nearest_known_price(instance_type: str, region: str | None = None) -> price_nearest.NearestPrice | None:
+    """Give the nearest known price for an instance type whose price is unknown, with what it is a price of.
+
+    First the same type in another region, else a priced type with the same GPU count and the closest GPU
+    memory. Say that the asked price is unknown and show this one with its own region and date.
+
+    Args:
+        instance_type: Instance type, e.g. "ecs.gn8is.4xlarge" (the "ecs." prefix is optional).
+        region: Region id the user asked about, e.g. "cn-beijing"; omitted = any.
+
+    Returns:
+        The stand-in price, or None when nothing comparable is priced.
+    """
+    return price_nearest.nearest_known_price(instance_type, region)
+
+
+def compare_region_prices(instance_type: str, billing: prices.Billing = "pay-as-you-go") -> prices.RegionComparison:
+    """Price one instance type in every region that lists it, cheapest first, and name the cheapest region.
+
+    Args:
+        instance_type: Instance type, e.g. "ecs.gn7i-c8g1.2xlarge" (the "ecs." prefix is optional).
+        billing: "pay-as-you-go" (CNY/h), "subscription-monthly" (CNY/month) or "spot" (CNY/h).
+    """
+    return prices.compare_regions(instance_type, billing)
+
+
+def cheapest_region_for_gpu(
+    gpu: str, gpu_count: int = 1, billing: prices.Billing = "pay-as-you-go"
+) -> prices.GpuRegionPrices:
+    """Find the cheapest region and instance type for instances with a given GPU and GPU count.
+
+    Args:
+        gpu: GPU name, e.g. "A10", "L20", "A100" (an ambiguous name is read as its stated default, which
+            the result names in `assumed`).
+        gpu_count: GPUs per instance, e.g. 1, 4 or 8.
+        billing: "pay-as-you-go" (CNY/h), "subscription-monthly" (CNY/month) or "spot" (CNY/h).
+    """
+    return prices.cheapest_region_for_gpu(gpu, gpu_count, billing)
