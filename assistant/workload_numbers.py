@@ -156,10 +156,14 @@ def find_concurrency(scan: Scan) -> int | None:
     return as_int(parse_number(m.group(1), m.group(2)))
 
 
+# "QPS of 128-token queries": a number followed by "-token"/"字" is a length, never a rate.
+_NOT_LENGTH = r"(?![\d.,]*\s*[kK]?\s*[\-\s]?\s*(?:tokens?\b|token|个?字|个?汉字|words?\b|char))"
+
+
 def find_qps(scan: Scan) -> float | None:
     m = scan.first(
-        rf"(?:qps|rps|每秒请求数?){OF}{NUM}",
-        rf"{NUM}\s*(?:qps|rps|req/s|requests?\s*(?:per\s+second|/\s*s(?:ec)?\b))",
+        rf"(?:qps|rps|每秒请求数?){OF}(?:大概|差不多|预计|峰值)?\s*{NUM}{_NOT_LENGTH}",
+        rf"{NUM}\s*(?:qps|rps|req/s|(?:requests?|queries|calls)\s*(?:per\s+second|a\s+second|/\s*s(?:ec)?\b))",
         rf"每秒\s*(?:处理)?\s*{NUM}\s*(?:个|次)?\s*(?:请求|query|查询|调用)",
     )
     return parse_number(m.group(1)) if m else None
