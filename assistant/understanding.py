@@ -11,10 +11,11 @@ not read again as a context length.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.billing_words import billing_basis
 from assistant.bad_names import find_branded_gpu, impossible_hardware_counts
 from assistant.concepts import asks_concept
 from assistant.hardware_words import (
@@ -65,7 +66,7 @@ from assistant.workload_numbers import (
 from tools import catalog
 from tools.errors import UnknownNameError
 from tools.lengths import TokenCount
-from tools.workload import Precision, Quant, Task
+from tools.workload import BillingBasis, Precision, Quant, Task
 
 # chinese_int and parse_number are re-exported: tests and callers read numbers through this module.
 __all__ = ["Intent", "Slots", "chinese_int", "parse_number", "understand"]
@@ -120,6 +121,7 @@ class Slots(BaseModel):
     batch: int | None = None
     train_tokens: float | None = None
     budget_cny_month: float | None = None
+    billing: BillingBasis | None = Field(default=None, description="'按包月算', 'on spot': the price that ranks")
     region: str | None = None
     gpu: str | None = Field(default=None, description="the one GPU the user wants to use")
     gpus: int | None = Field(default=None, description="number of GPUs the user has in mind")
@@ -332,6 +334,7 @@ def understand(question: str) -> Slots:
         slots.daily_users, slots.concurrency, slots.serving = dau, dau.peak_concurrency, True
         if slots.task is None and slots.task_hint is None:
             slots.task = "inference"
+    slots.billing = cast(BillingBasis | None, billing_basis(text))
     slots.max_instances = max_instances(text)
     slots.instances = instance_count(text)
     slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE))

@@ -54,7 +54,7 @@ def context_value(number: str, suffix: str | None) -> int:
 
 
 _CTX_WORDS = (
-    r"(?:上下文(?:长度|窗口)?|context(?:\s+(?:length|window))?|ctx|序列长度|seq(?:uence)?(?:[\s_]*len(?:gth)?)?(?![a-z])|"
+    r"(?:上下文(?:长度|窗口)?|context(?:\s+(?:length|window))?|ctx|序列(?:长度)?|seq(?:uence)?(?:[\s_]*len(?:gth)?)?(?![a-z])|"
     r"max[\s_]*len|输入长度|长度)"
 )
 _CTX_SUFFIX = r"(million|[kKmM]|万|百万)?"

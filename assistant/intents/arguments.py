@@ -27,6 +27,7 @@ def plan_args(s: Slots) -> dict[str, Any]:
         "gpu": s.gpu,
         "budget_cny_month": s.budget_cny_month,
         "architecture": s.architecture,
+        "billing": s.billing,
     }
     args |= _precision_args(s, task)
     if task == "inference":
