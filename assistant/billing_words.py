@@ -33,7 +33,7 @@ _BASIS = {"subscription-monthly": "subscription", "pay-as-you-go": "pay-as-you-g
 
 
 def billing_basis(text: str) -> str | None:
-    """The one billing mode a workload question asks to be priced by ("按包月算", "on spot"); None: not one."""
+    """Return the one billing mode a workload question asks to be priced by ("按包月算", "on spot"), else None."""
     named = billings(text)
     return _BASIS[named[0]] if len(named) == 1 else None
 

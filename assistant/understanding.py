@@ -15,8 +15,8 @@ from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assistant.billing_words import billing_basis
 from assistant.bad_names import find_branded_gpu, impossible_hardware_counts
+from assistant.billing_words import billing_basis
 from assistant.concepts import asks_concept
 from assistant.hardware_words import (
     find_catalog_names,

@@ -29,7 +29,7 @@ def asked_figure(question: str) -> str | None:
 
 
 def spec_lead(question: str, gpu: GPU, lang: Language) -> str:
-    """The answer's first line: the asked figure of ``gpu`` in bold, or its headline figures."""
+    """Return the answer's first line: the asked figure of ``gpu`` in bold, or its headline figures."""
     figure = asked_figure(question)
     usable = gpu.usable_memory_gib
     if figure == "memory":
