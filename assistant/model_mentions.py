@@ -30,7 +30,8 @@ def _model_start() -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z])(?<![A-Za-z0-9]-)({_FAMILY_WORDS}|{words})", re.IGNORECASE)
 
 
-_PIECE = re.compile(r"[\s\-_]*([A-Za-z0-9][A-Za-z0-9.]*|[\u4e00-\u9fff]+)")
+# A piece never ends with a dot: "on Llama-3.1-8B." ends a sentence, not the name.
+_PIECE = re.compile(r"[\s\-_]*([A-Za-z0-9](?:[A-Za-z0-9.]*[A-Za-z0-9])?|[\u4e00-\u9fff]+)")
 # Words that may follow a family name inside a model name; anything else ends the name.
 _NAME_WORDS = {
     "instruct",
