@@ -68,6 +68,9 @@ EXPLAIN_RE = (
 CAPACITY_RE = (
     r"how\s+many\s+(?:concurrent|simultaneous|parallel)|how\s+many\s+(?:users|requests|sequences)|"
     r"max(?:imum)?\s+concurren\w*|concurrency\s+capacity|"
+    # "how many 64k-context sessions can it hold?": the count, whatever the sessions are called.
+    r"how\s+many\s+(?:[\w\-]+\s+){0,3}?(?:sessions|conversations|chats|streams|users|requests|sequences)\b.{0,60}"
+    r"\b(?:hold|fit|serve|support|handle|take|run)\b|"
     r"(?:多少|几)(?:个|路)?\s*并发|并发(?:能|可以)?(?:到|有|撑|支持)?多少|最大并发|能(?:撑|支持|扛)(?:住)?多少"
 )
 VERDICT_RE = (
@@ -85,6 +88,9 @@ VERDICT_RE = (
     r"\bfits?\s+(?:in|on|into|onto)\b|\bdoable\b|\bfeasible\b|be\s+able\s+to\s+(?:run|serve|hold|handle|fit)|"
     r"\bcan\s+(?:a|an|one|the|two|\d+|my|our)\b[^?？]{0,40}\b(?:run|serve|fit|handle|hold|take|host)\b|"
     r"顶得住|hold\s*(?:得|不)住|稳不稳|稳吗|没问题吧|没问题吗|靠谱吗|行吗|能行吗|可行吗|能上吗"
+    # "is an A100 overkill for a 7B?", "can we host X on ...?", "大材小用吗": a verdict on the named hardware too.
+    r"|\boverkill\b|\bover[\s\-]?(?:sized|provisioned|spec(?:ced|'d)?)\b|大材小用|杀鸡用牛刀|浪费吗|"
+    r"can\s+(?:we|i|you)\s+(?:host|deploy|squeeze|get\s+away\s+with)\b"
 )
 TOPICS = {
     "kv cache": r"kv\s*cache|kv\s*缓存",
@@ -94,7 +100,7 @@ TOPICS = {
     "vllm": r"vllm",
     "zero": r"zero[\s\-]*[123]|deepspeed|fsdp",
     "spot": r"抢占式|竞价|spot\s+instances?|preemptible",
-    "price": r"价格|price|cost|成本|费用|多少钱|贵|cheap",
+    "price": r"价格|price|cost|成本|费用|多少钱|贵|cheap|how\s+much\s+(?:is|does|would)\b|per[\s\-]hour|hourly\s+rate",
     "tflops": r"tflops|算力",
 }
 

@@ -67,3 +67,29 @@ def test_a_sentence_ending_dot_is_not_part_of_the_model_name() -> None:
 
 def test_xulie_alone_is_a_sequence_length() -> None:
     assert understand("手上 4 张 L20，全参微调 Qwen2.5-7B 够不够？序列 4096").context == 4096
+
+
+@pytest.mark.parametrize(
+    ("question", "users"),
+    [
+        ("Is an A100 40GB overkill for serving Qwen2.5-7B to maybe 5 internal users?", 5),
+        ("can we host Qwen2.5-32B for a small team of 10?", 10),
+        ("a 12-person team using Qwen2.5-7B", 12),
+    ],
+)
+def test_people_served_are_the_concurrency(question: str, users: int) -> None:
+    assert understand(question).concurrency == users
+
+
+def test_a_team_of_gpus_is_no_concurrency() -> None:
+    assert understand("Qwen2.5-72B on a team of 4 GPUs").concurrency is None
+
+
+def test_overkill_and_can_we_host_ask_for_a_verdict() -> None:
+    assert understand("Is an A100 40GB overkill for Qwen2.5-7B?").asks_verdict
+    assert understand("can we host Qwen2.5-32B on one L20?").asks_verdict
+
+
+def test_sessions_counted_on_named_hardware_ask_for_capacity() -> None:
+    slots = understand("8 x H20: how many 64k-context sessions of DeepSeek-R1-Distill-Llama-70B can it hold?")
+    assert slots.asks_capacity and slots.context == 65536
