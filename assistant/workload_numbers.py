@@ -100,7 +100,10 @@ _QUANTITY_WORDS = (
 
 
 # "per million tokens" is a unit of cost, not a number of training tokens.
-_TOKEN_COST_RE = r"(?:每|per|/)\s*(?:百万|一百万|1\s*m|million|m)\s*(?:个)?\s*(?:tokens?|token|词元)"
+_TOKEN_COST_RE = (
+    r"(?:每|per|/)\s*(?:百万|一百万|1\s*m|1\s*million|million|m)\s*(?:个)?\s*"
+    r"(?:(?:output|input|generated|prompt)\s+|输出|输入|生成的?)?\s*(?:tokens?|token|词元)"
+)
 
 
 def find_token_cost(scan: Scan) -> bool:

@@ -93,3 +93,18 @@ def test_overkill_and_can_we_host_ask_for_a_verdict() -> None:
 def test_sessions_counted_on_named_hardware_ask_for_capacity() -> None:
     slots = understand("8 x H20: how many 64k-context sessions of DeepSeek-R1-Distill-Llama-70B can it hold?")
     assert slots.asks_capacity and slots.context == 65536
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "一台 ecs.gn7i-c32g1.32xlarge 能同时服务多少个 8k 的会话？模型 Qwen2.5-14B",
+        "4 张 L20 部署 Qwen2.5-32B，最多能容纳多少个 16k 的用户？",
+    ],
+)
+def test_chinese_serving_counts_ask_for_capacity(question: str) -> None:
+    assert understand(question).asks_capacity
+
+
+def test_cost_per_million_output_tokens_is_a_token_cost() -> None:
+    assert understand("what does it cost per 1M output tokens to self-host Qwen2.5-72B AWQ?").asks_token_cost
