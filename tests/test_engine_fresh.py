@@ -4,7 +4,8 @@ Four problems seen with new wording, each checked against the domain: a GPU's me
 answered by the number first (not a table); "memory need of X" is a memory estimate, not a plan; a number
 before "-token" is a length, never a request rate; a GPU count above 512 ("1024 张 H800") is honoured, and one
 beyond the estimator's limit is refused explicitly. Plus the billing mode a workload question names ranks the
-plan, and a memory question answered "inference" after the one clarifying question gets the estimate.
+plan, a throughput question leads with the decode speed, and a memory question answered "inference" after
+the one clarifying question gets the estimate.
 """
 
 from __future__ import annotations
@@ -80,6 +81,13 @@ def _billing_honoured(body: Body) -> None:
     assert plan["args"]["billing"] == "subscription" and plan["args"]["concurrency"] == 10
 
 
+def _speed_first(body: Body) -> None:
+    [plan] = _calls(body, "plan_gpu_deployment")
+    assert plan["args"]["gpu"] == "A10"
+    top = plan["result"]["options"][0]
+    assert top["gpu_model"] == "A10" and f"{top['decode_tokens_per_s']:g}" in _first_line(body)
+
+
 CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("memory-first", "A10 显存多大？", _memory_first),
     ("bandwidth-first", "H800 memory bandwidth?", _bandwidth_first),
@@ -91,6 +99,7 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("10000-gpus", "We have 10,000 H800 GPUs; pretraining Llama-3.1-70B on 1T tokens, how long?",
      _too_big_cluster_refused),
     ("billing", "Qwen2.5-14B 按包月算一个月大概多少钱？10 路并发", _billing_honoured),
+    ("speed-first", "What's the throughput of Qwen2.5-7B on one A10 in tokens per second?", _speed_first),
 ]  # fmt: skip
 FIRST = "how much VRAM does DeepSeek-R1-Distill-Qwen-32B need?"
 REPLY = "just serving it, inference only"
