@@ -29,6 +29,15 @@ def billings(text: str) -> list[str]:
     return [code for code, pattern in _BILLING_WORDS if re.search(pattern, text, re.IGNORECASE)]
 
 
+_BASIS = {"subscription-monthly": "subscription", "pay-as-you-go": "pay-as-you-go", "spot": "spot"}
+
+
+def billing_basis(text: str) -> str | None:
+    """Return the one billing mode a workload question asks to be priced by ("按包月算", "on spot"), else None."""
+    named = billings(text)
+    return _BASIS[named[0]] if len(named) == 1 else None
+
+
 def asks_region(text: str) -> bool:
     """Whether the question asks which region (is cheapest), not about one region."""
     return bool(re.search(_REGION_ASK, text, re.IGNORECASE))

@@ -15,6 +15,8 @@ GPU_NAME = (
     r"(?:rtx\s*)?4090|a100(?:\s*[\-_]?\s*(?:80|40)\s*g(?:b|ib)?)?|a800|a10|a30|a16|h800|h100|h200|h20|"
     r"l40s|l20|l4|t4|v100(?:\s*[\-_]?\s*(?:16|32)\s*g(?:b|ib)?)?|p100|p4|m40|b200"
 )
+# "1024 张 H800" is a real cluster: every count is honoured up to the size that bad_names refuses as impossible.
+MAX_GPU_COUNT = 100_000
 _GPU_RE = re.compile(rf"(?<![A-Za-z0-9])(?:nvidia\s*)?({GPU_NAME})(?![0-9])(?:\s*(24|48|96)\s*g(?:b|ib)?\b)?", re.I)
 
 
@@ -29,6 +31,7 @@ def find_gpu_count(scan: Scan) -> int | None:
         rf"(?<![A-Za-z0-9.]){NUM}[\s\-]*(?:个)?\s*(?:卡|gpus?|cards?)(?![a-z])",
         rf"(?<![A-Za-z0-9.]){NUM}\s*[x×*]\s*(?:nvidia\s*)?(?:{GPU_NAME})",
         rf"(?:{GPU_NAME})\s*(?:gpus?\s*)?[x×*]\s*{NUM}",
+        rf"(?<![\w.]){NUM}\s+(?:nvidia\s*)?(?:{GPU_NAME})s?\s*(?:gpus?|cards?)\b",  # "2048 H800 GPUs"
         # "2 A10 instances" counts machines, not cards (spelled numbers arrive here as digits: "one A10").
         rf"(?<![\w.])(\d{{1,2}})\s+(?:nvidia\s*)?(?:{GPU_NAME})s?\b"
         r"(?!\s*(?:instances?|servers?|boxe?s?|nodes?|machines?)\b)",
@@ -42,7 +45,7 @@ def find_gpu_count(scan: Scan) -> int | None:
         )
         return 1 if single else None
     count = as_int(parse_number(m.group(1)))
-    return count if 0 < count <= 512 else None
+    return count if 0 < count <= MAX_GPU_COUNT else None
 
 
 # A GPU-looking name the catalog does not know ("H9000 GPU", "用 X100 卡"): kept as written so the tools

@@ -39,6 +39,9 @@ MEMORY_RE = (
     r"多少显存|显存(?:需求|占用|要多少|多少|够不够|够吗|多大)|需要多少(?:显存|内存|gpu\s*内存)|"
     r"how\s+much\s+(?:gpu\s+)?(?:vram|memory|gpu\s+memory)|(?:vram|memory)\s+(?:do(?:es)?\s+(?:i|it|we)\s+need|needed|required|requirement|usage|footprint)|"
     r"memory\s+estimate|estimate\s+(?:the\s+)?(?:gpu\s+)?memory|"
+    # "memory need of X", "VRAM requirements for X", "X 的显存需求/要求": the figure, not a plan.
+    r"(?:vram|memory)\s+(?:needs?|needed|requirements?)\s+(?:of|for)\b|(?:vram|memory)\s+requirements?\b|"
+    r"显存(?:要求|需要多少|得多少|至少要)|(?:占|吃|用)(?:用)?(?:掉)?多少(?:的)?显存|需要?多大(?:的)?显存|"
     r"(?<![\d.])\d{1,6}(?:\.\d{1,3})?\s*gi?b?\s*(?:的)?\s*显存|needs?\s+(?:about\s+)?\d{1,6}(?:\.\d{1,3})?\s*gi?b\b"
 )
 # "...and which instance?": a memory question that also asks where to run it wants the full plan.
@@ -74,6 +77,14 @@ CAPACITY_RE = (
     r"同时(?:服务|接|处理|支持|承载|在线|跑)(?:多少|几)|(?:能|可以)(?:同时)?(?:接|服务|处理|承载|容纳)(?:多少|几)|"
     r"max(?:imum)?\s+number\s+of\s+(?:\S+\s+){0,2}?(?:users|requests|sequences|sessions|chats|conversations)|"
     r"(?<!memory\s)(?<!vram\s)\bcapacity\s+(?:of|for)\b"
+    r"|"
+    # "how many 64k-context sessions can it hold?": the count, whatever the sessions are called.
+    r"how\s+many\s+(?:[\w\-]+\s+){0,3}?(?:sessions|conversations|chats|streams|users|requests|sequences)\b.{0,60}"
+    r"\b(?:hold|fit|serve|support|handle|take|run)\b|"
+    r"(?:多少|几)(?:个|路)?\s*并发|并发(?:能|可以)?(?:到|有|撑|支持)?多少|最大并发|能(?:撑|支持|扛)(?:住)?多少"
+    # "能同时服务多少个 8k 的会话", "最多容纳几路": the count, however the serving is phrased.
+    r"|同时(?:服务|支持|处理|承载|跑|接待)?\s*(?:多少|几)|(?:服务|支持|承载|容纳|接待)(?:得了)?\s*(?:多少|几)\s*(?:个|路|位)?\s*"
+    r"(?:\d+\s*[kK]\s*(?:的)?\s*)?(?:会话|用户|请求|人|并发|对话)"
 )
 VERDICT_RE = (
     r"能跑吗|能跑.{0,40}吗|能不能|跑得动|跑得了|够不够|够吗|够用吗|行不行|行吗|可以吗|能用吗|合适吗|是否(?:可以|够|合适)|放得下|装得下|"
@@ -92,6 +103,9 @@ VERDICT_RE = (
     r"\bfits?\s+(?:in|on|into|onto)\b|\bdoable\b|\bfeasible\b|be\s+able\s+to\s+(?:run|serve|hold|handle|fit)|"
     r"\bcan\s+(?:a|an|one|the|two|\d+|my|our)\b[^?？]{0,40}\b(?:run|serve|fit|handle|hold|take|host)\b|"
     r"顶得住|hold\s*(?:得|不)住|稳不稳|稳吗|没问题吧|没问题吗|靠谱吗|行吗|能行吗|可行吗|能上吗"
+    # "is an A100 overkill for a 7B?", "can we host X on ...?", "大材小用吗": a verdict on the named hardware too.
+    r"|\boverkill\b|\bover[\s\-]?(?:sized|provisioned|spec(?:ced|'d)?)\b|大材小用|杀鸡用牛刀|浪费吗|"
+    r"can\s+(?:we|i|you)\s+(?:host|deploy|squeeze|get\s+away\s+with)\b"
 )
 TOPICS = {
     "kv cache": r"kv\s*cache|kv\s*缓存",
@@ -101,7 +115,7 @@ TOPICS = {
     "vllm": r"vllm",
     "zero": r"zero[\s\-]*[123]|deepspeed|fsdp",
     "spot": r"抢占式|竞价|spot\s+instances?|preemptible",
-    "price": r"价格|price|cost|成本|费用|多少钱|贵|cheap",
+    "price": r"价格|price|cost|成本|费用|多少钱|贵|cheap|how\s+much\s+(?:is|does|would)\b|per[\s\-]hour|hourly\s+rate",
     "tflops": r"tflops|算力",
 }
 

@@ -56,7 +56,7 @@ def context_value(number: str, suffix: str | None) -> int:
 
 
 _CTX_WORDS = (
-    r"(?:上下文(?:长度|窗口)?|context(?:\s+(?:length|window))?|ctx|序列长度|seq(?:uence)?(?:[\s_]*len(?:gth)?)?(?![a-z])|"
+    r"(?:上下文(?:长度|窗口)?|context(?:\s+(?:length|window))?|ctx|序列(?:长度)?|seq(?:uence)?(?:[\s_]*len(?:gth)?)?(?![a-z])|"
     r"max[\s_]*len|输入长度|长度)"
 )
 _CTX_SUFFIX = r"(million|[kKmM]|万|百万)?"
@@ -103,7 +103,8 @@ _QUANTITY_WORDS = (
 
 # "per million tokens" is a unit of cost, not a number of training tokens.
 _TOKEN_COST_RE = (
-    r"(?:每|per|/)[\s\-]*(?:百万|一百万|1\s*m|million|m|千|一千|1\s*k|thousand|k)[\s\-]*(?:个)?\s*(?:tokens?|token|词元)"
+    r"(?:每|per|/)[\s\-]*(?:百万|一百万|1\s*m|1\s*million|million|m|千|一千|1\s*k|thousand|k)[\s\-]*(?:个)?\s*"
+    r"(?:(?:output|input|generated|prompt)\s+|输出|输入|生成的?)?\s*(?:tokens?|token|词元)"
 )
 
 
@@ -173,15 +174,23 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"(?:for|serve|serving|with)\s+{NUM}\s*{SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
         rf"{NUM}\s*{SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|clients)\b",
+        # "maybe 5 internal users", "a small team of 10", "a 12-person team": the people served at once.
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:internal|in-house|beta|paying|pilot|test)\s+(?:users|people|clients|staff)\b",
+        rf"\b(?:team|group)\s+of\s+{NUM}\s*{SUFFIX}(?!\s*(?:gpus?|cards?|nodes?|machines?|servers?|instances?)\b)",
+        rf"(?<![\w.]){NUM}{SUFFIX}[\s\-]*(?:person|people|member)\s+(?:team|group)\b",
     )
     if not m:
         return None
     return as_int(parse_number(m.group(1), m.group(2)))
 
 
+# "QPS of 128-token queries": a number followed by "-token"/"字" is a length, never a rate.
+_NOT_LENGTH = r"(?![\d.,]*\s*[kK]?\s*[\-\s]?\s*(?:tokens?\b|token|个?字|个?汉字|words?\b|char))"
+
+
 def find_qps(scan: Scan) -> float | None:
     m = scan.first(
-        rf"(?:qps|rps|每秒请求数?)\s*(?:峰值|高峰|peak|at\s+peak)?{ABOUT}{NUM}",
+        rf"(?:qps|rps|每秒请求数?)\s*(?:峰值|高峰|peak|at\s+peak)?{ABOUT}{NUM}{_NOT_LENGTH}",
         rf"{NUM}\s*(?:qps|rps|req/s|(?:requests?|queries|query|calls?|messages)\s*(?:per\s+second|/\s*s(?:ec)?\b|a\s+second))",
         rf"每秒\s*(?:处理)?\s*{NUM}\s*(?:个|次)?\s*(?:请求|query|查询|调用)",
     )

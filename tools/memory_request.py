@@ -29,6 +29,7 @@ AttnImplementation = Literal["flash_attention_2", "sdpa", "eager"]
 
 MAX_TOKENS = 10_000_000
 MAX_BATCH = 100_000
+MAX_GPUS = 4096  # the largest GPU count one estimate spreads a model over
 ALL_LORA_TARGETS: tuple[LoraTarget, ...] = ("q", "k", "v", "o", "gate", "up", "down")
 _FOUR_BIT_BASES = ("bnb-nf4", "gptq-int4", "awq-int4")
 _QUANT_BITS = {
@@ -75,7 +76,7 @@ class EstimateRequest(BaseModel):
         pattern=VERSION_PATTERN,
         description="stack version, e.g. 4.38.2; older versions change what is allocated (None = current)",
     )
-    gpus: int = Field(default=1, ge=1, le=4096, description="GPUs the model is spread over")
+    gpus: int = Field(default=1, ge=1, le=MAX_GPUS, description="GPUs the model is spread over")
     zero: Literal[0, 1, 2, 3] = Field(default=0, description="DeepSpeed ZeRO stage (training); FSDP full shard = 3")
     grad_ckpt: bool = Field(default=True, description="activation (gradient) checkpointing per decoder layer")
     lora_r: int = Field(default=16, ge=1, le=4096, description="LoRA rank")

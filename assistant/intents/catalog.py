@@ -45,9 +45,11 @@ class CatalogIntent(Run):
                 return compared
         parts: list[str] = []
         for name in s.instance_types:
-            parts.append((yield from self.check_instance(name, claimed=None)))
+            check = yield from self.check_instance(name, claimed=None)
             if "price" in s.topics and (line := (yield from self.price_line(name, s.region))):
-                parts.append(line)
+                parts += [line, check]  # "per-month price of ecs.gn7i-...": the price answers first
+            else:
+                parts.append(check)
         targets = [("family", f) for f in s.families if not any(f in i for i in s.instance_types)]
         targets += [("gpu", g) for g in s.gpu_mentions] if not targets else []
         for kind, value in targets[:3]:

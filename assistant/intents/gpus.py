@@ -8,6 +8,7 @@ from assistant.intents.arguments import (
     suggestions,
 )
 from assistant.intents.gpu_claims import comparison_line, number_claim
+from assistant.intents.gpu_lead import spec_lead
 from assistant.messages import say
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
@@ -31,6 +32,8 @@ class GpuIntent(Run):
             parts.insert(0, line)
         elif claim := number_claim(self.question, gpu, self.lang):  # "A100 does 312 TFLOPS, true?": yes/no first
             parts.insert(0, say(claim.code, self.lang, **claim.figures))
+        else:  # "A10 显存多大？": the figure asked for answers first, the table follows
+            parts.insert(0, spec_lead(self.question, gpu, self.lang))
         if gpu.notes and self.lang == "en":  # the catalog's notes are English; a Chinese answer leaves them out
             parts.append(f"Notes: {gpu.notes}")
         passages = yield from self.search(

@@ -27,6 +27,7 @@ from tools import catalog
 from tools.capacity import Capacity
 from tools.errors import UnknownNameError
 from tools.hardware_fit import Hardware, HardwareFit
+from tools.memory_request import MAX_GPUS
 from tools.plan import Plan
 from tools.training_volume import TrainingCompute
 from tools.workload import DEFAULT_CONTEXT_TOKENS
@@ -81,6 +82,9 @@ class HardwareIntent(Run):
             args |= {"batch": s.batch, "seq_len": s.context}
             if task == "full" and s.precision in ("bf16", "fp16", "fp32"):
                 args["precision"] = s.precision
+        total = (hardware.get("gpus") or 1) * (hardware.get("instances") or 1)
+        if total > MAX_GPUS:  # "10000 张 H800": refused as stated, never silently sized on other hardware
+            return [say("fit.too_many_gpus", self.lang, gpus=render.fig(total), limit=render.fig(MAX_GPUS))]
         fit, err = yield from self.call("evaluate_hardware_fit", evaluate_hardware_fit, **args)
         if err or not isinstance(fit, HardwareFit):
             return None

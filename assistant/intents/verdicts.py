@@ -14,6 +14,7 @@ from typing import Any
 from assistant import render
 from assistant.conversation import read_conversation, representative_model
 from assistant.intents.arguments import memory_args, plan_args
+from assistant.intents.speed_lead import speed_line
 from assistant.intents.verdict_leads import VerdictLeads
 from assistant.intents.verdict_words import (
     COMPARE_WITH_RE,
@@ -89,6 +90,8 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
                 if not any(c.name == "estimate_gpu_memory" for c in self.calls):
                     yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=None))
                 self.lead_with_memory_claim(reply, stated)
+        if line := speed_line(self.question, self.calls, self.lang):  # "what's the throughput on one A10?"
+            reply.text = f"{line}\n\n{reply.text}"
         return reply
 
     def size_stands_for_a_model(self, s: Slots) -> tuple[Slots, str | None]:
