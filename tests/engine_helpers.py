@@ -73,3 +73,11 @@ def ask_cli(env: dict[str, str], question: str, history: Path | None = None) -> 
     argv += ["--history", str(history)] if history else []
     done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300, check=True)
     return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def ask_cli_follow_up(env: dict[str, str], tmp_path: Path, first: str, first_text: str, follow: str) -> dict[str, Any]:
+    """Ask ``follow`` through the CLI as the second turn after ``first`` (answered ``first_text``)."""
+    history = tmp_path / "history.json"
+    turns = [{"role": "user", "content": first}, {"role": "assistant", "content": first_text}]
+    history.write_text(json.dumps(turns, ensure_ascii=False), encoding="utf-8")
+    return ask_cli(env, follow, history)

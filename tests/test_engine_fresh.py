@@ -10,7 +10,6 @@ the one clarifying question gets the estimate.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from engine_helpers import ask_cli
+from engine_helpers import ask_cli, ask_cli_follow_up
 from web_helpers import running, web_app
 
 from tools.memory_request import MAX_GPUS
@@ -129,10 +128,7 @@ def test_cli_ask_json(cli_env: dict[str, str], case: str, question: str, check: 
 
 def test_cli_memory_clarified_then_estimated(cli_env: dict[str, str], tmp_path: Path) -> None:
     first = ask_cli(cli_env, FIRST)
-    history = tmp_path / "history.json"
-    turns = [{"role": "user", "content": FIRST}, {"role": "assistant", "content": first["text"]}]
-    history.write_text(json.dumps(turns, ensure_ascii=False), encoding="utf-8")
-    _asked_then_estimated(first, ask_cli(cli_env, REPLY, history))
+    _asked_then_estimated(first, ask_cli_follow_up(cli_env, tmp_path, FIRST, first["text"], REPLY))
 
 
 # ---------------------------------------------------------------------------------------------- API

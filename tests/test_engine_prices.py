@@ -7,14 +7,13 @@ as-of date; spot answers carry the interruption caveat; a "那按量呢?" follow
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_helpers import ask_cli, conversation, shared_engine, ungrounded
+from engine_helpers import ask_cli, ask_cli_follow_up, conversation, shared_engine, ungrounded
 
 Body = dict[str, Any]
 _REGION = re.compile(r"\b(?:cn|ap|us|eu|me)-[a-z]+(?:-\d+)?\b")
@@ -58,10 +57,7 @@ def test_subscription_then_pay_as_you_go_follow_up(cli_env: dict[str, str], tmp_
     first = ask_cli(cli_env, question)
     assert all(c["instance_type"].startswith("ecs.gn7i") for c in _calls(first, "price_of_instance"))
     assert "的包月价" in _first_line_prices(first) and "/月" in first["text"]
-    history = tmp_path / "history.json"
-    turns = [{"role": "user", "content": question}, {"role": "assistant", "content": first["text"]}]
-    history.write_text(json.dumps(turns, ensure_ascii=False), encoding="utf-8")
-    follow = ask_cli(cli_env, "那按量呢?", history)
+    follow = ask_cli_follow_up(cli_env, tmp_path, question, first["text"], "那按量呢?")
     calls = _calls(follow, "price_of_instance")
     assert calls and all(c["instance_type"].startswith("ecs.gn7i") for c in calls)
     assert "的按量付费价" in _first_line_prices(follow) and "/小时" in follow["text"]

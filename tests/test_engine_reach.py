@@ -11,7 +11,6 @@ a first line that answers, cited to the guidance section that explains it. The f
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -20,7 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
-from engine_helpers import ask_cli, call_args, conversation, shared_engine, shared_kb, ungrounded
+from engine_helpers import ask_cli, ask_cli_follow_up, call_args, conversation, shared_engine, shared_kb, ungrounded
 from web_helpers import running, web_app
 
 from assistant.answer import Answer
@@ -228,10 +227,7 @@ def test_cli_ask_json(cli_env: dict[str, str], case: str, question: str, check: 
 def test_cli_out_of_reach_then_a_servable_follow_up(cli_env: dict[str, str], tmp_path: Path) -> None:
     first = ask_cli(cli_env, FIRST)
     _reach(first)
-    history = tmp_path / "history.json"
-    turns = [{"role": "user", "content": FIRST}, {"role": "assistant", "content": first["text"]}]
-    history.write_text(json.dumps(turns, ensure_ascii=False), encoding="utf-8")
-    _follow_up_serves_it(ask_cli(cli_env, FOLLOW, history))
+    _follow_up_serves_it(ask_cli_follow_up(cli_env, tmp_path, FIRST, first["text"], FOLLOW))
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ volume on the GPUs named, part-time cost; multi-turn through the CLI's ``--histo
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from engine_helpers import ask_cli
+from engine_helpers import ask_cli, ask_cli_follow_up
 from web_helpers import running, web_app
 
 pytestmark = pytest.mark.slow
@@ -80,10 +79,7 @@ def test_cli_ask_json(cli_env: dict[str, str], case: str, question: str, check: 
 
 def test_cli_follow_up_keeps_the_capacity_question(cli_env: dict[str, str], tmp_path: Path) -> None:
     first = ask_cli(cli_env, FIRST)
-    history = tmp_path / "history.json"
-    turns = [{"role": "user", "content": FIRST}, {"role": "assistant", "content": first["text"]}]
-    history.write_text(json.dumps(turns, ensure_ascii=False), encoding="utf-8")
-    _follow_up_keeps_the_capacity_question(ask_cli(cli_env, FOLLOW, history))
+    _follow_up_keeps_the_capacity_question(ask_cli_follow_up(cli_env, tmp_path, FIRST, first["text"], FOLLOW))
 
 
 @pytest.fixture(scope="module")
