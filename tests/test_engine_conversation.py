@@ -16,7 +16,10 @@ def test_int8_follow_up_changes_only_the_precision_and_drops_the_old_format() ->
 
     args = call_args(answer, "plan_gpu_deployment")
     assert args == {
-        "model": "Qwen2.5-72B-Instruct", "task": "inference", "precision": "int8", "context": 32768,
+        "model": "Qwen2.5-72B-Instruct",
+        "task": "inference",
+        "precision": "int8",
+        "context": 32768,
         "concurrency": 20,
     }
     assert answer.language == "zh" and ungrounded(answer, "那如果用 INT8 呢?", history) == []

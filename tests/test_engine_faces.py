@@ -7,15 +7,13 @@ copy of the engine's output. Multi-turn: the CLI's ``--history`` file and the AP
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from engine_helpers import ask_cli, ask_cli_follow_up
-from web_helpers import running, web_app
 
 pytestmark = pytest.mark.slow
 
@@ -106,11 +104,6 @@ def _follow_up_keeps_the_hardware(body: Body) -> None:
 # ---------------------------------------------------------------------------------------------- CLI
 
 
-@pytest.fixture(scope="module")
-def cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return {**os.environ, "GPU_ADVISOR_DATA_DIR": str(tmp_path_factory.mktemp("cli-data"))}
-
-
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
 def test_cli_ask_json(cli_env: dict[str, str], case: str, question: str, check: Callable[[Body], None]) -> None:
     check(ask_cli(cli_env, question))
@@ -122,13 +115,6 @@ def test_cli_follow_up_keeps_the_named_hardware(cli_env: dict[str, str], tmp_pat
 
 
 # ---------------------------------------------------------------------------------------------- API
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
-    app = web_app(tmp_path_factory.mktemp("api8"), GPU_ADVISOR_RATE_LIMIT_PER_MIN=10_000)
-    with running(app) as url, httpx.Client(base_url=url, timeout=120) as c:
-        yield c
 
 
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])

@@ -22,8 +22,15 @@ def test_zh_plan_with_every_slot_calls_the_planner_and_renders_a_grounded_table(
 
     assert (answer.kind, answer.language, answer.engine) == ("recommendation", "zh", "offline")
     assert call_args(answer, "plan_gpu_deployment") == {
-        "model": "Qwen2.5-72B-Instruct", "task": "inference", "precision": "int4", "quant": "awq-int4",
-        "context": 32768, "concurrency": 20, "budget_cny_month": 50000.0, "region": "cn-shanghai", "gpu": "L20",
+        "model": "Qwen2.5-72B-Instruct",
+        "task": "inference",
+        "precision": "int4",
+        "quant": "awq-int4",
+        "context": 32768,
+        "concurrency": 20,
+        "budget_cny_month": 50000.0,
+        "region": "cn-shanghai",
+        "gpu": "L20",
     }
     plan = _plan(answer)
     top = plan.options[0]

@@ -7,7 +7,6 @@ as-of date; spot answers carry the interruption caveat; a "那按量呢?" follow
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -18,11 +17,6 @@ from engine_helpers import ask_cli, ask_cli_follow_up, conversation, shared_engi
 Body = dict[str, Any]
 _REGION = re.compile(r"\b(?:cn|ap|us|eu|me)-[a-z]+(?:-\d+)?\b")
 _DATE = re.compile(r"20\d\d-\d\d(?:-\d\d)?")
-
-
-@pytest.fixture(scope="module")
-def cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return {**os.environ, "GPU_ADVISOR_DATA_DIR": str(tmp_path_factory.mktemp("prices-cli-data"))}
 
 
 def _calls(body: Body, name: str) -> list[dict[str, Any]]:

@@ -11,16 +11,14 @@ a first line that answers, cited to the guidance section that explains it. The f
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from engine_helpers import ask_cli, ask_cli_follow_up, call_args, conversation, shared_engine, shared_kb, ungrounded
-from web_helpers import running, web_app
 
 from assistant.answer import Answer
 from assistant.concepts import load_concepts
@@ -212,11 +210,6 @@ def _follow_up_serves_it(body: Body) -> None:
     assert plan["images_per_hour"] == 2000 and plan["model"] == "stable-diffusion-xl-base-1.0"
 
 
-@pytest.fixture(scope="module")
-def cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return {**os.environ, "GPU_ADVISOR_DATA_DIR": str(tmp_path_factory.mktemp("cli-reach"))}
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
 def test_cli_ask_json(cli_env: dict[str, str], case: str, question: str, check: Callable[[Body], None]) -> None:
@@ -228,13 +221,6 @@ def test_cli_out_of_reach_then_a_servable_follow_up(cli_env: dict[str, str], tmp
     first = ask_cli(cli_env, FIRST)
     _reach(first)
     _follow_up_serves_it(ask_cli_follow_up(cli_env, tmp_path, FIRST, first["text"], FOLLOW))
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
-    app = web_app(tmp_path_factory.mktemp("api-reach"), GPU_ADVISOR_RATE_LIMIT_PER_MIN=10_000)
-    with running(app) as url, httpx.Client(base_url=url, timeout=120) as c:
-        yield c
 
 
 @pytest.mark.slow

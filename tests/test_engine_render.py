@@ -20,8 +20,15 @@ def _plan() -> Plan:
 
 def _passage(text: str, lang: str = "en") -> Passage:
     return Passage(
-        text=text, doc="memory-sizing", doc_title="GPU memory sizing", section="Weights", anchor="weights",
-        lang=lang, sources=["https://example.org/a"], last_verified="2026-11-30", score=1.0,
+        text=text,
+        doc="memory-sizing",
+        doc_title="GPU memory sizing",
+        section="Weights",
+        anchor="weights",
+        lang=lang,
+        sources=["https://example.org/a"],
+        last_verified="2026-11-30",
+        score=1.0,
         chunk_id=f"{lang}/memory-sizing#weights",
     )
 
@@ -36,8 +43,16 @@ def test_num_keeps_the_tools_precision(value: float | None, shown: str) -> None:
 
 @pytest.mark.parametrize(
     ("value", "shown"),
-    [(19.958, "19.96"), (9.53, "9.53"), (4575.66, "4575.66"), (233118.64, "233,118.64"), (16676.0, "16,676"),
-     (40.0, "40"), (0.004, "0.004"), (None, "n/a")],
+    [
+        (19.958, "19.96"),
+        (9.53, "9.53"),
+        (4575.66, "4575.66"),
+        (233118.64, "233,118.64"),
+        (16676.0, "16,676"),
+        (40.0, "40"),
+        (0.004, "0.004"),
+        (None, "n/a"),
+    ],
 )
 def test_fig_shows_at_most_two_decimals(value: float | None, shown: str) -> None:
     assert render.fig(value) == shown
@@ -47,9 +62,7 @@ def test_fig_shows_at_most_two_decimals(value: float | None, shown: str) -> None
 
 def test_nothing_fits_on_a_requested_gpu_names_that_gpu() -> None:
     plan = _plan()
-    restricted = plan.model_copy(
-        update={"options": [], "workload": plan.workload.model_copy(update={"gpu": "A10"})}
-    )
+    restricted = plan.model_copy(update={"options": [], "workload": plan.workload.model_copy(update={"gpu": "A10"})})
     assert "No A10 instance type fits" in render.plan_markdown(restricted, "en")
     assert "没有能放下的 A10 规格" in render.plan_markdown(restricted, "zh")
 

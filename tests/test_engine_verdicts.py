@@ -7,15 +7,13 @@ results say wins), never a copy of the engine's wording beyond the verdict word.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from engine_helpers import ask_cli, ask_cli_follow_up
-from web_helpers import running, web_app
 
 pytestmark = pytest.mark.slow
 
@@ -114,11 +112,6 @@ def _both_sides_of_the_follow_up(body: Body) -> None:
 # ---------------------------------------------------------------------------------------------- CLI
 
 
-@pytest.fixture(scope="module")
-def cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return {**os.environ, "GPU_ADVISOR_DATA_DIR": str(tmp_path_factory.mktemp("cli-verdicts"))}
-
-
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
 def test_cli_ask_json(cli_env: dict[str, str], case: str, question: str, check: Callable[[Body], None]) -> None:
     check(ask_cli(cli_env, question))
@@ -130,13 +123,6 @@ def test_cli_comparison_follow_up(cli_env: dict[str, str], tmp_path: Path) -> No
 
 
 # ---------------------------------------------------------------------------------------------- API
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
-    app = web_app(tmp_path_factory.mktemp("api-verdicts"), GPU_ADVISOR_RATE_LIMIT_PER_MIN=10_000)
-    with running(app) as url, httpx.Client(base_url=url, timeout=120) as c:
-        yield c
 
 
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])

@@ -7,15 +7,13 @@ volume on the GPUs named, part-time cost; multi-turn through the CLI's ``--histo
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from engine_helpers import ask_cli, ask_cli_follow_up
-from web_helpers import running, web_app
 
 pytestmark = pytest.mark.slow
 
@@ -67,11 +65,6 @@ def _follow_up_keeps_the_capacity_question(body: Body) -> None:
     assert (cap["gpu"], cap["gpus"], cap["context"]) == ("A10", 4, 8192)
 
 
-@pytest.fixture(scope="module")
-def cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return {**os.environ, "GPU_ADVISOR_DATA_DIR": str(tmp_path_factory.mktemp("cli-workload"))}
-
-
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
 def test_cli_ask_json(cli_env: dict[str, str], case: str, question: str, check: Callable[[Body], None]) -> None:
     check(ask_cli(cli_env, question))
@@ -80,13 +73,6 @@ def test_cli_ask_json(cli_env: dict[str, str], case: str, question: str, check: 
 def test_cli_follow_up_keeps_the_capacity_question(cli_env: dict[str, str], tmp_path: Path) -> None:
     first = ask_cli(cli_env, FIRST)
     _follow_up_keeps_the_capacity_question(ask_cli_follow_up(cli_env, tmp_path, FIRST, first["text"], FOLLOW))
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
-    app = web_app(tmp_path_factory.mktemp("api-workload"), GPU_ADVISOR_RATE_LIMIT_PER_MIN=10_000)
-    with running(app) as url, httpx.Client(base_url=url, timeout=120) as c:
-        yield c
 
 
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
