@@ -11,6 +11,7 @@ of the question is read alone; the caller still flags the turn as an injection a
 
 from __future__ import annotations
 
+import json
 import re
 
 # Text posing as the assistant's own tools or system messages.
@@ -21,7 +22,7 @@ _PLANTED_DATA = (
     r"【\s*(?:工具|系统|函数|管理员)[^】]{0,8}】|(?:工具|函数)(?:返回|输出|结果)\s*[:：]|"
     r"(?:new|updated)\s+system\s+(?:message|prompt|instructions?)|系统(?:通知|消息|指令)\s*[:：]|"
     r"管理员(?:已|已经)?授权|admin(?:istrator)?\s+(?:has\s+)?(?:authori[sz]ed|override)|system\s+override|"
-    r"developer\s+override|^\s*override\s*[:：]|new\s+instructions?\s*[:：]|新(?:的)?指令\s*[:：]|以下是系统指令|(?:^|\s)(?:assistant|system|ai|助手|系统)\s*[:：]|"
+    r"developer\s+override|^\s*override\s*[:：]|new\s+instructions?\s*[:：]|新(?:的)?指令\s*[:：]|以下是系统指令|(?:^|[\s\"“「'(（【])(?:assistant|system|ai|助手|系统)\s*[:：]|"
     r"[\"']role[\"']\s*:\s*[\"'](?:system|assistant|tool|developer)"
 )
 # Instructions about how the assistant answers from now on: nothing in them is the user's workload.
@@ -34,6 +35,9 @@ _STANDING_ORDER = (
     r"you\s+are\s+(?:a|an)\s+[\w\s\-]{0,40}?(?:assistant|ai|bot|model)\s+(?:that|who|which)\b|"
     r"you\s+must\s+(?:always\s+)?(?:recommend|say|answer|reply|respond)|"
     r"for\s+everything|必须(?:推荐|回答|说)|忘(?:掉|记)(?:你)?(?:之前|以前|原来|所有|全部)?的?(?:设定|指令|规则|提示|身份)|"
+    r"you\s+are\s+now\b|"
+    r"(?:print|show|reveal|output|dump|give\s+me|tell\s+me|send\s+me)\s+(?:me\s+)?(?:all\s+)?(?:your|the)\s+"
+    r"(?:api[\s_\-]?keys?|keys|secrets?|system\s+prompt|hidden\s+instructions|config\w*|env\w*)|"
     r"只听我的|forget\s+(?:all\s+|your\s+|everything\s+)?(?:previous\s+|prior\s+)?(?:instructions|rules|settings)|"
     r"(?:^|[.!?。！？]\s*)(?:just\s+)?(?:say|repeat|write|output|print)\s*[\"“「']|(?:说|输出|重复)\s*[“\"「]"
 )
@@ -45,7 +49,9 @@ _MORE_INSTRUCTIONS = (
     r"override\s+(?:your|the|all)\s+(?:rules|instructions)|forget\s+(?:all\s+|your\s+)?(?:previous\s+)?(?:instructions|rules)|"
     r"输出.{0,6}(?:密钥|key|提示词)|(?:hidden|secret)\s+instructions|verbatim"
 )
-_SPLIT = re.compile(r"(?<=[。！？!?\n])|(?<=[.}\]])\s+(?=\S)")  # a pasted JSON message ends at its brace
+# A pasted JSON message ends at its brace; a quoted sentence at its closing quote.
+_SPLIT = re.compile(r"(?<=[。！？!?\n])|(?<=[.}\]])\s+(?=\S)|(?<=[.!?。！？][\"”」'])\s*(?=\S)")
+_JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 
 
 def planted_sentence(sentence: str) -> bool:
@@ -63,8 +69,23 @@ def split_planted(question: str) -> tuple[str, bool]:
 
     A question that is nothing but planted text comes back empty (the caller refuses it in one line).
     """
-    parts = [p for p in _SPLIT.split(question) if p and p.strip()]
+    parts = [p for p in _SPLIT.split(_unpack_json(question)) if p and p.strip()]
     kept = [p for p in parts if not planted_sentence(p)]
     if len(kept) == len(parts):
         return question, False
     return " ".join(p.strip() for p in kept), True
+
+
+def _unpack_json(question: str) -> str:
+    """A pasted JSON object becomes one line per field, so a planted field is dropped and the others are read."""
+
+    def fields(match: re.Match[str]) -> str:
+        try:
+            value = json.loads(match.group(0))
+        except ValueError:
+            return match.group(0)
+        if not isinstance(value, dict) or len(value) < 2:
+            return match.group(0)
+        return "\n".join(f'"{k}": "{v}"' if k == "role" else str(v) for k, v in value.items()) + "\n"
+
+    return _JSON_OBJECT.sub(fields, question)
