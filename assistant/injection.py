@@ -77,7 +77,7 @@ def split_planted(question: str) -> tuple[str, bool]:
 
 
 def _unpack_json(question: str) -> str:
-    """A pasted JSON object becomes one line per field, so a planted field is dropped and the others are read."""
+    """Split a pasted JSON object into one line per field: a planted field is dropped, the others are read."""
 
     def fields(match: re.Match[str]) -> str:
         try:

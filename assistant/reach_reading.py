@@ -15,9 +15,19 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+# Other clouds and their instance names: not in the catalog, and "p4d" or "A100 v4" is no request for a GPU.
+OTHER_CLOUD = (
+    r"\baws\b|amazon\s+web\s+services|\bec2\b|azure|\bgcp\b|google\s+cloud|腾讯云|华为云|火山引擎|百度智能云|ucloud"
+)
+_OTHER_CLOUD_TYPES = (
+    r"\b(?:p[345][a-z]{0,2}|g[456][a-z]{0,2}|trn1n?|inf[12])\.\d*x?large\b|"  # AWS: p4d.24xlarge, g5.12xlarge
+    r"\b(?:standard_)?n[cdv]\d+[a-z_]*(?:\s+(?:a100|h100|t4|v100|a10))?(?:[\s_]+v\d)?\b|"  # Azure: NC24ads A100 v4
+    r"\ba[23]-(?:highgpu|megagpu|ultragpu)-\w+\b"  # GCP: a2-highgpu-1g
+)
+
 ReachTopic = Literal[
     "non_ml", "local", "image", "speech", "embedding", "video", "vlm", "encoder", "vision", "other_ml", "classic_ml",
-    "cpu",
+    "cpu", "purchase", "other_cloud", "storage_price",
 ]
 
 # Checked in this order: a question about a video model is not an image question because it says "生成".
@@ -26,7 +36,9 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"video\s+(?:transcod|encod)\w*|视频转码|渲染"),
     ("local", r"macbook|\bmac\s*(?:mini|studio|pro)?\b|apple\s+silicon|\bm[1-4]\s*(?:pro|max|ultra)?\s*(?:chip|芯片)|"
      r"laptop|笔记本(?:电脑)?|my\s+(?:pc|computer|desktop)|本地电脑|家用电脑|on\s+(?:a\s+|the\s+)?cpus?\b|"
-     r"用\s*cpu\s*(?:跑|推理|部署)|cpu\s*(?:上跑|推理)|llama\.cpp|\bgguf\b"),
+     r"用\s*cpu\s*(?:跑|推理|部署)|cpu\s*(?:上跑|推理)|llama\.cpp|\bgguf\b|"
+     r"(?:纯|只用|只有|仅用)\s*cpu\s*(?:来)?(?:跑|推理|部署|运行)|cpu[\s\-]*only\s+(?:inference|serving|run)|"
+     r"(?:没有|不用)\s*(?:显卡|gpu).{0,12}(?:跑|推理|部署)"),
     ("other_ml", r"dlrm|recommend(?:ation|er)\s+(?:model|system)s?|推荐(?:模型|系统|算法)|ctr\s+(?:model|prediction)|"
      r"点击率|deepfm|"
      r"wide\s*(?:&|and)\s*deep|graph\s+neural|\bgnn\b|图神经网络|time[\s\-]series\s+forecast\w*|时序预测|"
@@ -55,7 +67,18 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"segment\s+anything|\bsam\b|cnn\b|卷积神经网络|imagenet|coco\s+dataset"),
     ("cpu", r"cpu[\s\-]*only|only\s+(?:a\s+)?cpus?|纯\s*cpu|只用\s*cpu|只有\s*cpu|"
      r"cpu\s*(?:实例|机器|服务器|box|instance|server|machine)|没有\s*gpu|不用\s*gpu|no\s+gpus?\b|without\s+(?:a\s+)?gpus?|spark|hadoop|\betl\b|flink|"
-     r"数据库|database|mysql|postgres\w*|redis|web\s+server|nginx"),
+     r"数据库|database|mysql|postgres\w*|redis|web\s+server|nginx|django|flask|wordpress|spring\s*boot|\bphp\b|"
+     r"no\s+(?:ml|ai|machine\s+learning)\b|"
+     r"(?<![\w.\-])(?:ecs\.)?[cgr][5-9][a-z]{0,2}\s*(?:or|vs\.?|versus|and|和|还是|或|跟)\s*(?:ecs\.)?[cgr][5-9][a-z]{0,2}"
+     r"(?![\w\-])"),
+    # Last: a workload named above is said to be out of reach as that workload, wherever it would run.
+    ("purchase", r"\bbuy(?:ing)?\b.{0,40}\b(?:servers?|boxes|nodes|machines|cards|gpus)\b|purchas\w+|on[\s\-]?prem\w*|"
+     r"own\s+data\s*cent(?:er|re)s?|\btco\b|total\s+cost\s+of\s+ownership|colocation|自己买|自购|自建机房|"
+     r"买.{0,12}(?:服务器|整机)|采购.{0,12}(?:服务器|显卡|gpu|整机)|(?:放|托管)(?:在|到)?(?:自己的?)?机房|总拥有成本"),
+    ("other_cloud", OTHER_CLOUD),
+    ("storage_price", r"(?:\boss\b|\bnas\b|cpfs|essd|云盘|对象存储|object\s+storage|block\s+storage|cloud\s+disks?)"
+     r".{0,40}(?:价|费用|多少钱|收费|price|pricing|cost|per\s+gb)|"
+     r"(?:价|费用|多少钱|收费|price|pricing|cost)\w*.{0,30}(?:\boss\b|\bnas\b|cpfs|essd|云盘|对象存储|object\s+storage)"),
 )
 _TRAINS = (
     r"训练|微调|精调|预训练|lora|dreambooth|fine[\s\-]*tun\w*|finetun\w*|\btrain\w*|pre[\s\-]?train\w*|from\s+scratch"
@@ -67,6 +90,7 @@ ABOUT: dict[ReachTopic, str] = {
     "speech": r"speech|whisper|audio|asr|语音|音频",
     "embedding": r"embedding|rerank|bge|向量|重排",
     "vlm": r"vision-language|qwen2\.5-vl|视觉语言",
+    "storage_price": r"\boss\b|\bnas\b|cpfs|essd|storage|存储|云盘",
 }
 MEDIA_KINDS: dict[ReachTopic, tuple[str, ...]] = {
     "image": ("diffusion",),
@@ -99,6 +123,7 @@ class ReachAsk(BaseModel):
     topic: ReachTopic
     training: bool = False
     generic: bool = False  # only the kind was named ("video generation"), no model
+    name: str | None = None  # the model name as written, when one was named
 
 
 def out_of_reach(text: str) -> ReachAsk | None:
@@ -107,7 +132,9 @@ def out_of_reach(text: str) -> ReachAsk | None:
         if re.search(pattern, text, re.IGNORECASE):
             rest = re.sub(_GENERIC[topic], " ", text, flags=re.IGNORECASE) if topic in _GENERIC else text
             generic = not re.search(pattern, rest, re.IGNORECASE)
-            return ReachAsk(topic=topic, training=bool(re.search(_TRAINS, text, re.IGNORECASE)), generic=generic)
+            named = None if generic else re.search(pattern, rest, re.IGNORECASE)
+            return ReachAsk(topic=topic, training=bool(re.search(_TRAINS, text, re.IGNORECASE)), generic=generic,
+                            name=named.group(0).strip() if named else None)
     return None
 
 
@@ -124,3 +151,13 @@ def media_training(kind: str | None, text: str) -> ReachAsk:
 
 
 _TOPICS_BY_NAME = dict(_TOPICS)
+
+
+def other_cloud(text: str) -> bool:
+    """Tell whether the question names another cloud or one of its instance types."""
+    return bool(re.search(f"{OTHER_CLOUD}|{_OTHER_CLOUD_TYPES}", text, re.IGNORECASE))
+
+
+def without_other_cloud_types(text: str) -> str:
+    """Drop other clouds' instance names from the question, so "p4d" is not read as the P4 GPU."""
+    return re.sub(_OTHER_CLOUD_TYPES, " ", text, flags=re.IGNORECASE) if re.search(OTHER_CLOUD, text, re.I) else text

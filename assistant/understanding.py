@@ -52,7 +52,7 @@ from assistant.phrases import (
     training_volume,
 )
 from assistant.rate_words import Billing, RateBasis, UsageHours
-from assistant.reach_reading import ReachAsk, media_training, out_of_reach
+from assistant.reach_reading import ReachAsk, media_training, out_of_reach, without_other_cloud_types
 from assistant.reading import Scan, as_int, chinese_int, normalise, parse_number
 from assistant.workload_numbers import (
     find_batch,
@@ -244,7 +244,7 @@ def understand(question: str) -> Slots:
     Args:
         question: The user's words, Chinese or English.
     """
-    legit, planted = split_planted(question)  # fake tool output and standing orders are not the workload
+    legit, planted = split_planted(without_other_cloud_types(question))  # planted text, "p4d" (AWS) are no workload
     text = spell_numbers(normalise(legit))
     scan = Scan(text)
     model = find_model(scan)
