@@ -8,10 +8,11 @@ Did you mean ...?" instead of planning on every GPU; "0 张 L20" or "-2 GPUs" is
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from assistant.hardware_words import GPU_NAME
-from tools import catalog
+from tools import catalog, vocabulary
 from tools.errors import UnknownNameError
 
 _BRANDED_GPU = re.compile(
@@ -85,3 +86,25 @@ def unknown_instance_types(names: list[str]) -> list[UnknownNameError]:
         except UnknownNameError as exc:
             errors.append(exc)
     return errors
+
+
+# A word right before a version or size ("qwne2.5", "lama-3", "deepseak v3"): a misspelt family name if it is
+# one letter off a registry family (difflib ratio), never a word that is a family or a short token like "fp16".
+_FAMILY_TYPO = re.compile(r"(?<![A-Za-z])([A-Za-z]{4,9})(?=[\s\-_]*v?\d)")
+
+
+def respell_families(text: str) -> str:
+    """Correct a model family name misspelt by a letter or two to the registry's spelling ("qwne" -> "qwen")."""
+    families = [w for w in vocabulary.model_family_words() if len(w) >= 4]
+
+    def fix(match: re.Match[str]) -> str:
+        word = match.group(1)
+        low = word.lower()
+        if low in families or not families:
+            return word
+        best = max(families, key=lambda f: difflib.SequenceMatcher(None, low, f).ratio())
+        ratio = difflib.SequenceMatcher(None, low, best).ratio()
+        close = best[0] == low[0] and abs(len(best) - len(low)) <= 1 and ratio >= 0.75
+        return best.capitalize() if close else word
+
+    return _FAMILY_TYPO.sub(fix, text)

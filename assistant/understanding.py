@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assistant import rate_words as rates
 from assistant.architecture_words import architecture_dims, complete_architecture
-from assistant.bad_names import find_branded_gpu, impossible_hardware_counts
+from assistant.bad_names import find_branded_gpu, impossible_hardware_counts, respell_families
 from assistant.concepts import asks_concept
 from assistant.hardware_words import (
     find_catalog_names,
@@ -245,7 +245,7 @@ def understand(question: str) -> Slots:
         question: The user's words, Chinese or English.
     """
     legit, planted = split_planted(without_other_cloud_types(question))  # planted text, "p4d" (AWS) are no workload
-    text = spell_numbers(normalise(legit))
+    text = respell_families(spell_numbers(normalise(legit)))  # "qwne2.5" is Qwen2.5
     scan = Scan(text)
     model = find_model(scan)
     models = [model.name] if model.name else []
