@@ -72,9 +72,12 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"(?<![\w.\-])(?:ecs\.)?[cgr][5-9][a-z]{0,2}\s*(?:or|vs\.?|versus|and|和|还是|或|跟)\s*(?:ecs\.)?[cgr][5-9][a-z]{0,2}"
      r"(?![\w\-])"),
     # Last: a workload named above is said to be out of reach as that workload, wherever it would run.
-    ("purchase", r"\bbuy(?:ing)?\b.{0,40}\b(?:servers?|boxes|nodes|machines|cards|gpus)\b|purchas\w+|on[\s\-]?prem\w*|"
+    # Buying hardware, not renting: "buy a subscription" or "买阿里云服务器" (renting, in users' words) is no purchase.
+    ("purchase", r"^(?![\s\S]*(?:alibaba|aliyun|阿里云|\becs\b|instance))[\s\S]*?"
+     r"\b(?:buy(?:ing)?|purchas\w+)\b.{0,40}\b(?:servers?|boxes|machines|cards|hardware)\b|"
+     r"on[\s\-]?prem\w*|"
      r"own\s+data\s*cent(?:er|re)s?|\btco\b|total\s+cost\s+of\s+ownership|colocation|自己买|自购|自建机房|"
-     r"买.{0,12}(?:服务器|整机)|采购.{0,12}(?:服务器|显卡|gpu|整机)|(?:放|托管)(?:在|到)?(?:自己的?)?机房|总拥有成本"),
+     r"买.{0,6}(?:物理机|整机|裸机)|(?:放|托管)(?:在|到)?(?:自己的?)?机房|机房托管|总拥有成本"),
     ("other_cloud", OTHER_CLOUD),
     ("storage_price", r"(?:\boss\b|\bnas\b|cpfs|essd|云盘|对象存储|object\s+storage|block\s+storage|cloud\s+disks?)"
      r".{0,40}(?:价|费用|多少钱|收费|price|pricing|cost|per\s+gb)|"
