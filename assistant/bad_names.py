@@ -16,7 +16,7 @@ from tools import catalog, vocabulary
 from tools.errors import UnknownNameError
 
 _BRANDED_GPU = re.compile(
-    r"(?<![\w.\-])((?:nvidia\s+|amd\s+)?(?:geforce\s+)?(?:rtx|gtx|titan|quadro|tesla|radeon|instinct|mi)\s*-?\s*"
+    r"(?<![\w.\-])((?:nvidia\s+|amd\s+)?(?:geforce\s+)?(?:rtx|gtx|titan|quadro|tesla|radeon|instinct|mi|ascend|昇腾|gaudi)\s*-?\s*"
     r"[a-z]?\d{2,4}[a-z]{0,3}(?:\s+(?:ti|super))?)(?![\w.\-])",
     re.IGNORECASE,
 )
@@ -35,6 +35,11 @@ _FRACTION = re.compile(
 
 _ZERO_CONTEXT = re.compile(
     r"(?<![\w.,])0+[\s\-]*(?:k\s*)?tokens?\s+(?:of\s+)?(?:context|上下文)|(?:上下文|context)\s*(?:of|is|=|为|:)?\s*0\b",
+    re.IGNORECASE,
+)
+# A budget of nothing ("预算 0 元", "budget $0"): a value to correct, not a filter that rejects every option.
+_ZERO_BUDGET = re.compile(
+    r"(?:预算|budget)\s*(?:is|of|=|为|是|:|：)?\s*(?:¥|￥|\$|cny|rmb)?\s*0+(?:\.0+)?(?![\d.,])\s*(?:元|块|cny|rmb|yuan)?",
     re.IGNORECASE,
 )
 # More GPUs than any one job is sized for (the largest clusters are tens of thousands): said, not ignored.
@@ -71,7 +76,7 @@ def impossible_hardware_counts(text: str) -> list[str]:
     """
     found = [m.group(0).strip() for m in _HARDWARE_COUNT.finditer(text)]
     found += [m.group(0).strip() for m in _MANY_GPUS.finditer(text) if float(m.group(1).replace(",", "")) > _MAX_GPUS]
-    found += [m.group(0).strip() for m in _ZERO_CONTEXT.finditer(text)]
+    found += [m.group(0).strip() for m in (*_ZERO_CONTEXT.finditer(text), *_ZERO_BUDGET.finditer(text))]
     return found + [m.group(0).strip() for m in _FRACTION.finditer(text) if not any(m.group(0) in f for f in found)]
 
 

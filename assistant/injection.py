@@ -18,7 +18,7 @@ import re
 _PLANTED_DATA = (
     r"\[\s*(?:tool|function|system|assistant)(?:\s*(?:output|result|response|message|call))?\s*\]|"
     r"(?:tool|function)\s+(?:call\s+)?(?:output|result|response)s?\s*[:：]|^\s*observation\s*[:：]|"
-    r"<\s*/?\s*(?:system|tool_response|tool_call|im_start|im_end|assistant)\s*>|"
+    r"<\s*\|?\s*/?\s*(?:system|tool_response|tool_call|im_start|im_end|assistant)\s*\|?\s*>|"
     r"【\s*(?:工具|系统|函数|管理员)[^】]{0,8}】|(?:工具|函数)(?:返回|输出|结果)\s*[:：]|"
     r"(?:new|updated)\s+system\s+(?:message|prompt|instructions?)|系统(?:通知|消息|指令)\s*[:：]|"
     r"管理员(?:已|已经)?授权|admin(?:istrator)?\s+(?:has\s+)?(?:authori[sz]ed|override)|system\s+override|"
@@ -50,7 +50,9 @@ _MORE_INSTRUCTIONS = (
     r"输出.{0,6}(?:密钥|key|提示词)|(?:hidden|secret)\s+instructions|verbatim"
 )
 # A pasted JSON message ends at its brace; a quoted sentence at its closing quote.
-_SPLIT = re.compile(r"(?<=[。！？!?\n])|(?<=[.}\]])\s+(?=\S)|(?<=[.!?。！？][\"”」'])\s*(?=\S)")
+_SPLIT = re.compile(
+    r"(?<=[。！？!?\n])|(?<=[.}\]])\s+(?=\S)|(?<=[.!?。！？][\"”」'])\s*(?=\S)|(?<=<\|im_end\|>)|(?<=</system>)"
+)
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 
 

@@ -38,7 +38,8 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"laptop|笔记本(?:电脑)?|my\s+(?:pc|computer|desktop)|本地电脑|家用电脑|on\s+(?:a\s+|the\s+)?cpus?\b|"
      r"用\s*cpu\s*(?:跑|推理|部署)|cpu\s*(?:上跑|推理)|llama\.cpp|\bgguf\b|"
      r"(?:纯|只用|只有|仅用)\s*cpu\s*(?:来)?(?:跑|推理|部署|运行)|cpu[\s\-]*only\s+(?:inference|serving|run)|"
-     r"(?:没有|不用)\s*(?:显卡|gpu).{0,12}(?:跑|推理|部署)"),
+     r"(?:没有|不用)\s*(?:显卡|gpu).{0,12}(?:跑|推理|部署)|"
+     r"(?:tokens?/s|tok/s|tokens?\s+per\s+second|速度|每秒).{0,60}\bcpu|\bcpu.{0,60}(?:tokens?/s|tok/s|速度|每秒)"),
     ("other_ml", r"dlrm|recommend(?:ation|er)\s+(?:model|system)s?|推荐(?:模型|系统|算法)|ctr\s+(?:model|prediction)|"
      r"点击率|deepfm|"
      r"wide\s*(?:&|and)\s*deep|graph\s+neural|\bgnn\b|图神经网络|time[\s\-]series\s+forecast\w*|时序预测|"
@@ -162,5 +163,12 @@ def other_cloud(text: str) -> bool:
 
 
 def without_other_cloud_types(text: str) -> str:
-    """Drop other clouds' instance names from the question, so "p4d" is not read as the P4 GPU."""
-    return re.sub(_OTHER_CLOUD_TYPES, " ", text, flags=re.IGNORECASE) if re.search(OTHER_CLOUD, text, re.I) else text
+    """Drop other clouds' instance names from the question, so "p4d" is not read as the P4 GPU.
+
+    The name right after another cloud ("腾讯云的 GN7", "AWS g5.12xlarge") is theirs too, not an Alibaba family.
+    """
+    if not re.search(OTHER_CLOUD, text, re.IGNORECASE):
+        return text
+    text = re.sub(_OTHER_CLOUD_TYPES, " ", text, flags=re.IGNORECASE)
+    theirs = rf"({OTHER_CLOUD})(\s*(?:的|'s)?\s*)[A-Za-z][\w.\-]*\d[\w.\-]*"
+    return re.sub(theirs, lambda m: m.group(1) + m.group(2), text, flags=re.IGNORECASE)
