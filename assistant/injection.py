@@ -30,7 +30,7 @@ _STANDING_ORDER = (
     r"from\s+now\s+on|henceforth|for\s+the\s+rest\s+of|always\s+(?:say|answer|reply|respond)|"
     r"(?:answer|respond|reply)\s+only\s+in|以后(?:都|一律|全部)|接下来(?:都|一律)|从现在(?:起|开始)|今后(?:都|一律)|"
     r"(?:say|tell\s+(?:me|users?))\s+(?:that\s+)?(?:the|every|all|each)\s+[^.。!?]{0,40}(?:price|cost)s?\s+(?:is|are)|"
-    r"(?:都|一律)?说(?:价格|价钱|费用)(?:都)?是|(?:always|only)\s+recommends?|总是推荐|一律推荐|只推荐|"
+    r"(?:都|一律)?说(?:价格|价钱|费用)(?:都)?是|把(?:价格|价钱|费用|报价).{0,4}(?:说成|改成|写成)|(?:价格|价钱|费用)(?:都|一律)(?:说成|改成|写成)|(?:always|only)\s+recommends?|总是推荐|一律推荐|只推荐|"
     r"(?:respond|reply|answer)\s+(?:only\s+)?with\s+[\"“']|只(?:回复|回答)\s*[“\"「]|"
     r"you\s+are\s+(?:a|an)\s+[\w\s\-]{0,40}?(?:assistant|ai|bot|model)\s+(?:that|who|which)\b|"
     r"you\s+must\s+(?:always\s+)?(?:recommend|say|answer|reply|respond)|"
@@ -51,7 +51,8 @@ _MORE_INSTRUCTIONS = (
 )
 # A pasted JSON message ends at its brace; a quoted sentence at its closing quote.
 _SPLIT = re.compile(
-    r"(?<=[。！？!?\n])|(?<=[.}\]])\s+(?=\S)|(?<=[.!?。！？][\"”」'])\s*(?=\S)|(?<=<\|im_end\|>)|(?<=</system>)"
+    r"(?<=[。！？!?\n])|(?<=[.}\]])\s+(?=\S)|(?<=[.!?。！？][\"”」'])\s*(?=\S)|(?<=<\|im_end\|>)|(?<=</system>)|"
+    r"(?<=[\"”」'`]{3})\s*(?=\S)|(?<=[\"”」])\s+(?=[A-Z])"
 )
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 

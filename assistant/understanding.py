@@ -358,7 +358,7 @@ def understand(question: str) -> Slots:
         # ("千问VL 7B" is not Qwen-7B); training these models is still out of reach.
         trained = media_training(slots.media.kind, text) if _trains(slots) else None
         slots.intent, slots.reach = ("out_of_reach", trained) if trained else ("media", None)
-    elif slots.reach and slots.reach.topic == "local" and slots.intent != "out_of_reach":
+    elif slots.reach and slots.reach.topic in ("local", "rl_llm") and slots.intent != "out_of_reach":
         slots.intent = "out_of_reach"  # a laptop or CPU-only run of a named LLM: not an instance to size
     return slots
 
