@@ -8,14 +8,15 @@ Did you mean ...?" instead of planning on every GPU; "0 张 L20" or "-2 GPUs" is
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from assistant.hardware_words import GPU_NAME
-from tools import catalog
+from tools import catalog, vocabulary
 from tools.errors import UnknownNameError
 
 _BRANDED_GPU = re.compile(
-    r"(?<![\w.\-])((?:nvidia\s+|amd\s+)?(?:geforce\s+)?(?:rtx|gtx|titan|quadro|tesla|radeon|instinct|mi)\s*-?\s*"
+    r"(?<![\w.\-])((?:nvidia\s+|amd\s+)?(?:geforce\s+)?(?:rtx|gtx|titan|quadro|tesla|radeon|instinct|mi|ascend|昇腾|gaudi)\s*-?\s*"
     r"[a-z]?\d{2,4}[a-z]{0,3}(?:\s+(?:ti|super))?)(?![\w.\-])",
     re.IGNORECASE,
 )
@@ -34,6 +35,11 @@ _FRACTION = re.compile(
 
 _ZERO_CONTEXT = re.compile(
     r"(?<![\w.,])0+[\s\-]*(?:k\s*)?tokens?\s+(?:of\s+)?(?:context|上下文)|(?:上下文|context)\s*(?:of|is|=|为|:)?\s*0\b",
+    re.IGNORECASE,
+)
+# A budget of nothing ("预算 0 元", "budget $0"): a value to correct, not a filter that rejects every option.
+_ZERO_BUDGET = re.compile(
+    r"(?:预算|budget)\s*(?:is|of|=|为|是|:|：)?\s*(?:¥|￥|\$|cny|rmb)?\s*0+(?:\.0+)?(?![\d.,])\s*(?:元|块|cny|rmb|yuan)?",
     re.IGNORECASE,
 )
 # More GPUs than any one job is sized for (the largest clusters are tens of thousands): said, not ignored.
@@ -70,7 +76,7 @@ def impossible_hardware_counts(text: str) -> list[str]:
     """
     found = [m.group(0).strip() for m in _HARDWARE_COUNT.finditer(text)]
     found += [m.group(0).strip() for m in _MANY_GPUS.finditer(text) if float(m.group(1).replace(",", "")) > _MAX_GPUS]
-    found += [m.group(0).strip() for m in _ZERO_CONTEXT.finditer(text)]
+    found += [m.group(0).strip() for m in (*_ZERO_CONTEXT.finditer(text), *_ZERO_BUDGET.finditer(text))]
     return found + [m.group(0).strip() for m in _FRACTION.finditer(text) if not any(m.group(0) in f for f in found)]
 
 
@@ -85,3 +91,25 @@ def unknown_instance_types(names: list[str]) -> list[UnknownNameError]:
         except UnknownNameError as exc:
             errors.append(exc)
     return errors
+
+
+# A word right before a version or size ("qwne2.5", "lama-3", "deepseak v3"): a misspelt family name if it is
+# one letter off a registry family (difflib ratio), never a word that is a family or a short token like "fp16".
+_FAMILY_TYPO = re.compile(r"(?<![A-Za-z])([A-Za-z]{4,9})(?=[\s\-_]*v?\d)")
+
+
+def respell_families(text: str) -> str:
+    """Correct a model family name misspelt by a letter or two to the registry's spelling ("qwne" -> "qwen")."""
+    families = [w for w in vocabulary.model_family_words() if len(w) >= 4]
+
+    def fix(match: re.Match[str]) -> str:
+        word = match.group(1)
+        low = word.lower()
+        if low in families or not families:
+            return word
+        best = max(families, key=lambda f: difflib.SequenceMatcher(None, low, f).ratio())
+        ratio = difflib.SequenceMatcher(None, low, best).ratio()
+        close = best[0] == low[0] and abs(len(best) - len(low)) <= 1 and ratio >= 0.75
+        return best.capitalize() if close else word
+
+    return _FAMILY_TYPO.sub(fix, text)

@@ -28,6 +28,7 @@ from assistant.intents.reach import ReachIntent
 from assistant.intents.verdicts import VerdictIntent
 from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
+from assistant.reach_reading import other_cloud
 from assistant.run import Events, Reply, Run, answer_language
 from assistant.toolbox import GuidanceSearch
 from knowledge.base import KnowledgeBase
@@ -100,6 +101,9 @@ class _Answering(
             return self.invalid_values(self.conv.turn.invalid)
         # A workload on an instance type that does not exist: the closest catalog types, never a substitute.
         unknown = unknown_instance_types(s.instance_types) if s.intent in ("plan", "memory", "media") else []
+        if s.intent == "instances" and not s.gpu_mentions:  # "price of ecs.gn99..": every named type unknown
+            named = unknown_instance_types(s.instance_types)
+            unknown = named if s.instance_types and len(named) == len(s.instance_types) else []
         if unknown and not s.gpu:
             return self.unknown_instances(unknown)
         try:
@@ -108,4 +112,6 @@ class _Answering(
             reply = self.error(str(exc))
         if self.conv.turn.injection:  # the legitimate part is answered; the rest is refused in one line
             reply.text += "\n\n" + say("injection.refused", self.lang)
+        if other_cloud(self.question) and reply.kind != "out_of_scope":  # "the Alibaba equivalent of a p4d"
+            reply.text += "\n\n" + say("reach.other_cloud_note", self.lang)
         return reply

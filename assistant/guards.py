@@ -55,6 +55,8 @@ _NUMBER = re.compile(
     r"(?:[ \t]?(?P<unit>万|亿|%|％|[kKmMbB](?![A-Za-z])))?"
 )
 _ANY_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?(?:[ \t]?(?:万|亿|[kKmM](?![A-Za-z])))?")
+_WORD_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_WORD_SCALE = re.compile(r"(\d+(?:,\d{3})*(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b", re.IGNORECASE)
 _SCALES: dict[str, tuple[float, ...]] = {
     "万": (1e4,),
     "亿": (1e8,),
@@ -155,6 +157,8 @@ class Evidence:
 
     def _add_text(self, text: str) -> None:
         self._text_parts.append(text)
+        for m in _WORD_SCALE.finditer(text):  # "10 million tokens" grounds 10,000,000
+            self._values.append(float(m.group(1).replace(",", "")) * _WORD_SCALES[m.group(2).lower()])
         for m in _ANY_NUMBER.finditer(text):
             mention = _NUMBER.match(m.group(0))
             if mention is not None:

@@ -11,17 +11,18 @@ of the question is read alone; the caller still flags the turn as an injection a
 
 from __future__ import annotations
 
+import json
 import re
 
 # Text posing as the assistant's own tools or system messages.
 _PLANTED_DATA = (
     r"\[\s*(?:tool|function|system|assistant)(?:\s*(?:output|result|response|message|call))?\s*\]|"
     r"(?:tool|function)\s+(?:call\s+)?(?:output|result|response)s?\s*[:：]|^\s*observation\s*[:：]|"
-    r"<\s*/?\s*(?:system|tool_response|tool_call|im_start|im_end|assistant)\s*>|"
+    r"<\s*\|?\s*/?\s*(?:system|tool_response|tool_call|im_start|im_end|assistant)\s*\|?\s*>|"
     r"【\s*(?:工具|系统|函数|管理员)[^】]{0,8}】|(?:工具|函数)(?:返回|输出|结果)\s*[:：]|"
     r"(?:new|updated)\s+system\s+(?:message|prompt|instructions?)|系统(?:通知|消息|指令)\s*[:：]|"
     r"管理员(?:已|已经)?授权|admin(?:istrator)?\s+(?:has\s+)?(?:authori[sz]ed|override)|system\s+override|"
-    r"developer\s+override|^\s*override\s*[:：]|new\s+instructions?\s*[:：]|新(?:的)?指令\s*[:：]|以下是系统指令|(?:^|\s)(?:assistant|system|ai|助手|系统)\s*[:：]|"
+    r"developer\s+override|^\s*override\s*[:：]|new\s+instructions?\s*[:：]|新(?:的)?指令\s*[:：]|以下是系统指令|(?:^|[\s\"“「'(（【])(?:assistant|system|ai|助手|系统)\s*[:：]|"
     r"[\"']role[\"']\s*:\s*[\"'](?:system|assistant|tool|developer)"
 )
 # Instructions about how the assistant answers from now on: nothing in them is the user's workload.
@@ -29,11 +30,14 @@ _STANDING_ORDER = (
     r"from\s+now\s+on|henceforth|for\s+the\s+rest\s+of|always\s+(?:say|answer|reply|respond)|"
     r"(?:answer|respond|reply)\s+only\s+in|以后(?:都|一律|全部)|接下来(?:都|一律)|从现在(?:起|开始)|今后(?:都|一律)|"
     r"(?:say|tell\s+(?:me|users?))\s+(?:that\s+)?(?:the|every|all|each)\s+[^.。!?]{0,40}(?:price|cost)s?\s+(?:is|are)|"
-    r"(?:都|一律)?说(?:价格|价钱|费用)(?:都)?是|(?:always|only)\s+recommends?|总是推荐|一律推荐|只推荐|"
+    r"(?:都|一律)?说(?:价格|价钱|费用)(?:都)?是|把(?:价格|价钱|费用|报价).{0,4}(?:说成|改成|写成)|(?:价格|价钱|费用)(?:都|一律)(?:说成|改成|写成)|(?:always|only)\s+recommends?|总是推荐|一律推荐|只推荐|"
     r"(?:respond|reply|answer)\s+(?:only\s+)?with\s+[\"“']|只(?:回复|回答)\s*[“\"「]|"
     r"you\s+are\s+(?:a|an)\s+[\w\s\-]{0,40}?(?:assistant|ai|bot|model)\s+(?:that|who|which)\b|"
     r"you\s+must\s+(?:always\s+)?(?:recommend|say|answer|reply|respond)|"
     r"for\s+everything|必须(?:推荐|回答|说)|忘(?:掉|记)(?:你)?(?:之前|以前|原来|所有|全部)?的?(?:设定|指令|规则|提示|身份)|"
+    r"you\s+are\s+now\b|"
+    r"(?:print|show|reveal|output|dump|give\s+me|tell\s+me|send\s+me)\s+(?:me\s+)?(?:all\s+)?(?:your|the)\s+"
+    r"(?:api[\s_\-]?keys?|keys|secrets?|system\s+prompt|hidden\s+instructions|config\w*|env\w*)|"
     r"只听我的|forget\s+(?:all\s+|your\s+|everything\s+)?(?:previous\s+|prior\s+)?(?:instructions|rules|settings)|"
     r"(?:^|[.!?。！？]\s*)(?:just\s+)?(?:say|repeat|write|output|print)\s*[\"“「']|(?:说|输出|重复)\s*[“\"「]"
 )
@@ -45,7 +49,12 @@ _MORE_INSTRUCTIONS = (
     r"override\s+(?:your|the|all)\s+(?:rules|instructions)|forget\s+(?:all\s+|your\s+)?(?:previous\s+)?(?:instructions|rules)|"
     r"输出.{0,6}(?:密钥|key|提示词)|(?:hidden|secret)\s+instructions|verbatim"
 )
-_SPLIT = re.compile(r"(?<=[。！？!?\n])|(?<=[.}\]])\s+(?=\S)")  # a pasted JSON message ends at its brace
+# A pasted JSON message ends at its brace; a quoted sentence at its closing quote.
+_SPLIT = re.compile(
+    r"(?<=[。！？!?\n])|(?<=[.}\]])\s+(?=\S)|(?<=[.!?。！？][\"”」'])\s*(?=\S)|(?<=<\|im_end\|>)|(?<=</system>)|"
+    r"(?<=[\"”」'`]{3})\s*(?=\S)|(?<=[\"”」])\s+(?=[A-Z])"
+)
+_JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 
 
 def planted_sentence(sentence: str) -> bool:
@@ -63,8 +72,23 @@ def split_planted(question: str) -> tuple[str, bool]:
 
     A question that is nothing but planted text comes back empty (the caller refuses it in one line).
     """
-    parts = [p for p in _SPLIT.split(question) if p and p.strip()]
+    parts = [p for p in _SPLIT.split(_unpack_json(question)) if p and p.strip()]
     kept = [p for p in parts if not planted_sentence(p)]
     if len(kept) == len(parts):
         return question, False
     return " ".join(p.strip() for p in kept), True
+
+
+def _unpack_json(question: str) -> str:
+    """Split a pasted JSON object into one line per field: a planted field is dropped, the others are read."""
+
+    def fields(match: re.Match[str]) -> str:
+        try:
+            value = json.loads(match.group(0))
+        except ValueError:
+            return match.group(0)
+        if not isinstance(value, dict) or len(value) < 2:
+            return match.group(0)
+        return "\n".join(f'"{k}": "{v}"' if k == "role" else str(v) for k, v in value.items()) + "\n"
+
+    return _JSON_OBJECT.sub(fields, question)

@@ -15,20 +15,42 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+# Other clouds and their instance names: not in the catalog, and "p4d" or "A100 v4" is no request for a GPU.
+OTHER_CLOUD = (
+    r"\baws\b|amazon\s+web\s+services|\bec2\b|azure|\bgcp\b|google\s+cloud|腾讯云|华为云|火山引擎|百度智能云|ucloud"
+)
+_OTHER_CLOUD_TYPES = (
+    r"\b(?:p[345][a-z]{0,2}|g[456][a-z]{0,2}|trn1n?|inf[12])\.\d*x?large\b|"  # AWS: p4d.24xlarge, g5.12xlarge
+    r"\b(?:standard_)?n[cdv](?:\d+[a-z_]*(?:\s+(?:a100|h100|t4|v100|a10))?(?:[\s_]+v\d)?|"  # Azure: NC24ads A100 v4
+    r"[a-z_]*\s+(?:a100|h100|t4|v100|a10)[\s_]+v\d)\b|"
+    r"\ba[23]-(?:highgpu|megagpu|ultragpu)-\w+\b"  # GCP: a2-highgpu-1g
+)
+
 ReachTopic = Literal[
     "non_ml", "local", "image", "speech", "embedding", "video", "vlm", "encoder", "vision", "other_ml", "classic_ml",
-    "cpu",
+    "cpu", "purchase", "other_cloud", "storage_price", "closed_model", "rl_llm", "cloud_price",
 ]
 
 # Checked in this order: a question about a video model is not an image question because it says "生成".
 _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
+    # Served only through their vendors' APIs: no weights to deploy ("gpt-oss" is open and a registry word).
+    ("closed_model", r"\bgpt-?(?:4|3\.5|5)\w*|\bchatgpt\b|\bclaude\b|\bgemini\b|qwen-?(?:max|plus|turbo)\b|"
+     r"文心一言|豆包"),
+    # Reinforcement-learning fine-tuning of an LLM: rollouts, reward and reference models the tools do not model.
+    # (Robots and games are RL of other models: "other_ml" below.)
+    ("rl_llm", r"^(?![\s\S]*(?:robot|机器人|仿真|isaac|mujoco|\bgym\b|游戏|\bgames?\b))[\s\S]*?"
+     r"(?:\bgrpo\b|\bdapo\b|\brlhf\b|\bppo\b|\brl\s+(?:fine[\s\-]?tun\w*|training)|"
+     r"reinforcement[\s\-]learning\s+fine[\s\-]?tun\w*|强化学习(?:微调|训练)|(?:用|基于)强化学习.{0,12}微调)"),
     ("non_ml", r"挖矿|mining|crypto\w*|bitcoin|比特币|ethereum|以太坊|cloud\s+gaming|云游戏|blender|3d\s+render\w*|"
      r"video\s+(?:transcod|encod)\w*|视频转码|渲染"),
     ("local", r"macbook|\bmac\s*(?:mini|studio|pro)?\b|apple\s+silicon|\bm[1-4]\s*(?:pro|max|ultra)?\s*(?:chip|芯片)|"
      r"laptop|笔记本(?:电脑)?|my\s+(?:pc|computer|desktop)|本地电脑|家用电脑|on\s+(?:a\s+|the\s+)?cpus?\b|"
-     r"用\s*cpu\s*(?:跑|推理|部署)|cpu\s*(?:上跑|推理)|llama\.cpp|\bgguf\b"),
+     r"用\s*cpu\s*(?:跑|推理|部署)|cpu\s*(?:上跑|推理)|llama\.cpp|\bgguf\b|"
+     r"(?:纯|只用|只有|仅用)\s*cpu\s*(?:来)?(?:跑|推理|部署|运行)|cpu[\s\-]*only\s+(?:inference|serving|run)|"
+     r"(?:没有|不用)\s*(?:显卡|gpu).{0,12}(?:跑|推理|部署)|"
+     r"(?:tokens?/s|tok/s|tokens?\s+per\s+second|速度|每秒).{0,60}\bcpu|\bcpu.{0,60}(?:tokens?/s|tok/s|速度|每秒)"),
     ("other_ml", r"dlrm|recommend(?:ation|er)\s+(?:model|system)s?|推荐(?:模型|系统|算法)|ctr\s+(?:model|prediction)|"
-     r"点击率|deepfm|"
+     r"点击率|deepfm|双塔|two[\s\-]tower|召回模型|排序模型|ranking\s+model|"
      r"wide\s*(?:&|and)\s*deep|graph\s+neural|\bgnn\b|图神经网络|time[\s\-]series\s+forecast\w*|时序预测|"
      r"reinforcement\s+learning|强化学习|\bppo\b\s+(?:for\s+)?(?:robot|game)|alphafold|protein\s+folding|蛋白质"),
     ("classic_ml", r"xgboost|lightgbm|catboost|sklearn|scikit[\s\-]?learn|随机森林|random\s+forests?|逻辑回归|"
@@ -36,7 +58,7 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"k[\s\-]?means|聚类|线性回归|linear\s+regression|传统机器学习|classic(?:al)?\s+(?:ml|machine\s+learning)"),
     ("video", r"视频生成|生成视频|文生视频|图生视频|出视频|text[\s\-]to[\s\-]video|image[\s\-]to[\s\-]video|"
      r"video\s+(?:generation|diffusion|model)|generat\w+\s+videos?|\bsora\b|hunyuan[\s\-]?video|混元视频|cogvideo\w*|"
-     r"可灵|kling|stable\s+video|\bsvd\b|wan2|万相"),
+     r"可灵|kling|stable\s+video(?:\s+diffusion)?|\bsvd\b|wan2|万相"),
     ("speech", r"whisper|\btts\b|\basr\b|语音识别|语音合成|语音转文字|声音克隆|voice\s+clon\w*|"
      r"speech[\s\-]to[\s\-]text|text[\s\-]to[\s\-]speech|speech\s+(?:recognition|synthesis)|cosyvoice|paraformer|sensevoice|funasr|"
      r"fish[\s\-]?speech|gpt[\s\-]?sovits|bark\b"),
@@ -53,9 +75,27 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"语义分割|实例分割|检测模型|"
      r"object\s+detect\w*|image\s+classif\w*|(?:semantic|instance)\s+segmentation|detectron\w*|"
      r"segment\s+anything|\bsam\b|cnn\b|卷积神经网络|imagenet|coco\s+dataset"),
+    ("cloud_price", r"(?:带宽|流量|egress|bandwidth|\bcdn\b|\bslb\b|负载均衡|load\s+balancers?|\brds\b|polardb|"
+     r"云数据库|公网\s*ip|\beip\b|data\s+transfer).{0,40}(?:价|费|多少钱|收费|price|pricing|cost|per\s+gb)|"
+     r"(?:价|费|多少钱|收费|price|pricing|cost)\w*.{0,40}"
+     r"(?:带宽|流量|egress|bandwidth|\bcdn\b|\bslb\b|\brds\b|data\s+transfer)"),
     ("cpu", r"cpu[\s\-]*only|only\s+(?:a\s+)?cpus?|纯\s*cpu|只用\s*cpu|只有\s*cpu|"
      r"cpu\s*(?:实例|机器|服务器|box|instance|server|machine)|没有\s*gpu|不用\s*gpu|no\s+gpus?\b|without\s+(?:a\s+)?gpus?|spark|hadoop|\betl\b|flink|"
-     r"数据库|database|mysql|postgres\w*|redis|web\s+server|nginx"),
+     r"数据库|database|mysql|postgres\w*|redis|web\s+server|nginx|django|flask|wordpress|spring\s*boot|\bphp\b|"
+     r"no\s+(?:ml|ai|machine\s+learning)\b|"
+     r"(?<![\w.\-])(?:ecs\.)?[cgr][5-9][a-z]{0,2}\s*(?:or|vs\.?|versus|and|和|还是|或|跟)\s*(?:ecs\.)?[cgr][5-9][a-z]{0,2}"
+     r"(?![\w\-])"),
+    # Last: a workload named above is said to be out of reach as that workload, wherever it would run.
+    # Buying hardware, not renting: "buy a subscription" or "买阿里云服务器" (renting, in users' words) is no purchase.
+    ("purchase", r"^(?![\s\S]*(?:alibaba|aliyun|阿里云|\becs\b|instance))[\s\S]*?"
+     r"\b(?:buy(?:ing)?|purchas\w+)\b.{0,40}\b(?:servers?|boxes|machines|cards|hardware)\b|"
+     r"on[\s\-]?prem\w*|"
+     r"own\s+data\s*cent(?:er|re)s?|build\s+(?:our|my)\s+own|own\s+(?:rig|hardware|gpu\s+server)|组装|装机|攒一台|\btco\b|total\s+cost\s+of\s+ownership|colocation|自己买|自购|自建机房|"
+     r"买.{0,6}(?:物理机|整机|裸机)|(?:放|托管)(?:在|到)?(?:自己的?)?机房|机房托管|总拥有成本"),
+    ("other_cloud", OTHER_CLOUD),
+    ("storage_price", r"(?:\boss\b|\bnas\b|cpfs|essd|云盘|对象存储|object\s+storage|block\s+storage|cloud\s+disks?)"
+     r".{0,40}(?:价|费用|多少钱|收费|price|pricing|cost|per\s+gb)|"
+     r"(?:价|费用|多少钱|收费|price|pricing|cost)\w*.{0,30}(?:\boss\b|\bnas\b|cpfs|essd|云盘|对象存储|object\s+storage)"),
 )
 _TRAINS = (
     r"训练|微调|精调|预训练|lora|dreambooth|fine[\s\-]*tun\w*|finetun\w*|\btrain\w*|pre[\s\-]?train\w*|from\s+scratch"
@@ -67,6 +107,7 @@ ABOUT: dict[ReachTopic, str] = {
     "speech": r"speech|whisper|audio|asr|语音|音频",
     "embedding": r"embedding|rerank|bge|向量|重排",
     "vlm": r"vision-language|qwen2\.5-vl|视觉语言",
+    "storage_price": r"\boss\b|\bnas\b|cpfs|essd|storage|存储|云盘",
 }
 MEDIA_KINDS: dict[ReachTopic, tuple[str, ...]] = {
     "image": ("diffusion",),
@@ -85,7 +126,7 @@ _GENERIC: dict[ReachTopic, str] = {
     "image": r"文生图|图像生成|生成图片|生图|画图|text[\s\-]to[\s\-]image|image\s+generat\w+|diffusion\s+models?|"
     r"扩散模型",
     "video": r"视频生成|生成视频|文生视频|图生视频|出视频|text[\s\-]to[\s\-]video|image[\s\-]to[\s\-]video|"
-    r"video\s+(?:generation|diffusion|models?)|generat\w+\s+videos?",
+    r"video\s+(?:generation|models?)|(?<!stable\s)video\s+diffusion|generat\w+\s+videos?",
     "speech": r"语音识别|语音转文字|speech[\s\-]to[\s\-]text|speech\s+recognition|\basr\b",
     "embedding": r"embedding(?:\s+models?)?|向量模型|嵌入模型|向量化|rerank\w*|重排",
 }
@@ -99,6 +140,7 @@ class ReachAsk(BaseModel):
     topic: ReachTopic
     training: bool = False
     generic: bool = False  # only the kind was named ("video generation"), no model
+    name: str | None = None  # the model name as written, when one was named
 
 
 def out_of_reach(text: str) -> ReachAsk | None:
@@ -107,7 +149,9 @@ def out_of_reach(text: str) -> ReachAsk | None:
         if re.search(pattern, text, re.IGNORECASE):
             rest = re.sub(_GENERIC[topic], " ", text, flags=re.IGNORECASE) if topic in _GENERIC else text
             generic = not re.search(pattern, rest, re.IGNORECASE)
-            return ReachAsk(topic=topic, training=bool(re.search(_TRAINS, text, re.IGNORECASE)), generic=generic)
+            named = None if generic else re.search(pattern, rest, re.IGNORECASE)
+            return ReachAsk(topic=topic, training=bool(re.search(_TRAINS, text, re.IGNORECASE)), generic=generic,
+                            name=named.group(0).strip() if named else None)
     return None
 
 
@@ -124,3 +168,20 @@ def media_training(kind: str | None, text: str) -> ReachAsk:
 
 
 _TOPICS_BY_NAME = dict(_TOPICS)
+
+
+def other_cloud(text: str) -> bool:
+    """Tell whether the question names another cloud or one of its instance types."""
+    return bool(re.search(f"{OTHER_CLOUD}|{_OTHER_CLOUD_TYPES}", text, re.IGNORECASE))
+
+
+def without_other_cloud_types(text: str) -> str:
+    """Drop other clouds' instance names from the question, so "p4d" is not read as the P4 GPU.
+
+    The name right after another cloud ("腾讯云的 GN7", "AWS g5.12xlarge") is theirs too, not an Alibaba family.
+    """
+    if not re.search(OTHER_CLOUD, text, re.IGNORECASE):
+        return text
+    text = re.sub(_OTHER_CLOUD_TYPES, " ", text, flags=re.IGNORECASE)
+    theirs = rf"({OTHER_CLOUD})(\s*(?:的|'s)?\s*)[A-Za-z][\w.\-]*\d[\w.\-]*"
+    return re.sub(theirs, lambda m: m.group(1) + m.group(2), text, flags=re.IGNORECASE)

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assistant import rate_words as rates
 from assistant.architecture_words import architecture_dims, complete_architecture
-from assistant.bad_names import find_branded_gpu, impossible_hardware_counts
+from assistant.bad_names import find_branded_gpu, impossible_hardware_counts, respell_families
 from assistant.concepts import asks_concept
 from assistant.hardware_words import (
     find_catalog_names,
@@ -52,7 +52,7 @@ from assistant.phrases import (
     training_volume,
 )
 from assistant.rate_words import Billing, RateBasis, UsageHours
-from assistant.reach_reading import ReachAsk, media_training, out_of_reach
+from assistant.reach_reading import ReachAsk, media_training, out_of_reach, without_other_cloud_types
 from assistant.reading import Scan, as_int, chinese_int, normalise, parse_number
 from assistant.workload_numbers import (
     find_batch,
@@ -244,8 +244,8 @@ def understand(question: str) -> Slots:
     Args:
         question: The user's words, Chinese or English.
     """
-    legit, planted = split_planted(question)  # fake tool output and standing orders are not the workload
-    text = spell_numbers(normalise(legit))
+    legit, planted = split_planted(without_other_cloud_types(question))  # planted text, "p4d" (AWS) are no workload
+    text = respell_families(spell_numbers(normalise(legit)))  # "qwne2.5" is Qwen2.5
     scan = Scan(text)
     model = find_model(scan)
     models = [model.name] if model.name else []
@@ -358,7 +358,7 @@ def understand(question: str) -> Slots:
         # ("千问VL 7B" is not Qwen-7B); training these models is still out of reach.
         trained = media_training(slots.media.kind, text) if _trains(slots) else None
         slots.intent, slots.reach = ("out_of_reach", trained) if trained else ("media", None)
-    elif slots.reach and slots.reach.topic == "local" and slots.intent != "out_of_reach":
+    elif slots.reach and slots.reach.topic in ("local", "rl_llm") and slots.intent != "out_of_reach":
         slots.intent = "out_of_reach"  # a laptop or CPU-only run of a named LLM: not an instance to size
     return slots
 

@@ -8,6 +8,8 @@ guidance covers, and kept only when they are about that workload (never the near
 
 from __future__ import annotations
 
+import re
+
 from assistant.answer import AnswerDetail
 from assistant.messages import say
 from assistant.reach_reading import ABOUT, MEDIA_KINDS, ReachAsk, about, out_of_reach
@@ -23,7 +25,9 @@ _QUERY = {
     "speech": "speech recognition Whisper audio GPU",
     "embedding": "embedding reranker bge-m3 RAG GPU",
     "vlm": "vision-language Qwen2.5-VL image tokens",
+    "storage_price": "OSS NAS ESSD cloud disk storage for model files",
 }
+_DOCS = {"storage_price": "storage-and-models"}
 
 
 class ReachIntent(Run):
@@ -37,12 +41,15 @@ class ReachIntent(Run):
             # "Pick a GPU for video generation": no model named, and the registry has some: ask which.
             names = self.t("、", ", ").join(models)
             return Reply(text=say("reach.which_model", self.lang, models=names), kind="clarification")
-        parts = [say(f"reach.{ask.topic}" + (".train" if trains else ""), self.lang), say("reach.can", self.lang)]
+        first = say(f"reach.{ask.topic}" + (".train" if trains else ""), self.lang)
+        if ask.name and ask.topic in MEDIA_KINDS and not trains and not _in_registry(ask.name):
+            first = say("reach.named", self.lang, name=ask.name)  # "HunyuanVideo is not in my registry"
+        parts = [first, say("reach.can", self.lang)]
         if models := _registry_models(ask):
             parts.append(say("reach.can_media", self.lang, models=self.t("、", ", ").join(models)))
         details = []
         if ask.topic in ABOUT:  # the guidance says nothing about YOLO, XGBoost or CPU jobs: nothing to search
-            passages = yield from self.search(_QUERY[ask.topic], n=2, prefer_docs=[_DOC])
+            passages = yield from self.search(_QUERY[ask.topic], n=2, prefer_docs=[_DOCS.get(ask.topic, _DOC)])
             kept = [p for p in passages if about(ask.topic, f"{p.section} {p.text}")]
             if quotes := self.quotes(kept, self.question):
                 details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
@@ -63,3 +70,9 @@ def _registry_models(ask: ReachAsk) -> list[str]:
     video = ask.topic == "video"
     # Registry names (what `--model` takes) read as identifiers, so "1.3B" is not taken for a computed figure.
     return [f"`{m.name}`" for m in load_media_models() if m.kind in kinds and (m.is_video == video)]
+
+
+def _in_registry(name: str) -> bool:
+    """Whether a written name is (part of) a registry model's name: "Whisper" is, "HunyuanVideo" is not."""
+    key = re.sub(r"[\s\-_.]", "", name.lower())
+    return any(key in re.sub(r"[\s\-_.]", "", f"{m.name} {m.display_name}".lower()) for m in load_media_models())
