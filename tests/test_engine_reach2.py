@@ -11,15 +11,13 @@ and the real question answered. Faces: ``gpu-advisor ask --json`` (``--history``
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from engine_helpers import ask_cli, call_args, conversation, shared_engine
-from web_helpers import running, web_app
 
 from assistant.answer import Answer
 from assistant.guards import Evidence, ungrounded_numbers
@@ -160,11 +158,6 @@ def _follow_up_keeps_the_model(body: Body) -> None:
     assert "gpu" not in plans[0]  # the AWS type was not taken for a P4 in the earlier turn either
 
 
-@pytest.fixture(scope="module")
-def cli_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    return {**os.environ, "GPU_ADVISOR_DATA_DIR": str(tmp_path_factory.mktemp("cli-reach2"))}
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
 def test_cli_ask_json(cli_env: dict[str, str], case: str, question: str, check: Callable[[Body], None]) -> None:
@@ -179,13 +172,6 @@ def test_cli_other_cloud_then_a_follow_up(cli_env: dict[str, str], tmp_path: Pat
     turns = [{"role": "user", "content": FIRST}, {"role": "assistant", "content": first["text"]}]
     history.write_text(json.dumps(turns, ensure_ascii=False), encoding="utf-8")
     _follow_up_keeps_the_model(ask_cli(cli_env, FOLLOW, history))
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
-    app = web_app(tmp_path_factory.mktemp("api-reach2"), GPU_ADVISOR_RATE_LIMIT_PER_MIN=10_000)
-    with running(app) as url, httpx.Client(base_url=url, timeout=120) as c:
-        yield c
 
 
 @pytest.mark.slow
