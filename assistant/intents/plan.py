@@ -12,6 +12,7 @@ from assistant.intents.arguments import (
     plan_args,
 )
 from assistant.intents.plan_leads import HOW_LONG_RE, PlanLeads
+from assistant.intents.verdict_billing import billing_choice
 from assistant.messages import say
 from assistant.render_brief import estimate_brief, plan_brief
 from assistant.run import TRAINING, Events, Reply
@@ -70,6 +71,7 @@ class PlanIntent(PlanLeads):
         head[:0] = self.usage_line(s, plan)
         cost = [] if lead else (yield from self.cost_line(s, plan))
         head[:0] = cost  # "多少钱一个月": the month's cost answers first, before any line about the GPU
+        head[:0] = billing_choice(self.question, s, plan, self.lang)  # "spot or pay-as-you-go?" answers first
         prefer = [*s.gpu_mentions, *s.families]
         verdict = bool(head) and self.conv.turn.asks_verdict and not lead
         brief, details = plan_brief(
