@@ -283,7 +283,7 @@ def _continues(workload: Slots, turn: Slots) -> bool:
 
 
 def _compares_gpus_for_workload(workload: Slots, turn: Slots) -> bool:
-    """ "换成 L20 和 A10 比一下呢", "how does L20 stack up against A10 for that?": the workload on each GPU."""
+    """Whether ``turn`` compares GPUs for the workload under discussion ("换成 L20 和 A10 比一下呢")."""
     named_own = turn.model or turn.model_error or turn.size_b or turn.instance_types or turn.families
     return (
         turn.follow_up and turn.intent == "compare" and len(turn.gpu_mentions) >= 2 and not named_own

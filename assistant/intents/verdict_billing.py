@@ -25,7 +25,7 @@ _TRAINING = ("full", "lora", "qlora")
 
 
 def billing_choice(question: str, s: Slots, plan: Plan, lang: Language) -> list[str]:
-    """The billing verdict that answers a spot question first, with the top option's prices (empty: not asked)."""
+    """Return the billing verdict that answers a spot question, with the top option's prices (empty: not asked)."""
     modes = billing_modes(question)
     if "spot" not in modes or not (len(modes) >= 2 or _ASKS_ABOUT.search(question)):
         return []
@@ -34,8 +34,11 @@ def billing_choice(question: str, s: Slots, plan: Plan, lang: Language) -> list[
         prices = say("billing.no_price", lang)
     elif top.spot_cny_per_hour is not None:
         prices = say(
-            "billing.spot_known", lang,
-            type=top.instance_type, spot=render.fig(top.spot_cny_per_hour), payg=render.fig(top.price_cny_per_hour),
+            "billing.spot_known",
+            lang,
+            type=top.instance_type,
+            spot=render.fig(top.spot_cny_per_hour),
+            payg=render.fig(top.price_cny_per_hour),
         )
     else:
         payg = render.fig(top.price_cny_per_hour)

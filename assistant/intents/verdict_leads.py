@@ -17,7 +17,6 @@ from assistant.understanding import Slots
 from tools.memory import MemoryEstimate
 from tools.plan import USABLE_FRACTION_OTHER, VLLM_GPU_MEMORY_UTILIZATION, Plan
 
-
 # "is it worth going H800", "值不值得上 H800", "有必要上 A100 吗": a yes/no about the stronger GPU
 _WORTH_RE = re.compile(r"值不值|值得|有必要|worth|necessary|overkill", re.IGNORECASE)
 
