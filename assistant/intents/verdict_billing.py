@@ -22,6 +22,8 @@ _ASKS_ABOUT = re.compile(
     re.IGNORECASE,
 )
 _TRAINING = ("full", "lora", "qlora")
+# batch inference and evaluation tolerate a lost node: the guidance lists them as a good fit for spot
+_BATCH = re.compile(r"\bbatch\b|nightly|offline|evals?\b|evaluation|离线|批量|跑批|评测|夜间", re.IGNORECASE)
 
 
 def billing_choice(question: str, s: Slots, plan: Plan, lang: Language) -> list[str]:
@@ -45,6 +47,8 @@ def billing_choice(question: str, s: Slots, plan: Plan, lang: Language) -> list[
         prices = say("billing.spot_unknown", lang, type=top.instance_type, payg=payg)
     if s.task in _TRAINING or s.train_tokens:
         return [say("billing.spot_training", lang, prices=prices)]
+    if _BATCH.search(question):
+        return [say("billing.spot_batch", lang, prices=prices)]
     line = say("billing.no_spot_serving", lang, prices=prices)
     if top is not None and top.subscription_cny_per_month is not None and s.usage_hours is None:
         monthly = render.fig(top.subscription_cny_per_month, lang)
