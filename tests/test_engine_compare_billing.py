@@ -57,6 +57,13 @@ def _not_worth_without_instances(body: Body) -> None:
     assert _first_line(body).startswith("**不建议为此上 H800")
 
 
+def _worth_switching(body: Body) -> None:
+    cheapest = {a["gpu"]: min(o["price_cny_per_hour"] for o in p["options"]) for a, p in _plans(body) if a.get("gpu")}
+    assert cheapest["A10"] <= cheapest["T4"]  # the card switched to is the cheaper one: yes
+    line = _first_line(body)
+    assert line.startswith("**是的") and f"¥{render.fig(cheapest['A10'])}" in line
+
+
 def _article_counts_one_card(body: Body) -> None:
     fits = [(c["args"], c["result"]) for c in body["tool_calls"] if c["name"] == "evaluate_hardware_fit"]
     assert fits and (fits[0][0]["gpu"], fits[0][0]["gpus"]) == ("T4", 1)
@@ -74,6 +81,7 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("spot-training", "spot or pay-as-you-go for a LoRA fine-tune of Qwen2.5-14B on A10s?", _spot_for_training),
     ("spot-serving", "在线客服 7x24 跑 Qwen2.5-7B，抢占式还是按量？", _no_spot_for_serving),
     ("worth", "全参微调 Qwen2.5-32B 值不值得上 H800，还是 A100 够了？", _not_worth_without_instances),
+    ("worth-switching", "值得把 T4 换成 A10 吗？跑 Qwen2.5-7B 推理", _worth_switching),
     ("a-t4", "is a T4 enough for Qwen2.5-7B in bf16?", _article_counts_one_card),
     ("pick", "A10 vs L20, which one should I pick?", _pick_per_job),
 ]

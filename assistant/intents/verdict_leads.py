@@ -17,9 +17,6 @@ from assistant.understanding import Slots
 from tools.memory import MemoryEstimate
 from tools.plan import USABLE_FRACTION_OTHER, VLLM_GPU_MEMORY_UTILIZATION, Plan
 
-# "is it worth going H800", "值不值得上 H800", "有必要上 A100 吗": a yes/no about the stronger GPU
-_WORTH_RE = re.compile(r"值不值|值得|有必要|worth|necessary|overkill", re.IGNORECASE)
-
 
 class VerdictLeads(Run):
     """Verdict lines put in front of an answer another handler built."""
@@ -56,19 +53,7 @@ class VerdictLeads(Run):
         # sheet leads only for training, or when the plans could not be compared.
         undecided = "价格数据不全" in first or "price data is missing" in first
         if line is not None and (metric == "compute" or undecided):
-            text = say(line.code, self.lang, **line.figures)
-            if _WORTH_RE.search(self.question):  # "值不值得上 H800?": yes/no first, then the figures
-                code = "claim.worth_yes_but" if self._planned_fits(line.figures["winner"]) else "claim.worth_no"
-                gap = "" if self.lang == "zh" else " "
-                text = say(code, self.lang, **line.figures) + gap + text.replace("**", "")
-            reply.text = text + "\n\n" + reply.text
-
-    def _planned_fits(self, gpu: str) -> bool:
-        """Whether the plan made on ``gpu`` found an instance type that holds the workload."""
-        for call in self.calls:
-            if call.name == "plan_gpu_deployment" and call.args.get("gpu") == gpu and isinstance(call.result, dict):
-                return bool(call.result.get("options"))
-        return False
+            reply.text = say(line.code, self.lang, **line.figures) + "\n\n" + reply.text
 
     def lead_with_price_gap(self, reply: Reply) -> None:
         """'Which is cheaper, gn7i or gn8is?' when one side has no list price: say so first, with the known one."""
