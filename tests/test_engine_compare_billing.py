@@ -51,6 +51,14 @@ def _no_spot_for_serving(body: Body) -> None:
         assert f"¥{render.fig(top['subscription_cny_per_month'], 'zh')}/月" in line
 
 
+def _hourly_for_part_time(body: Body) -> None:
+    [(args, plan)] = _plans(body)
+    top = plan["options"][0]
+    assert top["usage_cny_per_month"] < top["subscription_cny_per_month"]  # 9 h on weekdays: hourly is cheaper
+    line = _first_line(body)
+    assert line.startswith("**Pay-as-you-go") and f"¥{render.fig(top['usage_cny_per_month'])}/month" in line
+
+
 def _not_worth_without_instances(body: Body) -> None:
     plans = {a["gpu"]: p for a, p in _plans(body)}
     assert not plans["H800"]["options"] and plans["A100"]["options"]  # no ECS type offers the H800
@@ -80,6 +88,7 @@ def _pick_per_job(body: Body) -> None:
 CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("spot-training", "spot or pay-as-you-go for a LoRA fine-tune of Qwen2.5-14B on A10s?", _spot_for_training),
     ("spot-serving", "在线客服 7x24 跑 Qwen2.5-7B，抢占式还是按量？", _no_spot_for_serving),
+    ("part-time", "subscription or pay-as-you-go for Qwen2.5-7B serving 9am-6pm on weekdays?", _hourly_for_part_time),
     ("worth", "全参微调 Qwen2.5-32B 值不值得上 H800，还是 A100 够了？", _not_worth_without_instances),
     ("worth-switching", "值得把 T4 换成 A10 吗？跑 Qwen2.5-7B 推理", _worth_switching),
     ("a-t4", "is a T4 enough for Qwen2.5-7B in bf16?", _article_counts_one_card),

@@ -29,7 +29,9 @@ _BATCH = re.compile(r"\bbatch\b|nightly|offline|evals?\b|evaluation|离线|批�
 def billing_choice(question: str, s: Slots, plan: Plan, lang: Language) -> list[str]:
     """Return the billing verdict that answers a spot question, with the top option's prices (empty: not asked)."""
     modes = billing_modes(question)
-    if "spot" not in modes or not (len(modes) >= 2 or _ASKS_ABOUT.search(question)):
+    if "spot" not in modes:
+        return _subscription_or_hourly(modes, s, plan, lang)
+    if not (len(modes) >= 2 or _ASKS_ABOUT.search(question)):
         return []
     top = plan.options[0] if plan.options else None
     if top is None or top.price_cny_per_hour is None:
@@ -54,3 +56,19 @@ def billing_choice(question: str, s: Slots, plan: Plan, lang: Language) -> list[
         monthly = render.fig(top.subscription_cny_per_month, lang)
         line += ("" if lang == "zh" else " ") + say("billing.subscription", lang, monthly=monthly)
     return [line]
+
+
+def _subscription_or_hourly(modes: list[str], s: Slots, plan: Plan, lang: Language) -> list[str]:
+    """'包月还是按量?': the month's subscription against pay-as-you-go for the hours it runs (empty: not asked)."""
+    top = plan.options[0] if plan.options else None
+    if set(modes) != {"subscription", "pay-as-you-go"} or top is None:
+        return []
+    sub, hourly = top.subscription_cny_per_month, top.price_cny_per_hour
+    if sub is None or hourly is None:
+        return []
+    figures = {"type": top.instance_type, "sub": render.fig(sub, lang), "payg": render.fig(hourly)}
+    used = top.usage_cny_per_month
+    if s.usage_hours is None or used is None:  # around the clock: the subscription is the cheaper month
+        return [say("billing.subscription_always", lang, **figures)]
+    code = "billing.hourly_part_time" if used < sub else "billing.subscription_part_time"
+    return [say(code, lang, **figures, used=render.fig(used, lang), hours=render.fig(s.usage_hours.per_month))]
