@@ -136,6 +136,8 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
     if turn.precision and not turn.quant:
         update["quant"] = None  # "那用 INT8 呢" after AWQ: the new precision replaces the old format
     update["quant_guessed"] = turn.quant_guessed if turn.precision else workload.quant_guessed
+    if _compares_gpus_for_workload(workload, turn):
+        update |= {"gpu": None, "gpus": None, "gpu_mentions": turn.gpu_mentions}
     if turn.instance_types or turn.families:
         # Hardware named anew replaces the hardware before it ("换成 ecs.gn8is.4xlarge").
         update |= {"instance_types": turn.instance_types, "families": turn.families}
@@ -160,7 +162,7 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
     # "and with 8k prompts instead?" after "how many 32k users does it hold?" still asks how many; a stated
     # concurrency ("那 20 并发呢") asks whether that many fit instead.
     update["asks_capacity"] = turn.asks_capacity or (workload.asks_capacity and turn.concurrency is None)
-    update["intent"] = _merged_intent(workload, turn)
+    update["intent"] = "plan" if _compares_gpus_for_workload(workload, turn) else _merged_intent(workload, turn)
     update |= {"injection": turn.injection, "follow_up": turn.follow_up, "accept_defaults": turn.accept_defaults}
     return workload.model_copy(update=update)
 
@@ -267,6 +269,8 @@ def _continues(workload: Slots, turn: Slots) -> bool:
         return True  # "what about on ecs.gn8is.4xlarge?": the same workload on other named hardware
     if turn.intent == "out_of_scope" and not (turn.off_topic or turn.injection) and turn.stated():
         return True  # "how much would that be in Shenzhen?": no domain word, but a figure of the workload
+    if _compares_gpus_for_workload(workload, turn):
+        return True
     if turn.intent in ("compare", "verify", "instances", "gpu_specs", "out_of_reach", "out_of_scope"):
         return False
     if turn.intent in _WORKLOAD_INTENTS and (turn.model or turn.model_error or turn.size_b):
@@ -276,6 +280,15 @@ def _continues(workload: Slots, turn: Slots) -> bool:
     if not changes:
         return False
     return turn.follow_up or not turn.asks_explanation
+
+
+def _compares_gpus_for_workload(workload: Slots, turn: Slots) -> bool:
+    """Whether ``turn`` compares GPUs for the workload under discussion ("换成 L20 和 A10 比一下呢")."""
+    named_own = turn.model or turn.model_error or turn.size_b or turn.instance_types or turn.families
+    return (
+        turn.follow_up and turn.intent == "compare" and len(turn.gpu_mentions) >= 2 and not named_own
+        and workload.intent in _WORKLOAD_INTENTS and bool(workload.model)
+    )
 
 
 def _no_subject(turn: Slots) -> bool:

@@ -41,7 +41,10 @@ def find_gpu_count(scan: Scan) -> int | None:
         single = scan.find(
             rf"(?<![\w.])(?:a\s+single|single|one)\s+(?:nvidia\s*)?(?:{GPU_NAME})(?![0-9])"
             r"(?!\s*(?:instances?|servers?|boxe?s?|nodes?|family|series)\b)|"
-            rf"(?<![\w.])a\s+\d{{1,3}}\s*gi?b\s+(?:card|gpu\b|(?:nvidia\s*)?(?:{GPU_NAME})(?![0-9]))"
+            rf"(?<![\w.])a\s+\d{{1,3}}\s*gi?b\s+(?:card|gpu\b|(?:nvidia\s*)?(?:{GPU_NAME})(?![0-9]))|"
+            # "is a T4 good enough", "on an A10": the article counts one card (not "a T4 instance/box")
+            rf"(?<![\w.])an?\s+(?:nvidia\s*)?(?:{GPU_NAME})(?![0-9\-])"
+            r"(?!\s*(?:\d+\s*g\w*\s*)?(?:instances?|servers?|boxe?s?|nodes?|machines?|family|series|cluster|vms?|types?)\b)"
         )
         return 1 if single else None
     count = as_int(parse_number(m.group(1)))

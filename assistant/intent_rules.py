@@ -167,7 +167,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "plan"
     if (s.families or s.gpu_mentions) and re.search(_LIST_RE, text):
         return "instances"
-    numbers = s.concurrency or s.qps or s.train_tokens or s.budget_cny_month or s.gpus or s.context
+    # "an L40S" is one card, not a workload: "how many gigs of vram on an L40S?" asks for the spec.
+    numbers = s.concurrency or s.qps or s.train_tokens or s.budget_cny_month or (s.gpus or 1) > 1 or s.context
     if len(s.gpu_mentions) == 1 and not s.families and not numbers and (s.precision or re.search(_SPEC_RE, text)):
         return "gpu_specs"  # "V100 能跑 bf16 吗", "H20 显存多大": about the GPU, not a workload
     workload_words = (
@@ -177,7 +178,7 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         or s.qps
         or s.train_tokens
         or s.budget_cny_month
-        or s.gpus
+        or (s.gpus or 1) > 1
         or (s.follow_up and (s.precision or s.context or s.gpu or s.batch))
     )
     if workload_words and not s.asks_explanation and not s.families:

@@ -152,6 +152,12 @@ def find_billing(text: str) -> Billing | None:
     return min(found)[1] if found else None
 
 
+def billing_modes(text: str) -> list[Billing]:
+    """Every billing mode ``text`` names, in the order named ("spot or pay-as-you-go?" -> both)."""
+    found = [(m.start(), code) for code, pattern in _BILLING_RES if (m := re.search(pattern, text, re.IGNORECASE))]
+    return [code for _, code in sorted(found)]
+
+
 _DAYS_PER_MONTH = HOURS_PER_MONTH / 24  # the planner's 730 h month
 _HOURS_EN = r"(?:hours?|hrs?|h)\s*(?:a|per|/|each)\s*(?:day|working\s+day|weekday)"
 _WEEKDAYS_RE = (

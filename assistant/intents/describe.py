@@ -12,6 +12,7 @@ from assistant.intents.arguments import (
 )
 from assistant.messages import say
 from assistant.phrases import PRETRAIN_RE
+from assistant.rate_words import billing_modes
 from assistant.run import TRAINING, Reply, Run
 from assistant.understanding import Slots
 from tools.plan import Plan
@@ -140,6 +141,11 @@ class DescribeIntent(Run):
     def plan_query(self, s: Slots, plan: Plan) -> str:
         """Build the guidance query for a plan: the top option's family and the topic that dominates sizing."""
         family = plan.options[0].family if plan.options else ""
+        modes = billing_modes(self.question)
+        if "spot" in modes:  # the billing verdict leads: cite where spot fits
+            return self.t("抢占式实例 回收 保护期 检查点", "preemptible spot instances interruption where spot fits")
+        if len(modes) >= 2:
+            return self.t("计费方式 包年包月 按量付费", "billing methods subscription pay-as-you-go")
         if s.gpu and s.size_b:
             return f"{s.gpu} {size_words(s.size_b)} {s.precision or ''} {self.question}"
         if s.task in TRAINING:
@@ -153,6 +159,8 @@ class DescribeIntent(Run):
 
     def plan_docs(self, s: Slots) -> tuple[str, ...]:
         """Guidance documents to prefer for a plan about ``s``."""
+        if "spot" in (modes := billing_modes(self.question)) or len(modes) >= 2:
+            return ("cost-optimization",)
         if s.gpu and s.size_b:
             return ("original-article-corrections", "memory-sizing")
         if s.task in TRAINING:

@@ -99,7 +99,8 @@ def comparison_line(question: str, a: GPU, b: GPU, lang: str) -> ClaimLine | Non
         return None
     claim = re.search(rf"(?:{_WORSE})|(?:{_BETTER})", text[_position(text, first) :], re.IGNORECASE)
     if _WHICH.search(text):
-        if not re.search(rf"{_BETTER}|{_WORSE}|训练|train|解码|decode|推理|inference|pick|选", text, re.IGNORECASE):
+        # a bare "which should I pick / 选哪个" names no job: the per-job pick line answers it better
+        if not re.search(rf"{_BETTER}|{_WORSE}|训练|train|解码|decode|推理|inference", text, re.IGNORECASE):
             return None
         return winner_line(first, second, metric, lang)
     if claim is None or not _ASKS_CHECK.search(text):

@@ -90,22 +90,21 @@ class HardwareIntent(Run):
             return None
         self.named_fits = fit.fits
         lines = self.fit_lines(fit)
-        if fit.fits and task == "inference" and fit.hardware.instance_type:
+        if fit.fits and task == "inference":  # a named type, or a GPU set ("is an A100 a good choice")
             lines = (yield from self.cheaper_than_named(s, fit)) or lines
         return lines
 
     def cheaper_than_named(self, s: Slots, fit: HardwareFit) -> Events:
         """Return 'it fits, but' lines when an option on any GPU costs far less per hour (None: nothing cheaper)."""
         hw = fit.hardware
-        quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=hw.instance_type,
-                                        region=s.region)  # fmt: skip
-        if quote is None or quote.hourly is None:
+        hourly = yield from self.named_hourly(s, hw)
+        if hourly is None:
             return None
         wider, _ = yield from self.call(
             "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
         )
         best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
-        price = quote.hourly * hw.instances
+        price = hourly * hw.instances
         if best is None or best.price_cny_per_hour is None or best.price_cny_per_hour * _MUCH_CHEAPER > price:
             return None
         figures = {"hardware": self.hardware_label(hw), "model": fit.model, "need": render.fig(fit.per_gpu_needed_gib),
@@ -114,8 +113,21 @@ class HardwareIntent(Run):
         code = "gpu.cheaper" if hw.instances == 1 else "gpu.cheaper_many"  # "2 × ¥26.62": the listed price, twice
         return [say("fit.yes_but_cheaper", self.lang, **figures) + sep + say(
             code, self.lang, other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),
-            other_price=render.fig(best.price_cny_per_hour), price=render.fig(quote.hourly), gpu=hw.gpu, n=hw.instances,
+            other_price=render.fig(best.price_cny_per_hour), price=render.fig(hourly), gpu=hw.gpu, n=hw.instances,
         )]  # fmt: skip
+
+    def named_hourly(self, s: Slots, hw: Hardware) -> Events:
+        """Return the hourly price of one named instance, or of the cheapest listed type holding the named GPUs."""
+        if hw.instance_type:
+            quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=hw.instance_type,
+                                            region=s.region)  # fmt: skip
+            return None if quote is None else quote.hourly
+        mine, _ = yield from self.call(
+            "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": hw.gpu, "gpus": None}))
+        )
+        prices = [o.price_cny_per_hour for o in mine.options if o.total_gpus >= hw.gpus and o.price_cny_per_hour] \
+            if isinstance(mine, Plan) else []  # fmt: skip
+        return min(prices) if prices else None
 
     def capacity_lines(self, s: Slots, hardware: dict[str, Any]) -> Events:
         """'How many concurrent 32k users does this hold?' on the named hardware, from its KV budget."""

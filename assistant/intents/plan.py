@@ -12,6 +12,7 @@ from assistant.intents.arguments import (
     plan_args,
 )
 from assistant.intents.plan_leads import HOW_LONG_RE, PlanLeads
+from assistant.intents.verdict_billing import billing_choice
 from assistant.messages import say
 from assistant.render_brief import estimate_brief, plan_brief
 from assistant.run import TRAINING, Events, Reply
@@ -70,12 +71,15 @@ class PlanIntent(PlanLeads):
         head[:0] = self.usage_line(s, plan)
         cost = [] if lead else (yield from self.cost_line(s, plan))
         head[:0] = cost  # "多少钱一个月": the month's cost answers first, before any line about the GPU
+        billing = billing_choice(self.question, s, plan, self.lang)  # "spot or pay-as-you-go?" answers first
+        head[:0] = billing
         prefer = [*s.gpu_mentions, *s.families]
         verdict = bool(head) and self.conv.turn.asks_verdict and not lead
         brief, details = plan_brief(
-            plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity, summary=not (verdict or cost)
+            plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity,
+            summary=not (verdict or cost or billing),
         )
-        if cost and plan.options:  # the cost line names the option; its full paragraph (and source) folds
+        if (cost or billing) and plan.options:  # the cost line names the option; its full paragraph (and source) folds
             summary = render.plan_summary(plan, self.lang)
             details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown=summary))
         if lead and self.named_fits:

@@ -29,6 +29,7 @@ from assistant.intents.verdict_words import (
     offered,
     with_memory,
 )
+from assistant.intents.verdict_worth import worth_line
 from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
 from assistant.run import Events, Reply
@@ -83,6 +84,8 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
         if ready and len(s.gpu_mentions) >= 2 and not s.gpu and reply.kind == "recommendation":
             yield from self.lead_with_spec_winner(s, reply)
             self.lead_with_price_gap(reply)
+            if worth := worth_line(self.question, s.gpu_mentions, self.calls, self.lang):  # "值得换成 A10 吗"
+                reply.text = worth + "\n\n" + reply.text
         elif ready and len(s.families) >= 2 and reply.kind == "recommendation":
             self.lead_with_price_gap(reply)
         elif ready and reply.kind in ("estimate", "recommendation") and not (s.gpu_mentions or s.instance_types):

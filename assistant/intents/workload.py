@@ -186,6 +186,12 @@ class WorkloadIntent(Run):
     def criterion_winners(self, fitted: list[tuple[str, DeploymentOption]]) -> list[str]:
         """Name the fastest decode and the most memory headroom among the variants' options (when they differ)."""
         out = []
+        counts = sorted((o.total_gpus, label) for label, o in fitted)
+        if len(counts) >= 2 and counts[0][0] < counts[-1][0]:
+            # fleets of different sizes: speed and headroom compare 4 cards with 8, so the card count leads
+            (few, label), (many, other) = counts[0], counts[-1]
+            code = "compare.fewest_one" if few == 1 else "compare.fewest"
+            out.append(say(code, self.lang, label=label, few=few, other=other, many=many))
         speeds = [(o.decode_tokens_per_s, label) for label, o in fitted if o.decode_tokens_per_s]
         if len(speeds) >= 2 and max(speeds)[0] > min(speeds)[0]:
             (fast, label), (slow, _) = max(speeds), min(speeds)

@@ -1,0 +1,74 @@
+"""Which billing mode suits a workload ("spot or pay-as-you-go for a LoRA run?", "在线服务用抢占式还是按量?").
+
+The answer follows the cost guidance (knowledge/docs/*/cost-optimization.md): spot instances can be reclaimed
+after their protection period, so they suit training that checkpoints and resumes, not a live endpoint; a
+service running around the clock is cheaper on a monthly subscription. The prices are the plan's own.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant import render
+from assistant.answer import Language
+from assistant.messages import say
+from assistant.rate_words import billing_modes
+from assistant.understanding import Slots
+from tools.plan import Plan
+
+# "should I use spot", "抢占式合适吗", "is spot worth it": one mode put up for a yes/no
+_ASKS_ABOUT = re.compile(
+    r"\bor\b|还是|\bvs\.?\b|versus|which|哪个|哪种|should\s+i|worth|合适|适合|值得|划算|可以吗|行吗|好吗|\?\s*$|？\s*$",
+    re.IGNORECASE,
+)
+_TRAINING = ("full", "lora", "qlora")
+# batch inference and evaluation tolerate a lost node: the guidance lists them as a good fit for spot
+_BATCH = re.compile(r"\bbatch\b|nightly|offline|evals?\b|evaluation|离线|批量|跑批|评测|夜间", re.IGNORECASE)
+
+
+def billing_choice(question: str, s: Slots, plan: Plan, lang: Language) -> list[str]:
+    """Return the billing verdict that answers a spot question, with the top option's prices (empty: not asked)."""
+    modes = billing_modes(question)
+    if "spot" not in modes:
+        return _subscription_or_hourly(modes, s, plan, lang)
+    if not (len(modes) >= 2 or _ASKS_ABOUT.search(question)):
+        return []
+    top = plan.options[0] if plan.options else None
+    if top is None or top.price_cny_per_hour is None:
+        prices = say("billing.no_price", lang)
+    elif top.spot_cny_per_hour is not None:
+        prices = say(
+            "billing.spot_known",
+            lang,
+            type=top.instance_type,
+            spot=render.fig(top.spot_cny_per_hour),
+            payg=render.fig(top.price_cny_per_hour),
+        )
+    else:
+        payg = render.fig(top.price_cny_per_hour)
+        prices = say("billing.spot_unknown", lang, type=top.instance_type, payg=payg)
+    if s.task in _TRAINING or s.train_tokens:
+        return [say("billing.spot_training", lang, prices=prices)]
+    if _BATCH.search(question):
+        return [say("billing.spot_batch", lang, prices=prices)]
+    line = say("billing.no_spot_serving", lang, prices=prices)
+    if top is not None and top.subscription_cny_per_month is not None and s.usage_hours is None:
+        monthly = render.fig(top.subscription_cny_per_month, lang)
+        line += ("" if lang == "zh" else " ") + say("billing.subscription", lang, monthly=monthly)
+    return [line]
+
+
+def _subscription_or_hourly(modes: list[str], s: Slots, plan: Plan, lang: Language) -> list[str]:
+    """'包月还是按量?': the month's subscription against pay-as-you-go for the hours it runs (empty: not asked)."""
+    top = plan.options[0] if plan.options else None
+    if set(modes) != {"subscription", "pay-as-you-go"} or top is None:
+        return []
+    sub, hourly = top.subscription_cny_per_month, top.price_cny_per_hour
+    if sub is None or hourly is None:
+        return []
+    figures = {"type": top.instance_type, "sub": render.fig(sub, lang), "payg": render.fig(hourly)}
+    used = top.usage_cny_per_month
+    if s.usage_hours is None or used is None:  # around the clock: the subscription is the cheaper month
+        return [say("billing.subscription_always", lang, **figures)]
+    code = "billing.hourly_part_time" if used < sub else "billing.subscription_part_time"
+    return [say(code, lang, **figures, used=render.fig(used, lang), hours=render.fig(s.usage_hours.per_month))]

@@ -1,0 +1,58 @@
+"""'Is it worth switching to Y?' over a comparison of GPUs: yes, yes-but or no first, from the plans made.
+
+"值不值得上 H800", "值得把 T4 换成 A10 吗", "is it worth paying for H800 over A100": the GPU switched *to* is
+judged: no when no instance type holds the workload on it, yes when its cheapest fitting option is not dearer
+per hour than the other side's, yes-but (faster perhaps, dearer or unpriced) otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from assistant import render
+from assistant.answer import Language, ToolCall
+from assistant.messages import say
+
+WORTH_RE = re.compile(r"值不值|值得|有必要|worth|necessary", re.IGNORECASE)
+# the word before the GPU switched to: "换成 A10", "上 H800", "going H800", "paying for H800", "upgrade to L20"
+_TARGET_CUE = (
+    r"(?:换成|换到|改用|升级到|升到|上|用|to|going(?:\s+with)?|for|get(?:ting)?|rent(?:ing)?)\s*(?:an?\s+|the\s+)?"
+)
+
+
+def worth_line(question: str, gpus: Sequence[str], calls: Sequence[ToolCall], lang: Language) -> str | None:
+    """Return the yes/no line of a 'worth it' question about two compared GPUs (None: not one)."""
+    if not WORTH_RE.search(question) or len(gpus) < 2:
+        return None
+    target = _target(question, gpus[:2])
+    other = next(g for g in gpus[:2] if g != target)
+    cheapest = {gpu: _cheapest(gpu, calls) for gpu in (target, other)}
+    if cheapest[target] is None:
+        return None  # not planned on that GPU: nothing to judge from
+    fits, price = cheapest[target]
+    if not fits:
+        return say("claim.worth_no", lang, winner=target, loser=other)
+    theirs = cheapest[other][1] if cheapest[other] else None
+    if price is not None and theirs is not None and price <= theirs:
+        return say("claim.worth_yes", lang, target=target, other=other, low=render.fig(price), high=render.fig(theirs))
+    return say("claim.worth_yes_but", lang, winner=target)
+
+
+def _target(question: str, gpus: Sequence[str]) -> str:
+    for gpu in gpus:
+        name = re.escape(gpu.split("-")[0])
+        if re.search(_TARGET_CUE + name + r"(?![0-9])", question, re.IGNORECASE):
+            return gpu
+    return gpus[0]
+
+
+def _cheapest(gpu: str, calls: Sequence[ToolCall]) -> tuple[bool, float | None] | None:
+    """Whether the plan on ``gpu`` found an option, and its lowest hourly price (None: no such plan)."""
+    for call in calls:
+        if call.name != "plan_gpu_deployment" or call.args.get("gpu") != gpu or not isinstance(call.result, dict):
+            continue
+        options = call.result.get("options") or []
+        prices = [o["price_cny_per_hour"] for o in options if o.get("price_cny_per_hour") is not None]
+        return bool(options), (min(prices) if prices else None)
+    return None
