@@ -27,7 +27,8 @@ FittedOn = Literal["dev", "published"]
 
 
 class _Row(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: rows read from tools.data_cache are never validated again (see tools.catalog.GPU).
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     source: str = Field(min_length=10, description="URL and what was read there")
     fitted_on: FittedOn = Field(description="dev = fitted on speed_dev.csv; published = a figure read as is")
@@ -63,7 +64,7 @@ class AchievedBandwidth(_Row):
 
 
 class SpeedConstants(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     engines: list[EngineOverhead]
     kernel_families: list[KernelFamily]
