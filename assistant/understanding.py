@@ -40,7 +40,6 @@ from assistant.intent_rules import (
 from assistant.media_reading import MediaAsk, read_media
 from assistant.model_mentions import find_model, find_size
 from assistant.phrases import (
-    PRETRAIN_RE,
     DailyUsers,
     StatedLength,
     daily_users,
@@ -54,6 +53,7 @@ from assistant.phrases import (
 from assistant.rate_words import Billing, RateBasis, UsageHours
 from assistant.reach_reading import ReachAsk, media_training, out_of_reach, without_other_cloud_types
 from assistant.reading import Scan, as_int, chinese_int, normalise, parse_number
+from assistant.task_words import TaskHint, find_precision, find_task
 from assistant.workload_numbers import (
     find_batch,
     find_budget,
@@ -96,7 +96,6 @@ prices of an instance type or GPU ("哪个地域最便宜", "包月多少钱"). 
 nothing about GPUs, models or Alibaba Cloud.
 """
 
-TaskHint = Literal["finetune", "train"]
 DEFAULT_GEN_TOKENS = 512  # output tokens when only the prompt length is given (the planner's own cap)
 
 
@@ -175,66 +174,6 @@ _STATED_FIELDS = (
     "billing", "usage_hours", "scale", "epochs",
 )  # fmt: skip
 
-# ------------------------------------------------------------------------------------------ task, precision
-
-_INFERENCE_WORDS = (
-    r"推理|部署|上线|serving|serve|inference|infer|deploy|host|在线服务|api\s*服务|对话服务|跑|运行|"
-    r"\brun\b|\brunning\b|聊天|chatbot|生成服务|吞吐|throughput|tokens?/s|延迟|latency"
-)
-_FULL_RE = (
-    r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b|full[\s\-]*params?\b|\(\s*full\s*\)|"
-    r"fine[\s\-]*tun\w*\s+(?:\S+\s+){0,3}?fully|fully\s+fine[\s\-]*tun\w*|full\s+weights|all\s+(?:the\s+)?weights"
-)
-_FINETUNE_RE = r"微调|精调|fine[\s\-]*tun\w*|finetun\w*|\bsft\b"
-_TRAIN_RE = r"训练|预训练|\btrain\w*|pre[\s\-]?train\w*"
-
-
-def _find_task(scan: Scan) -> tuple[Task | None, TaskHint | None, bool]:
-    text = scan.text
-    serving = bool(re.search(_INFERENCE_WORDS, text, re.IGNORECASE))
-    if re.search(r"q[\s\-]?lora", text, re.IGNORECASE):
-        return "qlora", None, serving
-    if re.search(r"(?<![a-z])lora", text, re.IGNORECASE):
-        return "lora", None, serving
-    if re.search(_FULL_RE, text, re.IGNORECASE) or re.search(PRETRAIN_RE, text, re.IGNORECASE):
-        # Pretraining and continued pretraining train every weight: full training, never a LoRA guess.
-        return "full", None, serving
-    finetune = re.search(_FINETUNE_RE, text, re.IGNORECASE)
-    train = re.search(_TRAIN_RE, text, re.IGNORECASE)
-    # "微调后的模型部署" is about serving the result; "跑训练" is about training.
-    if serving and re.search(r"推理|部署|serving|serve|inference|deploy|上线", text, re.IGNORECASE):
-        return "inference", None, serving
-    if finetune:
-        return None, "finetune", serving
-    if train:
-        return None, "train", serving
-    return ("inference" if serving else None), None, serving
-
-
-_PRECISIONS: tuple[tuple[str, Precision, Quant | None], ...] = (
-    (r"\bawq\b", "int4", "awq-int4"),
-    (r"gptq[\s\-_]*(?:int)?8|int8[\s\-_]*gptq", "int8", "gptq-int8"),
-    (r"\bgptq\b", "int4", "gptq-int4"),
-    (r"\bnf4\b|bnb[\s\-_]*(?:4|nf4)|bitsandbytes", "int4", "bnb-nf4"),
-    (r"\bfp8\b|\bw8a8[\s\-]*fp8\b|8\s*位浮点", "fp8", None),
-    (r"\bint8\b|\bw8a8\b|\b8[\s\-]?bits?\b|8\s*比特|8\s*位\s*(?:量化|精度|整)|8bit", "int8", None),
-    (r"\bint4\b|\bw4a16\b|\b4[\s\-]?bits?\b|4\s*比特|4\s*位\s*(?:量化|精度|整)|4bit", "int4", None),
-    (r"\bbf16\b|bfloat16", "bf16", None),
-    (r"\bfp16\b|float16|half[\s\-]precision|半精度", "fp16", None),
-    (r"\bfp32\b|float32|全精度|单精度", "fp32", None),
-)
-
-
-def _find_precision(scan: Scan) -> tuple[Precision | None, Quant | None, bool]:
-    # Read the whole text: "Qwen2.5-72B-Instruct-AWQ" names the format inside the model name.
-    for pattern, precision, quant in _PRECISIONS:
-        if re.search(pattern, scan.text, re.IGNORECASE):
-            return precision, quant, False
-    if re.search(r"量化|quantiz|quantis|quantized|quantised", scan.text, re.IGNORECASE):
-        return "int4", None, True
-    return None, None, False
-
-
 # ------------------------------------------------------------------------------------------ public
 
 
@@ -284,10 +223,10 @@ def understand(question: str) -> Slots:
     batch = find_batch(scan)
     gpus = find_gpu_count(scan)
     region = find_region(scan)
-    precision, quant, guessed = _find_precision(scan)
+    precision, quant, guessed = find_precision(scan)
     context = explicit_context or find_context(scan)
     size = None if model.name or model.error else find_size(scan)
-    task, hint, serving = _find_task(scan)
+    task, hint, serving = find_task(scan)
     slots = Slots(
         model=model.name,
         model_mention=model.mention,

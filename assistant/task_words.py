@@ -1,0 +1,76 @@
+"""What the user wants done with the model: the task (inference, full, LoRA, QLoRA) and its precision.
+
+"微调后的模型部署" is serving the result; "从头预训练" is full training, never a LoRA guess; a
+fine-tuning request without a method is a hint the engine asks about once. Precisions and formats are
+read from the whole text, so "Qwen2.5-72B-Instruct-AWQ" names AWQ inside the model name.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from assistant.phrases import PRETRAIN_RE
+from assistant.reading import Scan
+from tools.workload import Precision, Quant, Task
+
+TaskHint = Literal["finetune", "train"]
+
+_INFERENCE_WORDS = (
+    r"推理|部署|上线|serving|serve|inference|infer|deploy|host|在线服务|api\s*服务|对话服务|跑|运行|"
+    r"\brun\b|\brunning\b|聊天|chatbot|生成服务|吞吐|throughput|tokens?/s|延迟|latency"
+)
+_FULL_RE = (
+    r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b|full[\s\-]*params?\b|\(\s*full\s*\)|"
+    r"fine[\s\-]*tun\w*\s+(?:\S+\s+){0,3}?fully|fully\s+fine[\s\-]*tun\w*|full\s+weights|all\s+(?:the\s+)?weights"
+)
+_FINETUNE_RE = r"微调|精调|fine[\s\-]*tun\w*|finetun\w*|\bsft\b"
+_TRAIN_RE = r"训练|预训练|\btrain\w*|pre[\s\-]?train\w*"
+
+
+def find_task(scan: Scan) -> tuple[Task | None, TaskHint | None, bool]:
+    """Return the task stated (a method, or inference), else the training hinted, and whether it serves."""
+    text = scan.text
+    serving = bool(re.search(_INFERENCE_WORDS, text, re.IGNORECASE))
+    if re.search(r"q[\s\-]?lora", text, re.IGNORECASE):
+        return "qlora", None, serving
+    if re.search(r"(?<![a-z])lora", text, re.IGNORECASE):
+        return "lora", None, serving
+    if re.search(_FULL_RE, text, re.IGNORECASE) or re.search(PRETRAIN_RE, text, re.IGNORECASE):
+        # Pretraining and continued pretraining train every weight: full training, never a LoRA guess.
+        return "full", None, serving
+    finetune = re.search(_FINETUNE_RE, text, re.IGNORECASE)
+    train = re.search(_TRAIN_RE, text, re.IGNORECASE)
+    # "微调后的模型部署" is about serving the result; "跑训练" is about training.
+    if serving and re.search(r"推理|部署|serving|serve|inference|deploy|上线", text, re.IGNORECASE):
+        return "inference", None, serving
+    if finetune:
+        return None, "finetune", serving
+    if train:
+        return None, "train", serving
+    return ("inference" if serving else None), None, serving
+
+
+_PRECISIONS: tuple[tuple[str, Precision, Quant | None], ...] = (
+    (r"\bawq\b", "int4", "awq-int4"),
+    (r"gptq[\s\-_]*(?:int)?8|int8[\s\-_]*gptq", "int8", "gptq-int8"),
+    (r"\bgptq\b", "int4", "gptq-int4"),
+    (r"\bnf4\b|bnb[\s\-_]*(?:4|nf4)|bitsandbytes", "int4", "bnb-nf4"),
+    (r"\bfp8\b|\bw8a8[\s\-]*fp8\b|8\s*位浮点", "fp8", None),
+    (r"\bint8\b|\bw8a8\b|\b8[\s\-]?bits?\b|8\s*比特|8\s*位\s*(?:量化|精度|整)|8bit", "int8", None),
+    (r"\bint4\b|\bw4a16\b|\b4[\s\-]?bits?\b|4\s*比特|4\s*位\s*(?:量化|精度|整)|4bit", "int4", None),
+    (r"\bbf16\b|bfloat16", "bf16", None),
+    (r"\bfp16\b|float16|half[\s\-]precision|半精度", "fp16", None),
+    (r"\bfp32\b|float32|全精度|单精度", "fp32", None),
+)
+
+
+def find_precision(scan: Scan) -> tuple[Precision | None, Quant | None, bool]:
+    """Return the precision and format named; True when only "quantised" was said (int4 assumed)."""
+    # Read the whole text: "Qwen2.5-72B-Instruct-AWQ" names the format inside the model name.
+    for pattern, precision, quant in _PRECISIONS:
+        if re.search(pattern, scan.text, re.IGNORECASE):
+            return precision, quant, False
+    if re.search(r"量化|quantiz|quantis|quantized|quantised", scan.text, re.IGNORECASE):
+        return "int4", None, True
+    return None, None, False
