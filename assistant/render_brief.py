@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from assistant.answer import AnswerDetail, Language
 from assistant.messages import say
 from assistant.render import (
-    MEMORY_TERMS,
     capacity_phrase,
     fig,
     option_notes,
@@ -22,6 +21,7 @@ from assistant.render import (
     rejection_summary,
     token_cost_phrase,
 )
+from assistant.render_tables import MEMORY_TERMS
 from assistant.tool_text import notes_in
 from tools.memory import MemoryEstimate
 from tools.plan import Plan

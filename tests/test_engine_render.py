@@ -6,7 +6,7 @@ import functools
 
 import pytest
 
-from assistant import render
+from assistant import render, render_tables
 from assistant.guards import Evidence, ungrounded_numbers
 from assistant.toolbox import estimate_gpu_memory, gpu_specs, plan_gpu_deployment
 from knowledge.models import Passage
@@ -129,7 +129,7 @@ def test_rejections_list_the_named_gpu_first() -> None:
 
 def test_estimate_markdown_lists_nonzero_terms_with_meanings() -> None:
     est = estimate_gpu_memory("Qwen2.5-7B-Instruct")
-    text = render.estimate_markdown(est, "en")
+    text = render_tables.estimate_markdown(est, "en")
     # At most two decimals are shown (14.185 GiB -> "14.19" or "14.18", whichever the float rounds to).
     assert f"| weights | {render.fig(est.per_gpu.weights_gib)} |" in text and "| gradients |" not in text
     assert render.fig(est.per_gpu.weights_gib) in ("14.18", "14.19")
@@ -137,7 +137,7 @@ def test_estimate_markdown_lists_nonzero_terms_with_meanings() -> None:
 
 
 def test_gpu_specs_table_skips_rows_unknown_for_every_gpu() -> None:
-    text = render.gpu_specs_table([gpu_specs("A10"), gpu_specs("L20")], "en")
+    text = render_tables.gpu_specs_table([gpu_specs("A10"), gpu_specs("L20")], "en")
     assert "| memory (GB) | 24 | 48 |" in text and "FP4" not in text
 
 

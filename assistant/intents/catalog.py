@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from assistant import render
+from assistant import render, render_tables
 from assistant.intents.arguments import (
     gpu_token,
 )
@@ -66,7 +66,7 @@ class CatalogIntent(Run):
             head = self.t(
                 f"**{value} 的实例规格（共 {found.count} 个）：**", f"**{value} instance types ({found.count}):**"
             )
-            parts.append(head + "\n\n" + render.instances_table(found.instances, self.lang))
+            parts.append(head + "\n\n" + render_tables.instances_table(found.instances, self.lang))
         query = " ".join([*s.families, *s.gpu_mentions, *s.instance_types]) or self.question
         passages = yield from self.search(query, n=1, prefer_docs=("instance-families", "original-article-corrections"))
         parts += self.quotes(passages, query)
@@ -106,7 +106,7 @@ class CatalogIntent(Run):
             if len(priced) >= 2:
                 lines.append(say("types.cheaper", self.lang, cheap=priced[0][1], price=render.fig(priced[0][0]),
                                  other=priced[-1][1], other_price=render.fig(priced[-1][0])))  # fmt: skip
-        table = render.instances_table([i for i, _ in found], self.lang)
+        table = render_tables.instances_table([i for i, _ in found], self.lang)
         prices = " · ".join(f"`{i.instance_type}` ¥{render.fig(p)}/h" for i, p in found if p is not None)
         return Reply(text="\n\n".join(p for p in [*lines, table, prices] if p), kind="guidance")
 

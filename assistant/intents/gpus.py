@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assistant import render
+from assistant import render, render_tables
 from assistant.answer import AnswerDetail
 from assistant.intents.arguments import (
     suggestions,
@@ -27,7 +27,7 @@ class GpuIntent(Run):
         gpu = yield from self.lookup_gpu(s.gpu_mentions[0])
         if gpu is None:
             return self.error(self.calls[-1].error or s.gpu_mentions[0])
-        parts = [render.gpu_specs_table([gpu], self.lang)]
+        parts = [render_tables.gpu_specs_table([gpu], self.lang)]
         if line := self.precision_support(gpu, s.precision):
             parts.insert(0, line)
         elif claim := number_claim(self.question, gpu, self.lang):  # "A100 does 312 TFLOPS, true?": yes/no first
@@ -79,7 +79,7 @@ class GpuIntent(Run):
             parts.insert(0, say(claim.code, self.lang, **claim.figures))  # the claim or "which is faster" first
         if family_lines:
             parts.append(" · ".join(family_lines))
-        parts.append(render.gpu_specs_table(gpus, self.lang))
+        parts.append(render_tables.gpu_specs_table(gpus, self.lang))
         passages = yield from self.search(
             self.question, n=2, prefer_docs=("gpu-specs-comparison", "original-article-corrections")
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from assistant import render
+from assistant import render, render_tables
 from assistant.answer import Language
 from assistant.concepts import Concept, find_concept, guidance_subject
 from assistant.injection import split_planted
@@ -31,13 +31,13 @@ class GuidanceIntent(Run):
             if found is not None and found.instances:
                 gpu_lines.append(_family_gpu(family, found.instances[0], self.lang))
                 head = self.t(f"**{family} 的实例规格：**", f"**{family} instance types:**")
-                parts.append(head + "\n\n" + render.instances_table(found.instances, self.lang, limit=4))
+                parts.append(head + "\n\n" + render_tables.instances_table(found.instances, self.lang, limit=4))
             elif err:
                 parts.append(self.t(f"`{family}`：{err}", f"`{family}`: {err}"))
         if len(s.gpu_mentions) == 1:  # "H20 适合训练吗": the GPU's own figures next to the guidance
             gpu = yield from self.lookup_gpu(s.gpu_mentions[0])
             if gpu is not None:
-                parts.append(render.gpu_specs_table([gpu], self.lang))
+                parts.append(render_tables.gpu_specs_table([gpu], self.lang))
         question = split_planted(self.question)[0]  # planted instructions are not what to search for
         if re.search(_ASKS_MODELS, question, re.IGNORECASE):  # "which models can you size besides LLMs?"
             return Reply(text=self._registry_line(), kind="guidance")
