@@ -6,6 +6,7 @@ the plumbing they share: calling a tool, searching the guidance, citing, and ass
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Callable, Generator, Sequence
@@ -61,12 +62,17 @@ class Run:
         self.passages: list[Passage] = []
         self.warnings: list[str] = []
         self.named_fits = False  # the hardware the user named holds the workload (set by the hardware intent)
+        # Tools are pure: two handlers asking the same question in one answer get one call and one record.
+        self._done: dict[str, tuple[Any, str | None]] = {}
 
     # ------------------------------------------------------------------ plumbing
 
     def call(self, tool: str, fn: Callable[..., Any], /, **args: Any) -> Events:
         """Run one tool, recording it; returns ``(result, error)``. Input errors become text."""
         args = {k: v for k, v in args.items() if v is not None}
+        key = tool + json.dumps(args, sort_keys=True, default=str)
+        if key in self._done:
+            return self._done[key]
         record = ToolCall(name=tool, args=args)
         yield AnswerEvent(type="tool_start", tool_call=record.model_copy())
         try:
@@ -86,6 +92,7 @@ class Run:
         record.result = _jsonable(result)
         self.calls.append(record)
         yield AnswerEvent(type="tool_end", tool_call=record.model_copy())
+        self._done[key] = (result, record.error)
         return result, record.error
 
     def search(

@@ -79,7 +79,8 @@ def _billing_honoured(body: Body) -> None:
 
 
 def _speed_first(body: Body) -> None:
-    [plan] = _calls(body, "plan_gpu_deployment")
+    # The plan on the named GPU gives the speed (a wider plan may follow, for a cheaper alternative).
+    plan = _calls(body, "plan_gpu_deployment")[0]
     assert plan["args"]["gpu"] == "A10"
     top = plan["result"]["options"][0]
     assert top["gpu_model"] == "A10" and f"{top['decode_tokens_per_s']:g}" in _first_line(body)
