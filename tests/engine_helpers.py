@@ -48,6 +48,16 @@ def conversation(*user_turns: str) -> list[Message]:
     return history
 
 
+def ask(question: str, *history: str) -> Answer:
+    """Answer ``question`` with the shared offline engine after the earlier user turns ``history``."""
+    return shared_engine().answer(question, conversation(*history) if history else [])
+
+
+def first_line(text: str) -> str:
+    """The answer's first non-blank line: what the checker and the user read as the answer."""
+    return next(line for line in text.splitlines() if line.strip())
+
+
 def ungrounded(answer: Answer, question: str, history: Sequence[Message] = ()) -> list[str]:
     """Numbers in the answer that no tool call, retrieved passage or user turn supports."""
     payloads = [part for call in answer.tool_calls for part in (call.args, call.result, call.error)]

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from engine_helpers import ask_cli, ask_cli_follow_up
+from engine_helpers import ask_cli, ask_cli_follow_up, first_line
 
 from tools.memory_request import MAX_GPUS
 
@@ -30,7 +30,7 @@ def _calls(body: Body, name: str) -> list[dict[str, Any]]:
 
 
 def _first_line(body: Body) -> str:
-    return next(line for line in body["text"].splitlines() if line.strip())
+    return first_line(body["text"])
 
 
 def _memory_first(body: Body) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine_helpers import conversation, shared_engine, ungrounded
+from engine_helpers import conversation, first_line, shared_engine, ungrounded
 
 from assistant.answer import Answer
 
@@ -12,7 +12,7 @@ def _ask(question: str) -> Answer:
 
 
 def _first_line(answer: Answer) -> str:
-    return next(line for line in answer.text.splitlines() if line.strip())
+    return first_line(answer.text)
 
 
 def test_a_card_named_by_its_size_is_judged_against_the_estimate() -> None:

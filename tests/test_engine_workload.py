@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from engine_helpers import call_args, conversation, shared_engine, ungrounded
+from engine_helpers import call_args, conversation, first_line, shared_engine, ungrounded
 
 from assistant.answer import Answer
 
 
 def _first_line(answer: Answer) -> str:
-    return next(line for line in answer.text.splitlines() if line.strip())
+    return first_line(answer.text)
 
 
 def _teams(answer: Answer) -> None:
