@@ -309,25 +309,26 @@ def score_heldout(path: Path = HELDOUT_CSV) -> list[tuple[HeldoutCase, float | N
     return out
 
 
-def summarise(errors: list[float]) -> tuple[int, float, float, float]:
-    """n, median |error| %, p90 |error| %, share (%) of rows under-predicted by more than 10%."""
+def summarise(errors: list[float]) -> tuple[int, float, float, float, float]:
+    """n, median |error| %, p90 |error| %, shares (%) of rows under- and over-predicted by more than 10%."""
     absolute = [abs(e) for e in errors]
     under = 100 * sum(1 for e in errors if e < -10) / len(errors)
-    return len(errors), statistics.median(absolute), _pct(absolute, 0.9), under
+    over = 100 * sum(1 for e in errors if e > 10) / len(errors)
+    return len(errors), statistics.median(absolute), _pct(absolute, 0.9), under, over
 
 
 def _heldout_report(rows: list[tuple[HeldoutCase, float | None, float | None, str]], worst: int) -> None:
     scored = [(c, p, e) for c, p, e, _ in rows if e is not None]
     print(f"\nheld-out set: {HELDOUT_CSV.name} ({len(rows)} rows, {len(scored)} scored; never used to fit)")
-    print(f"{'group':<28} {'n':>4} {'median':>8} {'p90':>8} {'under>10%':>10}")
+    print(f"{'group':<28} {'n':>4} {'median':>8} {'p90':>8} {'under>10%':>10} {'over>10%':>9}")
     groups: dict[str, list[float]] = {}
     for case, _, err in scored:
         assert err is not None
         for key in (case.group, f"  {case.group}: {case.source_id}", "overall"):
             groups.setdefault(key, []).append(err)
     for key in sorted(groups, key=lambda k: (k == "overall", k.strip().split(":")[0], k.startswith("  "), k)):
-        n, med, p90, under = summarise(groups[key])
-        print(f"{key:<28} {n:>4} {med:>7.1f}% {p90:>7.1f}% {under:>9.0f}%")
+        n, med, p90, under, over = summarise(groups[key])
+        print(f"{key:<28} {n:>4} {med:>7.1f}% {p90:>7.1f}% {under:>9.0f}% {over:>8.0f}%")
     print(f"\nheld-out worst {worst} rows (signed error: + = over-estimate)")
     for case, pred, err in sorted(scored, key=lambda r: -abs(r[2] or 0))[:worst]:
         print(

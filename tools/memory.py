@@ -52,8 +52,10 @@ Assumptions and limits
   Sequence packing is assumed (every position is a real token).
 * Overhead: CUDA context + workspaces 0.5 GiB, NCCL 0.5 GiB when GPUs communicate, and the caching
   allocator's slack (:mod:`tools.memory_allocator`): 2 MiB segment rounding of every weight (and, under
-  DDP, gradient/optimizer) tensor plus half the largest freed transient block. Real fragmentation varies
-  with the allocation order; the band says by how much.
+  DDP, gradient/optimizer) tensor plus cached blocks left unused: for inference half the largest freed
+  prefill block; for training a base and shares of one logits block and one MLP block, fitted on
+  development runs that measured nvidia-smi and ``max_memory_allocated`` (``tools/data/memory_reserve.yaml``).
+  Real fragmentation varies with the allocation order; the band says by how much.
 * Not modelled: CPU RAM, pipeline-parallel micro-batch schedules, sequence/context parallelism,
   speculative decoding, prefix caching, multimodal encoders' activations.
 """

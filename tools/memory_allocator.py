@@ -13,14 +13,29 @@
 So the slack grows with the largest transient block, not with the size of the model: a model that
 only holds its weights shows almost none (torchtune PR #1348: CodeLlama-7B after loading, 13.19 GiB
 allocated, 13.27 GiB reserved).
+
+Training frees and re-allocates blocks of several large sizes every step (the loss's logits, the MLP
+intermediates of each recomputed layer), so its cache holds more than one unused block. For training
+the unused shares of those two blocks and a base are fitted on development rows that measured both
+nvidia-smi and ``max_memory_allocated`` (``tools/data/memory_reserve.yaml``, fitted by
+``benchmarks/fit_reserve_dev.py`` on ``benchmarks/data/memory_reserve_dev.csv``); inference keeps the
+unfitted middle share below.
 """
 
 from __future__ import annotations
 
 import math
+from functools import cache
+from pathlib import Path
+from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools import data_cache
 from tools.architecture import ModelArchitecture
-from tools.memory_terms import shapes
+from tools.memory_terms import GIB, shapes
+
+RESERVE_FILE = Path(__file__).resolve().parent / "data" / "memory_reserve.yaml"
 
 MIB = 2**20
 # c10/cuda/CUDACachingAllocator.cpp: kSmallSize, kSmallBuffer, kMinLargeAlloc, kLargeBuffer, kRoundLarge.
@@ -76,3 +91,46 @@ def allocator_slack_bytes(rounding_bytes: float, largest_transient_bytes: float)
     in the cache unused.
     """
     return rounding_bytes + TRANSIENT_UNREUSED_SHARE * largest_transient_bytes
+
+
+class TrainingReserve(BaseModel):
+    """Unused cached blocks at a training peak, one GPU (beyond CUDA context and weight rounding)."""
+
+    # defer_build: read back from tools.data_cache without validating again (see tools.catalog.GPU).
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    base_gib: float = Field(ge=0, le=4, description="reserve at zero tokens")
+    logits_share: float = Field(ge=0, le=4, description="unused share of one block of the loss's logits")
+    mlp_share: float = Field(ge=0, le=4, description="unused share of one block of the MLP intermediate")
+    fitted_on: Literal["dev"]
+    rows: int = Field(ge=10, description="development rows the fit used")
+    source: str = Field(min_length=20, description="URL of the measurements and the fit that produced the values")
+
+
+class _ReserveFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    training: TrainingReserve
+
+
+@cache
+def load_training_reserve() -> TrainingReserve:
+    """Return the fitted training reserve, validated once (a malformed file is a bug: it raises)."""
+    return data_cache.cached("memory_reserve", [RESERVE_FILE], _read_reserve)
+
+
+def _read_reserve() -> TrainingReserve:
+    import yaml
+
+    return _ReserveFile.model_validate(yaml.safe_load(RESERVE_FILE.read_text(encoding="utf-8"))).training
+
+
+def training_slack_bytes(rounding_bytes: float, logits_bytes: float, mlp_block_bytes: float) -> float:
+    """Reserved minus allocated at a training peak, one GPU: rounding + fitted base + unused cached blocks.
+
+    ``logits_bytes`` is one block of the loss's logits as the loss builds it (fp32 where it upcasts, one
+    chunk when chunked, 0 under a fused linear cross-entropy); ``mlp_block_bytes`` one MLP intermediate of
+    a decoder layer (tokens x intermediate x activation bytes).
+    """
+    r = load_training_reserve()
+    return rounding_bytes + r.base_gib * GIB + r.logits_share * logits_bytes + r.mlp_share * mlp_block_bytes

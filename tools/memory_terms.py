@@ -463,7 +463,15 @@ def zero3_gather_bytes(arch: ModelArchitecture, bytes_per_param: float) -> float
 
 # ---------------------------------------------------------------------------------------------- runtime
 
+# CUDA context with lazy module loading (PyTorch >= 1.13 sets CUDA_MODULE_LOADING=LAZY, default in CUDA >= 12.2):
+# 0.27 GiB for a one-kernel program (0.62 GiB eager), pytorch/pytorch#86509; the kernels a model runs load on
+# first use, hence 0.5. cuBLAS/cuBLASLt workspaces (4-8 MiB per stream on A100, 32 MiB on Hopper: pytorch
+# PRs #83461, #120925) come from the caching allocator, so they are tensors, not context. Training's extra
+# unused reserve is fitted on dev rows (tools/data/memory_reserve.yaml); its split between context and
+# allocator is not identified by those rows (both show only in nvidia-smi).
 CUDA_CONTEXT_GIB = 0.5
+# NCCL communicator buffers: NCCL_BUFFSIZE (default 4 MiB) per channel, peer and protocol (NCCL docs,
+# Environment Variables); a few hundred MiB on one node. Not fitted: no dev row isolates it.
 NCCL_BUFFERS_GIB = 0.5
 VLLM_NON_TORCH_GIB = 1.0
 VLLM_CUDA_GRAPHS_GIB = 0.5

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from tools import memory_terms as t
 from tools.architecture import ModelArchitecture
-from tools.memory_allocator import allocator_slack_bytes, weight_rounding_bytes
+from tools.memory_allocator import training_slack_bytes, weight_rounding_bytes
 from tools.memory_inference import Assembly
 from tools.memory_request import EstimateRequest
 from tools.memory_stack import (
@@ -201,20 +201,22 @@ def _foreach_temporary(req: EstimateRequest, trainable: int, recipe: _Recipe, sh
 def _allocator_slack(
     req: EstimateRequest, arch: ModelArchitecture, fmt: WeightFormat, tokens: int, recipe: _Recipe
 ) -> float:
-    """Caching-allocator slack: per-tensor segment rounding + half the largest freed training block.
+    """Caching-allocator slack: per-tensor segment rounding + the fitted training reserve.
 
     Under DDP every parameter's gradient and optimizer states are tensors of their own (rounded like the
-    weights); ZeRO flattens them into contiguous partitions. The largest freed blocks are the fp32 logits
-    of the loss (one chunk when chunked) and one layer's MLP gradient.
+    weights); ZeRO flattens them into contiguous partitions. The blocks a step frees and re-allocates are
+    the loss's logits (fp32 where the loss upcasts, one chunk when chunked, none under Liger's fused
+    linear cross-entropy) and each recomputed layer's MLP intermediates; the unused share of each and a
+    base come from development rows (:func:`tools.memory_allocator.training_slack_bytes`).
     """
     rounding = weight_rounding_bytes(arch, fmt.linear_bytes_per_param)
     if req.task == "full" and req.zero == 0:
         per_param_tensors = 1 + recipe.state_bytes / recipe.grad_bytes  # gradient, moments, master copy
         rounding += weight_rounding_bytes(arch, recipe.grad_bytes) * per_param_tensors
     loss_width = 4.0 if loss_in_fp32(req.framework, arch) else recipe.act_bytes
-    logits = tokens * arch.vocab_size * loss_width / (8 if req.chunked_ce else 1)
-    mlp_grad = tokens * arch.intermediate_size * recipe.act_bytes
-    return allocator_slack_bytes(rounding, max(logits, mlp_grad))
+    logits = 0.0 if req.fused_linear_ce else tokens * arch.vocab_size * loss_width / (8 if req.chunked_ce else 1)
+    mlp_block = tokens * arch.intermediate_size * recipe.act_bytes
+    return training_slack_bytes(rounding, logits, mlp_block)
 
 
 def _layout(req: EstimateRequest) -> str:
@@ -428,8 +430,8 @@ def _training_words(
         "overhead_gib": (
             "what nvidia-smi shows beyond the tensors: CUDA context and workspaces (0.5 GiB)"
             + (" + NCCL buffers (0.5 GiB)" if n > 1 else "")
-            + " + caching-allocator slack (2 MiB segment rounding + half the largest freed block: "
-            "fp32 logits or one layer's MLP gradient)"
+            + " + caching-allocator slack (2 MiB segment rounding + cached blocks left unused: a base and "
+            "shares of one logits block and one MLP block, fitted on published nvidia-smi vs allocated runs)"
         ),
     }
     if seq > arch.max_context:
