@@ -35,6 +35,18 @@ _HOW_MANY_RE = (
 _ROPE_SCALING_FACTOR = 4
 
 
+def catalog_gpu(name: str) -> str:
+    """Return the catalog's name of a GPU ("A100 80G" -> A100-80GB, "A100" -> its stated default), else as typed.
+
+    Every side of a comparison then calls the tools with the GPU it is priced and sized as, so the recorded
+    calls say which variant was assumed.
+    """
+    try:
+        return catalog.choose_gpu(name).gpu.name
+    except UnknownNameError:
+        return name  # ambiguous without a default ("V100") or unknown: the tool answers with the variants
+
+
 class WorkloadIntent(Run):
     """Plans or estimates a workload, or asks the one question that is missing."""
 
@@ -131,7 +143,7 @@ class WorkloadIntent(Run):
         if len(models) >= 2:
             return [(m, s.model_copy(update={"model": m})) for m in models]
         if not s.gpu and len(s.gpu_mentions) >= 2:
-            return [(g, s.model_copy(update={"gpu": g})) for g in s.gpu_mentions[:3]]
+            return [(g, s.model_copy(update={"gpu": catalog_gpu(g)})) for g in s.gpu_mentions[:3]]
         if not s.gpu and len(s.families) >= 2:
             # "gn7i vs gn8is for Qwen2.5-7B": each family's GPU under the same workload.
             out = []
