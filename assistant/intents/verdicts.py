@@ -14,7 +14,9 @@ from typing import Any
 from assistant import render
 from assistant.conversation import read_conversation, representative_model
 from assistant.intents.arguments import memory_args, plan_args
+from assistant.intents.compare_followup import CompareFollowUp
 from assistant.intents.compare_hardware import CompareHardware
+from assistant.intents.compare_sides import model_settings
 from assistant.intents.speed_lead import speed_line
 from assistant.intents.verdict_leads import VerdictLeads
 from assistant.intents.verdict_words import (
@@ -30,7 +32,7 @@ from assistant.intents.verdict_words import (
     with_memory,
 )
 from assistant.intents.verdict_worth import worth_line
-from assistant.intents.workload import WorkloadIntent
+from assistant.intents.workload import WorkloadIntent, catalog_gpu
 from assistant.messages import say
 from assistant.run import Events, Reply
 from assistant.toolbox import (
@@ -46,11 +48,12 @@ from tools.plan import Plan
 _METHODS = ("full", "lora", "qlora")
 
 
-class VerdictIntent(VerdictLeads, CompareHardware, WorkloadIntent):
+class VerdictIntent(VerdictLeads, CompareHardware, CompareFollowUp, WorkloadIntent):
     """Named-hardware comparisons and verdicts; the rest is the workload handler's."""
 
     def verdict_or_workload(self, s: Slots) -> Events:
         """Answer a comparison or verdict on named hardware, else plan or estimate as usual."""
+        s = self.with_added_side(s)  # "add A100 to the comparison": every side, the same workload
         s, sized = self.size_stands_for_a_model(s)
         own = yield from self.own_answer(s, sized)
         if own is not None:
@@ -78,10 +81,12 @@ class VerdictIntent(VerdictLeads, CompareHardware, WorkloadIntent):
         reply = yield from self.workload(s)
         if ready and len(s.gpu_mentions) >= 2 and not s.gpu and reply.kind == "recommendation":
             yield from self.lead_with_spec_winner(s, reply)
-            self.lead_with_price_gap(reply)
-            if worth := worth_line(self.question, s.gpu_mentions, self.calls, self.lang):  # "值得换成 A10 吗"
+            if not s.budget_cny_month:  # with a budget, the comparison's first line says which prices are missing
+                self.lead_with_price_gap(reply)
+            planned = [catalog_gpu(g) for g in s.gpu_mentions]  # as the plans were called ("A100" -> A100-80GB)
+            if worth := worth_line(self.question, planned, self.calls, self.lang):  # "值得换成 A10 吗"
                 reply.text = worth + "\n\n" + reply.text
-        elif ready and len(s.families) >= 2 and reply.kind == "recommendation":
+        elif ready and len(s.families) >= 2 and reply.kind == "recommendation" and not s.budget_cny_month:
             self.lead_with_price_gap(reply)
         elif ready and reply.kind in ("estimate", "recommendation") and not (s.gpu_mentions or s.instance_types):
             if stated := memory_claim(self.question):  # "7B FP16 大约 14GB，对吗？": the claim answered first
@@ -125,7 +130,8 @@ class VerdictIntent(VerdictLeads, CompareHardware, WorkloadIntent):
             sides = [(self.side_label(h), {}, h) for h in sets[:3]]
             return (yield from self.compare_on_hardware(s, sides, "hardware"))
         if len(models) >= 2 and hardware:
-            sides = [(m, {"model": m}, hardware) for m in models[:3]]
+            own = model_settings(self.question, models[:3])  # "32B AWQ 和 14B BF16": each model as written
+            sides = [(m, {"model": m, **own.get(m, {})}, hardware) for m in models[:3]]
             return (yield from self.compare_on_hardware(s, sides, "models"))
         types = [t for t in s.instance_types if known_type(t)]
         if len(types) >= 2:  # "one gn7e-c16g1.4xlarge or two gn7i-c32g1.16xlarge": each with its own count
