@@ -155,7 +155,22 @@ class WorkloadIntent(Run):
                     gpu = gpus.pop()
                     out.append((f"{family} ({gpu})", s.model_copy(update={"gpu": gpu, "families": [family]})))
             return out if len(out) >= 2 else []
-        return []
+        return self.mixed_sides(s)
+
+    def mixed_sides(self, s: Slots) -> list[tuple[str, Slots]]:
+        """Sides named partly as families, partly as GPUs ("gn7i vs L20"), when they are two or more GPUs."""
+        if not (s.families and s.gpu_mentions) or s.gpus or s.instance_types:
+            return []
+        sides: dict[str, tuple[str, Slots]] = {}
+        for family in s.families[:3]:
+            gpus = {i.gpu_name for i in catalog.list_instances(family=family)} - {None}
+            if len(gpus) == 1:
+                gpu = gpus.pop()
+                sides.setdefault(gpu, (f"{family} ({gpu})", s.model_copy(update={"gpu": gpu, "families": [family]})))
+        for mention in s.gpu_mentions[:3]:
+            gpu = catalog_gpu(mention)
+            sides.setdefault(gpu, (mention, s.model_copy(update={"gpu": gpu, "families": []})))
+        return list(sides.values())[:3] if len(sides) >= 2 else []
 
     def compare_plans(self, variants: list[tuple[str, Slots]], understood: str) -> Events:
         """Plan each variant and compare their cheapest fitting options (price per hour, month, M tokens)."""
