@@ -38,9 +38,18 @@ def find_budget(scan: Scan) -> float | None:
     return parse_number(m.group(1), m.group(2))
 
 
+# "4k tokens each", "8k tokens per chat": a length per request (read as the context), not a training volume.
+_PER_REQUEST = (
+    r"(?!\s*(?:each(?!\s+(?:epoch|pass|round|step|time))|apiece|"
+    r"(?:per|a)\s+(?:request|chat|conversation|user|person|query|message|prompt|turn|session)s?\b))"
+)
+
+
 def find_train_tokens(scan: Scan) -> float | None:
     m = scan.find(
         rf"{NUM}\s*(thousand|million|billion|trillion|百万|千万|[kKmMbBtT万亿])\s*(?:个)?\s*(?:tokens?|token|词元)"
+        + r"(?![A-Za-z])"
+        + _PER_REQUEST
     )
     if not m:
         return None

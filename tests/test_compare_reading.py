@@ -50,3 +50,15 @@ def test_one_user_said_without_a_number() -> None:
     assert understand("gn6i vs gn7i for qwen2.5 3b, just me using it").concurrency == 1
     assert understand("就我一个人用，Qwen2.5-7B 用什么卡").concurrency == 1
     assert understand("Qwen2.5-7B, 5 users, not just me").concurrency == 5  # a number stated wins
+
+
+def test_throw_it_in_too_adds_a_side() -> None:
+    question = "can you throw H20 in there too?"
+    added = sides_added(question, "A10 vs L20 for Qwen2.5-7B, 12 users, 8k context", understand(question))
+    assert added == {"gpu_mentions": ["A10", "L20", "H20"]}
+
+
+def test_tokens_each_is_a_length_per_request_not_a_training_volume() -> None:
+    chat = understand("Llama-3.1-8B-Instruct chatbot, 25 people chatting at once, 4k tokens each")
+    assert (chat.context, chat.train_tokens) == (4096, None)
+    assert understand("Qwen2.5-7B full fine-tune on 500M tokens each epoch").train_tokens == 500_000_000

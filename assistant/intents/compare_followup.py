@@ -18,7 +18,8 @@ from tools.errors import UnknownNameError
 
 # Words that add to a comparison rather than replace it.
 _ADD_RE = re.compile(
-    r"\b(?:add(?:ing)?|include|including|throw\s+in|as\s+well|third|fourth|one\s+more|another\s+option|"
+    r"\b(?:add(?:ing)?|include|including|throw\s+(?:\S+\s+){0,3}?in|as\s+well|too|also|third|fourth|one\s+more|"
+    r"another\s+option|"
     r"(?:compare|put)\s+(?:it|that|them)\s+(?:in|too|against))\b|"
     r"再加|加上|加一个|加个|加入|放进来|也比|一起比|也算上|也对比|第三个|第三种|三个一起",
     re.IGNORECASE,

@@ -126,7 +126,8 @@ class VerdictIntent(VerdictLeads, CompareHardware, CompareFollowUp, WorkloadInte
             if earlier_hw and earlier_hw != hardware:  # "how does that compare with two A10s?": both, one workload
                 sides = [(self.side_label(h), {}, h) for h in (earlier_hw, hardware)]
                 return (yield from self.compare_on_hardware(s, sides, "hardware"))
-        if len(sets) >= 2 and len(models) < 2:  # "4 张 L20 还是 2 张 H20": each set as named
+        named_types = [t for t in s.instance_types if known_type(t)]  # "ecs.X (4x A10) vs ecs.Y": types lead
+        if len(sets) >= 2 and len(models) < 2 and len(named_types) < 2:  # "4 张 L20 还是 2 张 H20": each set
             sides = [(self.side_label(h), {}, h) for h in sets[:3]]
             return (yield from self.compare_on_hardware(s, sides, "hardware"))
         if len(models) >= 2 and hardware:
