@@ -15,7 +15,7 @@ from typing import Any
 
 from assistant import render
 from assistant.intents.arguments import plan_args
-from assistant.intents.verdict_words import USERS_RE
+from assistant.intents.verdict_words import COST_RE, USERS_RE
 from assistant.messages import say
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
@@ -87,7 +87,17 @@ class CompareHardware(Run):
             label = max(counts, key=lambda k: counts[k])  # "which fits more users?": the count decides
             head = say("compare.most_users", self.lang, label=label, n=counts[label],
                        context=render.fig(s.context or DEFAULT_CONTEXT_TOKENS))  # fmt: skip
-        parts = [head, *self.criteria(results, options, prices, shown, head), "\n".join(lines)]
+        criteria = self.criteria(results, options, prices, shown, head)
+        unpriced = [label for label, _ in results if label not in prices]
+        if unpriced and len(unpriced) < len(results):  # said once, so a missing price is neither free nor skipped
+            note = say("compare.unpriced", self.lang, labels=self.t("、", ", ").join(unpriced))
+            if len(prices) < 2 and re.search(COST_RE, self.question, re.I):
+                # "which is cheaper?": that the prices are missing comes first, with the one price known
+                (label, price), others = next(iter(shown.items())), self.t("、", ", ").join(unpriced)
+                head = say("compare.only_priced", self.lang, label=label, price=price, others=others) + "\n\n" + head
+            else:
+                criteria.append(note)
+        parts = [head, *criteria, "\n".join(lines)]
         if not any(fit.fits for _, fit in results):  # the closest side's smallest change that makes it fit
             parts += self.fit_lines(min(results, key=lambda r: r[1].shortfall_gib)[1])[1:]
         parts.append(self.understood_line(understood))
@@ -136,11 +146,11 @@ class CompareHardware(Run):
 
     def criteria(self, results: list[tuple[str, HardwareFit]], options: dict[str, DeploymentOption],
                  prices: dict[str, float], shown: dict[str, str], head: str) -> list[str]:  # fmt: skip
-        """Name a winner per criterion where the sides differ (headroom, speed, ¥/h, ¥/M tokens); unpriced sides."""
+        """Name a winner per criterion where the sides differ: headroom, decode speed, ¥/h, ¥/M tokens."""
         out: list[str] = []
         fitting = [(label, fit) for label, fit in results if fit.fits]
         rooms = sorted(((fit.headroom_pct, label) for label, fit in fitting), reverse=True)
-        if len(rooms) >= 2 and rooms[0][0] > rooms[-1][0]:
+        if len(rooms) >= 2 and rooms[0][0] > rooms[-1][0] and f"{render.fig(rooms[0][0])}%" not in head:
             out.append(say("compare.roomiest", self.lang, label=rooms[0][1], pct=render.fig(rooms[0][0])))
         speeds = sorted(((o.decode_tokens_per_s or 0.0, label) for label, o in options.items()), reverse=True)
         if len(speeds) >= 2 and speeds[0][0] > speeds[-1][0] > 0:
@@ -158,9 +168,6 @@ class CompareHardware(Run):
         if len(per_m) >= 2 and per_m[0][0] < per_m[-1][0]:
             out.append(say("compare.cheapest_tokens", self.lang, label=per_m[0][1], cost=render.fig(per_m[0][0]),
                            other=per_m[-1][1], other_cost=render.fig(per_m[-1][0])))  # fmt: skip
-        unpriced = [label for label, _ in results if label not in prices]
-        if unpriced and len(unpriced) < len(results):
-            out.append(say("compare.unpriced", self.lang, labels=self.t("、", ", ").join(unpriced)))
         return out
 
     def capacities(self, s: Slots, sides: list[Side], results: list[tuple[str, HardwareFit]]) -> Events:
@@ -215,7 +222,11 @@ class CompareHardware(Run):
             label, fit = max(fitting, key=lambda r: r[1].headroom_gib)
             return say("compare.more_room", self.lang, label=label, need=render.fig(fit.per_gpu_needed_gib),
                        usable=render.fig(fit.per_gpu_usable_gib), pct=render.fig(fit.headroom_pct))  # fmt: skip
-        label, fit = fitting[0]
         others = self.t("、", ", ").join(lb for lb, f in results if not f.fits)
+        if len(fitting) >= 2:  # some fit, some do not: the roomiest of those that fit, the others named
+            label, fit = max(fitting, key=lambda r: r[1].headroom_gib)
+            return say("compare.some_fit", self.lang, label=label, others=others, pct=render.fig(fit.headroom_pct),
+                       need=render.fig(fit.per_gpu_needed_gib), usable=render.fig(fit.per_gpu_usable_gib))  # fmt: skip
+        label, fit = fitting[0]
         return say("compare.only_fits", self.lang, label=label, others=others, need=render.fig(fit.per_gpu_needed_gib),
                    usable=render.fig(fit.per_gpu_usable_gib))  # fmt: skip
