@@ -1,9 +1,10 @@
 """Comparisons of issue 8 through ``ask --json`` and ``POST /v1/ask``: every side, one workload, a winner per criterion.
 
 The checks read the domain and the tools' own results: two A10 against one L20 (the L20 set has no list
-price, so that is said once), two instance types where one decodes faster and the other is cheaper per
-token, each model at the precision written beside it, a budget that neither family is confirmed within,
-and a follow-up that adds a third GPU to the comparison with the earlier workload kept.
+price, so that is said once, and first when the question asks which is cheaper), two instance types where
+one decodes faster and the other is cheaper per token, each model at the precision written beside it, a
+budget that neither family is confirmed within, a family compared with a GPU, and a follow-up that adds a
+third GPU to the comparison with the earlier workload kept.
 """
 
 from __future__ import annotations
@@ -69,7 +70,22 @@ def _budget_neither(body: Body) -> None:
     assert "¥20,000" in line and "gn7i" in line
 
 
+def _family_and_gpu(body: Body) -> None:
+    plans = [a for a, _ in _calls(body, "plan_gpu_deployment")]
+    assert [a["gpu"] for a in plans] == ["A10", "L20"]  # gn7i is the A10: both sides, one workload
+    assert {(a["model"], a["concurrency"]) for a in plans} == {("Qwen2.5-14B-Instruct", 10)}
+
+
+def _one_price_first(body: Body) -> None:
+    quotes = [r["hourly"] for a, r in _calls(body, "price_of_instance") if r and r.get("hourly")]
+    line = first_line(body["text"])
+    assert line.startswith("**只有 2 张 A10 有目录价") and f"¥{render.fig(min(quotes))}" in line
+    assert "1 张 L20" in line  # the L20 set's types have no list price: said first, not skipped
+
+
 CASES: list[tuple[str, str, Callable[[Body], None]]] = [
+    ("family-and-gpu", "gn7i vs L20 for Qwen2.5-14B, 10 users?", _family_and_gpu),
+    ("one-price-first", "两张 A10 和一张 L20 跑 Qwen2.5-14B 哪个便宜？", _one_price_first),
     ("gpu-sets", "two A10 vs one L20 for Qwen2.5-14B-Instruct, 8 concurrent, 4k context?", _gpu_sets),
     (
         "types",
