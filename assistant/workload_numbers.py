@@ -38,9 +38,18 @@ def find_budget(scan: Scan) -> float | None:
     return parse_number(m.group(1), m.group(2))
 
 
+# "4k tokens each", "8k tokens per chat": a length per request (read as the context), not a training volume.
+_PER_REQUEST = (
+    r"(?!\s*(?:each(?!\s+(?:epoch|pass|round|step|time))|apiece|"
+    r"(?:per|a)\s+(?:request|chat|conversation|user|person|query|message|prompt|turn|session)s?\b))"
+)
+
+
 def find_train_tokens(scan: Scan) -> float | None:
     m = scan.find(
         rf"{NUM}\s*(thousand|million|billion|trillion|百万|千万|[kKmMbBtT万亿])\s*(?:个)?\s*(?:tokens?|token|词元)"
+        + r"(?![A-Za-z])"
+        + _PER_REQUEST
     )
     if not m:
         return None
@@ -180,8 +189,15 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"(?<![\w.]){NUM}{SUFFIX}[\s\-]*(?:person|people|member)\s+(?:team|group)\b",
     )
     if not m:
-        return None
+        return 1 if re.search(_SOLO_RE, scan.text, re.IGNORECASE) else None
     return as_int(parse_number(m.group(1), m.group(2)))
+
+
+# "just me using it", "only for myself", "就我一个人用", "自己一个人玩": one user, said without a number.
+_SOLO_RE = (
+    r"\b(?:just|only)\s+(?:me|myself)(?:\s+(?:using|uses?|will\s+use|on\s+it)\b|\s*[,.;!?)]|\s*$)|\b(?:for|by)\s+myself\b|\b(?:a\s+)?single\s+user\b|\bone\s+user\b|"
+    r"(?:就|只有|只)\s*(?:我|自己)\s*(?:一个人)?\s*(?:用|使用|在用|玩)|自己一个人\s*(?:用|玩)|个人自用|一个人用"
+)
 
 
 # "QPS of 128-token queries": a number followed by "-token"/"字" is a length, never a rate.

@@ -58,7 +58,8 @@ def _hourly_for_part_time(body: Body) -> None:
 
 def _not_worth_without_instances(body: Body) -> None:
     plans = {a["gpu"]: p for a, p in _plans(body)}
-    assert not plans["H800"]["options"] and plans["A100"]["options"]  # no ECS type offers the H800
+    # no ECS type offers the H800; "A100" is planned as its catalog default, A100-80GB
+    assert not plans["H800"]["options"] and plans["A100-80GB"]["options"]
     assert _first_line(body).startswith("**不建议为此上 H800")
 
 

@@ -14,11 +14,13 @@ from typing import Any
 from assistant import render
 from assistant.conversation import read_conversation, representative_model
 from assistant.intents.arguments import memory_args, plan_args
+from assistant.intents.compare_followup import CompareFollowUp
+from assistant.intents.compare_hardware import CompareHardware
+from assistant.intents.compare_sides import model_settings
 from assistant.intents.speed_lead import speed_line
 from assistant.intents.verdict_leads import VerdictLeads
 from assistant.intents.verdict_words import (
     COMPARE_WITH_RE,
-    USERS_RE,
     card_size,
     family_gpu,
     gpu_sets,
@@ -30,32 +32,28 @@ from assistant.intents.verdict_words import (
     with_memory,
 )
 from assistant.intents.verdict_worth import worth_line
-from assistant.intents.workload import WorkloadIntent
+from assistant.intents.workload import WorkloadIntent, catalog_gpu
 from assistant.messages import say
 from assistant.run import Events, Reply
 from assistant.toolbox import (
-    concurrent_users,
     estimate_gpu_memory,
     evaluate_hardware_fit,
-    find_instance_types,
     plan_gpu_deployment,
-    price_of_instance,
 )
 from assistant.understanding import Slots, understand
 from tools import catalog
-from tools.capacity import Capacity
 from tools.hardware_fit import HardwareFit
 from tools.plan import Plan
-from tools.workload import DEFAULT_CONTEXT_TOKENS
 
 _METHODS = ("full", "lora", "qlora")
 
 
-class VerdictIntent(VerdictLeads, WorkloadIntent):
+class VerdictIntent(VerdictLeads, CompareHardware, CompareFollowUp, WorkloadIntent):
     """Named-hardware comparisons and verdicts; the rest is the workload handler's."""
 
     def verdict_or_workload(self, s: Slots) -> Events:
         """Answer a comparison or verdict on named hardware, else plan or estimate as usual."""
+        s = self.with_added_side(s)  # "add A100 to the comparison": every side, the same workload
         s, sized = self.size_stands_for_a_model(s)
         own = yield from self.own_answer(s, sized)
         if own is not None:
@@ -83,17 +81,20 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
         reply = yield from self.workload(s)
         if ready and len(s.gpu_mentions) >= 2 and not s.gpu and reply.kind == "recommendation":
             yield from self.lead_with_spec_winner(s, reply)
-            self.lead_with_price_gap(reply)
-            if worth := worth_line(self.question, s.gpu_mentions, self.calls, self.lang):  # "值得换成 A10 吗"
+            if not s.budget_cny_month:  # with a budget, the comparison's first line says which prices are missing
+                self.lead_with_price_gap(reply)
+            planned = [catalog_gpu(g) for g in s.gpu_mentions]  # as the plans were called ("A100" -> A100-80GB)
+            if worth := worth_line(self.question, planned, self.calls, self.lang):  # "值得换成 A10 吗"
                 reply.text = worth + "\n\n" + reply.text
-        elif ready and len(s.families) >= 2 and reply.kind == "recommendation":
+        elif ready and len(s.families) >= 2 and reply.kind == "recommendation" and not s.budget_cny_month:
             self.lead_with_price_gap(reply)
         elif ready and reply.kind in ("estimate", "recommendation") and not (s.gpu_mentions or s.instance_types):
             if stated := memory_claim(self.question):  # "7B FP16 大约 14GB，对吗？": the claim answered first
                 if not any(c.name == "estimate_gpu_memory" for c in self.calls):
                     yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=None))
                 self.lead_with_memory_claim(reply, stated)
-        if line := speed_line(self.question, self.calls, self.lang):  # "what's the throughput on one A10?"
+        compared = len(self.variants(s)) >= 2  # a comparison names the fastest side itself, among the others
+        if not compared and (line := speed_line(self.question, self.calls, self.lang)):  # "throughput on one A10?"
             reply.text = f"{line}\n\n{reply.text}"
         return reply
 
@@ -125,11 +126,13 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
             if earlier_hw and earlier_hw != hardware:  # "how does that compare with two A10s?": both, one workload
                 sides = [(self.side_label(h), {}, h) for h in (earlier_hw, hardware)]
                 return (yield from self.compare_on_hardware(s, sides, "hardware"))
-        if len(sets) >= 2 and len(models) < 2:  # "4 张 L20 还是 2 张 H20": each set as named
+        named_types = [t for t in s.instance_types if known_type(t)]  # "ecs.X (4x A10) vs ecs.Y": types lead
+        if len(sets) >= 2 and len(models) < 2 and len(named_types) < 2:  # "4 张 L20 还是 2 张 H20": each set
             sides = [(self.side_label(h), {}, h) for h in sets[:3]]
             return (yield from self.compare_on_hardware(s, sides, "hardware"))
         if len(models) >= 2 and hardware:
-            sides = [(m, {"model": m}, hardware) for m in models[:3]]
+            own = model_settings(self.question, models[:3])  # "32B AWQ 和 14B BF16": each model as written
+            sides = [(m, {"model": m, **own.get(m, {})}, hardware) for m in models[:3]]
             return (yield from self.compare_on_hardware(s, sides, "models"))
         types = [t for t in s.instance_types if known_type(t)]
         if len(types) >= 2:  # "one gn7e-c16g1.4xlarge or two gn7i-c32g1.16xlarge": each with its own count
@@ -178,22 +181,6 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
         before = read_conversation(self.history[last].content, self.history[:last])
         return self.fixed_hardware(before.slots)
 
-    def set_price(self, fit: HardwareFit, region: str | None) -> Events:
-        """Return (hourly price, instances) of the named type, or of the cheapest type with exactly this GPU set."""
-        hw = fit.hardware
-        if hw.instance_type:
-            quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=hw.instance_type,
-                                            region=region)  # fmt: skip
-            return (quote.hourly, hw.instances) if quote is not None and quote.hourly is not None else None
-        listed, _ = yield from self.call("find_instance_types", find_instance_types, gpu=hw.gpu)
-        best = None
-        for inst in [i for i in (listed.instances if listed else []) if i.gpu_count == hw.gpus and not i.vgpu][:4]:
-            quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=inst.instance_type,
-                                            region=region)  # fmt: skip
-            if quote is not None and quote.hourly is not None and (best is None or quote.hourly < best):
-                best = quote.hourly
-        return (best, 1) if best is not None else None
-
     def side_label(self, hardware: dict[str, Any]) -> str:
         """Name one side of a hardware comparison: '2 x A10', '`ecs.gn8is.4xlarge`'."""
         if hardware.get("instance_type"):
@@ -209,104 +196,6 @@ class VerdictIntent(VerdictLeads, WorkloadIntent):
         else:
             args |= {"batch": s.batch, "seq_len": s.context}
         return args
-
-    def compare_on_hardware(self, s: Slots, sides: list[tuple[str, dict[str, Any], dict[str, Any]]],
-                            kind: str) -> Events:  # fmt: skip
-        """Evaluate each side (models, instance types or GPU sets) with the same workload; the winner first."""
-        priced = kind == "types"
-        task = s.task or "inference"
-        results: list[tuple[str, HardwareFit]] = []
-        for label, change, hardware in sides:
-            args = self.fit_args(s.model_copy(update=change), task) | hardware
-            if "gpu" in args:
-                args["gpu"] = self.one_gpu(args["gpu"])
-            fit, _ = yield from self.call("evaluate_hardware_fit", evaluate_hardware_fit, **args)
-            if isinstance(fit, HardwareFit):
-                results.append((label, fit))
-        if not results:
-            return self.error(next((c.error for c in self.calls if c.error), "") or "no result")
-        prices: dict[str, float] = {}
-        shown: dict[str, str] = {}
-        if kind in ("types", "hardware"):  # a GPU set: the cheapest instance type with exactly that many
-            for label, fit in results:
-                if (price := (yield from self.set_price(fit, s.region))) is not None:
-                    prices[label] = price[0] * price[1]  # compared in total; shown as listed ("2 × ¥26.62")
-                    shown[label] = ("" if price[1] == 1 else f"{price[1]} × ") + f"¥{render.fig(price[0])}"
-        counts = (yield from self.capacities(s, sides, results)) if not priced and task == "inference" else {}
-        lines = [self.side_line(label, fit, shown.get(label), counts.get(label), kind) for label, fit in results]
-        labels = " vs ".join(label for label, _ in results)
-        understood = {
-            "models": s.model_copy(update={"model": labels}),
-            "hardware": s.model_copy(update={"gpu": labels, "gpus": None, "instance_types": []}),
-        }.get(kind, s)
-        head = self.winner(results, prices, shown)
-        if len(counts) >= 2 and len(set(counts.values())) > 1 and re.search(USERS_RE, self.question, re.I):
-            label = max(counts, key=lambda k: counts[k])  # "which fits more users?": the count decides
-            head = say("compare.most_users", self.lang, label=label, n=counts[label],
-                       context=render.fig(s.context or DEFAULT_CONTEXT_TOKENS))  # fmt: skip
-        parts = [head, "\n".join(lines)]
-        if not any(fit.fits for _, fit in results):  # the closest side's smallest change that makes it fit
-            parts += self.fit_lines(min(results, key=lambda r: r[1].shortfall_gib)[1])[1:]
-        parts.append(self.understood_line(understood))
-        return Reply(text="\n\n".join(parts), kind="recommendation")
-
-    def capacities(self, s: Slots, sides: list[tuple[str, dict[str, Any], dict[str, Any]]],
-                   results: list[tuple[str, HardwareFit]]) -> Events:  # fmt: skip
-        """Concurrent sequences each side holds at the user's context, from its KV budget."""
-        counts: dict[str, int] = {}
-        fitted = {label for label, _ in results}
-        for label, change, hardware in sides:
-            if label not in fitted:
-                continue
-            args = {"model": s.model, "context": s.context or DEFAULT_CONTEXT_TOKENS, "precision": s.precision,
-                    "quant": s.quant, "architecture": s.architecture} | change | hardware  # fmt: skip
-            if "gpu" in args:
-                args["gpu"] = self.one_gpu(args["gpu"])
-            cap, _ = yield from self.call("concurrent_users", concurrent_users, **args)
-            if isinstance(cap, Capacity):
-                counts[label] = cap.sequences
-        return counts
-
-    def side_line(self, label: str, fit: HardwareFit, price: str | None, users: int | None = None,
-                  kind: str = "models") -> str:  # fmt: skip
-        """One side of a comparison: fits or not, per-GPU need of usable, headroom, the hourly price."""
-        hw = self.hardware_label(fit.hardware)
-        if kind == "types":  # the label is the instance type; say what it holds
-            hw = say("hardware.gpus", self.lang, count=fit.hardware.gpus, gpu=fit.hardware.gpu).strip() + " "
-        elif kind == "hardware":  # the label is the hardware itself
-            hw = ""
-        hw += " " if hw and not hw.endswith(" ") else ""
-        figures = {"label": label, "hardware": hw, "need": render.fig(fit.per_gpu_needed_gib),
-                   "usable": render.fig(fit.per_gpu_usable_gib), "pct": render.fig(fit.headroom_pct)}  # fmt: skip
-        line = say("side.fits" if fit.fits else "side.no", self.lang, **figures)
-        if price is not None:
-            line += say("side.price", self.lang, price=price)
-        if users is not None:
-            line += say("side.users", self.lang, n=users)
-        return "- " + line
-
-    def winner(self, results: list[tuple[str, HardwareFit]], prices: dict[str, float], shown: dict[str, str]) -> str:
-        """Return the first line: which side fits (and is cheaper, or leaves more room), with its figures."""
-        fitting = [(label, fit) for label, fit in results if fit.fits]
-        if not fitting:
-            label, fit = min(results, key=lambda r: r[1].shortfall_gib)
-            return say("compare.none_fits", self.lang, label=label, need=render.fig(fit.per_gpu_needed_gib),
-                       usable=render.fig(fit.per_gpu_usable_gib))  # fmt: skip
-        priced = [(prices[label], label, fit) for label, fit in fitting if label in prices]
-        if len(fitting) == len(results) and len(priced) >= 2:
-            price, label, fit = min(priced, key=lambda p: p[0])
-            dear = max(priced, key=lambda p: p[0])
-            if dear[0] > price:
-                return say("compare.cheaper_fits", self.lang, label=label, price=shown[label],
-                           other=dear[1], other_price=shown[dear[1]])  # fmt: skip
-        if len(fitting) == len(results):
-            label, fit = max(fitting, key=lambda r: r[1].headroom_gib)
-            return say("compare.more_room", self.lang, label=label, need=render.fig(fit.per_gpu_needed_gib),
-                       usable=render.fig(fit.per_gpu_usable_gib), pct=render.fig(fit.headroom_pct))  # fmt: skip
-        label, fit = fitting[0]
-        others = self.t("、", ", ").join(lb for lb, f in results if not f.fits)
-        return say("compare.only_fits", self.lang, label=label, others=others, need=render.fig(fit.per_gpu_needed_gib),
-                   usable=render.fig(fit.per_gpu_usable_gib))  # fmt: skip
 
     def methods_on_gpu(self, s: Slots, gpu: str) -> Events:
         """'Is the L20 good for fine-tuning 14B?' without a method: each method planned on that GPU."""

@@ -11,6 +11,7 @@ from assistant.intents.arguments import (
     plan_args,
     same_size_suggestion,
 )
+from assistant.intents.compare_sides import model_settings
 from assistant.messages import say
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
@@ -33,6 +34,18 @@ _HOW_MANY_RE = (
 )
 # Documented RoPE scaling (YaRN factor 4 for Qwen2.5) reaches 4x the configured context.
 _ROPE_SCALING_FACTOR = 4
+
+
+def catalog_gpu(name: str) -> str:
+    """Return the catalog's name of a GPU ("A100 80G" -> A100-80GB, "A100" -> its stated default), else as typed.
+
+    Every side of a comparison then calls the tools with the GPU it is priced and sized as, so the recorded
+    calls say which variant was assumed.
+    """
+    try:
+        return catalog.choose_gpu(name).gpu.name
+    except UnknownNameError:
+        return name  # ambiguous without a default ("V100") or unknown: the tool answers with the variants
 
 
 class WorkloadIntent(Run):
@@ -129,9 +142,10 @@ class WorkloadIntent(Run):
         """Workloads to plan side by side: two models named ("A vs B"), or two GPUs for one model."""
         models = self.conv.turn.models
         if len(models) >= 2:
-            return [(m, s.model_copy(update={"model": m})) for m in models]
+            own = model_settings(self.question, models)  # "32B in bf16 vs 72B-AWQ": each model as written
+            return [(m, s.model_copy(update={"model": m, **own.get(m, {})})) for m in models]
         if not s.gpu and len(s.gpu_mentions) >= 2:
-            return [(g, s.model_copy(update={"gpu": g})) for g in s.gpu_mentions[:3]]
+            return [(g, s.model_copy(update={"gpu": catalog_gpu(g)})) for g in s.gpu_mentions[:3]]
         if not s.gpu and len(s.families) >= 2:
             # "gn7i vs gn8is for Qwen2.5-7B": each family's GPU under the same workload.
             out = []
@@ -141,7 +155,22 @@ class WorkloadIntent(Run):
                     gpu = gpus.pop()
                     out.append((f"{family} ({gpu})", s.model_copy(update={"gpu": gpu, "families": [family]})))
             return out if len(out) >= 2 else []
-        return []
+        return self.mixed_sides(s)
+
+    def mixed_sides(self, s: Slots) -> list[tuple[str, Slots]]:
+        """Sides named partly as families, partly as GPUs ("gn7i vs L20"), when they are two or more GPUs."""
+        if not (s.families and s.gpu_mentions) or s.gpus or s.instance_types:
+            return []
+        sides: dict[str, tuple[str, Slots]] = {}
+        for family in s.families[:3]:
+            gpus = {i.gpu_name for i in catalog.list_instances(family=family)} - {None}
+            if len(gpus) == 1:
+                gpu = gpus.pop()
+                sides.setdefault(gpu, (f"{family} ({gpu})", s.model_copy(update={"gpu": gpu, "families": [family]})))
+        for mention in s.gpu_mentions[:3]:
+            gpu = catalog_gpu(mention)
+            sides.setdefault(gpu, (mention, s.model_copy(update={"gpu": gpu, "families": []})))
+        return list(sides.values())[:3] if len(sides) >= 2 else []
 
     def compare_plans(self, variants: list[tuple[str, Slots]], understood: str) -> Events:
         """Plan each variant and compare their cheapest fitting options (price per hour, month, M tokens)."""
@@ -151,11 +180,14 @@ class WorkloadIntent(Run):
         )
         rows, priced, lines = [head, "|---|---|---|---|---|---|---|"], [], []
         fitted: list[tuple[str, DeploymentOption]] = []
+        over_budget: list[str] = []  # variants that fit only above the stated budget
         for label, variant in variants:
             plan, err = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(variant))
             if err or not isinstance(plan, Plan) or not plan.options:
+                over = None if err else (yield from self.over_budget(label, variant))
                 reason = err or self.t("没有能放下该负载的规格", "no instance type fits this workload")
-                lines.append(f"- **{label}**: {reason}")
+                lines.append(over or f"- **{label}**: {reason}")
+                over_budget += [label] if over else []
                 continue
             best = min(plan.options, key=lambda o: (o.price_cny_per_hour is None, o.price_cny_per_hour or 0))
             fitted.append((label, best))
@@ -170,8 +202,13 @@ class WorkloadIntent(Run):
                 priced.append((best.price_cny_per_hour, per_m if per_m is not None else float("inf"), label, best))
         # The winner leads, then a winner per criterion, the table, and what was understood.
         parts: list[str] = []
+        budget = variants[0][1].budget_cny_month
+        if budget and len(priced) < len(variants):  # "which stays under ¥20k?": the budget decides first
+            parts.append(self.budget_head(budget, priced, over_budget))
         if len(priced) >= 2:
-            parts += [self.price_verdict(priced), *self.criterion_winners(fitted)]
+            parts += [self.price_verdict(priced), *self.criterion_winners(fitted), *self.token_winner(priced)]
+        elif budget and parts:
+            parts += self.criterion_winners(fitted)
         elif len(variants) >= 2:
             parts += self.criterion_winners(fitted)  # without prices, speed and headroom decide first
             parts.append(
@@ -180,8 +217,45 @@ class WorkloadIntent(Run):
                     "**Verdict:** price data is missing for some variants, so they cannot be compared on price.",
                 )
             )
+        unpriced = [label for label, _ in fitted if label not in {p[2] for p in priced}]
+        if unpriced and (len(priced) >= 2 or budget):  # said once: a missing price is neither "free" nor skipped
+            parts.append(say("compare.unpriced", self.lang, labels=self.t("、", ", ").join(unpriced)))
         parts += ["\n".join(rows) if len(rows) > 2 else "", "\n".join(lines), understood]
         return Reply(text="\n\n".join(p for p in parts if p), kind="recommendation")
+
+    def over_budget(self, label: str, variant: Slots) -> Events:
+        """Return the line of a variant nothing fits within the budget: its cheapest priced fit, or None."""
+        if not variant.budget_cny_month:
+            return None
+        unbounded = variant.model_copy(update={"budget_cny_month": None})
+        wider, _ = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(unbounded))
+        priced = [o for o in (wider.options if isinstance(wider, Plan) else []) if o.price_cny_per_month is not None]
+        if not priced:
+            return None
+        o = min(priced, key=lambda o: o.price_cny_per_month or 0)
+        return "- " + say("compare.over_budget", self.lang, label=label, instance_type=o.instance_type,
+                          gpus=o.total_gpus, monthly=render.fig(o.price_cny_per_month),
+                          budget=render.fig(variant.budget_cny_month))  # fmt: skip
+
+    def budget_head(self, budget: float, priced: list[tuple[float, float, str, DeploymentOption]],
+                    over: list[str]) -> str:  # fmt: skip
+        """Return the first line when a budget is stated and not every variant has a priced option within it."""
+        if not priced:
+            code = "compare.budget_over" if over else "compare.budget_none"
+            return say(code, self.lang, budget=render.fig(budget), over=self.t("、", ", ").join(over))
+        _, _, label, o = min(priced, key=lambda p: p[3].price_cny_per_month or 0)
+        return say("compare.budget_one", self.lang, label=label, instance_type=o.instance_type,
+                   monthly=render.fig(o.price_cny_per_month), budget=render.fig(budget))  # fmt: skip
+
+    def token_winner(self, priced: list[tuple[float, float, str, DeploymentOption]]) -> list[str]:
+        """Name the cheapest variant per million tokens when it is not the cheapest per hour (else nothing)."""
+        costed = sorted((p[1], p[2]) for p in priced if p[1] != float("inf"))
+        hourly = min(priced, key=lambda p: (p[0], p[1]))[2]
+        if len(costed) < 2 or costed[0][1] == hourly or costed[0][0] >= costed[-1][0]:
+            return []
+        (cost, label), (other_cost, other) = costed[0], costed[-1]
+        return [say("compare.cheapest_tokens", self.lang, label=label, cost=render.fig(cost), other=other,
+                    other_cost=render.fig(other_cost))]  # fmt: skip
 
     def criterion_winners(self, fitted: list[tuple[str, DeploymentOption]]) -> list[str]:
         """Name the fastest decode and the most memory headroom among the variants' options (when they differ)."""

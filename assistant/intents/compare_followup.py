@@ -1,0 +1,75 @@
+"""A follow-up that adds a side to the previous comparison: "add A100 to the comparison", "再加一个 gn6i 呢？".
+
+The previous turn compared two or more GPUs, families or models; this turn asks to add one more ("add",
+"as a third option", "也放进来比"). The comparison is then made again with every side, the new one last,
+under the same workload. Without such a word, a newly named side replaces the old ones as a follow-up
+usually does ("what about on L20?").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from assistant.run import Run
+from assistant.understanding import Slots, understand
+from tools import catalog
+from tools.errors import UnknownNameError
+
+# Words that add to a comparison rather than replace it.
+_ADD_RE = re.compile(
+    r"\b(?:add(?:ing)?|include|including|throw\s+(?:\S+\s+){0,3}?in|as\s+well|too|also|third|fourth|one\s+more|"
+    r"another\s+option|"
+    r"(?:compare|put)\s+(?:it|that|them)\s+(?:in|too|against))\b|"
+    r"再加|加上|加一个|加个|加入|放进来|也比|一起比|也算上|也对比|第三个|第三种|三个一起",
+    re.IGNORECASE,
+)
+_MAX_SIDES = 3
+
+
+def _gpu_key(name: str) -> str:
+    """Compare GPU names as the catalog does ("A100 80G" and "A100-80GB" are one GPU)."""
+    try:
+        return catalog.choose_gpu(name).gpu.name
+    except UnknownNameError:
+        return catalog.normalize_gpu_name(name)
+
+
+def _joined(before: list[str], new: list[str], key: Callable[[str], str] = str.lower) -> list[str]:
+    """Return the earlier sides, then the new ones not already among them (at most three)."""
+    seen = {key(x) for x in before}
+    return [*before, *[x for x in new if key(x) not in seen]][:_MAX_SIDES]
+
+
+def sides_added(question: str, previous: str | None, turn: Slots) -> dict[str, list[str]] | None:
+    """Return the sides to compare when ``question`` adds one to ``previous``'s comparison, else None.
+
+    Keys are the slot names to update: ``models``, ``gpu_mentions`` or ``families``.
+    """
+    if previous is None or not _ADD_RE.search(question):
+        return None
+    earlier = understand(previous)
+    if len(earlier.models) >= 2 and turn.models:
+        return {"models": _joined(earlier.models, turn.models)}
+    if len(earlier.gpu_mentions) >= 2 and turn.gpu_mentions:
+        return {"gpu_mentions": _joined(earlier.gpu_mentions, turn.gpu_mentions, _gpu_key)}
+    if len(earlier.families) >= 2 and turn.families:
+        return {"families": _joined(earlier.families, turn.families)}
+    return None
+
+
+class CompareFollowUp(Run):
+    """Folds a side added by a follow-up into the comparison the previous turn asked for."""
+
+    def with_added_side(self, s: Slots) -> Slots:
+        """Return the slots with every side of the comparison when this turn adds one (else unchanged)."""
+        previous = next((m.content for m in reversed(self.history) if m.role == "user"), None)
+        added = sides_added(self.question, previous, self.conv.turn)
+        if not added:
+            return s
+        # The sides replace the one GPU this turn would otherwise fix; the workload (model, users, context) stays.
+        update: dict[str, object] = {**added, "gpu": None, "gpus": None}
+        if "models" in added:
+            update = {**added, "model": added["models"][0]}  # models on the same hardware: the hardware stays
+        self.conv.turn = self.conv.turn.model_copy(update=added)
+        return s.model_copy(update=update)

@@ -1,0 +1,232 @@
+"""Comparisons on the hardware the user named: GPU sets, instance types, or models on one set of hardware.
+
+"two A10 vs one L20", "ecs.gn6v-c8g1.2xlarge or ecs.gn7i-c8g1.2xlarge", "Qwen2.5-14B or Llama-3.1-8B on one
+A10": every side is evaluated with the same workload by the same tools (issue 8): whether it fits and with
+what headroom (``evaluate_hardware_fit``), how many sequences it holds (``concurrent_users``), and, for a
+side that fits, its decode speed, hourly price and cost per million tokens from a plan restricted to that
+side's instance type (``plan_gpu_deployment``). The first line names the overall winner; a line per
+criterion then names the winner of that criterion; a side without a list price is said once.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from assistant import render
+from assistant.intents.arguments import plan_args
+from assistant.intents.verdict_words import COST_RE, USERS_RE
+from assistant.messages import say
+from assistant.run import Events, Reply, Run
+from assistant.toolbox import (
+    concurrent_users,
+    evaluate_hardware_fit,
+    find_instance_types,
+    plan_gpu_deployment,
+    price_of_instance,
+)
+from assistant.understanding import Slots
+from tools.capacity import Capacity
+from tools.hardware_fit import HardwareFit
+from tools.plan import DeploymentOption, Plan
+from tools.workload import DEFAULT_CONTEXT_TOKENS
+
+Side = tuple[str, dict[str, Any], dict[str, Any]]  # label, slot changes (another model), hardware arguments
+_TYPES_PRICED = 4  # instance types with the named GPU set whose prices are looked up (the cheapest is used)
+
+
+class CompareHardware(Run):
+    """Named-hardware comparisons: each side with the same workload, then a winner per criterion."""
+
+    def compare_on_hardware(self, s: Slots, sides: list[Side], kind: str) -> Events:
+        """Evaluate each side (models, instance types or GPU sets) with the same workload; the winner first."""
+        task = s.task or "inference"
+        results: list[tuple[str, HardwareFit]] = []
+        changes: dict[str, dict[str, Any]] = {}
+        for label, change, hardware in sides:
+            args = self.fit_args(s.model_copy(update=change), task) | hardware
+            if "gpu" in args:
+                args["gpu"] = self.one_gpu(args["gpu"])
+            fit, _ = yield from self.call("evaluate_hardware_fit", evaluate_hardware_fit, **args)
+            if isinstance(fit, HardwareFit):
+                results.append((label, fit))
+                changes[label] = change
+        if not results:
+            return self.error(next((c.error for c in self.calls if c.error), "") or "no result")
+        prices: dict[str, float] = {}
+        shown: dict[str, str] = {}
+        types: dict[str, str] = {}
+        for label, fit in results:  # the named type, or the cheapest listed type with exactly that GPU set
+            itype, hourly = yield from self.side_type(fit, s.region)
+            if itype:
+                types[label] = itype
+            if hourly is not None:
+                prices[label] = hourly * fit.hardware.instances  # compared in total; shown as listed ("2 × ¥26.62")
+                count = fit.hardware.instances
+                shown[label] = ("" if count == 1 else f"{count} × ") + f"¥{render.fig(hourly)}"
+        counts = (yield from self.capacities(s, sides, results)) if kind != "types" and task == "inference" else {}
+        options: dict[str, DeploymentOption] = {}
+        if task == "inference":
+            for label, fit in results:
+                if fit.fits and label in types:
+                    option = yield from self.side_option(s.model_copy(update=changes[label]), types[label], fit)
+                    if option is not None:
+                        options[label] = option
+        lines = [
+            self.side_line(label, fit, shown.get(label), counts.get(label), kind)
+            + self.side_figures(options.get(label))
+            for label, fit in results
+        ]
+        labels = " vs ".join(label for label, _ in results)
+        understood = {
+            "models": s.model_copy(update={"model": labels}),
+            "hardware": s.model_copy(update={"gpu": labels, "gpus": None, "instance_types": []}),
+        }.get(kind, s)
+        head = self.winner(results, prices, shown)
+        if len(counts) >= 2 and len(set(counts.values())) > 1 and re.search(USERS_RE, self.question, re.I):
+            label = max(counts, key=lambda k: counts[k])  # "which fits more users?": the count decides
+            head = say("compare.most_users", self.lang, label=label, n=counts[label],
+                       context=render.fig(s.context or DEFAULT_CONTEXT_TOKENS))  # fmt: skip
+        criteria = self.criteria(results, options, prices, shown, head)
+        unpriced = [label for label, _ in results if label not in prices]
+        if unpriced and len(unpriced) < len(results):  # said once, so a missing price is neither free nor skipped
+            note = say("compare.unpriced", self.lang, labels=self.t("、", ", ").join(unpriced))
+            if len(prices) < 2 and re.search(COST_RE, self.question, re.I):
+                # "which is cheaper?": that the prices are missing comes first, with the one price known
+                (label, price), others = next(iter(shown.items())), self.t("、", ", ").join(unpriced)
+                head = say("compare.only_priced", self.lang, label=label, price=price, others=others) + "\n\n" + head
+            else:
+                criteria.append(note)
+        parts = [head, *criteria, "\n".join(lines)]
+        if not any(fit.fits for _, fit in results):  # the closest side's smallest change that makes it fit
+            parts += self.fit_lines(min(results, key=lambda r: r[1].shortfall_gib)[1])[1:]
+        parts.append(self.understood_line(understood))
+        return Reply(text="\n\n".join(parts), kind="recommendation")
+
+    def side_type(self, fit: HardwareFit, region: str | None) -> Events:
+        """Return (instance type, hourly price or None) standing for one side ((None, None): no such type).
+
+        The named type, or the cheapest listed type holding exactly the named GPUs per instance.
+        """
+        hw = fit.hardware
+        if hw.instance_type:
+            quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=hw.instance_type,
+                                            region=region)  # fmt: skip
+            return hw.instance_type, (quote.hourly if quote is not None else None)
+        per_instance = hw.gpus // max(hw.instances, 1)
+        listed, _ = yield from self.call("find_instance_types", find_instance_types, gpu=hw.gpu)
+        sized = [i for i in (listed.instances if listed else []) if i.gpu_count == per_instance and not i.vgpu]
+        best: tuple[str | None, float | None] = (sized[0].instance_type if sized else None, None)
+        for inst in sized[:_TYPES_PRICED]:
+            quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=inst.instance_type,
+                                            region=region)  # fmt: skip
+            if quote is not None and quote.hourly is not None and (best[1] is None or quote.hourly < best[1]):
+                best = (inst.instance_type, quote.hourly)
+        return best
+
+    def side_option(self, s: Slots, instance_type: str, fit: HardwareFit) -> Events:
+        """Plan the workload on exactly this side's instance type and count: its speed and cost (None: no option)."""
+        args = plan_args(s.model_copy(update={"gpu": None})) | {
+            "instance_type": instance_type,
+            "max_instances": fit.hardware.instances,
+        }
+        plan, _ = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **args)
+        if not isinstance(plan, Plan) or not plan.options:
+            return None
+        return plan.options[0]
+
+    def side_figures(self, option: DeploymentOption | None) -> str:
+        """Return the speed and per-token cost of one side's planned option for its line ('' when unknown)."""
+        if option is None or not option.decode_tokens_per_s:
+            return ""
+        text = say("side.speed", self.lang, tps=render.fig(option.decode_tokens_per_s))
+        if option.cost_cny_per_million_tokens is not None:
+            text += say("side.per_million", self.lang, cost=render.fig(option.cost_cny_per_million_tokens))
+        return text
+
+    def criteria(self, results: list[tuple[str, HardwareFit]], options: dict[str, DeploymentOption],
+                 prices: dict[str, float], shown: dict[str, str], head: str) -> list[str]:  # fmt: skip
+        """Name a winner per criterion where the sides differ: headroom, decode speed, ¥/h, ¥/M tokens."""
+        out: list[str] = []
+        fitting = [(label, fit) for label, fit in results if fit.fits]
+        rooms = sorted(((fit.headroom_pct, label) for label, fit in fitting), reverse=True)
+        if len(rooms) >= 2 and rooms[0][0] > rooms[-1][0] and f"{render.fig(rooms[0][0])}%" not in head:
+            out.append(say("compare.roomiest", self.lang, label=rooms[0][1], pct=render.fig(rooms[0][0])))
+        speeds = sorted(((o.decode_tokens_per_s or 0.0, label) for label, o in options.items()), reverse=True)
+        if len(speeds) >= 2 and speeds[0][0] > speeds[-1][0] > 0:
+            out.append(say("compare.fastest", self.lang, label=speeds[0][1], fast=render.fig(speeds[0][0]),
+                           slow=render.fig(speeds[-1][0])))  # fmt: skip
+        hourly = sorted((prices[label], label) for label, _ in fitting if label in prices)
+        if len(hourly) >= 2 and hourly[0][0] < hourly[-1][0] and shown[hourly[0][1]] not in head:
+            cheap, dear = hourly[0][1], hourly[-1][1]
+            out.append(say("compare.cheapest_hour", self.lang, label=cheap, price=shown[cheap], other=dear,
+                           other_price=shown[dear]))  # fmt: skip
+        per_m = sorted(
+            (o.cost_cny_per_million_tokens, label) for label, o in options.items()
+            if o.cost_cny_per_million_tokens is not None
+        )  # fmt: skip
+        if len(per_m) >= 2 and per_m[0][0] < per_m[-1][0]:
+            out.append(say("compare.cheapest_tokens", self.lang, label=per_m[0][1], cost=render.fig(per_m[0][0]),
+                           other=per_m[-1][1], other_cost=render.fig(per_m[-1][0])))  # fmt: skip
+        return out
+
+    def capacities(self, s: Slots, sides: list[Side], results: list[tuple[str, HardwareFit]]) -> Events:
+        """Concurrent sequences each side holds at the user's context, from its KV budget."""
+        counts: dict[str, int] = {}
+        fitted = {label for label, _ in results}
+        for label, change, hardware in sides:
+            if label not in fitted:
+                continue
+            args = {"model": s.model, "context": s.context or DEFAULT_CONTEXT_TOKENS, "precision": s.precision,
+                    "quant": s.quant, "architecture": s.architecture} | change | hardware  # fmt: skip
+            if "gpu" in args:
+                args["gpu"] = self.one_gpu(args["gpu"])
+            cap, _ = yield from self.call("concurrent_users", concurrent_users, **args)
+            if isinstance(cap, Capacity):
+                counts[label] = cap.sequences
+        return counts
+
+    def side_line(self, label: str, fit: HardwareFit, price: str | None, users: int | None = None,
+                  kind: str = "models") -> str:  # fmt: skip
+        """One side of a comparison: fits or not, per-GPU need of usable, headroom, the hourly price."""
+        hw = self.hardware_label(fit.hardware)
+        if kind == "types":  # the label is the instance type; say what it holds
+            hw = say("hardware.gpus", self.lang, count=fit.hardware.gpus, gpu=fit.hardware.gpu).strip() + " "
+        elif kind == "hardware":  # the label is the hardware itself
+            hw = ""
+        hw += " " if hw and not hw.endswith(" ") else ""
+        figures = {"label": label, "hardware": hw, "need": render.fig(fit.per_gpu_needed_gib),
+                   "usable": render.fig(fit.per_gpu_usable_gib), "pct": render.fig(fit.headroom_pct)}  # fmt: skip
+        line = say("side.fits" if fit.fits else "side.no", self.lang, **figures)
+        if price is not None:
+            line += say("side.price", self.lang, price=price)
+        if users is not None:
+            line += say("side.users", self.lang, n=users)
+        return "- " + line
+
+    def winner(self, results: list[tuple[str, HardwareFit]], prices: dict[str, float], shown: dict[str, str]) -> str:
+        """Return the first line: which side fits (and is cheaper, or leaves more room), with its figures."""
+        fitting = [(label, fit) for label, fit in results if fit.fits]
+        if not fitting:
+            label, fit = min(results, key=lambda r: r[1].shortfall_gib)
+            return say("compare.none_fits", self.lang, label=label, need=render.fig(fit.per_gpu_needed_gib),
+                       usable=render.fig(fit.per_gpu_usable_gib))  # fmt: skip
+        priced = [(prices[label], label, fit) for label, fit in fitting if label in prices]
+        if len(fitting) == len(results) and len(priced) >= 2:
+            price, label, fit = min(priced, key=lambda p: p[0])
+            dear = max(priced, key=lambda p: p[0])
+            if dear[0] > price:
+                return say("compare.cheaper_fits", self.lang, label=label, price=shown[label],
+                           other=dear[1], other_price=shown[dear[1]])  # fmt: skip
+        if len(fitting) == len(results):
+            label, fit = max(fitting, key=lambda r: r[1].headroom_gib)
+            return say("compare.more_room", self.lang, label=label, need=render.fig(fit.per_gpu_needed_gib),
+                       usable=render.fig(fit.per_gpu_usable_gib), pct=render.fig(fit.headroom_pct))  # fmt: skip
+        others = self.t("、", ", ").join(lb for lb, f in results if not f.fits)
+        if len(fitting) >= 2:  # some fit, some do not: the roomiest of those that fit, the others named
+            label, fit = max(fitting, key=lambda r: r[1].headroom_gib)
+            return say("compare.some_fit", self.lang, label=label, others=others, pct=render.fig(fit.headroom_pct),
+                       need=render.fig(fit.per_gpu_needed_gib), usable=render.fig(fit.per_gpu_usable_gib))  # fmt: skip
+        label, fit = fitting[0]
+        return say("compare.only_fits", self.lang, label=label, others=others, need=render.fig(fit.per_gpu_needed_gib),
+                   usable=render.fig(fit.per_gpu_usable_gib))  # fmt: skip
