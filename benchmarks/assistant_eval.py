@@ -128,7 +128,8 @@ def grade(engine: OfflineEngine, name: str, cases: list[Case], *, verbose: bool)
 
 def _problem_kind(problem: str) -> str:
     """A problem line without its particulars (quoted text, lists, numbers), to count problems by kind."""
-    unquoted = re.sub(r"'[^']*'|\"[^\"]*\"", "…", problem.split(";")[0])
+    # A quote cut open by the split runs to the end: held-out answer text must not leak into the summary.
+    unquoted = re.sub(r"'[^']*(?:'|$)|\"[^\"]*(?:\"|$)", "…", problem.split(";")[0])
     return re.sub(r"\[.*\]|\d[\d.,e+]*", "…", unquoted)[:70]
 
 
