@@ -48,7 +48,7 @@ Label = Literal[
     "plan", "cost", "speed", "memory", "verdict", "capacity", "training", "instances", "gpu_specs", "compare", "verify",
     "prices", "guidance", "out_of_scope",
 ]  # fmt: skip
-UnsureReason = Literal["bare_model", "hardware_without_ask", "hardware_default_guidance", "bare_instance_type"]
+UnsureReason = Literal["bare_model", "hardware_without_ask", "hardware_default_guidance", "verdict_without_task"]
 _WORKLOAD_LABELS: tuple[Label, ...] = ("plan", "cost", "speed", "memory", "training")
 _EFFECT: dict[Label, Label] = {"cost": "plan", "speed": "plan"}  # labels that set the same intent and flags
 
@@ -102,8 +102,8 @@ def rules_unsure(s: Slots) -> Unsure | None:
             return Unsure(reason="bare_model", candidates=_WORKLOAD_LABELS)
     if s.intent == "guidance" and hardware and not s.topics and not s.model:
         return Unsure(reason="hardware_default_guidance", candidates=_hardware_labels(s))
-    if s.intent == "instances" and s.instance_types and not s.gpu_mentions and not s.model:
-        return Unsure(reason="bare_instance_type", candidates=("instances", "prices"))
+    if s.intent == "plan" and s.model and s.asks_verdict and not (s.task or s.task_hint or s.serving):
+        return Unsure(reason="verdict_without_task", candidates=("plan", "training"))  # serve it or train it?
     return None
 
 
@@ -122,10 +122,15 @@ def _hardware_labels(s: Slots) -> tuple[Label, ...]:
     return tuple(labels)
 
 
-def apply_label(s: Slots, label: Label) -> None:
-    """Set what the label means on the turn's slots (in place); the values read by the rules stay."""
-    if label in ("plan", "cost", "speed", "verdict", "capacity") and s.task is None and s.task_hint is None:
-        s.task, s.serving = "inference", True  # each of these asks about serving the named model
+def apply_label(s: Slots, label: Label, reason: UnsureReason) -> None:
+    """Set what the label means on the turn's slots (in place); the values read by the rules stay.
+
+    Serving is read from the label only where the rules found no task and would ask for one (a bare
+    model, a verdict); on named hardware the conversation's defaults take inference and say so.
+    """
+    serves = label in ("plan", "cost", "speed", "capacity") and reason in ("bare_model", "verdict_without_task")
+    if serves and s.task is None and s.task_hint is None:
+        s.task, s.serving = "inference", True
     if label in ("plan", "cost", "speed", "memory"):
         s.intent = "memory" if label == "memory" else "plan"
     elif label == "verdict":
@@ -269,7 +274,7 @@ def settle(s: Slots, question: str) -> Slots:
         return s
     decision = fallback.decide(masked(question, s), unsure)
     if decision is not None:
-        apply_label(s, decision.label)
+        apply_label(s, decision.label, decision.reason)
     return s
 
 
