@@ -37,7 +37,7 @@ from knowledge.embeddings import Embedder
 from knowledge.shipped_vectors import text_key
 
 if TYPE_CHECKING:
-    from assistant.understanding import Slots
+    from assistant.understanding import Intent, Slots
 
 log = logging.getLogger(__name__)
 
@@ -129,18 +129,19 @@ def apply_label(s: Slots, label: Label, reason: UnsureReason) -> None:
     serves = label in ("plan", "cost", "speed", "capacity") and reason == "bare_model"
     if serves and s.task is None and s.task_hint is None:
         s.task, s.serving = "inference", True
-    if label in ("plan", "cost", "speed", "memory"):
-        s.intent = "memory" if label == "memory" else "plan"
-    elif label == "verdict":
-        s.intent, s.asks_verdict = "plan", True
+    s.intent = _OWN_INTENT.get(label, "plan")  # the workload labels are answered by the plan's handler
+    if label == "verdict":
+        s.asks_verdict = True
     elif label == "capacity":
-        s.intent, s.asks_capacity = "plan", True
-    elif label == "training":
-        s.intent = "plan"
-        if s.task is None and s.task_hint is None:
-            s.task_hint = "finetune"  # a training method not stated is asked about once, never guessed
-    else:
-        s.intent = label
+        s.asks_capacity = True
+    elif label == "training" and s.task is None and s.task_hint is None:
+        s.task_hint = "finetune"  # a training method not stated is asked about once, never guessed
+
+
+_OWN_INTENT: dict[Label, Intent] = {
+    "memory": "memory", "instances": "instances", "gpu_specs": "gpu_specs", "compare": "compare", "verify": "verify",
+    "prices": "prices", "guidance": "guidance", "out_of_scope": "out_of_scope",
+}  # fmt: skip
 
 
 class IntentFallback:
