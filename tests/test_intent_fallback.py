@@ -181,11 +181,19 @@ def test_cli_memory_without_the_word_memory(cli_env: dict[str, str]) -> None:
 
 
 @pytest.mark.slow
-def test_cli_gpu_spec_follow_up_keeps_the_decided_intent(cli_env: dict[str, str], tmp_path: Path) -> None:
-    first = ask_cli(cli_env, ABOUT_H20)
-    _gpu_spec(first)
-    follow = ask_cli_follow_up(cli_env, tmp_path, ABOUT_H20, first["text"], "那 L20 呢？")
-    assert {"name": "L20"} in [c["args"] for c in follow["tool_calls"] if c["name"] == "gpu_specs"]
+def test_cli_gpu_spec_without_a_spec_word(cli_env: dict[str, str]) -> None:
+    _gpu_spec(ask_cli(cli_env, ABOUT_H20))
+
+
+@pytest.mark.slow
+def test_cli_follow_up_keeps_the_decided_intent(cli_env: dict[str, str], tmp_path: Path) -> None:
+    question = "Qwen2.5-32B 用 bf16 加载大概要吃掉多少 G？"  # no 显存 word: the embedder reads a memory ask
+    first = ask_cli(cli_env, question)
+    _memory_estimate(first)
+    follow = ask_cli_follow_up(cli_env, tmp_path, question, first["text"], "那 int4 呢？")
+    estimates = [c["args"] for c in follow["tool_calls"] if c["name"] == "estimate_gpu_memory"]
+    assert "plan_gpu_deployment" not in _called(follow)
+    assert estimates and estimates[0]["model"] == "Qwen2.5-32B-Instruct" and estimates[0]["precision"] == "int4"
 
 
 @pytest.fixture(scope="module")
