@@ -122,7 +122,7 @@ class Case(BaseModel):
     category: str | None = None
     language: Literal["zh", "en"] | None = None
     known_gap: str | None = Field(
-        default=None, description="why the engine still fails it: counted as a failure, a strict xfail in pytest"
+        default=None, description="why the engine still fails it: counted as a failure, an xfail in pytest"
     )
 
 

@@ -36,9 +36,10 @@ def _load_checker() -> ModuleType:
 
 CHECKER = _load_checker()
 CASES = CHECKER.load_cases()
-# A question the engine still fails is a strict xfail: the benchmark counts it, and a fix must remove the mark.
+# A question the engine still fails is an xfail (the benchmark counts it as failed); once fixed it shows as XPASS
+# in the summary, not as a failure: several engineers fix these readings in parallel.
 PARAMS = [
-    pytest.param(case, marks=pytest.mark.xfail(strict=True, reason=case.known_gap)) if case.known_gap else case
+    pytest.param(case, marks=pytest.mark.xfail(strict=False, reason=case.known_gap)) if case.known_gap else case
     for case in CASES
 ]
 
