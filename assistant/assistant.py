@@ -164,4 +164,4 @@ def build_assistant(settings: Settings, *, knowledge_base: KnowledgeBase | None 
         from assistant.agent import LLMEngine
 
         llm = LLMEngine.from_settings(settings, kb)
-    return Assistant(OfflineEngine(kb), llm)
+    return Assistant(OfflineEngine(kb, intent_fallback=settings.intent_fallback), llm)

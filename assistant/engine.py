@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from assistant import render
 from assistant.answer import Answer, AnswerEvent, Message
 from assistant.bad_names import unknown_instance_types
+from assistant.intent_fallback import IntentFallback, using
 from assistant.intents import HANDLERS
 from assistant.intents.catalog import CatalogIntent
 from assistant.intents.describe import DescribeIntent
@@ -42,9 +43,17 @@ __all__ = ["OfflineEngine", "answer_language"]  # answer_language: the faces pic
 class OfflineEngine:
     """Answers from rules and tools alone; stateless, safe to share between threads."""
 
-    def __init__(self, kb: KnowledgeBase) -> None:
-        """Bind the engine to a knowledge base (searched through the ``search_guidance`` tool)."""
+    def __init__(self, kb: KnowledgeBase, *, intent_fallback: bool | IntentFallback = True) -> None:
+        """Bind the engine to a knowledge base (searched through the ``search_guidance`` tool).
+
+        With ``intent_fallback`` the knowledge base's embedder, if it is the bundled one, decides the intent
+        where the rules are unsure (:mod:`assistant.intent_fallback`); an ``IntentFallback`` is used as given.
+        """
         self._guidance = GuidanceSearch(kb)
+        if isinstance(intent_fallback, IntentFallback):
+            self._fallback: IntentFallback | None = intent_fallback
+        else:
+            self._fallback = IntentFallback.for_embedder(kb.embedder) if intent_fallback else None
 
     def answer(self, question: str, history: Sequence[Message] = ()) -> Answer:
         """Answer ``question`` in the context of ``history`` (earlier turns, oldest first)."""
@@ -57,7 +66,8 @@ class OfflineEngine:
 
     def stream(self, question: str, history: Sequence[Message] = ()) -> Iterator[AnswerEvent]:
         """Yield tool_start/tool_end events as tools run, then the text in chunks, then the answer."""
-        run = _Answering(self._guidance, question, history)
+        with using(self._fallback):  # the turns are understood while the run is built
+            run = _Answering(self._guidance, question, history)
         reply = yield from run.execute()
         answer = run.finish(reply)
         for start in range(0, len(answer.text), _TOKEN_CHUNK):

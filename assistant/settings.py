@@ -74,6 +74,10 @@ class Settings(BaseSettings):
     )
     embedding_model: str | None = Field(default=None, validation_alias="GPU_ADVISOR_EMBEDDING_MODEL")
 
+    # Offline engine, intent fallback (issue 8, i8emb): where the intent rules are unsure, the bundled
+    # embedder decides against labelled exemplars (only with GPU_ADVISOR_EMBEDDING=offline).
+    intent_fallback: bool = Field(default=True, validation_alias="GPU_ADVISOR_INTENT_FALLBACK")
+
     # Slack.
     slack_bot_token: SecretStr | None = Field(default=None, validation_alias="SLACK_BOT_TOKEN")
     slack_signing_secret: SecretStr | None = Field(default=None, validation_alias="SLACK_SIGNING_SECRET")

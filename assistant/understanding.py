@@ -27,6 +27,7 @@ from assistant.hardware_words import (
     find_unknown_gpu,
 )
 from assistant.injection import more_instructions, split_planted
+from assistant.intent_fallback import settle
 from assistant.intent_rules import (
     CAPACITY_RE,
     EXPLAIN_RE,
@@ -299,7 +300,7 @@ def understand(question: str) -> Slots:
         slots.intent, slots.reach = ("out_of_reach", trained) if trained else ("media", None)
     elif slots.reach and slots.reach.topic in ("local", "rl_llm") and slots.intent != "out_of_reach":
         slots.intent = "out_of_reach"  # a laptop or CPU-only run of a named LLM: not an instance to size
-    return slots
+    return settle(slots, legit)  # where the rules are unsure, the bundled embedder may decide the intent
 
 
 def _trains(slots: Slots) -> bool:

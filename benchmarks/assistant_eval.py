@@ -157,6 +157,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="timed passes over the questions")
     parser.add_argument("--quiet", action="store_true", help="print only the figures, not each failure")
     parser.add_argument(
+        "--no-intent-fallback", action="store_true", help="the intent rules alone, without the embedder fallback"
+    )
+    parser.add_argument(
         "--show-heldout-failures",
         action="store_true",
         help="also list each held-out failure (to audit the checker only: tuning on them spends the set)",
@@ -168,7 +171,7 @@ def main() -> int:
     start = time.perf_counter()
     kb.ensure_index()
     print(f"index ({args.embedding}): {time.perf_counter() - start:.1f} s")
-    engine = OfflineEngine(kb)
+    engine = OfflineEngine(kb, intent_fallback=not args.no_intent_fallback)
     sets = {"dev": load_cases, "heldout": load_held_out}
     chosen = list(sets) if args.which == "both" else [args.which]
     rates = {}
