@@ -33,6 +33,7 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.phrases import ADDS_SIDE_RE
 from knowledge.embeddings import Embedder
 from knowledge.shipped_vectors import text_key
 
@@ -291,6 +292,8 @@ def using(fallback: IntentFallback | None) -> Iterator[None]:
 def settle(s: Slots, question: str) -> Slots:
     """Where the rules are unsure and a fallback is active, let it decide the intent of ``s`` (in place)."""
     fallback = _ACTIVE.get()
+    if fallback is not None and not s.model and ADDS_SIDE_RE.search(question):
+        return s  # a side added to the previous comparison: the conversation reads it, not this turn alone
     unsure = rules_unsure(s) if fallback is not None else None
     if fallback is None or unsure is None:
         return s

@@ -363,3 +363,13 @@ def instance_count(text: str) -> int | None:
         return None
     value = _value(m, next(g for g in (1, 3, 5) if m.group(g)))
     return int(value) if value >= 1 else None
+
+
+# "add A100", "throw H20 in too", "再加一个 gn6i": a turn that adds a side to the previous comparison.
+ADDS_SIDE_RE = re.compile(
+    r"\b(?:add(?:ing)?|include|including|throw\s+(?:\S+\s+){0,3}?in|as\s+well|too|also|third|fourth|one\s+more|"
+    r"another\s+option|"
+    r"(?:compare|put)\s+(?:it|that|them)\s+(?:in|too|against))\b|"
+    r"再加|加上|加一个|加个|加入|放进来|也比|一起比|也算上|也对比|第三个|第三种|三个一起",
+    re.IGNORECASE,
+)

@@ -8,22 +8,15 @@ usually does ("what about on L20?").
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
+from assistant.phrases import ADDS_SIDE_RE
 from assistant.run import Run
 from assistant.understanding import Slots, understand
 from tools import catalog
 from tools.errors import UnknownNameError
 
 # Words that add to a comparison rather than replace it.
-_ADD_RE = re.compile(
-    r"\b(?:add(?:ing)?|include|including|throw\s+(?:\S+\s+){0,3}?in|as\s+well|too|also|third|fourth|one\s+more|"
-    r"another\s+option|"
-    r"(?:compare|put)\s+(?:it|that|them)\s+(?:in|too|against))\b|"
-    r"再加|加上|加一个|加个|加入|放进来|也比|一起比|也算上|也对比|第三个|第三种|三个一起",
-    re.IGNORECASE,
-)
 _MAX_SIDES = 3
 
 
@@ -46,7 +39,7 @@ def sides_added(question: str, previous: str | None, turn: Slots) -> dict[str, l
 
     Keys are the slot names to update: ``models``, ``gpu_mentions`` or ``families``.
     """
-    if previous is None or not _ADD_RE.search(question):
+    if previous is None or not ADDS_SIDE_RE.search(question):
         return None
     earlier = understand(previous)
     if len(earlier.models) >= 2 and turn.models:
