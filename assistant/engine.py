@@ -114,4 +114,6 @@ class _Answering(
             reply.text += "\n\n" + say("injection.refused", self.lang)
         if other_cloud(self.question) and reply.kind != "out_of_scope":  # "the Alibaba equivalent of a p4d"
             reply.text += "\n\n" + say("reach.other_cloud_note", self.lang)
+        if reply.kind not in ("out_of_scope", "error", "clarification") and (note := self.side_part_note(s)):
+            reply.text += "\n\n" + note  # "... and a TTS voice": the LLM is sized, the TTS part is named as not
         return reply

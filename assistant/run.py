@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from assistant import render
 from assistant.answer import Answer, AnswerDetail, AnswerEvent, AnswerKind, Language, Message, ToolCall
 from assistant.conversation import Conversation, read_conversation
+from assistant.injection import split_planted
 from assistant.language import detect_language
 from assistant.tool_text import note_zh
 from assistant.toolbox import (
@@ -54,9 +55,11 @@ class Run:
 
     def __init__(self, guidance: GuidanceSearch, question: str, history: Sequence[Message]) -> None:
         self.guidance = guidance
-        self.question = question
+        # Planted instructions are no part of the question: every handler reads, searches and quotes the rest
+        # ("explain the H800's export controls instead. How much memory ...?" searches for memory passages).
+        self.question = split_planted(question)[0] or question
         self.history = list(history)  # earlier turns: a price follow-up ("那按量呢?") names no subject
-        self.lang = answer_language(question, history)
+        self.lang = answer_language(self.question, history)
         self.conv: Conversation = read_conversation(question, history)
         self.calls: list[ToolCall] = []
         self.passages: list[Passage] = []

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import re
 
+from assistant import render
 from assistant.answer import AnswerDetail
+from assistant.intents.arguments import memory_args
 from assistant.messages import say
 from assistant.reach_reading import ABOUT, MEDIA_KINDS, ReachAsk, about, out_of_reach
 from assistant.run import Events, Reply, Run
+from assistant.toolbox import estimate_gpu_memory
 from assistant.understanding import Slots
 from tools.errors import UnknownNameError
 from tools.media_models import load_media_models
+from tools.memory import MemoryEstimate
 
 _DOC = "image-speech-embedding-models"
 _QUERY = {
@@ -28,6 +32,10 @@ _QUERY = {
     "storage_price": "OSS NAS ESSD cloud disk storage for model files",
 }
 _DOCS = {"storage_price": "storage-and-models"}
+# Out-of-reach parts that can sit beside an LLM the tools do size ("a Qwen chatbot that also reads replies aloud
+# with TTS", "OCR first, then Qwen2.5-14B"): the LLM is answered, and this part is named as not in the figures.
+_SIDE_PARTS = ("speech", "vision", "image", "video", "encoder", "other_ml", "classic_ml", "purchase", "non_ml",
+               "storage_price", "cloud_price")
 
 
 class ReachIntent(Run):
@@ -45,6 +53,8 @@ class ReachIntent(Run):
         if ask.name and ask.topic in MEDIA_KINDS and not trains and not _in_registry(ask.name):
             first = say("reach.named", self.lang, name=ask.name)  # "HunyuanVideo is not in my registry"
         parts = [first, say("reach.can", self.lang)]
+        if ask.topic in ("local", "cpu") and s.model:  # "can my Mac run Qwen2.5-14B?": what the model itself needs
+            parts.insert(1, (yield from self._model_memory(s)))
         if models := _registry_models(ask):
             parts.append(say("reach.can_media", self.lang, models=self.t("、", ", ").join(models)))
         details = []
@@ -54,6 +64,21 @@ class ReachIntent(Run):
             if quotes := self.quotes(kept, self.question):
                 details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
         return Reply(text="\n\n".join(parts), kind="out_of_scope", details=details)
+
+    def side_part_note(self, s: Slots) -> str:
+        """One line naming the out-of-reach part of a question whose LLM part was answered ("" when none)."""
+        ask = s.reach
+        if ask is None or s.intent == "out_of_reach" or ask.topic not in _SIDE_PARTS or not s.model:
+            return ""
+        what = say(f"reach.part.{ask.topic}", self.lang)
+        return say("reach.part", self.lang, what=what, model=s.model)
+
+    def _model_memory(self, s: Slots) -> Events:
+        """The GPU memory the named model needs, as a yardstick for hardware the tools do not size."""
+        est, err = yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=None))
+        if err or not isinstance(est, MemoryEstimate):
+            return ""
+        return say("reach.model_memory", self.lang, model=s.model, gib=render.fig(est.per_gpu_total_gib))
 
     def unknown_instances(self, errors: list[UnknownNameError]) -> Reply:
         """Name the instance types that do not exist and the catalog's closest ones; plan nothing else."""
