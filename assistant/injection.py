@@ -111,7 +111,7 @@ _REPLACES = re.compile(r"\binstead\b|改为|改成|转而|而是|只(?:回答|�
 
 
 def _after_override(sentence: str) -> str:
-    """The user's own words after a leading override order, or "" when nothing of theirs is left."""
+    """Return the user's own words after a leading override order, or "" when nothing of theirs is left."""
     cut = _OVERRIDE_THEN.match(sentence)
     rest = sentence[cut.end() :] if cut else ""
     if not rest.strip() or _REPLACES.search(rest) or planted_sentence(rest):

@@ -74,7 +74,7 @@ class ReachIntent(Run):
         return say("reach.part", self.lang, what=what, model=s.model)
 
     def _model_memory(self, s: Slots) -> Events:
-        """The GPU memory the named model needs, as a yardstick for hardware the tools do not size."""
+        """Say how much GPU memory the named model needs, a yardstick for hardware the tools do not size."""
         est, err = yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=None))
         if err or not isinstance(est, MemoryEstimate):
             return ""
