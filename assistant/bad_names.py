@@ -10,10 +10,17 @@ from __future__ import annotations
 
 import difflib
 import re
+from typing import TYPE_CHECKING
+
+from annotated_types import Le
 
 from assistant.hardware_words import GPU_NAME
 from tools import catalog, vocabulary
 from tools.errors import UnknownNameError
+from tools.workload import Workload
+
+if TYPE_CHECKING:
+    from assistant.understanding import Slots
 
 _BRANDED_GPU = re.compile(
     r"(?<![\w.\-])((?:nvidia\s+|amd\s+)?(?:geforce\s+)?(?:rtx|gtx|titan|quadro|tesla|radeon|instinct|mi|ascend|昇腾|gaudi)\s*-?\s*"
@@ -113,3 +120,40 @@ def respell_families(text: str) -> str:
         return best.capitalize() if close else word
 
     return _FAMILY_TYPO.sub(fix, text)
+
+
+# A number no tool accepts for any quantity: longer than the largest limit of the workload schema (training
+# tokens, at most 1e14) has digits. "99999999999999999999 users" is refused as written, not silently dropped.
+_ENDLESS_NUMBER = re.compile(r"(?<![\w.])\d{16,}(?![\w.])")
+# Slots the planner takes as workload fields, checked against that field's own upper limit.
+_LIMITED = ("concurrency", "qps", "context", "gen_tokens", "batch", "train_tokens", "max_instances")
+
+
+def endless_numbers(text: str) -> list[str]:
+    """Return numbers too long for any quantity a tool accepts, as written."""
+    out = []
+    for m in _ENDLESS_NUMBER.finditer(text):
+        word = re.match(r"\s*(?:个|位)?\s*([A-Za-z]+(?:\s+[A-Za-z]+)?|[\u4e00-\u9fff]{1,3})", text[m.end() :])
+        out.append(m.group(0) + (word.group(0).rstrip() if word else ""))  # "99…9 concurrent users"
+    return out
+
+
+def beyond_limits(slots: Slots) -> list[tuple[str, float, float]]:
+    """Return (slot, value, limit) for each stated number above what the planner's workload schema accepts.
+
+    The limits are the tool's own (``tools.workload.Workload``), so a question is refused with the same bound
+    the tool would apply, in the user's language, instead of pasting the tool's validation error.
+    """
+    out = []
+    for name in _LIMITED:
+        value = getattr(slots, name, None)
+        limit = _upper_limit(name)
+        if isinstance(value, int | float) and limit is not None and value > limit:
+            out.append((name, float(value), limit))
+    return out
+
+
+def _upper_limit(name: str) -> float | None:
+    field = Workload.model_fields.get(name)
+    bounds = [m.le for m in field.metadata if isinstance(m, Le)] if field else []
+    return float(bounds[0]) if bounds else None  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 
 from assistant import render
 from assistant.answer import Answer, AnswerEvent, Message
-from assistant.bad_names import unknown_instance_types
+from assistant.bad_names import beyond_limits, unknown_instance_types
 from assistant.intents import HANDLERS
 from assistant.intents.catalog import CatalogIntent
 from assistant.intents.describe import DescribeIntent
@@ -99,6 +99,8 @@ class _Answering(
             return Reply(text=render.scope_statement(self.lang), kind="out_of_scope")
         if self.conv.turn.invalid:
             return self.invalid_values(self.conv.turn.invalid)
+        if too_large := beyond_limits(self.conv.turn):  # "100 亿人同时在线": the tool's own bound, in the user's words
+            return (yield from self.beyond_limits(self.conv.slots, too_large))
         # A workload on an instance type that does not exist: the closest catalog types, never a substitute.
         unknown = unknown_instance_types(s.instance_types) if s.intent in ("plan", "memory", "media") else []
         if s.intent == "instances" and not s.gpu_mentions:  # "price of ecs.gn99..": every named type unknown

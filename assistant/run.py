@@ -180,10 +180,11 @@ class Run:
         """Refuse impossible numbers as written instead of planning with some other number."""
         shown = self.t("、".join(f"“{v}”" for v in values), ", ".join(f"'{v}'" for v in values))
         text = self.t(
-            f"这些数值无效：{shown}。并发、用户数、卡数、上下文、batch 和预算都必须是正数，卡数必须是整数。"
+            f"这些数值无效：{shown}。并发、用户数、卡数、上下文、batch 和预算都必须是正数（且在现实范围内），"
+            "卡数必须是整数。"
             "请给出有效的数值，我再计算。",
             f"These values are not valid: {shown}. Concurrency, users, GPUs, context, batch and budget must be "
-            "positive, and GPUs come in whole numbers. Please give valid values and I'll size it.",
+            "positive and realistic, and GPUs come in whole numbers. Please give valid values and I'll size it.",
         )
         return Reply(text=text, kind="error")
 

@@ -12,11 +12,11 @@ import re
 
 from assistant import render
 from assistant.answer import AnswerDetail
-from assistant.intents.arguments import memory_args
+from assistant.intents.arguments import memory_args, plan_args
 from assistant.messages import say
 from assistant.reach_reading import ABOUT, MEDIA_KINDS, ReachAsk, about, out_of_reach
 from assistant.run import Events, Reply, Run
-from assistant.toolbox import estimate_gpu_memory
+from assistant.toolbox import estimate_gpu_memory, plan_gpu_deployment
 from assistant.understanding import Slots
 from tools.errors import UnknownNameError
 from tools.media_models import load_media_models
@@ -34,6 +34,8 @@ _QUERY = {
 _DOCS = {"storage_price": "storage-and-models"}
 # Out-of-reach parts that can sit beside an LLM the tools do size ("a Qwen chatbot that also reads replies aloud
 # with TTS", "OCR first, then Qwen2.5-14B"): the LLM is answered, and this part is named as not in the figures.
+# A CPU run has no GPU memory to compare with: the yardstick is for machines with their own (a Mac, a laptop GPU).
+_CPU_RUN = r"cpu|(?:没有|不用)\s*(?:显卡|gpu)|without\s+(?:a\s+)?gpu|no\s+gpu"
 _SIDE_PARTS = ("speech", "vision", "image", "video", "encoder", "other_ml", "classic_ml", "purchase", "non_ml",
                "storage_price", "cloud_price")
 
@@ -52,9 +54,11 @@ class ReachIntent(Run):
         first = say(f"reach.{ask.topic}" + (".train" if trains else ""), self.lang)
         if ask.name and ask.topic in MEDIA_KINDS and not trains and not _in_registry(ask.name):
             first = say("reach.named", self.lang, name=ask.name)  # "HunyuanVideo is not in my registry"
+        elif ask.name and ask.topic == "closed_model":
+            first = say("reach.closed_named", self.lang, name=ask.name)  # "文心一言 is served only by its vendor"
         parts = [first, say("reach.can", self.lang)]
-        if ask.topic in ("local", "cpu") and s.model:  # "can my Mac run Qwen2.5-14B?": what the model itself needs
-            parts.insert(1, (yield from self._model_memory(s)))
+        if ask.topic == "local" and s.model and not re.search(_CPU_RUN, self.question, re.IGNORECASE):
+            parts.insert(1, (yield from self._model_memory(s)))  # "can my 36 GB Mac run Qwen2.5-14B?": its need
         if models := _registry_models(ask):
             parts.append(say("reach.can_media", self.lang, models=self.t("、", ", ").join(models)))
         details = []
@@ -79,6 +83,19 @@ class ReachIntent(Run):
         if err or not isinstance(est, MemoryEstimate):
             return ""
         return say("reach.model_memory", self.lang, model=s.model, gib=render.fig(est.per_gpu_total_gib))
+
+    def beyond_limits(self, s: Slots, found: list[tuple[str, float, float]]) -> Events:
+        """Refuse numbers above what the tools accept, each with the planner's own bound; plan no substitute."""
+        refused = False
+        if s.model:  # the planner itself refuses the figure: its recorded error is where the bound comes from
+            _, err = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(s))
+            refused = err is not None
+        items = [
+            say("bad.limit_item" if refused else "bad.limit_item_bare", self.lang,
+                what=say(f"bad.field.{name}", self.lang), value=render.fig(value), limit=render.fig(limit))
+            for name, value, limit in found
+        ]  # fmt: skip
+        return Reply(text=say("bad.beyond_limits", self.lang, items=self.t("；", "; ").join(items)), kind="error")
 
     def unknown_instances(self, errors: list[UnknownNameError]) -> Reply:
         """Name the instance types that do not exist and the catalog's closest ones; plan nothing else."""
