@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from annotated_types import Le
 
 from assistant.hardware_words import GPU_NAME
+from assistant.messages import say
 from tools import catalog, vocabulary
 from tools.errors import UnknownNameError
 from tools.workload import Workload
@@ -79,12 +80,29 @@ def impossible_hardware_counts(text: str) -> list[str]:
     """Return impossible counts as written.
 
     Zero or negative counts of GPUs, cards or instances ("0 张 L20", "-2 GPUs"), and fractions of things
-    that come whole ("2.5 users", "0.5 张卡").
+    that come whole ("2.5 users", "0.5 张卡"). A number in a pasted table's cell ("| 0  NVIDIA A10  On |",
+    nvidia-smi's GPU index) is a column value, not a count.
     """
-    found = [m.group(0).strip() for m in _HARDWARE_COUNT.finditer(text)]
+    found = [m.group(0).strip() for m in _HARDWARE_COUNT.finditer(text) if not _in_table_cell(text, m.start())]
     found += [m.group(0).strip() for m in _MANY_GPUS.finditer(text) if float(m.group(1).replace(",", "")) > _MAX_GPUS]
     found += [m.group(0).strip() for m in (*_ZERO_CONTEXT.finditer(text), *_ZERO_BUDGET.finditer(text))]
     return found + [m.group(0).strip() for m in _FRACTION.finditer(text) if not any(m.group(0) in f for f in found)]
+
+
+def _in_table_cell(text: str, start: int) -> bool:
+    return text[:start].rstrip().endswith("|")
+
+
+def unknown_family_line(family: str, lang: str) -> str:
+    """Say that a family does not exist and list the catalog's GPU families with their GPUs, in ``lang``."""
+    gpus: dict[str, str] = {}
+    for inst in catalog.load_instances():
+        gpu = inst.gpu_model or inst.gpu_model_likely
+        if not inst.retired and gpu and re.fullmatch(r"gn\d+[a-z]*", inst.family):  # the plain families, not ebm/scc
+            gpus.setdefault(inst.family, re.sub(r"\s*\(.*\)$", "", gpu))  # "GPU-H-e-141GB (unnamed, ...)"
+    near = difflib.get_close_matches(family.lower(), list(gpus), n=3, cutoff=0.6)
+    shown = [f"`{f}` ({gpus[f]})" if lang == "en" else f"`{f}`（{gpus[f]}）" for f in (near or sorted(gpus))]
+    return say("bad.unknown_family", lang, name=family, families=("、" if lang == "zh" else ", ").join(shown))
 
 
 def unknown_instance_types(names: list[str]) -> list[UnknownNameError]:
