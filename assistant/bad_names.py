@@ -164,6 +164,8 @@ def beyond_limits(slots: Slots) -> list[tuple[str, float, float]]:
     """
     out = []
     for name in _LIMITED:
+        if name == "context" and slots.model:
+            continue  # the model's own window (32,768 for Qwen2.5-7B) is the bound worth saying; the planner says it
         value = getattr(slots, name, None)
         limit = _upper_limit(name)
         if isinstance(value, int | float) and limit is not None and value > limit:
@@ -175,3 +177,43 @@ def _upper_limit(name: str) -> float | None:
     field = Workload.model_fields.get(name)
     bounds = [m.le for m in field.metadata if isinstance(m, Le)] if field else []
     return float(bounds[0]) if bounds else None  # type: ignore[arg-type]
+
+
+# A word written like a model's name: mixed case inside it or letters with digits ("SeamlessM4T", "MusicGen",
+# "Wav2Lip", "CogVideoX-5B"), optionally with dashed or dotted parts.
+_NAME_LIKE = re.compile(
+    r"(?<![\w\-.])([A-Za-z][A-Za-z0-9]*(?:[a-z][A-Z]|[A-Za-z]\d|\d[A-Za-z])[A-Za-z0-9]*(?:[\-.][A-Za-z0-9]+)*)(?![\w\-])"
+)
+# Words of this trade written like names that are no model: frameworks, formats, number formats, units.
+_NOT_MODELS = re.compile(
+    r"(?i)^(?:vllm|sglang|lora|qlora|dora|pytorch|deepspeed|megatron\w*|tensorrt\w*|llamacpp|gguf|ggml|onnx\w*|"
+    r"fp\d+|bf\d+|int\d+|nf\d|w\d+a\d+|awq|gptq|kv|gpus?|cpus?|qps|rps|ttft|tpot|mfu|rdma|erdma|nvlink\d*|"
+    r"pcie\d*|hbm\d*e?|gddr\d*x?|cuda\d*|nccl|zero\d?|fsdp|ddp|openai|chatgpt|huggingface|modelscope|"
+    r"pai|eas|dlc|ack|ecs|oss|nas|cpfs|essd|k8s|macbook\w*|iphone\w*|m[1-4]\w*|\d+[kmgt]i?b?|"
+    r"(?:tok|token)s?/s|p\d{2}|v\d+(?:\.\d+)*)$"
+)
+
+
+def unknown_model_names(text: str) -> list[str]:
+    """Return words written like model names that no catalog knows (no GPU, family, instance or model).
+
+    Used only where the engine would otherwise ask "which model is it?": a name the user did give is said
+    to be out of the catalogs instead of being asked for again.
+    """
+    out = []
+    for m in _NAME_LIKE.finditer(text):
+        word = m.group(1)
+        if _NOT_MODELS.match(word) or _is_catalog_word(word):
+            continue
+        out.append(word)
+    return list(dict.fromkeys(out))
+
+
+def _is_catalog_word(word: str) -> bool:
+    if re.fullmatch(rf"(?i)(?:{GPU_NAME})s?", word) or vocabulary.model_of_label(word):
+        return True
+    low = word.lower().removeprefix("ecs.")
+    if any(low == f or low.startswith(f + "-") or low.startswith(f + ".") for f in catalog.families()):
+        return True
+    families = [f.lower() for f in vocabulary.model_family_words()]
+    return any(low.startswith(f) for f in families if len(f) >= 3)  # "Qwen3.5-7B" is a model name gone wrong

@@ -19,6 +19,7 @@ from assistant.answer import Answer, AnswerDetail, AnswerEvent, AnswerKind, Lang
 from assistant.conversation import Conversation, read_conversation
 from assistant.injection import split_planted
 from assistant.language import detect_language
+from assistant.messages import say
 from assistant.tool_text import note_zh
 from assistant.toolbox import (
     GuidanceSearch,
@@ -175,6 +176,12 @@ class Run:
             "configuration.",
         )
         return Reply(text=text + "\n\n" + render.scope_statement(self.lang), kind="out_of_scope")
+
+    def unknown_model(self, name: str) -> Reply:
+        """Say that a model the user named is in no catalog, what can be sized, and how to size an unlisted LLM."""
+        parts = [say("reach.named", self.lang, name=name), say("reach.can", self.lang)]
+        parts.append(say("reach.give_dims", self.lang))
+        return Reply(text="\n\n".join(parts), kind="out_of_scope")
 
     def invalid_values(self, values: Sequence[str]) -> Reply:
         """Refuse impossible numbers as written instead of planning with some other number."""

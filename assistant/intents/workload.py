@@ -6,6 +6,7 @@ import re
 
 from assistant import render
 from assistant.answer import AnswerDetail
+from assistant.bad_names import unknown_model_names
 from assistant.intents.arguments import (
     instance_gpu,
     plan_args,
@@ -74,6 +75,8 @@ class WorkloadIntent(Run):
             planned.text = "\n\n".join([note, *quotes, planned.text]) if quotes else f"{note}\n\n{planned.text}"
             return planned
         if self.conv.missing:
+            if "model" in self.conv.missing and (named := unknown_model_names(self.question)):
+                return self.unknown_model(named[0])  # "SeamlessM4T for 50 calls": named, just not in the catalogs
             return self.clarify(s, self.conv.missing)
         return (yield from self.sized(s))
 
