@@ -217,3 +217,21 @@ def _is_catalog_word(word: str) -> bool:
         return True
     families = [f.lower() for f in vocabulary.model_family_words()]
     return any(low.startswith(f) for f in families if len(f) >= 3)  # "Qwen3.5-7B" is a model name gone wrong
+
+
+# Memory asked of one GPU ("单卡 5000TB 显存", "a GPU with 2 TB of memory"): checked against the catalog's largest.
+_PER_GPU_MEMORY = re.compile(
+    r"(?:单卡|每卡|每张卡|一张卡|单张(?:卡|gpu)?|per[\s\-](?:gpu|card)|(?:a|one|single)\s+(?:gpu|card)\s+with|"
+    r"gpus?\s+with)\s*(?:有|带|能有)?\s*(?:at\s+least|至少|超过|over|more\s+than)?\s*"
+    r"(\d+(?:\.\d+)?)\s*(tb|tib|t|gb|gib|g)(?![a-z])\s*(?:的)?\s*(?:显存|memory|vram|of\s+(?:memory|vram))",
+    re.IGNORECASE,
+)
+
+
+def per_gpu_memory_asked(text: str) -> tuple[str, float] | None:
+    """Return the per-GPU memory a question asks for, as written and in GiB, or None."""
+    m = _PER_GPU_MEMORY.search(text)
+    if m is None:
+        return None
+    gib = float(m.group(1)) * (1024 if m.group(2).lower().startswith("t") else 1)
+    return f"{m.group(1)} {m.group(2).upper().replace('G', 'GB') if len(m.group(2)) == 1 else m.group(2)}", gib

@@ -16,7 +16,7 @@ from assistant.intents.arguments import memory_args, plan_args
 from assistant.messages import say
 from assistant.reach_reading import ABOUT, MEDIA_KINDS, ReachAsk, about, out_of_reach
 from assistant.run import Events, Reply, Run
-from assistant.toolbox import estimate_gpu_memory, plan_gpu_deployment
+from assistant.toolbox import estimate_gpu_memory, find_instance_types, plan_gpu_deployment
 from assistant.understanding import Slots
 from tools.errors import UnknownNameError
 from tools.media_models import load_media_models
@@ -96,6 +96,23 @@ class ReachIntent(Run):
             for name, value, limit in found
         ]  # fmt: skip
         return Reply(text=say("bad.beyond_limits", self.lang, items=self.t("；", "; ").join(items)), kind="error")
+
+    def no_gpu_that_large(self, written: str, gib: float) -> Events:
+        """Say no instance has this much memory per GPU, with the catalog's largest; None when some have it."""
+        found, _ = yield from self.call("find_instance_types", find_instance_types, min_gpu_memory_gib=gib)
+        if found is None or found.instances:
+            return None  # some do: the catalog answer lists them
+        every, _ = yield from self.call("find_instance_types", find_instance_types)
+        sized = [i for i in (every.instances if every else []) if i.gpu_memory_gib and not i.vgpu]
+        if not sized:
+            return None
+        top = max(sized, key=lambda i: i.gpu_memory_gib or 0)
+        gpu = re.sub(r"\s*\(.*\)$", "", top.gpu_model or top.gpu_model_likely or "?")  # "(unnamed, gn8e/gn8ep)"
+        return Reply(
+            text=say("bad.no_gpu_that_large", self.lang, need=written, instance_type=top.instance_type, gpu=gpu,
+                     most=render.fig(top.gpu_memory_gib)),
+            kind="error",
+        )  # fmt: skip
 
     def unknown_instances(self, errors: list[UnknownNameError]) -> Reply:
         """Name the instance types that do not exist and the catalog's closest ones; plan nothing else."""
