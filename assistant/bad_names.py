@@ -10,10 +10,18 @@ from __future__ import annotations
 
 import difflib
 import re
+from typing import TYPE_CHECKING
+
+from annotated_types import Le
 
 from assistant.hardware_words import GPU_NAME
+from assistant.messages import say
 from tools import catalog, vocabulary
 from tools.errors import UnknownNameError
+from tools.workload import Workload
+
+if TYPE_CHECKING:
+    from assistant.understanding import Slots
 
 _BRANDED_GPU = re.compile(
     r"(?<![\w.\-])((?:nvidia\s+|amd\s+)?(?:geforce\s+)?(?:rtx|gtx|titan|quadro|tesla|radeon|instinct|mi|ascend|昇腾|gaudi)\s*-?\s*"
@@ -72,12 +80,29 @@ def impossible_hardware_counts(text: str) -> list[str]:
     """Return impossible counts as written.
 
     Zero or negative counts of GPUs, cards or instances ("0 张 L20", "-2 GPUs"), and fractions of things
-    that come whole ("2.5 users", "0.5 张卡").
+    that come whole ("2.5 users", "0.5 张卡"). A number in a pasted table's cell ("| 0  NVIDIA A10  On |",
+    nvidia-smi's GPU index) is a column value, not a count.
     """
-    found = [m.group(0).strip() for m in _HARDWARE_COUNT.finditer(text)]
+    found = [m.group(0).strip() for m in _HARDWARE_COUNT.finditer(text) if not _in_table_cell(text, m.start())]
     found += [m.group(0).strip() for m in _MANY_GPUS.finditer(text) if float(m.group(1).replace(",", "")) > _MAX_GPUS]
     found += [m.group(0).strip() for m in (*_ZERO_CONTEXT.finditer(text), *_ZERO_BUDGET.finditer(text))]
     return found + [m.group(0).strip() for m in _FRACTION.finditer(text) if not any(m.group(0) in f for f in found)]
+
+
+def _in_table_cell(text: str, start: int) -> bool:
+    return text[:start].rstrip().endswith("|")
+
+
+def unknown_family_line(family: str, lang: str) -> str:
+    """Say that a family does not exist and list the catalog's GPU families with their GPUs, in ``lang``."""
+    gpus: dict[str, str] = {}
+    for inst in catalog.load_instances():
+        gpu = inst.gpu_model or inst.gpu_model_likely
+        if not inst.retired and gpu and re.fullmatch(r"gn\d+[a-z]*", inst.family):  # the plain families, not ebm/scc
+            gpus.setdefault(inst.family, re.sub(r"\s*\(.*\)$", "", gpu))  # "GPU-H-e-141GB (unnamed, ...)"
+    near = difflib.get_close_matches(family.lower(), list(gpus), n=3, cutoff=0.6)
+    shown = [f"`{f}` ({gpus[f]})" if lang == "en" else f"`{f}`（{gpus[f]}）" for f in (near or sorted(gpus))]
+    return say("bad.unknown_family", lang, name=family, families=("、" if lang == "zh" else ", ").join(shown))
 
 
 def unknown_instance_types(names: list[str]) -> list[UnknownNameError]:
@@ -113,3 +138,100 @@ def respell_families(text: str) -> str:
         return best.capitalize() if close else word
 
     return _FAMILY_TYPO.sub(fix, text)
+
+
+# A number no tool accepts for any quantity: longer than the largest limit of the workload schema (training
+# tokens, at most 1e14) has digits. "99999999999999999999 users" is refused as written, not silently dropped.
+_ENDLESS_NUMBER = re.compile(r"(?<![\w.])\d{16,}(?![\w.])")
+# Slots the planner takes as workload fields, checked against that field's own upper limit.
+_LIMITED = ("concurrency", "qps", "context", "gen_tokens", "batch", "train_tokens", "max_instances")
+
+
+def endless_numbers(text: str) -> list[str]:
+    """Return numbers too long for any quantity a tool accepts, as written."""
+    out = []
+    for m in _ENDLESS_NUMBER.finditer(text):
+        word = re.match(r"\s*(?:个|位)?\s*([A-Za-z]+(?:\s+[A-Za-z]+)?|[\u4e00-\u9fff]{1,3})", text[m.end() :])
+        out.append(m.group(0) + (word.group(0).rstrip() if word else ""))  # "99…9 concurrent users"
+    return out
+
+
+def beyond_limits(slots: Slots) -> list[tuple[str, float, float]]:
+    """Return (slot, value, limit) for each stated number above what the planner's workload schema accepts.
+
+    The limits are the tool's own (``tools.workload.Workload``), so a question is refused with the same bound
+    the tool would apply, in the user's language, instead of pasting the tool's validation error.
+    """
+    out = []
+    for name in _LIMITED:
+        if name == "context" and slots.model:
+            continue  # the model's own window (32,768 for Qwen2.5-7B) is the bound worth saying; the planner says it
+        value = getattr(slots, name, None)
+        limit = _upper_limit(name)
+        if isinstance(value, int | float) and limit is not None and value > limit:
+            out.append((name, float(value), limit))
+    return out
+
+
+def _upper_limit(name: str) -> float | None:
+    field = Workload.model_fields.get(name)
+    bounds = [m.le for m in field.metadata if isinstance(m, Le)] if field else []
+    return float(bounds[0]) if bounds else None  # type: ignore[arg-type]
+
+
+# A word written like a model's name: mixed case inside it or letters with digits ("SeamlessM4T", "MusicGen",
+# "Wav2Lip", "CogVideoX-5B"), optionally with dashed or dotted parts.
+_NAME_LIKE = re.compile(
+    r"(?<![\w\-.])([A-Za-z][A-Za-z0-9]*(?:[a-z][A-Z]|[A-Za-z]\d|\d[A-Za-z])[A-Za-z0-9]*(?:[\-.][A-Za-z0-9]+)*)(?![\w\-])"
+)
+# Words of this trade written like names that are no model: frameworks, formats, number formats, units.
+_NOT_MODELS = re.compile(
+    r"(?i)^(?:vllm|sglang|lora|qlora|dora|pytorch|deepspeed|megatron\w*|tensorrt\w*|llamacpp|gguf|ggml|onnx\w*|"
+    r"fp\d+|bf\d+|int\d+|nf\d|w\d+a\d+|awq|gptq|kv|gpus?|cpus?|qps|rps|ttft|tpot|mfu|rdma|erdma|nvlink\d*|"
+    r"pcie\d*|hbm\d*e?|gddr\d*x?|cuda\d*|nccl|zero\d?|fsdp|ddp|openai|chatgpt|huggingface|modelscope|"
+    r"pai|eas|dlc|ack|ecs|oss|nas|cpfs|essd|k8s|macbook\w*|iphone\w*|m[1-4]\w*|\d+[kmgt]i?b?|"
+    r"(?:tok|token)s?/s|p\d{2}|v\d+(?:\.\d+)*)$"
+)
+
+
+def unknown_model_names(text: str) -> list[str]:
+    """Return words written like model names that no catalog knows (no GPU, family, instance or model).
+
+    Used only where the engine would otherwise ask "which model is it?": a name the user did give is said
+    to be out of the catalogs instead of being asked for again.
+    """
+    out = []
+    for m in _NAME_LIKE.finditer(text):
+        word = m.group(1)
+        if _NOT_MODELS.match(word) or _is_catalog_word(word):
+            continue
+        out.append(word)
+    return list(dict.fromkeys(out))
+
+
+def _is_catalog_word(word: str) -> bool:
+    if re.fullmatch(rf"(?i)(?:{GPU_NAME})s?", word) or vocabulary.model_of_label(word):
+        return True
+    low = word.lower().removeprefix("ecs.")
+    if any(low == f or low.startswith(f + "-") or low.startswith(f + ".") for f in catalog.families()):
+        return True
+    families = [f.lower() for f in vocabulary.model_family_words()]
+    return any(low.startswith(f) for f in families if len(f) >= 3)  # "Qwen3.5-7B" is a model name gone wrong
+
+
+# Memory asked of one GPU ("单卡 5000TB 显存", "a GPU with 2 TB of memory"): checked against the catalog's largest.
+_PER_GPU_MEMORY = re.compile(
+    r"(?:单卡|每卡|每张卡|一张卡|单张(?:卡|gpu)?|per[\s\-](?:gpu|card)|(?:a|one|single)\s+(?:gpu|card)\s+with|"
+    r"gpus?\s+with)\s*(?:有|带|能有)?\s*(?:at\s+least|至少|超过|over|more\s+than)?\s*"
+    r"(\d+(?:\.\d+)?)\s*(tb|tib|t|gb|gib|g)(?![a-z])\s*(?:的)?\s*(?:显存|memory|vram|of\s+(?:memory|vram))",
+    re.IGNORECASE,
+)
+
+
+def per_gpu_memory_asked(text: str) -> tuple[str, float] | None:
+    """Return the per-GPU memory a question asks for, as written and in GiB, or None."""
+    m = _PER_GPU_MEMORY.search(text)
+    if m is None:
+        return None
+    gib = float(m.group(1)) * (1024 if m.group(2).lower().startswith("t") else 1)
+    return f"{m.group(1)} {m.group(2).upper().replace('G', 'GB') if len(m.group(2)) == 1 else m.group(2)}", gib

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 
 from assistant import render
 from assistant.answer import Answer, AnswerEvent, Message
-from assistant.bad_names import unknown_instance_types
+from assistant.bad_names import beyond_limits, per_gpu_memory_asked, unknown_instance_types
 from assistant.intent_fallback import IntentFallback, using
 from assistant.intents import HANDLERS
 from assistant.intents.catalog import CatalogIntent
@@ -109,6 +109,11 @@ class _Answering(
             return Reply(text=render.scope_statement(self.lang), kind="out_of_scope")
         if self.conv.turn.invalid:
             return self.invalid_values(self.conv.turn.invalid)
+        if not s.model and (asked := per_gpu_memory_asked(self.question)):  # "单卡 5000TB 显存的实例"
+            if (none := (yield from self.no_gpu_that_large(*asked))) is not None:
+                return none
+        if too_large := beyond_limits(self.conv.turn):  # "100 亿人同时在线": the tool's own bound, in the user's words
+            return (yield from self.beyond_limits(self.conv.slots, too_large))
         # A workload on an instance type that does not exist: the closest catalog types, never a substitute.
         unknown = unknown_instance_types(s.instance_types) if s.intent in ("plan", "memory", "media") else []
         if s.intent == "instances" and not s.gpu_mentions:  # "price of ecs.gn99..": every named type unknown
@@ -124,4 +129,6 @@ class _Answering(
             reply.text += "\n\n" + say("injection.refused", self.lang)
         if other_cloud(self.question) and reply.kind != "out_of_scope":  # "the Alibaba equivalent of a p4d"
             reply.text += "\n\n" + say("reach.other_cloud_note", self.lang)
+        if reply.kind not in ("out_of_scope", "error", "clarification") and (note := self.side_part_note(s)):
+            reply.text += "\n\n" + note  # "... and a TTS voice": the LLM is sized, the TTS part is named as not
         return reply

@@ -52,7 +52,14 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
     ("other_ml", r"dlrm|recommend(?:ation|er)\s+(?:model|system)s?|推荐(?:模型|系统|算法)|ctr\s+(?:model|prediction)|"
      r"点击率|deepfm|双塔|two[\s\-]tower|召回模型|排序模型|ranking\s+model|"
      r"wide\s*(?:&|and)\s*deep|graph\s+neural|\bgnn\b|图神经网络|time[\s\-]series\s+forecast\w*|时序预测|"
-     r"reinforcement\s+learning|强化学习|\bppo\b\s+(?:for\s+)?(?:robot|game)|alphafold|protein\s+folding|蛋白质"),
+     r"reinforcement\s+learning|强化学习|\bppo\b\s+(?:for\s+)?(?:robot|game)|alphafold|protein\s+folding|蛋白质|"
+     # Generators of other media: music and sound, 3D assets and scenes.
+     r"musicgen|audiocraft|stable[\s\-]audio|\bsuno\b|music\s+(?:generat\w+|clips?|tracks?|models?)|"
+     r"(?:generat\w*|compos\w*|creat\w*|mak\w*)\s+(?:\w+\s+){0,3}?(?:music|songs?|sound\s+effects?)\b|"
+     r"(?:生成|创作|做)\s*(?:音乐|歌曲|音效)|(?:音乐|歌曲|音效)\s*生成|作曲|"
+     r"text[\s\-]to[\s\-](?:music|audio|3d)|文生\s*3d|图生\s*3d|3d\s*(?:生成|建模|资产|模型生成)|生成\s*3d|"
+     r"3d\s+(?:generation|assets?|meshes|mesh\s+generation)|hunyuan[\s\-]?3d|triposr|trellis|\bnerf\b|"
+     r"gaussian\s+splatting|高斯泼溅"),
     ("classic_ml", r"xgboost|lightgbm|catboost|sklearn|scikit[\s\-]?learn|随机森林|random\s+forests?|逻辑回归|"
      r"logistic\s+regression|\bsvm\b|决策树|decision\s+trees?|gradient[\s\-]boost\w*|梯度提升|表格数据|tabular|"
      r"k[\s\-]?means|聚类|线性回归|linear\s+regression|传统机器学习|classic(?:al)?\s+(?:ml|machine\s+learning)"),
@@ -152,6 +159,15 @@ def out_of_reach(text: str) -> ReachAsk | None:
             named = None if generic else re.search(pattern, rest, re.IGNORECASE)
             return ReachAsk(topic=topic, training=bool(re.search(_TRAINS, text, re.IGNORECASE)), generic=generic,
                             name=named.group(0).strip() if named else None)
+    return None
+
+
+def cpu_only(text: str) -> ReachAsk | None:
+    """Read a run on a laptop or on CPUs alone, whatever model it names (a database nearby is no CPU-only run)."""
+    for topic in ("local", "cpu"):
+        named = topic == "local" or re.search("cpu", text, re.IGNORECASE)
+        if named and re.search(_TOPICS_BY_NAME[topic], text, re.IGNORECASE):
+            return ReachAsk(topic=topic)
     return None
 
 

@@ -17,7 +17,9 @@ from pydantic import BaseModel, Field
 from assistant import render
 from assistant.answer import Answer, AnswerDetail, AnswerEvent, AnswerKind, Language, Message, ToolCall
 from assistant.conversation import Conversation, read_conversation
+from assistant.injection import split_planted
 from assistant.language import detect_language
+from assistant.messages import say
 from assistant.tool_text import note_zh
 from assistant.toolbox import (
     GuidanceSearch,
@@ -54,9 +56,11 @@ class Run:
 
     def __init__(self, guidance: GuidanceSearch, question: str, history: Sequence[Message]) -> None:
         self.guidance = guidance
-        self.question = question
+        # Planted instructions are no part of the question: every handler reads, searches and quotes the rest
+        # ("explain the H800's export controls instead. How much memory ...?" searches for memory passages).
+        self.question = split_planted(question)[0] or question
         self.history = list(history)  # earlier turns: a price follow-up ("那按量呢?") names no subject
-        self.lang = answer_language(question, history)
+        self.lang = answer_language(self.question, history)
         self.conv: Conversation = read_conversation(question, history)
         self.calls: list[ToolCall] = []
         self.passages: list[Passage] = []
@@ -173,14 +177,21 @@ class Run:
         )
         return Reply(text=text + "\n\n" + render.scope_statement(self.lang), kind="out_of_scope")
 
+    def unknown_model(self, name: str) -> Reply:
+        """Say that a model the user named is in no catalog, what can be sized, and how to size an unlisted LLM."""
+        parts = [say("reach.named", self.lang, name=name), say("reach.can", self.lang)]
+        parts.append(say("reach.give_dims", self.lang))
+        return Reply(text="\n\n".join(parts), kind="out_of_scope")
+
     def invalid_values(self, values: Sequence[str]) -> Reply:
         """Refuse impossible numbers as written instead of planning with some other number."""
         shown = self.t("、".join(f"“{v}”" for v in values), ", ".join(f"'{v}'" for v in values))
         text = self.t(
-            f"这些数值无效：{shown}。并发、用户数、卡数、上下文、batch 和预算都必须是正数，卡数必须是整数。"
+            f"这些数值无效：{shown}。并发、用户数、卡数、上下文、batch 和预算都必须是正数（且在现实范围内），"
+            "卡数必须是整数。"
             "请给出有效的数值，我再计算。",
             f"These values are not valid: {shown}. Concurrency, users, GPUs, context, batch and budget must be "
-            "positive, and GPUs come in whole numbers. Please give valid values and I'll size it.",
+            "positive and realistic, and GPUs come in whole numbers. Please give valid values and I'll size it.",
         )
         return Reply(text=text, kind="error")
 

@@ -106,6 +106,12 @@ _ZH: tuple[tuple[str, str], ...] = (
     (r"(.+?): (\d+) audio stream\(s\) of ([\d.]+) s windows at once, (\w+) weights",
      "{1}：同时 {2} 路音频，每段 {3} 秒窗口，{4} 权重"),
     (r"(.+?): batch (\d+) x ([\d,]+) tokens per sequence, (\w+) weights", "{1}：batch {2} × 每条 {3} tokens，{4} 权重"),
+    # A tool's range check on one argument (pydantic's wording), e.g. "concurrency: Input should be less than or
+    # equal to 100000": the argument keeps its name, the bound its figure.
+    (r"(\w+): Input should be less than or equal to ([\d.e+]+)", "{1} 不能超过 {2}"),
+    (r"(\w+): Input should be less than ([\d.e+]+)", "{1} 必须小于 {2}"),
+    (r"(\w+): Input should be greater than or equal to ([\d.e+\-]+)", "{1} 不能小于 {2}"),
+    (r"(\w+): Input should be greater than ([\d.e+\-]+)", "{1} 必须大于 {2}"),
     (r"no KV cache: every sequence is encoded in one pass", "没有 KV Cache：每条序列一次编码完成"),
     (r"non-autoregressive: one decoder pass per window, no token cache", "非自回归：每个窗口解码一次，没有 token 缓存"),
     (r"model CPU offload: only the running component is on the GPU \(slower by the weight transfers\)",

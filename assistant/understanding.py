@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assistant import rate_words as rates
 from assistant.architecture_words import architecture_dims, complete_architecture
-from assistant.bad_names import find_branded_gpu, impossible_hardware_counts, respell_families
+from assistant.bad_names import endless_numbers, find_branded_gpu, impossible_hardware_counts, respell_families
 from assistant.concepts import asks_concept
 from assistant.hardware_words import (
     find_catalog_names,
@@ -52,7 +52,7 @@ from assistant.phrases import (
     training_volume,
 )
 from assistant.rate_words import Billing, RateBasis, UsageHours
-from assistant.reach_reading import ReachAsk, media_training, out_of_reach, without_other_cloud_types
+from assistant.reach_reading import ReachAsk, cpu_only, media_training, out_of_reach, without_other_cloud_types
 from assistant.reading import Scan, as_int, chinese_int, normalise, parse_number
 from assistant.task_words import TaskHint, find_precision, find_task
 from assistant.workload_numbers import (
@@ -198,6 +198,7 @@ def understand(question: str) -> Slots:
             scan.claim(span)
             invalid.append(written)
     invalid += [w for w in impossible_hardware_counts(text) if not any(w in v or v in w for v in invalid)]
+    invalid += [w for w in endless_numbers(text) if not any(w in v or v in w for v in invalid)]
     lengths = stated_lengths(text)
     for length in lengths:
         scan.claim(length.span)
@@ -297,6 +298,8 @@ def understand(question: str) -> Slots:
         # A named image/speech/embedding model is more specific than any LLM name it contains
         # ("千问VL 7B" is not Qwen-7B); training these models is still out of reach.
         trained = media_training(slots.media.kind, text) if _trains(slots) else None
+        if trained is None:
+            trained = cpu_only(text)  # "只用 CPU 跑 bge-m3": no GPU instance to size, said so instead of a GPU plan
         slots.intent, slots.reach = ("out_of_reach", trained) if trained else ("media", None)
     elif slots.reach and slots.reach.topic in ("local", "rl_llm") and slots.intent != "out_of_reach":
         slots.intent = "out_of_reach"  # a laptop or CPU-only run of a named LLM: not an instance to size

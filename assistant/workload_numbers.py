@@ -68,7 +68,7 @@ _CTX_WORDS = (
     r"(?:上下文(?:长度|窗口)?|context(?:\s+(?:length|window))?|ctx|序列(?:长度)?|seq(?:uence)?(?:[\s_]*len(?:gth)?)?(?![a-z])|"
     r"max[\s_]*len|输入长度|长度)"
 )
-_CTX_SUFFIX = r"(million|[kKmM]|万|百万)?"
+_CTX_SUFFIX = r"(million|billion|[kKmM]|万|百万|亿)?"  # a huge context is read as written, then refused by its limit
 # Words after a number that make it a count, not a length ("32k 上下文 50 并发": 50 is the concurrency).
 _COUNTED = r"(?:个|路|位|并发|users?|concurren|qps|rps|张|卡|gpus?|台|requests?)"
 
@@ -86,6 +86,9 @@ def find_context(scan: Scan, *, explicit: bool = False) -> int | None:
         # "32k 上下文", but not the "8" of "bs8 seq4096" (a context word followed by its own number)
         rf"{NUM}\s*{_CTX_SUFFIX}[\s\-]*(?:tokens?[\s\-]*)?(?:of\s+|的)?\s*{_CTX_WORDS}(?!{OF}\d{{1,9}}(?![\d.])(?!\s*{_COUNTED}))",
         rf"{_CTX_WORDS}{OF}{NUM}\s*{_CTX_SUFFIX}(?![A-Za-z])",
+        # "上下文开到 1 亿", "context set to 200k": a verb of setting between the word and its number
+        rf"{_CTX_WORDS}\s*(?:开到|开成|设到|设为|设成|设置为|设置成|调到|拉到|加到|set\s+to|of\s+up\s+to){OF}{NUM}\s*"
+        rf"{_CTX_SUFFIX}(?![A-Za-z])",
     ]
     if not explicit:
         patterns += [
@@ -206,12 +209,15 @@ _NOT_LENGTH = r"(?![\d.,]*\s*[kK]?\s*[\-\s]?\s*(?:tokens?\b|token|个?字|个?�
 
 def find_qps(scan: Scan) -> float | None:
     m = scan.first(
-        rf"(?:qps|rps|每秒请求数?)\s*(?:峰值|高峰|peak|at\s+peak)?{ABOUT}{NUM}{_NOT_LENGTH}",
-        rf"{NUM}\s*(?:qps|rps|req/s|(?:requests?|queries|query|calls?|messages)\s*(?:per\s+second|/\s*s(?:ec)?\b|a\s+second))",
-        rf"每秒\s*(?:处理)?\s*{NUM}\s*(?:个|次)?\s*(?:请求|query|查询|调用)",
+        # "QPS 要到一千万": the scale word after the number counts (it was read as 1,000)
+        rf"(?:qps|rps|每秒请求数?)\s*(?:峰值|高峰|peak|at\s+peak)?\s*(?:要到|要求|需要|要)?{ABOUT}{NUM}\s*{SUFFIX}"
+        rf"(?![A-Za-z]){_NOT_LENGTH}",  # "an RPS of 15 with": "w" starts a word, it is no 万
+        rf"{NUM}\s*{SUFFIX}\s*(?:qps|rps|req/s|(?:requests?|queries|query|calls?|messages)\s*"
+        r"(?:per\s+second|/\s*s(?:ec)?\b|a\s+second))",
+        rf"每秒\s*(?:处理)?\s*{NUM}\s*{SUFFIX}\s*(?:个|次)?\s*(?:请求|query|查询|调用)",
     )
     if m:
-        return parse_number(m.group(1))
+        return parse_number(m.group(1), m.group(2))
     # "1200 requests per minute", "每分钟 600 次调用": a rate per second all the same
     m = scan.first(
         rf"{NUM}\s*{SUFFIX}\s*{CALLS_EN}\s*(?:per|a|/|each)\s*(?:minute|min)\b",

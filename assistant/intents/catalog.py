@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from assistant import render, render_tables
+from assistant.bad_names import unknown_family_line
 from assistant.intents.arguments import (
     gpu_token,
 )
@@ -189,8 +190,8 @@ class CatalogIntent(Run):
             holder_families = sorted({i.family for i in holders.instances}) if holders else []
             for family in families:
                 listed, err = yield from self.call("find_instance_types", find_instance_types, family=family)
-                if err or listed is None:
-                    parts.append(self.t(f"`{family}`：{err}", f"`{family}`: {err}"))
+                if err or listed is None:  # "gn12 是 H100 吗": no such family, in the user's language, with real ones
+                    parts.append(unknown_family_line(family, self.lang))
                     continue
                 parts.append(self.family_verdict(family, listed.instances, claimed, holder_families))
         query = f"{' '.join(s.families + s.instance_types)} {claimed} {self.question}"

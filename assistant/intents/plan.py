@@ -61,7 +61,15 @@ class PlanIntent(PlanLeads):
             head += self.single_gpu_line(plan, s.gpu)
         elif s.gpu and not lead:
             head += self.single_gpu_line(plan, s.gpu)
-        if s.budget_cny_month and self.conv.turn.asks_verdict and not lead:
+        # A budget every priced option is over ("¥1 a month") is answered first too: an unpriced option left in
+        # the plan is no recommendation. (All options unpriced, with priced ones rejected only for the budget.)
+        over = False
+        if s.budget_cny_month and not lead and not any(o.price_cny_per_month is not None for o in plan.options):
+            wider, _ = yield from self.call(
+                "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"budget_cny_month": None}))
+            )
+            over = isinstance(wider, Plan) and any(o.price_cny_per_month is not None for o in wider.options)
+        if s.budget_cny_month and (self.conv.turn.asks_verdict or over) and not lead:
             head[:0] = yield from self.budget_verdict(s, plan)
         if lead and (time := (yield from self.training_time(s))):
             # "要多久": the time answers the question; otherwise it follows the verdict.
@@ -74,7 +82,7 @@ class PlanIntent(PlanLeads):
         billing = billing_choice(self.question, s, plan, self.lang)  # "spot or pay-as-you-go?" answers first
         head[:0] = billing
         prefer = [*s.gpu_mentions, *s.families]
-        verdict = bool(head) and self.conv.turn.asks_verdict and not lead
+        verdict = bool(head) and (self.conv.turn.asks_verdict or over) and not lead
         brief, details = plan_brief(
             plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity,
             summary=not (verdict or cost or billing),

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import re
 
+from assistant import render
 from assistant.answer import AnswerDetail
+from assistant.intents.arguments import memory_args, plan_args
 from assistant.messages import say
 from assistant.reach_reading import ABOUT, MEDIA_KINDS, ReachAsk, about, out_of_reach
 from assistant.run import Events, Reply, Run
+from assistant.toolbox import estimate_gpu_memory, find_instance_types, plan_gpu_deployment
 from assistant.understanding import Slots
 from tools.errors import UnknownNameError
 from tools.media_models import load_media_models
+from tools.memory import MemoryEstimate
 
 _DOC = "image-speech-embedding-models"
 _QUERY = {
@@ -28,6 +32,12 @@ _QUERY = {
     "storage_price": "OSS NAS ESSD cloud disk storage for model files",
 }
 _DOCS = {"storage_price": "storage-and-models"}
+# Out-of-reach parts that can sit beside an LLM the tools do size ("a Qwen chatbot that also reads replies aloud
+# with TTS", "OCR first, then Qwen2.5-14B"): the LLM is answered, and this part is named as not in the figures.
+# A CPU run has no GPU memory to compare with: the yardstick is for machines with their own (a Mac, a laptop GPU).
+_CPU_RUN = r"cpu|(?:没有|不用)\s*(?:显卡|gpu)|without\s+(?:a\s+)?gpu|no\s+gpu"
+_SIDE_PARTS = ("speech", "vision", "image", "video", "encoder", "other_ml", "classic_ml", "purchase", "non_ml",
+               "storage_price", "cloud_price")
 
 
 class ReachIntent(Run):
@@ -44,7 +54,11 @@ class ReachIntent(Run):
         first = say(f"reach.{ask.topic}" + (".train" if trains else ""), self.lang)
         if ask.name and ask.topic in MEDIA_KINDS and not trains and not _in_registry(ask.name):
             first = say("reach.named", self.lang, name=ask.name)  # "HunyuanVideo is not in my registry"
+        elif ask.name and ask.topic == "closed_model":
+            first = say("reach.closed_named", self.lang, name=ask.name)  # "文心一言 is served only by its vendor"
         parts = [first, say("reach.can", self.lang)]
+        if ask.topic == "local" and s.model and not re.search(_CPU_RUN, self.question, re.IGNORECASE):
+            parts.insert(1, (yield from self._model_memory(s)))  # "can my 36 GB Mac run Qwen2.5-14B?": its need
         if models := _registry_models(ask):
             parts.append(say("reach.can_media", self.lang, models=self.t("、", ", ").join(models)))
         details = []
@@ -54,6 +68,51 @@ class ReachIntent(Run):
             if quotes := self.quotes(kept, self.question):
                 details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
         return Reply(text="\n\n".join(parts), kind="out_of_scope", details=details)
+
+    def side_part_note(self, s: Slots) -> str:
+        """One line naming the out-of-reach part of a question whose LLM part was answered ("" when none)."""
+        ask = s.reach
+        if ask is None or s.intent == "out_of_reach" or ask.topic not in _SIDE_PARTS or not s.model:
+            return ""
+        what = say(f"reach.part.{ask.topic}", self.lang)
+        return say("reach.part", self.lang, what=what, model=s.model)
+
+    def _model_memory(self, s: Slots) -> Events:
+        """Say how much GPU memory the named model needs, a yardstick for hardware the tools do not size."""
+        est, err = yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=None))
+        if err or not isinstance(est, MemoryEstimate):
+            return ""
+        return say("reach.model_memory", self.lang, model=s.model, gib=render.fig(est.per_gpu_total_gib))
+
+    def beyond_limits(self, s: Slots, found: list[tuple[str, float, float]]) -> Events:
+        """Refuse numbers above what the tools accept, each with the planner's own bound; plan no substitute."""
+        refused = False
+        if s.model:  # the planner itself refuses the figure: its recorded error is where the bound comes from
+            _, err = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(s))
+            refused = err is not None
+        items = [
+            say("bad.limit_item" if refused else "bad.limit_item_bare", self.lang,
+                what=say(f"bad.field.{name}", self.lang), value=render.fig(value), limit=render.fig(limit))
+            for name, value, limit in found
+        ]  # fmt: skip
+        return Reply(text=say("bad.beyond_limits", self.lang, items=self.t("；", "; ").join(items)), kind="error")
+
+    def no_gpu_that_large(self, written: str, gib: float) -> Events:
+        """Say no instance has this much memory per GPU, with the catalog's largest; None when some have it."""
+        found, _ = yield from self.call("find_instance_types", find_instance_types, min_gpu_memory_gib=gib)
+        if found is None or found.instances:
+            return None  # some do: the catalog answer lists them
+        every, _ = yield from self.call("find_instance_types", find_instance_types)
+        sized = [i for i in (every.instances if every else []) if i.gpu_memory_gib and not i.vgpu]
+        if not sized:
+            return None
+        top = max(sized, key=lambda i: i.gpu_memory_gib or 0)
+        gpu = re.sub(r"\s*\(.*\)$", "", top.gpu_model or top.gpu_model_likely or "?")  # "(unnamed, gn8e/gn8ep)"
+        return Reply(
+            text=say("bad.no_gpu_that_large", self.lang, need=written, instance_type=top.instance_type, gpu=gpu,
+                     most=render.fig(top.gpu_memory_gib)),
+            kind="error",
+        )  # fmt: skip
 
     def unknown_instances(self, errors: list[UnknownNameError]) -> Reply:
         """Name the instance types that do not exist and the catalog's closest ones; plan nothing else."""

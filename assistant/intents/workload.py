@@ -6,6 +6,7 @@ import re
 
 from assistant import render
 from assistant.answer import AnswerDetail
+from assistant.bad_names import unknown_model_names
 from assistant.intents.arguments import (
     instance_gpu,
     plan_args,
@@ -14,6 +15,7 @@ from assistant.intents.arguments import (
 from assistant.intents.compare_sides import model_settings
 from assistant.messages import say
 from assistant.run import Events, Reply, Run
+from assistant.tool_text import note_zh
 from assistant.toolbox import (
     estimate_gpu_memory,
     find_instance_types,
@@ -74,8 +76,10 @@ class WorkloadIntent(Run):
             # "Qwen-70B INT4 ... L20": no such model, but the nearest real one of that size answers the
             # question; the name error (and the guidance's correction) is said first.
             message = err or s.model_error
+            if self.lang == "zh":  # the tool's own words, rendered in Chinese: one language per answer
+                message = note_zh(message) or message
             note = self.t(
-                f"**没有 {s.model_mention} 这个模型**（工具原文：{message}）下面按同规模的 {substitute} 计算。",
+                f"**没有 {s.model_mention} 这个模型**（工具提示：{message}）下面按同规模的 {substitute} 计算。",
                 f"**There is no {s.model_mention} model** ({message}) The figures below are for {substitute}, "
                 "the same size.",
             )
@@ -84,6 +88,8 @@ class WorkloadIntent(Run):
             planned.text = "\n\n".join([note, *quotes, planned.text]) if quotes else f"{note}\n\n{planned.text}"
             return planned
         if self.conv.missing:
+            if "model" in self.conv.missing and (named := unknown_model_names(self.question)):
+                return self.unknown_model(named[0])  # "SeamlessM4T for 50 calls": named, just not in the catalogs
             return self.clarify(s, self.conv.missing)
         return (yield from self.sized(s))
 
