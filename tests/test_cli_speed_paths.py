@@ -185,3 +185,43 @@ def test_the_console_size_read_once_is_the_size_rich_reads(
     if not live.is_terminal:  # piped, as under pytest: 200 columns (see ui.tables._console)
         live = Console(highlight=False, emoji=False, width=200)
     assert fixed.size == live.size
+
+
+def _script_run(entry: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    # An exit handler that prints, and an object whose finalizer speaks only in the interpreter's teardown.
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('exit handler ran'))\n"
+        "class Teardown:\n"
+        "    def __del__(self):\n"
+        "        sys.__stderr__.write('torn down\\n')\n"
+        "keep = Teardown()\n"
+        f"sys.argv = ['gpu-advisor', *{args!r}]\n"
+        f"from ui.cli import {entry}\n"
+        f"{entry}()\n"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plan", "--model", "qwen2.5-7b", "--region", "cn-beijing"],
+        ["plan", "--model", "qwen2.5-7b", "--json"],
+        ["plan", "--model", "no-such-model"],  # a one-line error, status 2
+        ["plan", "--concurrency", "8"],  # an argument error from argparse
+        ["-v", "gpus", "--json"],
+    ],
+)
+def test_the_script_ends_a_computing_command_as_the_interpreter_would(args: list[str], tmp_path: Path) -> None:
+    quick = _script_run("run", args, tmp_path)  # the gpu-advisor script: no teardown
+    usual = _script_run("main", args, tmp_path)  # the interpreter's own exit
+    assert quick.returncode == usual.returncode
+    assert quick.stdout == usual.stdout and quick.stdout.endswith("exit handler ran\n")
+    assert usual.stderr.endswith("torn down\n")
+    assert quick.stderr == usual.stderr.removesuffix("torn down\n")  # the shortcut was taken, nothing else differs
+
+
+def test_other_commands_end_with_the_interpreter_s_teardown(tmp_path: Path) -> None:
+    done = _script_run("run", ["--help"], tmp_path)
+    assert done.returncode == 0 and "plan" in done.stdout and done.stderr.endswith("torn down\n")
