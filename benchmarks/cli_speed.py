@@ -1,6 +1,7 @@
 """Speed of the command line against the issues' targets.
 
-Run: ``.venv/bin/python benchmarks/cli_speed.py [--runs N]``. Prints each figure, its target and the
+Run: ``.venv/bin/python benchmarks/cli_speed.py [--runs N]``; ``--instructions`` counts instructions instead
+(valgrind), the steady figure on a shared machine. Prints each figure, its target and the
 ratio (figure / target; at most 1.0 meets the target), with the machine's load average before and after
 (on a shared machine, take figures when the load is low).
 
@@ -10,6 +11,10 @@ ratio (figure / target; at most 1.0 meets the target), with the machine's load a
 * ``gpu-advisor plan`` cold                                              target <= 10x ``python -c pass``
 * ``gpu-advisor ask`` cold, English and Chinese (offline engine)         target <= 2 s
 * the cold ``ask`` answer equals the answer of a warm process that searched the Chroma store
+
+The floor under ``plan``: two scripts that do only what every ``plan`` must, as ratios to ``python -c pass``:
+import pydantic and validate one model (its import plus building the first schema), and that plus
+importing the rich table (human output). Whatever ``plan`` costs above the second is ours to cut.
 
 "Cold" is a new process each time, with Python's bytecode caches written (a prime run first, as after
 any install), and the knowledge index already built in a temporary data directory.
@@ -38,6 +43,8 @@ CLI = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "ui"]
 PLAN_ARGS = ["plan", "--model", "qwen2.5-72b", "--quant", "awq-int4", "--context", "32768", "--concurrency", "20"]
 ASK_EN = "Qwen2.5-7B-Instruct inference with 8 concurrent users: which instance?"
 ASK_ZH = "Qwen2.5-72B 推理, INT4, 32k 上下文, 20 并发, 选什么实例?"
+FLOOR_PYDANTIC = "from pydantic import BaseModel\nclass One(BaseModel):\n    a: int\nOne(a=1)\n"
+FLOOR_RICH = FLOOR_PYDANTIC + "import rich.console, rich.table\n"
 
 
 def plan_warm_p50_ms(runs: int = 50) -> float:
@@ -95,6 +102,36 @@ def cold_s(cmd: Sequence[str], env: dict[str, str], runs: int) -> float:
     return statistics.median(times)
 
 
+def instructions(cmd: Sequence[str], env: dict[str, str]) -> int:
+    """Instructions ``cmd`` executes (valgrind's cachegrind): unlike time, the same on a busy machine."""
+    subprocess.run(cmd, capture_output=True, env=env, check=True)  # prime: bytecode caches, catalog cache
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "cachegrind.out"
+        subprocess.run(
+            ["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}", *cmd],
+            capture_output=True, env=env, check=True,
+        )
+        summary = next(line for line in out.read_text().splitlines() if line.startswith("summary:"))
+    return int(summary.split()[1])
+
+
+def print_instructions(env: dict[str, str]) -> None:
+    """The cold commands and the floor in instructions, as ratios to ``python -c pass``."""
+    if shutil.which("valgrind") is None:
+        print("--instructions: valgrind is not installed")
+        return
+    pass_ir = instructions([sys.executable, "-c", "pass"], env)
+    print(f"instructions (valgrind), x python -c pass ({pass_ir / 1e6:,.0f} M):")
+    for name, cmd in (
+        ("pydantic + one model", [sys.executable, "-c", FLOOR_PYDANTIC]),
+        ("pydantic + one model + rich table", [sys.executable, "-c", FLOOR_RICH]),
+        ("gpu-advisor plan", [*CLI, *PLAN_ARGS]),
+        ("gpu-advisor plan --json", [*CLI, *PLAN_ARGS, "--json"]),
+    ):
+        count = instructions(cmd, env)
+        print(f"  {name:34} {count / 1e6:8,.0f} M {count / pass_ir:5.1f}x")
+
+
 def answer_json(question: str, env: dict[str, str]) -> dict[str, object]:
     out = subprocess.run([*CLI, "ask", "--json", question], capture_output=True, text=True, env=env, check=True)
     return _comparable(json.loads(out.stdout))
@@ -124,6 +161,10 @@ def _comparable(answer: dict[str, object]) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="cold runs per command (median reported)")
+    parser.add_argument(
+        "--instructions", action="store_true",
+        help="only count the instructions of the cold plan and its floor (valgrind; steady on a busy machine)",
+    )
     args = parser.parse_args()
 
     data_dir = Path(tempfile.mkdtemp(prefix="gpu-advisor-bench-"))
@@ -131,11 +172,21 @@ def main() -> None:
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # cold means a new process, not a fresh install
     env.pop("OPENAI_BASE_URL", None)
     env.update(GPU_ADVISOR_DATA_DIR=str(data_dir), GPU_ADVISOR_ENGINE="offline")
+    if args.instructions:
+        try:
+            print_instructions(env)
+        finally:
+            shutil.rmtree(data_dir, ignore_errors=True)
+        return
     load_before = os.getloadavg()
     try:
         subprocess.run([*CLI, "index"], capture_output=True, env=env, check=True)  # the first start's build
         baseline = cold_s([sys.executable, "-c", "pass"], env, args.runs)
         plan_cold = cold_s([*CLI, *PLAN_ARGS], env, args.runs)
+        floors = [
+            ("pydantic + one model", cold_s([sys.executable, "-c", FLOOR_PYDANTIC], env, args.runs)),
+            ("pydantic + one model + rich table", cold_s([sys.executable, "-c", FLOOR_RICH], env, args.runs)),
+        ]
         ask_en = cold_s([*CLI, "ask", ASK_EN], env, args.runs)
         ask_zh = cold_s([*CLI, "ask", ASK_ZH], env, args.runs)
         same = all(answer_json(q, env) == warm_store_answer(q, data_dir) for q in (ASK_EN, ASK_ZH))
@@ -159,8 +210,16 @@ def main() -> None:
         print(f"{name:34} {value:>8.3f}{unit:>2} {shown} {ratio}")
     print("CPU time (user + system) of the cold commands, median:")
     for cmd, cpu in CPU_MEDIANS.items():
-        print(f"  {cpu:6.3f} s  {cmd.replace(str(_SCRIPT), 'gpu-advisor').replace(sys.executable, 'python')}")
+        shown = cmd.replace(str(_SCRIPT), "gpu-advisor").replace(sys.executable, "python").replace("\n", "; ")
+        print(f"  {cpu:6.3f} s  {shown}")
     print(f"plan cold / python -c pass: {plan_cold / baseline:.1f}x (target <= 10x)")
+    pass_cpu = CPU_MEDIANS[f"{sys.executable} -c pass"]
+    plan_cpu = CPU_MEDIANS[" ".join([*CLI, *PLAN_ARGS])]
+    print(f"  in CPU time: {plan_cpu / pass_cpu:.1f}x")
+    print("floor of any plan (wall / CPU time, x python -c pass):")
+    for (name, wall), code in zip(floors, (FLOOR_PYDANTIC, FLOOR_RICH), strict=True):
+        cpu = CPU_MEDIANS[f"{sys.executable} -c {code}"]
+        print(f"  {name:34} {wall / baseline:5.1f}x {cpu / pass_cpu:5.1f}x")
     print(f"cold ask answer == warm answer from the Chroma store: {'yes' if same else 'NO'}")
     print(f"median of {args.runs} cold runs each; load average before {load_before[0]:.2f}, after {load_after[0]:.2f}")
 

@@ -7,6 +7,7 @@ price snapshot could be in use. These tests check the shortcuts against the full
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import subprocess
@@ -14,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from assistant.settings import Settings
 from tools.media_models import find_media_model, load_media_models
@@ -22,6 +24,7 @@ from tools.price_snapshot import Availability, snapshot_root, write_snapshot
 from tools.prices import Price
 from ui.cli import _COMMAND_MODULE, _COMMAND_MODULES, build_parser
 from ui.commands.prices import _SNAPSHOTS_DIR, default_data_dir
+from ui.tables import _console, _print_list
 
 A10 = "ecs.gn7i-c8g1.2xlarge"
 PLAN = ["plan", "--model", "qwen2.5-7b", "--region", "cn-beijing", "--json"]
@@ -140,3 +143,85 @@ def test_a_live_snapshot_is_used_wherever_the_settings_find_the_data_directory(
     assert "pydantic_settings" in result["imported"]  # Settings decided, as before
     env["GPU_ADVISOR_PRICES_OFFLINE"] = "true"
     assert not _top_price_is_live(_plan(env, tmp_path))
+
+
+_LIST_ITEMS = [
+    "short",
+    "a long assumption that the console has to wrap, since it is far wider than the forty columns given " * 2,
+    "[bold]not markup[/bold], :smile: is not an emoji, http://example.com/?a=[1]",
+    "宽字符 占两列 " * 12,
+    "",
+]
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+@pytest.mark.parametrize("width", [40, 200])
+def test_a_list_printed_at_once_reads_as_its_lines_printed_one_by_one(terminal: bool, width: int) -> None:
+    def console(out: io.StringIO) -> Console:
+        return Console(
+            file=out, force_terminal=terminal, color_system="truecolor" if terminal else None, width=width,
+            highlight=False, emoji=False,
+        )
+
+    one_by_one, at_once = io.StringIO(), io.StringIO()
+    lines = console(one_by_one)
+    lines.print("[bold]assumptions[/bold]")
+    for item in _LIST_ITEMS:
+        lines.print(f"  - {item}", markup=False)
+    _print_list(console(at_once), "assumptions", _LIST_ITEMS)
+    assert at_once.getvalue() == one_by_one.getvalue()
+
+
+@pytest.mark.parametrize("columns", [None, "123"])
+def test_the_console_size_read_once_is_the_size_rich_reads(
+    monkeypatch: pytest.MonkeyPatch, columns: str | None
+) -> None:
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    fixed = _console()
+    live = Console(highlight=False, emoji=False)
+    if not live.is_terminal:  # piped, as under pytest: 200 columns (see ui.tables._console)
+        live = Console(highlight=False, emoji=False, width=200)
+    assert fixed.size == live.size
+
+
+def _script_run(entry: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    # An exit handler that prints, and an object whose finalizer speaks only in the interpreter's teardown.
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('exit handler ran'))\n"
+        "class Teardown:\n"
+        "    def __del__(self):\n"
+        "        sys.__stderr__.write('torn down\\n')\n"
+        "keep = Teardown()\n"
+        f"sys.argv = ['gpu-advisor', *{args!r}]\n"
+        f"from ui.cli import {entry}\n"
+        f"{entry}()\n"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plan", "--model", "qwen2.5-7b", "--region", "cn-beijing"],
+        ["plan", "--model", "qwen2.5-7b", "--json"],
+        ["plan", "--model", "no-such-model"],  # a one-line error, status 2
+        ["plan", "--concurrency", "8"],  # an argument error from argparse
+        ["-v", "gpus", "--json"],
+    ],
+)
+def test_the_script_ends_a_computing_command_as_the_interpreter_would(args: list[str], tmp_path: Path) -> None:
+    quick = _script_run("run", args, tmp_path)  # the gpu-advisor script: no teardown
+    usual = _script_run("main", args, tmp_path)  # the interpreter's own exit
+    assert quick.returncode == usual.returncode
+    assert quick.stdout == usual.stdout and quick.stdout.endswith("exit handler ran\n")
+    assert usual.stderr.endswith("torn down\n")
+    assert quick.stderr == usual.stderr.removesuffix("torn down\n")  # the shortcut was taken, nothing else differs
+
+
+def test_other_commands_end_with_the_interpreter_s_teardown(tmp_path: Path) -> None:
+    done = _script_run("run", ["--help"], tmp_path)
+    assert done.returncode == 0 and "plan" in done.stdout and done.stderr.endswith("torn down\n")

@@ -1,5 +1,5 @@
 """``python -m ui`` runs the gpu-advisor command line (same as the ``gpu-advisor`` script)."""
 
-from ui.cli import main
+from ui.cli import run
 
-main()
+run()
