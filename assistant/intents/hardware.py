@@ -32,8 +32,22 @@ from tools.plan import Plan
 from tools.training_volume import TrainingCompute
 from tools.workload import DEFAULT_CONTEXT_TOKENS
 
-# "It fits, but": another GPU's best option at two thirds of the hourly price or less is worth saying.
+# "It fits, but": another GPU's best option at two thirds of the hourly price or less is worth saying; so is
+# one that is cheaper per hour AND at two thirds of the cost per million tokens or less (a legacy T4 at
+# ¥11.63/h against an A10 at ¥9.53/h that decodes twice as fast: "cheaper per hour and per token").
 _MUCH_CHEAPER = 1.5
+
+
+def much_cheaper(hourly: float | None, per_m: float | None, other_hourly: float | None,
+                 other_per_m: float | None) -> bool:  # fmt: skip
+    """Whether the other option is worth naming: far cheaper per hour, or cheaper per hour and far per token."""
+    if hourly is None or other_hourly is None:
+        return False
+    if other_hourly * _MUCH_CHEAPER <= hourly:
+        return True
+    tokens = per_m is not None and other_per_m is not None and other_per_m * _MUCH_CHEAPER <= per_m
+    return other_hourly < hourly and tokens
+
 _TIGHT_PCT = 10  # under 10% headroom fragmentation can still cause OOM (the planner's tight_fit)
 
 
@@ -105,16 +119,33 @@ class HardwareIntent(Run):
         )
         best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
         price = hourly * hw.instances
-        if best is None or best.price_cny_per_hour is None or best.price_cny_per_hour * _MUCH_CHEAPER > price:
+        own_per_m = yield from self.named_cost_per_m(s, hw)
+        if best is None or best.gpu_model == hw.gpu and best.total_gpus == hw.gpus * hw.instances:
+            return None
+        if not much_cheaper(price, own_per_m, best.price_cny_per_hour, best.cost_cny_per_million_tokens):
             return None
         figures = {"hardware": self.hardware_label(hw), "model": fit.model, "need": render.fig(fit.per_gpu_needed_gib),
                    "usable": render.fig(fit.per_gpu_usable_gib), "pct": render.fig(fit.headroom_pct)}  # fmt: skip
         sep = "" if self.lang == "zh" else " "
         code = "gpu.cheaper" if hw.instances == 1 else "gpu.cheaper_many"  # "2 × ¥26.62": the listed price, twice
-        return [say("fit.yes_but_cheaper", self.lang, **figures) + sep + say(
+        line = say("fit.yes_but_cheaper", self.lang, **figures) + sep + say(
             code, self.lang, other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),
             other_price=render.fig(best.price_cny_per_hour), price=render.fig(hourly), gpu=hw.gpu, n=hw.instances,
-        )]  # fmt: skip
+        )  # fmt: skip
+        if own_per_m is not None and best.cost_cny_per_million_tokens is not None:
+            line += sep + say("gpu.cheaper_tokens", self.lang, other_cost=render.fig(best.cost_cny_per_million_tokens),
+                              cost=render.fig(own_per_m))  # fmt: skip
+        return [line]
+
+    def named_cost_per_m(self, s: Slots, hw: Hardware) -> Events:
+        """Return the cost per million tokens of the named hardware's option in the plan on its GPU, or None."""
+        mine, _ = yield from self.call(
+            "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": hw.gpu, "gpus": None}))
+        )
+        options = mine.options if isinstance(mine, Plan) else []
+        same = [o for o in options if (o.instance_type == hw.instance_type if hw.instance_type else
+                                       o.total_gpus == hw.gpus * hw.instances)]  # fmt: skip
+        return same[0].cost_cny_per_million_tokens if same else None
 
     def named_hourly(self, s: Slots, hw: Hardware) -> Events:
         """Return the hourly price of one named instance, or of the cheapest listed type holding the named GPUs."""
@@ -180,10 +211,9 @@ class HardwareIntent(Run):
         cheaper = (
             best is not None
             and best.gpu_model != top.gpu_model
-            and best.price_cny_per_hour is not None
-            and top.price_cny_per_hour is not None
-            and best.price_cny_per_hour * _MUCH_CHEAPER <= top.price_cny_per_hour
-        )
+            and much_cheaper(top.price_cny_per_hour, top.cost_cny_per_million_tokens, best.price_cny_per_hour,
+                             best.cost_cny_per_million_tokens)
+        )  # fmt: skip
         if not cheaper or best is None:
             # "Can the A10 run 70B int4?": yes, on several cards; that one card is not enough is the "but".
             one_fits = any(o.total_gpus == 1 for o in plan.options)
