@@ -11,6 +11,7 @@ from typing import Any
 
 from assistant import render
 from assistant.intents.arguments import plan_args, task_of
+from assistant.intents.verdict_overkill import inverted_kind, inverted_line, smaller_option
 from assistant.messages import say
 from assistant.run import Events, Run
 from assistant.toolbox import (
@@ -103,6 +104,8 @@ class HardwareIntent(Run):
         if err or not isinstance(fit, HardwareFit):
             return None
         self.named_fits = fit.fits
+        if task == "inference" and (kind := inverted_kind(self.question)):  # "is it overkill?", "有必要吗?"
+            return (yield from self.inverted_verdict(s, fit, kind))
         lines = self.fit_lines(fit)
         if fit.fits and task == "inference":  # a named type, or a GPU set ("is an A100 a good choice")
             lines = (yield from self.cheaper_than_named(s, fit)) or lines
@@ -136,6 +139,23 @@ class HardwareIntent(Run):
             line += sep + say("gpu.cheaper_tokens", self.lang, other_cost=render.fig(best.cost_cny_per_million_tokens),
                               cost=render.fig(own_per_m))  # fmt: skip
         return [line]
+
+    def inverted_verdict(self, s: Slots, fit: HardwareFit, kind: Any) -> Events:
+        """'Is this overkill?' on named hardware: more than needed or not, and the cheaper option that also runs it."""
+        hw, alternative, hourly = fit.hardware, None, None
+        if fit.fits:
+            hourly = yield from self.named_hourly(s, hw)
+            wider, _ = yield from self.call(
+                "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
+            )
+            best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
+            own = None if hourly is None else hourly * hw.instances
+            alternative = smaller_option(best, own, hw.gpu, hw.gpus)
+            hourly = own
+        line = inverted_line(kind, self.lang, hardware=self.hardware_label(hw), model=fit.model,
+                             need=fit.per_gpu_needed_gib, usable=fit.per_gpu_usable_gib, pct=fit.headroom_pct,
+                             fits=fit.fits, own_hourly=hourly, alternative=alternative)  # fmt: skip
+        return [line, *self.fit_lines(fit)[1:]]
 
     def named_cost_per_m(self, s: Slots, hw: Hardware) -> Events:
         """Return the cost per million tokens of the named hardware's option in the plan on its GPU, or None."""
@@ -204,6 +224,15 @@ class HardwareIntent(Run):
             "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
         )
         best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
+        if task_of(s) == "inference" and (kind := inverted_kind(self.question)):  # "A100 是不是大材小用"
+            one = "hardware.instance" if top.instances == 1 else "hardware.instances"
+            label = say(one, self.lang, instance_type=top.instance_type, count=top.total_gpus,
+                        gpu=render.gpu_label(top, self.lang), instances=top.instances)  # fmt: skip
+            gpu = top.gpu_model or top.gpu_model_likely
+            alternative = smaller_option(best, top.price_cny_per_hour, gpu, top.total_gpus)
+            return [inverted_line(kind, self.lang, hardware=label, model=plan.model, need=top.per_gpu_gib_needed,
+                                  usable=top.per_gpu_capacity_gib, pct=top.headroom_pct, fits=True,
+                                  own_hourly=top.price_cny_per_hour, alternative=alternative)]  # fmt: skip
         if task_of(s) in ("full", "lora", "qlora") and isinstance(wider, Plan):
             slow = yield from self.slow_for_training(s.gpu, wider, figures, top)
             if slow:

@@ -77,9 +77,10 @@ class PlanIntent(PlanLeads):
         verdict = bool(head) and self.conv.turn.asks_verdict and not lead
         brief, details = plan_brief(
             plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity,
-            summary=not (verdict or cost or billing),
+            summary=not (verdict or cost or billing or lead),
         )
-        if (cost or billing) and plan.options:  # the cost line names the option; its full paragraph (and source) folds
+        # The cost line, or a verdict on named hardware, answers; the top option's paragraph (and source) folds.
+        if (cost or billing or lead) and plan.options:
             summary = render.plan_summary(plan, self.lang)
             details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown=summary))
         if lead and self.named_fits:
