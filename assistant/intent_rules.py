@@ -85,6 +85,10 @@ CAPACITY_RE = (
     # "能同时服务多少个 8k 的会话", "最多容纳几路": the count, however the serving is phrased.
     r"|同时(?:服务|支持|处理|承载|跑|接待)?\s*(?:多少|几)|(?:服务|支持|承载|容纳|接待)(?:得了)?\s*(?:多少|几)\s*(?:个|路|位)?\s*"
     r"(?:\d+\s*[kK]\s*(?:的)?\s*)?(?:会话|用户|请求|人|并发|对话)"
+    # "how many people can chat at once", "同时撑多少个", "扛得住几路": the count, in everyday words (i8verd)
+    r"|how\s+many\s+(?:people|users|folks|customers|clients|employees|staff|students|agents|requests|sessions|"
+    r"conversations|chats)\s+(?:can|could|will|would)\s+(?:\S+\s+){0,3}?(?:at\s+once|simultaneously|concurrently|"
+    r"in\s+parallel|at\s+the\s+same\s+time)|(?:撑|扛|带|顶)(?:得住|得了|住)?\s*(?:多少|几)\s*(?:个|路|位|人)?"
 )
 VERDICT_RE = (
     r"能跑吗|能跑.{0,40}吗|能不能|跑得动|跑得了|够不够|够吗|够用吗|行不行|行吗|可以吗|能用吗|合适吗|是否(?:可以|够|合适)|放得下|装得下|"

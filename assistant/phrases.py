@@ -286,7 +286,9 @@ _MAX_INSTANCES_RE = (
     rf"(?:at\s+most|max(?:imum)?(?:\s+of)?|no\s+more\s+than|up\s+to|only|limit(?:ed)?\s+to|cap(?:ped)?\s+at)\s+{_N}\s*"
     rf"{_MACHINES}|"
     rf"(?:only\s+)?(?:afford|have\s+budget\s+for|have\s+room\s+for|get)\s+{_N}\s*{_MACHINES}|"
-    rf"(?:机器|实例|服务器|节点)(?:数|台数)?\s*(?:最多|不能超过|不超过|上限)\s*(?:是|为)?\s*{_N}\s*台?"
+    rf"(?:机器|实例|服务器|节点)(?:数|台数)?\s*(?:最多|不能超过|不超过|上限)\s*(?:是|为)?\s*{_N}\s*台?|"
+    # "hard limit of 2 machines", "a cap of 3 nodes", "budget for two boxes max"
+    rf"(?:limit|cap|ceiling)\s+(?:of|is|at)\s+{_N}\s*{_MACHINES}"
 )
 
 
@@ -301,7 +303,7 @@ def max_instances(text: str) -> int | None:
     m = re.search(_MAX_INSTANCES_RE, text, re.IGNORECASE)
     if not m:
         return None
-    value = _value(m, next(g for g in (1, 3, 5, 7) if m.group(g)))
+    value = _value(m, next(g for g in (1, 3, 5, 7, 9) if m.group(g)))
     return int(value) if value >= 1 else None
 
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from assistant import rate_words as rates
 from assistant.architecture_words import architecture_dims, complete_architecture
 from assistant.bad_names import find_branded_gpu, impossible_hardware_counts, respell_families
+from assistant.billing_words import asks_region
 from assistant.concepts import asks_concept
 from assistant.hardware_words import (
     find_catalog_names,
@@ -222,7 +223,8 @@ def understand(question: str) -> Slots:
     concurrency = as_int(rate.result) if rate and rate.kind != "daily_requests" else find_concurrency(scan)
     batch = find_batch(scan)
     gpus = find_gpu_count(scan)
-    region = find_region(scan)
+    # "cheapest region to serve X?" names none: each option is priced in its cheapest region ("any")
+    region = find_region(scan) or ("any" if asks_region(text) and re.search(r"cheap|便宜|省钱", text, re.I) else None)
     precision, quant, guessed = find_precision(scan)
     context = explicit_context or find_context(scan)
     size = None if model.name or model.error else find_size(scan)

@@ -63,6 +63,8 @@ class PlanIntent(PlanLeads):
             head += self.single_gpu_line(plan, s.gpu)
         if s.budget_cny_month and self.conv.turn.asks_verdict and not lead:
             head[:0] = yield from self.budget_verdict(s, plan)
+        elif self.conv.turn.asks_verdict and not (head or lead or s.gpu or s.instance_types or s.families):
+            head[:0] = self.plain_verdict(s, plan)  # "最多用两台，能跑吗？": yes or no within the stated limits
         if lead and (time := (yield from self.training_time(s))):
             # "要多久": the time answers the question; otherwise it follows the verdict.
             head.insert(0 if re.search(HOW_LONG_RE, self.question, re.IGNORECASE) else len(head), time)

@@ -1,4 +1,4 @@
-"""Inverted verdicts: "is an A100 overkill for a 7B?", "有必要上 A100 吗", "是不是大材小用", "do we really need 8 GPUs?".
+"""Inverted verdicts: "is an A100 overkill for a 7B?", "有必要上 A100 吗", "大材小用吗", "do we really need 8 GPUs?".
 
 These ask whether the named hardware is MORE than the workload needs, so "yes, it fits" answers another
 question. The first line says whether it is more than needed (or, for a necessity question, whether it is
@@ -65,7 +65,7 @@ def inverted_line(
     own_hourly: float | None,
     alternative: DeploymentOption | None,
 ) -> str:
-    """The first line of an inverted verdict, from the fit figures and the cheaper option (None: there is none)."""
+    """Write the first line of an inverted verdict from the fit figures and the cheaper option (None: none)."""
     figures = {"hardware": hardware, "model": model, "need": render.fig(need), "usable": render.fig(usable),
                "pct": render.fig(pct)}  # fmt: skip
     if not fits:
