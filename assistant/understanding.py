@@ -46,6 +46,7 @@ from assistant.phrases import (
     daily_users,
     instance_count,
     invalid_numbers,
+    max_gpus,
     max_instances,
     spell_numbers,
     stated_lengths,
@@ -145,6 +146,7 @@ class Slots(BaseModel):
     tokens_per_sample: float | None = None
     epochs: float | None = None
     max_instances: int | None = Field(default=None, description="'最多用两台': at most this many instances")
+    max_gpus: int | None = Field(default=None, description="'at most 16 GPUs', 'GPU 不超过 8 张': a cap, not hardware")
     instances: int | None = Field(default=None, description="'2 台 ecs.gn7i-...': instances of the named type")
     reach: ReachAsk | None = Field(default=None, description="a workload the tools cannot size")
     architecture: dict[str, int] | None = Field(
@@ -172,7 +174,7 @@ class Slots(BaseModel):
 _STATED_FIELDS = (
     "model", "task", "precision", "quant", "context", "prompt_tokens", "gen_tokens", "concurrency", "qps", "batch",
     "train_tokens", "budget_cny_month", "region", "gpu", "gpus", "max_instances", "instance_types", "families",
-    "billing", "usage_hours", "scale", "epochs",
+    "billing", "usage_hours", "scale", "epochs", "max_gpus",
 )  # fmt: skip
 
 # ------------------------------------------------------------------------------------------ public
@@ -287,6 +289,8 @@ def understand(question: str) -> Slots:
     slots.billing, slots.usage_hours, slots.rate = rates.find_billing(text), usage_hours, rate
     slots.scale = rates.relative_change(text)
     slots.max_instances = max_instances(text)
+    if (cap := max_gpus(text)) is not None:  # "at most 16 GPUs" caps the plan; it fixes no hardware
+        slots.max_gpus, slots.gpus = cap, None if slots.gpus == cap else slots.gpus
     slots.instances = instance_count(text)
     slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE))
     slots.reach = out_of_reach(text)

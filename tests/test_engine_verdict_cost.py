@@ -95,6 +95,13 @@ def _capped(body: Body) -> None:
     assert _line(body).startswith("**Yes") and top["instance_type"] in _line(body)
 
 
+def _gpu_cap(body: Body) -> None:
+    [(args, plan)] = _results(body, "plan_gpu_deployment")
+    assert (args["max_gpus"], args["concurrency"], args["context"]) == (8, 40, 32768) and "gpus" not in args
+    assert plan["options"] and all(o["total_gpus"] <= 8 for o in plan["options"])
+    assert plan["options"][0]["instance_type"] in _line(body)
+
+
 def _capacity_everyday(body: Body) -> None:
     [(args, cap)] = _results(body, "concurrent_users")
     assert (args["gpu"], args["gpus"], args["context"], args["quant"]) == ("L20", 4, 32768, "awq-int4")
@@ -120,6 +127,7 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("replicas", "我们有3台 ecs.gn7i-c8g1.2xlarge，部署 Qwen2.5-7B，4k 上下文，总共 30 个并发，够不够？", _replicas),
     ("unquantised", "一张A10够不够跑千问2.5-14B，不量化", _unquantised),
     ("capped", "Hard limit of 2 machines. Can we host Llama-3.1-70B (bf16) for 20 users at 32k context?", _capped),
+    ("gpu-cap", "Qwen2.5-72B BF16 推理，32k，40 并发，GPU 不超过 8 张，选什么实例？", _gpu_cap),
     ("capacity", "4 x L20, Qwen2.5-72B-Instruct-AWQ. how many people can chat at once if each convo is 32k tokens?",
      _capacity_everyday),
     ("regions", "Qwen2.5-14B AWQ on A10, 16 users — how much per month in Beijing vs Frankfurt?", _regions),

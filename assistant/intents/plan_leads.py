@@ -33,6 +33,7 @@ HOW_LONG_RE = (
 )
 
 
+_WHAT_NEEDED_RE = r"\bwhat\s+(?:do|would|should|will)\s+(?:i|we|you)\s+need\b|需要(?:什么|哪些|多少|几)|要(?:什么|哪些)"
 _REGION_ID_RE = r"\b(?:cn|ap|us|eu|me|na|sa)-[a-z]+(?:-\d+)?\b"
 
 
@@ -199,6 +200,8 @@ class PlanLeads(Run):
 
     def plain_verdict(self, s: Slots, plan: Plan) -> list[str]:
         """'最多用两台，能跑吗？' with no hardware named: yes with the top option within the limits, or no."""
+        if re.search(_WHAT_NEEDED_RE, self.question, re.IGNORECASE):
+            return []  # "what do we need?" asks for the plan, not a yes/no
         limit = say("verdict.limit", self.lang, n=s.max_instances) if s.max_instances else ""
         if not plan.options:
             return [say("verdict.plan_no", self.lang, limits=limit, model=plan.model)]
