@@ -87,7 +87,7 @@ CAPACITY_RE = (
     r"(?:\d+\s*[kK]\s*(?:的)?\s*)?(?:会话|用户|请求|人|并发|对话)"
     # "how many people can chat at once", "同时撑多少个", "扛得住几路": the count, in everyday words (i8verd)
     r"|how\s+many\s+(?:people|users|folks|customers|clients|employees|staff|students|agents|requests|sessions|"
-    r"conversations|chats)\s+(?:can|could|will|would)\s+(?:\S+\s+){0,3}?(?:at\s+once|simultaneously|concurrently|"
+    r"conversations|chats)\s+(?:can|could|will|would)\s+(?:\S+\s+){0,8}?(?:at\s+once|simultaneously|concurrently|"
     r"in\s+parallel|at\s+the\s+same\s+time)|(?:撑|扛|带|顶)(?:得住|得了|住)?\s*(?:多少|几)\s*(?:个|路|位|人)?"
 )
 VERDICT_RE = (
@@ -110,6 +110,8 @@ VERDICT_RE = (
     # "is an A100 overkill for a 7B?", "can we host X on ...?", "大材小用吗": a verdict on the named hardware too.
     r"|\boverkill\b|\bover[\s\-]?(?:sized|provisioned|spec(?:ced|'d)?)\b|大材小用|杀鸡用牛刀|浪费吗|"
     r"can\s+(?:we|i|you)\s+(?:host|deploy|squeeze|get\s+away\s+with)\b"
+    # "非得用 A100 吗", "are we overdoing it?": whether the named hardware is needed at all (i8verd)
+    r"|非得|非要|一定要(?:用|上)|必须(?:要|上|用)|\boverdo\w*|\boverboard\b|过度配置|配置(?:过|太)高"
 )
 TOPICS = {
     "kv cache": r"kv\s*cache|kv\s*缓存",

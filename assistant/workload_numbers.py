@@ -78,6 +78,8 @@ def find_context(scan: Scan, *, explicit: bool = False) -> int | None:
         rf"(?:each|every|per|a)\s+(?:convo|conversation|chat|session|request|dialog(?:ue)?)\s+(?:is|of|has|at|=|~)?\s*"
         rf"(?:about\s+|around\s+|roughly\s+|~)?{NUM}\s*([kK])[\s\-]*(?:tokens?)?(?![A-Za-z])",
         rf"每(?:个|一)?(?:对话|会话|请求|用户|人)\s*(?:是|有|约|大约|大概)?\s*{NUM}\s*([kK])",
+        # "40 users, 8k tokens each": a length per user, not a count of training tokens
+        rf"{NUM}\s*([kK])[\s\-]*tokens?\s+(?:each|apiece|per\s+(?:user|request|person|head|conversation|chat|session))\b",
         # "32k 上下文", but not the "8" of "bs8 seq4096" (a context word followed by its own number)
         rf"{NUM}\s*{_CTX_SUFFIX}[\s\-]*(?:tokens?[\s\-]*)?(?:of\s+|的)?\s*{_CTX_WORDS}(?!{OF}\d{{1,9}}(?![\d.])(?!\s*{_COUNTED}))",
         rf"{_CTX_WORDS}{OF}{NUM}\s*{_CTX_SUFFIX}(?![A-Za-z])",
