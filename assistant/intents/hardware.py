@@ -191,8 +191,9 @@ class HardwareIntent(Run):
         if err or not isinstance(cap, Capacity):
             return []
         label = self.hardware_label(cap.hardware)
+        code = "capacity.named" if cap.sequences > 1 else "capacity.one" if cap.sequences == 1 else "capacity.none"
         return [
-            say("capacity.named", self.lang, n=render.fig(cap.sequences), hardware=label,
+            say(code, self.lang, n=render.fig(cap.sequences), hardware=label,
                 context=render.fig(cap.context), kv=render.fig(cap.kv_gib_per_sequence),
                 budget=render.fig(cap.kv_budget_gib_per_gpu))
         ]  # fmt: skip

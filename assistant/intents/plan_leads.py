@@ -34,6 +34,7 @@ HOW_LONG_RE = (
 
 
 _WHAT_NEEDED_RE = r"\bwhat\s+(?:do|would|should|will)\s+(?:i|we|you)\s+need\b|需要(?:什么|哪些|多少|几)|要(?:什么|哪些)"
+_REGIONS_COST_RE = r"便宜|贵|划算|每月|一个月|多少|cheap\w*|expensive|month|how\s+much"
 _REGION_ID_RE = r"\b(?:cn|ap|us|eu|me|na|sa)-[a-z]+(?:-\d+)?\b"
 
 
@@ -151,9 +152,12 @@ class PlanLeads(Run):
         """
         tokens = self.conv.turn.asks_token_cost
         asked = tokens or re.search(_COST_ASK_RE, self.question, re.IGNORECASE)
+        regions = named_regions(self.question)
+        # "杭州和北京哪个便宜？每月分别多少": two regions and a cheaper/monthly word ask the cost in each
+        asked = asked or (len(regions) >= 2 and re.search(_REGIONS_COST_RE, self.question, re.IGNORECASE))
         if not plan.options or s.usage_hours or s.budget_cny_month or s.task in TRAINING or not asked:
             return []  # a training run's cost is its time x price (planned_training_time)
-        if len(regions := named_regions(self.question)) >= 2:  # "Beijing vs Frankfurt": the same load in each
+        if len(regions) >= 2:  # "Beijing vs Frankfurt": the same load in each
             return (yield from self.region_costs(s, regions[:3]))
         priced = [o for o in plan.options if o.price_cny_per_month is not None]
         if not priced:
@@ -195,7 +199,9 @@ class PlanLeads(Run):
         lines += ["- " + say("cost.region_none", self.lang, region=region) for region in missing]
         if not found:
             return lines
-        head = say("cost.region_head", self.lang, region=found[0][1], monthly=render.fig(found[0][0]))
+        tied = [region for monthly, region, _ in found if monthly == found[0][0]]
+        code = "cost.region_tie" if len(tied) > 1 else "cost.region_head"  # the same list price in both
+        head = say(code, self.lang, region=self.t("、", ", ").join(tied), monthly=render.fig(found[0][0]))
         return [head, "\n".join(lines)]
 
     def plain_verdict(self, s: Slots, plan: Plan) -> list[str]:
