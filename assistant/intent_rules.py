@@ -157,7 +157,9 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     # nearest known price (the catalog answer only says there is none)
     priced_type = bool(s.instance_types and s.region) and asks_price(text)
     priced_type = priced_type and not _priced(s.instance_types[0], s.region)
-    if not has_workload and (price_question(text, named) or priced_type) and not explains:
+    # "monthly cost of 4 x A100 80GB in Hangzhou?": one GPU (and count) priced, no model to size (i8verd)
+    gpu_priced = len(s.gpu_mentions) == 1 and not (s.families or s.instance_types) and asks_price(text)
+    if not has_workload and (price_question(text, named) or priced_type or gpu_priced) and not explains:
         return "prices"  # "哪个地域 A10 最便宜", "gn7i 包月多少钱", "那按量呢?": region and billing prices
     if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or len(s.gpu_mentions) == 2):
         return "compare"

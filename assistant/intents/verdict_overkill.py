@@ -20,7 +20,7 @@ Inverted = Literal["overkill", "necessity"]
 
 _OVERKILL_RE = (
     r"\boverkill\b|\bover[\s\-]?(?:sized|provisioned|spec(?:ced|'d)?|powered|engineer\w*)\b|\boverdo\w*|"
-    r"\boverboard\b|\btoo\s+(?:big|powerful|much|many|beefy|large)\b|more\s+than\s+(?:we|i|it|you)\s+needs?\b|"
+    r"\boverboard\b|\bwast(?:e|eful|ing)\b|\btoo\s+(?:big|powerful|much|many|beefy|large)\b|more\s+than\s+(?:we|i|it|you)\s+needs?\b|"
     r"大材小用|杀鸡(?:焉)?用牛刀|(?:太|有点|是不是)?浪费|过剩|太奢侈|用不着|过度(?:配置)?|配置(?:过|太)高|太高配"
 )
 _NECESSITY_RE = (
