@@ -108,6 +108,17 @@ def _capacity_everyday(body: Body) -> None:
     assert str(cap["sequences"]) in _line(body)
 
 
+def _named_cost(body: Body) -> None:
+    [(args, result)] = _results(body, "evaluate_hardware_fit")
+    assert (args["gpu"], args["gpus"]) == ("L20", 4) and result["fits"]
+    named = [r for a, r in _results(body, "plan_gpu_deployment") if a.get("gpu") == "L20"]
+    option = next(o for o in named[0]["options"] if o["total_gpus"] == 4)
+    assert option["price_cny_per_hour"] is None  # no L20 price is known: said first, then the nearest known price
+    assert option["instance_type"] in _line(body)
+    [(_, near)] = _results(body, "nearest_known_price")
+    assert near["quote"]["as_of"] in body["text"] and near["quote"]["region"] in body["text"]
+
+
 def _regions(body: Body) -> None:
     monthly: dict[str, float] = {}
     for args, plan in _results(body, "plan_gpu_deployment"):
@@ -130,6 +141,7 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("gpu-cap", "Qwen2.5-72B BF16 推理，32k，40 并发，GPU 不超过 8 张，选什么实例？", _gpu_cap),
     ("capacity", "4 x L20, Qwen2.5-72B-Instruct-AWQ. how many people can chat at once if each convo is 32k tokens?",
      _capacity_everyday),
+    ("named-cost", "What does one million tokens cost on Qwen2.5-32B AWQ with 4 x L20?", _named_cost),
     ("regions", "Qwen2.5-14B AWQ on A10, 16 users — how much per month in Beijing vs Frankfurt?", _regions),
 ]  # fmt: skip
 FIRST = "Can Qwen2.5-32B AWQ run on two L20s?"

@@ -7,10 +7,13 @@ makes it fit. The planner's ranked options follow as the alternative.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from assistant import render
 from assistant.intents.arguments import plan_args, task_of
+from assistant.intents.plan_leads import COST_ASK_RE, PlanLeads
+from assistant.intents.prices import PricesIntent
 from assistant.intents.verdict_overkill import inverted_kind, inverted_line, smaller_option
 from assistant.messages import say
 from assistant.run import Events, Run
@@ -109,7 +112,37 @@ class HardwareIntent(Run):
         lines = self.fit_lines(fit)
         if fit.fits and task == "inference":  # a named type, or a GPU set ("is an A100 a good choice")
             lines = (yield from self.cheaper_than_named(s, fit)) or lines
+        asks_cost = self.conv.turn.asks_token_cost or re.search(COST_ASK_RE, self.question, re.IGNORECASE)
+        if task == "inference" and fit.fits and asks_cost:  # "what does 1M tokens cost on 4 x L20?"
+            cost = yield from self.named_cost(s, fit)
+            lines = [*lines[:1], *cost, *lines[1:]] if self.conv.turn.asks_verdict else [*cost, *lines]
         return lines
+
+    def named_cost(self, s: Slots, fit: HardwareFit) -> Events:
+        """Price the named hardware: its cost per month and per million tokens at the user's load."""
+        hw = fit.hardware
+        mine, _ = yield from self.call(
+            "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": hw.gpu, "gpus": None}))
+        )
+        options = mine.options if isinstance(mine, Plan) else []
+        same = [o for o in options if (o.instance_type == hw.instance_type and o.instances == hw.instances
+                                       if hw.instance_type else o.total_gpus == hw.gpus)]  # fmt: skip
+        if not same:
+            return []
+        o = same[0]
+        if o.price_cny_per_hour is None or o.price_cny_per_month is None:
+            unpriced = say("cost.named_unpriced", self.lang, instance_type=o.instance_type)
+            return [unpriced, *(yield from PricesIntent.nearest_line(self, o.instance_type, s.region))]  # type: ignore[arg-type]
+        tokens = self.conv.turn.asks_token_cost and o.cost_cny_per_million_tokens is not None
+        per_m = render.fig(o.cost_cny_per_million_tokens) if o.cost_cny_per_million_tokens is not None else "?"
+        return [
+            say("cost.tokens" if tokens else "cost.month", self.lang, monthly=render.fig(o.price_cny_per_month),
+                hourly=render.fig(o.price_cny_per_hour), instances=o.instances, instance_type=o.instance_type,
+                gpus=o.total_gpus, gpu=render.gpu_label(o, self.lang),
+                basis=PlanLeads.month_basis(self, o),  # type: ignore[arg-type]
+                source=PlanLeads.short_source(self, o.price_source),  # type: ignore[arg-type]
+                per_m=per_m)
+        ]  # fmt: skip
 
     def cheaper_than_named(self, s: Slots, fit: HardwareFit) -> Events:
         """Return 'it fits, but' lines when an option on any GPU costs far less per hour (None: nothing cheaper)."""

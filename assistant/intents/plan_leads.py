@@ -22,7 +22,7 @@ from assistant.understanding import Slots
 from tools.plan import DeploymentOption, Plan
 from tools.training_volume import TrainingCompute
 
-_COST_ASK_RE = (
+COST_ASK_RE = (
     r"how\s+much\s+(?:would|will|does|do|is|for|money|per)|\bcost\b|\bcosts\b|\bprice\b|\bpricing\b|\bbill\b|"
     r"\bspend\b|多少钱|费用|成本|花多少|价格|账单|包月多少|按量多少"
 )
@@ -151,7 +151,7 @@ class PlanLeads(Run):
         With no known price, that is said once, then the nearest known price with its region and date.
         """
         tokens = self.conv.turn.asks_token_cost
-        asked = tokens or re.search(_COST_ASK_RE, self.question, re.IGNORECASE)
+        asked = tokens or re.search(COST_ASK_RE, self.question, re.IGNORECASE)
         regions = named_regions(self.question)
         # "杭州和北京哪个便宜？每月分别多少": two regions and a cheaper/monthly word ask the cost in each
         asked = asked or (len(regions) >= 2 and re.search(_REGIONS_COST_RE, self.question, re.IGNORECASE))
