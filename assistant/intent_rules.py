@@ -112,6 +112,7 @@ VERDICT_RE = (
     r"can\s+(?:we|i|you)\s+(?:host|deploy|squeeze|get\s+away\s+with)\b"
     # "非得用 A100 吗", "are we overdoing it?": whether the named hardware is needed at all (i8verd)
     r"|非得|非要|一定要(?:用|上)|必须(?:要|上|用)|\boverdo\w*|\boverboard\b|过度配置|配置(?:过|太)高"
+    r"|\brun\s+(?:ok(?:ay)?|fine|well|smoothly|properly)\b|跑得(?:顺|好|流畅)吗?|跑得起来吗|能不能跑"
 )
 TOPICS = {
     "kv cache": r"kv\s*cache|kv\s*缓存",
