@@ -120,13 +120,13 @@ def _named_cost(body: Body) -> None:
 
 
 def _regions(body: Body) -> None:
-    monthly: dict[str, float] = {}
+    hourly: dict[str, float] = {}  # same-date pay-as-you-go: the one basis every region lists
     for args, plan in _results(body, "plan_gpu_deployment"):
-        priced = [o["price_cny_per_month"] for o in plan["options"] if o["price_cny_per_month"] is not None]
+        priced = [o["price_cny_per_hour"] for o in plan["options"] if o["price_cny_per_hour"] is not None]
         if args.get("region") and priced:
-            monthly[args["region"]] = min(priced)
-    assert set(monthly) == {"cn-beijing", "eu-central-1"}
-    assert min(monthly, key=lambda r: monthly[r]) in _line(body)
+            hourly[args["region"]] = min(priced)
+    assert set(hourly) == {"cn-beijing", "eu-central-1"}
+    assert min(hourly, key=lambda r: hourly[r]) in _line(body)
 
 
 CASES: list[tuple[str, str, Callable[[Body], None]]] = [

@@ -214,6 +214,7 @@ def test_a_4000_character_repetition_is_read_once_per_name(repeated: str) -> Non
         ("cheapest region to serve Qwen2.5-7B to 20 users?", "region", "any"),
         ("can our 2xL20 server handle Qwen2.5-32B bf16 with 10 users?", "gpu", "L20"),
         ("Roughly what's the monthly cost of 4 x A100 80GB in Hangzhou?", "intent", "prices"),
+        ("what's the hourly rate for a single A10 instance in Shanghai?", "intent", "prices"),
         ("Serve Qwen2.5-14B to 10k daily active users, 5% online at peak", "concurrency", 500),
         ("How many concurrent 32k users does Qwen2.5-32B hold on 4 x L20?", "context", 32768),
         ("What GPU do I need for Stable Diffusion XL?", "intent", "media"),

@@ -72,7 +72,10 @@ class PlanIntent(PlanLeads):
             head[:0] = times
         head[:0] = self.usage_line(s, plan)
         cost = [] if lead else (yield from self.cost_line(s, plan))
-        head[:0] = cost  # "多少钱一个月": the month's cost answers first, before any line about the GPU
+        # "多少钱一个月": the month's cost answers first, before any line about the GPU; a yes/no on the GPU
+        # ("is the A10 a cost-effective pick?") keeps the first line and the cost follows it
+        at = 1 if head and self.conv.turn.asks_verdict and not s.budget_cny_month else 0
+        head[at:at] = cost
         billing = billing_choice(self.question, s, plan, self.lang)  # "spot or pay-as-you-go?" answers first
         head[:0] = billing
         prefer = [*s.gpu_mentions, *s.families]

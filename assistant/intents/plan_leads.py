@@ -176,32 +176,37 @@ class PlanLeads(Run):
         ]  # fmt: skip
 
     def region_costs(self, s: Slots, regions: list[str]) -> Events:
-        """Cost the same workload in each named region (per month and per million tokens), the cheapest first."""
+        """Cost the same workload in each named region (per hour, month and million tokens), the cheapest first.
+
+        Regions are ranked by the pay-as-you-go hourly price, the one basis every region lists on the same date
+        (a subscription price exists for some regions only, and from another year).
+        """
         found: list[tuple[float, str, DeploymentOption]] = []
         missing: list[str] = []
         for region in regions:
             plan, _ = yield from self.call(
                 "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"region": region}))
             )
-            priced = [o for o in (plan.options if isinstance(plan, Plan) else []) if o.price_cny_per_month is not None]
+            priced = [o for o in (plan.options if isinstance(plan, Plan) else []) if o.price_cny_per_hour is not None]
             if not priced:
                 missing.append(region)
                 continue
-            o = min(priced, key=lambda o: o.price_cny_per_month or 0)
-            found.append((o.price_cny_per_month or 0, region, o))
+            o = min(priced, key=lambda o: o.price_cny_per_hour or 0)
+            found.append((o.price_cny_per_hour or 0, region, o))
         found.sort(key=lambda f: f[0])
         lines = [
-            "- " + say("cost.region_item", self.lang, region=region, monthly=render.fig(monthly),
-                       instances=o.instances, instance_type=o.instance_type, gpu=render.gpu_label(o, self.lang),
+            "- " + say("cost.region_item", self.lang, region=region, hourly=render.fig(hourly),
+                       monthly=render.fig(o.price_cny_per_month), basis=self.month_basis(o), instances=o.instances,
+                       instance_type=o.instance_type, gpu=render.gpu_label(o, self.lang),
                        per_m=render.fig(o.cost_cny_per_million_tokens) if o.cost_cny_per_million_tokens else "?")
-            for monthly, region, o in found
+            for hourly, region, o in found
         ]  # fmt: skip
         lines += ["- " + say("cost.region_none", self.lang, region=region) for region in missing]
         if not found:
             return lines
-        tied = [region for monthly, region, _ in found if monthly == found[0][0]]
+        tied = [region for hourly, region, _ in found if hourly == found[0][0]]
         code = "cost.region_tie" if len(tied) > 1 else "cost.region_head"  # the same list price in both
-        head = say(code, self.lang, region=self.t("、", ", ").join(tied), monthly=render.fig(found[0][0]))
+        head = say(code, self.lang, region=self.t("、", ", ").join(tied), hourly=render.fig(found[0][0]))
         return [head, "\n".join(lines)]
 
     def plain_verdict(self, s: Slots, plan: Plan) -> list[str]:
