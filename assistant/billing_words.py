@@ -19,7 +19,8 @@ _REGION_ASK = (
 )
 _PRICE_ASK = (
     r"多少钱|价格|价钱|费用|便宜|贵|划算|成本|花多少|每月|一个月|每小时|"
-    r"\bcost\w*|\bprices?\b|\bpriced\b|cheap\w*|expensive|how\s+much|per\s+(?:month|hour)|save|saving"
+    r"\bcost\w*|\bprices?\b|\bpriced\b|cheap\w*|expensive|how\s+much|per\s+(?:month|hour)|save|saving|"
+    r"hourly|monthly\s+(?:rate|fee|bill)|\brates?\s+(?:for|of)\b|单价|租金"
 )
 _FOLLOW_UP = r"呢\s*[?？]?\s*$|^\s*(?:那|那么|what\s+about|how\s+about|and)\b"
 

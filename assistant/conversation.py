@@ -44,6 +44,7 @@ WORKLOAD_FIELDS = (
     "prompt_tokens",
     "gen_tokens",
     "max_instances",
+    "max_gpus",
     "instances",
     "architecture",
     "billing",

@@ -17,7 +17,9 @@ GPU_NAME = (
 )
 # "1024 张 H800" is a real cluster: every count is honoured up to the size that bad_names refuses as impossible.
 MAX_GPU_COUNT = 100_000
-_GPU_RE = re.compile(rf"(?<![A-Za-z0-9])(?:nvidia\s*)?({GPU_NAME})(?![0-9])(?:\s*(24|48|96)\s*g(?:b|ib)?\b)?", re.I)
+_GPU_RE = re.compile(
+    rf"(?:(?<![A-Za-z0-9])|(?<=\d[x×]))(?:nvidia\s*)?({GPU_NAME})(?![0-9])(?:\s*(24|48|96)\s*g(?:b|ib)?\b)?", re.I
+)
 
 
 def find_gpu_count(scan: Scan) -> int | None:

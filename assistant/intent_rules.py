@@ -85,6 +85,10 @@ CAPACITY_RE = (
     # "能同时服务多少个 8k 的会话", "最多容纳几路": the count, however the serving is phrased.
     r"|同时(?:服务|支持|处理|承载|跑|接待)?\s*(?:多少|几)|(?:服务|支持|承载|容纳|接待)(?:得了)?\s*(?:多少|几)\s*(?:个|路|位)?\s*"
     r"(?:\d+\s*[kK]\s*(?:的)?\s*)?(?:会话|用户|请求|人|并发|对话)"
+    # "how many people can chat at once", "同时撑多少个", "扛得住几路": the count, in everyday words (i8verd)
+    r"|how\s+many\s+(?:people|users|folks|customers|clients|employees|staff|students|agents|requests|sessions|"
+    r"conversations|chats)\s+(?:can|could|will|would)\s+(?:\S+\s+){0,8}?(?:at\s+once|simultaneously|concurrently|"
+    r"in\s+parallel|at\s+the\s+same\s+time)|(?:撑|扛|带|顶)(?:得住|得了|住)?\s*(?:多少|几)\s*(?:个|路|位|人)?"
 )
 VERDICT_RE = (
     r"能跑吗|能跑.{0,40}吗|能不能|跑得动|跑得了|够不够|够吗|够用吗|行不行|行吗|可以吗|能用吗|合适吗|是否(?:可以|够|合适)|放得下|装得下|"
@@ -106,6 +110,9 @@ VERDICT_RE = (
     # "is an A100 overkill for a 7B?", "can we host X on ...?", "大材小用吗": a verdict on the named hardware too.
     r"|\boverkill\b|\bover[\s\-]?(?:sized|provisioned|spec(?:ced|'d)?)\b|大材小用|杀鸡用牛刀|浪费吗|"
     r"can\s+(?:we|i|you)\s+(?:host|deploy|squeeze|get\s+away\s+with)\b"
+    # "非得用 A100 吗", "are we overdoing it?": whether the named hardware is needed at all (i8verd)
+    r"|非得|非要|一定要(?:用|上)|必须(?:要|上|用)|\boverdo\w*|\boverboard\b|过度配置|配置(?:过|太)高"
+    r"|\brun\s+(?:ok(?:ay)?|fine|well|smoothly|properly)\b|跑得(?:顺|好|流畅)吗?|跑得起来吗|能不能跑"
 )
 TOPICS = {
     "kv cache": r"kv\s*cache|kv\s*缓存",
@@ -151,7 +158,9 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     # nearest known price (the catalog answer only says there is none)
     priced_type = bool(s.instance_types and s.region) and asks_price(text)
     priced_type = priced_type and not _priced(s.instance_types[0], s.region)
-    if not has_workload and (price_question(text, named) or priced_type) and not explains:
+    # "monthly cost of 4 x A100 80GB in Hangzhou?": one GPU (and count) priced, no model to size (i8verd)
+    gpu_priced = len(s.gpu_mentions) == 1 and not (s.families or s.instance_types) and asks_price(text)
+    if not has_workload and (price_question(text, named) or priced_type or gpu_priced) and not explains:
         return "prices"  # "哪个地域 A10 最便宜", "gn7i 包月多少钱", "那按量呢?": region and billing prices
     if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or len(s.gpu_mentions) == 2):
         return "compare"

@@ -65,12 +65,21 @@ _PRECISIONS: tuple[tuple[str, Precision, Quant | None], ...] = (
 )
 
 
+# "不量化", "不做量化", "未量化", "without quantisation", "unquantized": quantisation refused, not asked for.
+_NO_QUANT_RE = (
+    r"(?:不|没|没有|未|无|非|别)\s*(?:做|用|要|进行|开)?\s*量化|"
+    r"(?:without|no|not|un)[\s\-]*(?:any\s+)?quanti[sz]\w*"
+)
+
+
 def find_precision(scan: Scan) -> tuple[Precision | None, Quant | None, bool]:
     """Return the precision and format named; True when only "quantised" was said (int4 assumed)."""
     # Read the whole text: "Qwen2.5-72B-Instruct-AWQ" names the format inside the model name.
     for pattern, precision, quant in _PRECISIONS:
         if re.search(pattern, scan.text, re.IGNORECASE):
             return precision, quant, False
+    if re.search(_NO_QUANT_RE, scan.text, re.IGNORECASE):
+        return None, None, False  # "不量化", "without quantisation": the model's own precision
     if re.search(r"量化|quantiz|quantis|quantized|quantised", scan.text, re.IGNORECASE):
         return "int4", None, True
     return None, None, False

@@ -19,6 +19,7 @@ _ZH: tuple[tuple[str, str], ...] = (
      "在 {2} 张 {3} 上每卡需要 {1} GiB（可用 {4} GiB）"),
     (r"over budget: ¥([\d,]+)/month", "超出预算：¥{1}/月"),
     (r"needs (\d+) instances; at most (\d+) allowed", "需要 {1} 台实例，超过最多 {2} 台的限制"),
+    (r"needs (\d+) GPUs; at most (\d+) allowed", "需要 {1} 张卡，超过最多 {2} 张的限制"),
     (r"no subscription price is known in (\S+) for any option; ranked by pay-as-you-go instead",
      "{1} 没有任何方案的包月价，改按按量付费价排序"),
     (r"no subscription price is known for any option; ranked by pay-as-you-go instead",

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from assistant import rate_words as rates
 from assistant.architecture_words import architecture_dims, complete_architecture
 from assistant.bad_names import endless_numbers, find_branded_gpu, impossible_hardware_counts, respell_families
+from assistant.billing_words import asks_region
 from assistant.concepts import asks_concept
 from assistant.hardware_words import (
     find_catalog_names,
@@ -46,6 +47,7 @@ from assistant.phrases import (
     daily_users,
     instance_count,
     invalid_numbers,
+    max_gpus,
     max_instances,
     spell_numbers,
     stated_lengths,
@@ -145,6 +147,7 @@ class Slots(BaseModel):
     tokens_per_sample: float | None = None
     epochs: float | None = None
     max_instances: int | None = Field(default=None, description="'最多用两台': at most this many instances")
+    max_gpus: int | None = Field(default=None, description="'at most 16 GPUs', 'GPU 不超过 8 张': a cap, not hardware")
     instances: int | None = Field(default=None, description="'2 台 ecs.gn7i-...': instances of the named type")
     reach: ReachAsk | None = Field(default=None, description="a workload the tools cannot size")
     architecture: dict[str, int] | None = Field(
@@ -172,7 +175,7 @@ class Slots(BaseModel):
 _STATED_FIELDS = (
     "model", "task", "precision", "quant", "context", "prompt_tokens", "gen_tokens", "concurrency", "qps", "batch",
     "train_tokens", "budget_cny_month", "region", "gpu", "gpus", "max_instances", "instance_types", "families",
-    "billing", "usage_hours", "scale", "epochs",
+    "billing", "usage_hours", "scale", "epochs", "max_gpus",
 )  # fmt: skip
 
 # ------------------------------------------------------------------------------------------ public
@@ -224,7 +227,8 @@ def understand(question: str) -> Slots:
     concurrency = as_int(rate.result) if rate and rate.kind != "daily_requests" else find_concurrency(scan)
     batch = find_batch(scan)
     gpus = find_gpu_count(scan)
-    region = find_region(scan)
+    # "cheapest region to serve X?" names none: each option is priced in its cheapest region ("any")
+    region = find_region(scan) or ("any" if asks_region(text) and re.search(r"cheap|便宜|省钱", text, re.I) else None)
     precision, quant, guessed = find_precision(scan)
     context = explicit_context or find_context(scan)
     size = None if model.name or model.error else find_size(scan)
@@ -287,6 +291,8 @@ def understand(question: str) -> Slots:
     slots.billing, slots.usage_hours, slots.rate = rates.find_billing(text), usage_hours, rate
     slots.scale = rates.relative_change(text)
     slots.max_instances = max_instances(text)
+    if (cap := max_gpus(text)) is not None:  # "at most 16 GPUs" caps the plan; it fixes no hardware
+        slots.max_gpus, slots.gpus = cap, None if slots.gpus == cap else slots.gpus
     slots.instances = instance_count(text)
     slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE))
     slots.reach = out_of_reach(text)

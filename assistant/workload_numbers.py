@@ -83,6 +83,12 @@ def find_context(scan: Scan, *, explicit: bool = False) -> int | None:
         # "how many concurrent 32k users": a length per user in a capacity question, not 32,000 users
         rf"how\s+many\s+(?:concurrent\s+|simultaneous\s+|parallel\s+)?{NUM}\s*([kK])[\s\-]*(?:tokens?[\s\-]*)?"
         r"(?:context\s+)?(?:users|requests|sequences|sessions|chats|conversations)",
+        # "if each convo is 32k tokens", "每个对话 16k": a length per conversation is the context
+        rf"(?:each|every|per|a)\s+(?:convo|conversation|chat|session|request|dialog(?:ue)?)\s+(?:is|of|has|at|=|~)?\s*"
+        rf"(?:about\s+|around\s+|roughly\s+|~)?{NUM}\s*([kK])[\s\-]*(?:tokens?)?(?![A-Za-z])",
+        rf"每(?:个|一)?(?:对话|会话|请求|用户|人)\s*(?:是|有|约|大约|大概)?\s*{NUM}\s*([kK])",
+        # "40 users, 8k tokens each": a length per user, not a count of training tokens
+        rf"{NUM}\s*([kK])[\s\-]*tokens?\s+(?:each|apiece|per\s+(?:user|request|person|head|conversation|chat|session))\b",
         # "32k 上下文", but not the "8" of "bs8 seq4096" (a context word followed by its own number)
         rf"{NUM}\s*{_CTX_SUFFIX}[\s\-]*(?:tokens?[\s\-]*)?(?:of\s+|的)?\s*{_CTX_WORDS}(?!{OF}\d{{1,9}}(?![\d.])(?!\s*{_COUNTED}))",
         rf"{_CTX_WORDS}{OF}{NUM}\s*{_CTX_SUFFIX}(?![A-Za-z])",

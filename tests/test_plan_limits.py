@@ -69,3 +69,23 @@ def test_subscription_ranking_falls_back_to_pay_as_you_go_where_none_is_listed()
     )
     assert plan.options[0].price_cny_per_hour is not None
     assert any("ranked by pay-as-you-go instead" in w for w in plan.warnings)
+
+
+def test_max_gpus_rejects_layouts_with_more_gpus_in_all() -> None:
+    free = plan_deployment(parse_workload(_LOAD))
+    assert any(o.total_gpus > 4 for o in free.options), "the load should need more than 4 A10 somewhere"
+    capped = plan_deployment(parse_workload({**_LOAD, "max_gpus": 4}))
+    assert all(o.total_gpus <= 4 for o in capped.options)
+    assert any("at most 4 allowed" in r.reason for r in capped.rejected)
+
+
+def test_named_instances_serving_inference_are_replicas() -> None:
+    from tools.hardware_fit import evaluate_hardware
+
+    # Qwen2.5-7B has 28 attention heads: a tensor split over 3 GPUs is impossible, three 1-GPU replicas are not.
+    fit = evaluate_hardware("Qwen2.5-7B-Instruct", instance_type="ecs.gn7i-c8g1.2xlarge", instances=3,
+                            context=4096, concurrency=30)  # fmt: skip
+    one = evaluate_hardware("Qwen2.5-7B-Instruct", instance_type="ecs.gn7i-c8g1.2xlarge", context=4096, concurrency=10)
+    assert fit.hardware.gpus == 3 and fit.per_gpu_needed_gib == one.per_gpu_needed_gib  # each serves its 10
+    with pytest.raises(ToolInputError):
+        evaluate_hardware("Qwen2.5-7B-Instruct", gpu="A10", gpus=3, context=4096, concurrency=30)  # one 3-GPU box

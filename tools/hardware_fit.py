@@ -152,7 +152,11 @@ def evaluate_hardware(
         base |= {"gpu_memory_gib": hw.usable_gib_per_gpu, "gpu_memory_utilization": VLLM_GPU_MEMORY_UTILIZATION}
     elif task == "full" and hw.gpus > 1:
         base["zero"] = 3  # full training on several GPUs is sharded (ZeRO-3/FSDP) in practice, not replicated
-    est = estimate_memory(base, arch)
+    est = _replicas(base, hw, arch, usable) if task == "inference" and hw.instances > 1 else None
+    if est is not None:  # each instance serves its share of the sequences, as the planner lays out replicas
+        base |= {"gpus": hw.gpus // hw.instances, "batch": -(-base["batch"] // hw.instances)}
+    else:
+        est = estimate_memory(base, arch)
     need = est.per_gpu_total_gib
     fits = need <= usable
     changes = [] if fits else _changes(base, usable, hw.gpus, arch)
@@ -171,6 +175,29 @@ def evaluate_hardware(
         zero=base.get("zero", 0),
         changes=sorted(changes, key=lambda c: not c.fits),
     )
+
+
+def _replicas(
+    base: dict[str, Any], hw: Hardware, arch: ModelArchitecture | None, usable: float
+) -> MemoryEstimate | None:
+    """Several instances serving inference: one replica per instance, the sequences shared among them.
+
+    Chosen when that fits, or when one model split over every GPU of every instance is not a valid layout
+    (tensor parallel must divide the attention heads); None keeps the split over all GPUs (a model too big
+    for one instance).
+    """
+    share = base | {"gpus": hw.gpus // hw.instances, "batch": -(-base["batch"] // hw.instances)}
+    try:
+        replica = estimate_memory(share, arch)
+    except ToolInputError:
+        return None
+    if replica.per_gpu_total_gib <= usable:
+        return replica
+    try:
+        estimate_memory(base, arch)
+    except ToolInputError:
+        return replica
+    return None
 
 
 def _request(

@@ -41,6 +41,7 @@ from tools.plan_pricing import (
     ranked_options,
     region_assumption,
     region_problem,
+    too_many_gpus,
     too_many_instances,
     usage_fields,
 )
@@ -188,6 +189,8 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
             rejected.append(_reject(inst, outcome))
         elif workload.max_instances and outcome.instances > workload.max_instances:
             rejected.append(_reject(inst, too_many_instances(outcome.instances, workload.max_instances)))
+        elif workload.max_gpus and outcome.total_gpus > workload.max_gpus:
+            rejected.append(_reject(inst, too_many_gpus(outcome.total_gpus, workload.max_gpus)))
         elif workload.budget_cny_month and (monthly_cost(outcome) or 0) > workload.budget_cny_month:
             rejected.append(_reject(inst, f"over budget: ¥{monthly_cost(outcome):,.0f}/month"))
         else:

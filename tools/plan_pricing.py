@@ -68,6 +68,11 @@ def monthly_cost(option: DeploymentOption) -> float | None:
     return option.price_cny_per_month
 
 
+def too_many_gpus(needed: int, allowed: int) -> str:
+    """Return the rejection reason when a layout needs more GPUs in all than the user allows."""
+    return f"needs {needed} GPUs; at most {allowed} allowed"
+
+
 def too_many_instances(needed: int, allowed: int) -> str:
     """Return the rejection reason when a layout needs more instances than the user allows."""
     return f"needs {needed} instances; at most {allowed} allowed"

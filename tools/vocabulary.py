@@ -40,7 +40,10 @@ def gpu_labels() -> dict[str, str]:
 def gpu_pattern() -> re.Pattern[str]:
     """One compiled alternation of every GPU label, longest first, matching whole words only."""
     return re.compile(
-        rf"(?<![A-Za-z0-9])(?:nvidia\s*|tesla\s*|geforce\s*)?({_alternation(list(gpu_labels()))})(?![A-Za-z0-9])", re.I
+        # "2xL20", "8×H20": a count glued to the name with an x still leaves the name a whole word
+        rf"(?:(?<![A-Za-z0-9])|(?<=\d[x×]))(?:nvidia\s*|tesla\s*|geforce\s*)?({_alternation(list(gpu_labels()))})"
+        r"(?![A-Za-z0-9])",
+        re.I,
     )
 
 

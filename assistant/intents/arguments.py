@@ -29,6 +29,7 @@ def plan_args(s: Slots) -> dict[str, Any]:
         "architecture": s.architecture,
         "billing": s.billing,
         "max_instances": s.max_instances,
+        "max_gpus": s.max_gpus,
         "hours_per_month": s.usage_hours.per_month if s.usage_hours else None,
     }
     args |= _precision_args(s, task)

@@ -7,10 +7,14 @@ makes it fit. The planner's ranked options follow as the alternative.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from assistant import render
 from assistant.intents.arguments import plan_args, task_of
+from assistant.intents.plan_leads import COST_ASK_RE, PlanLeads
+from assistant.intents.prices import PricesIntent
+from assistant.intents.verdict_overkill import inverted_kind, inverted_line, smaller_option
 from assistant.messages import say
 from assistant.run import Events, Run
 from assistant.toolbox import (
@@ -32,8 +36,22 @@ from tools.plan import Plan
 from tools.training_volume import TrainingCompute
 from tools.workload import DEFAULT_CONTEXT_TOKENS
 
-# "It fits, but": another GPU's best option at two thirds of the hourly price or less is worth saying.
+# "It fits, but": another GPU's best option at two thirds of the hourly price or less is worth saying; so is
+# one that is cheaper per hour AND at two thirds of the cost per million tokens or less (a legacy T4 at
+# ¥11.63/h against an A10 at ¥9.53/h that decodes twice as fast: "cheaper per hour and per token").
 _MUCH_CHEAPER = 1.5
+
+
+def much_cheaper(hourly: float | None, per_m: float | None, other_hourly: float | None,
+                 other_per_m: float | None) -> bool:  # fmt: skip
+    """Whether the other option is worth naming: far cheaper per hour, or cheaper per hour and far per token."""
+    if hourly is None or other_hourly is None:
+        return False
+    if other_hourly * _MUCH_CHEAPER <= hourly:
+        return True
+    tokens = per_m is not None and other_per_m is not None and other_per_m * _MUCH_CHEAPER <= per_m
+    return other_hourly < hourly and tokens
+
 _TIGHT_PCT = 10  # under 10% headroom fragmentation can still cause OOM (the planner's tight_fit)
 
 
@@ -89,10 +107,42 @@ class HardwareIntent(Run):
         if err or not isinstance(fit, HardwareFit):
             return None
         self.named_fits = fit.fits
+        if task == "inference" and (kind := inverted_kind(self.question)):  # "is it overkill?", "有必要吗?"
+            return (yield from self.inverted_verdict(s, fit, kind))
         lines = self.fit_lines(fit)
         if fit.fits and task == "inference":  # a named type, or a GPU set ("is an A100 a good choice")
             lines = (yield from self.cheaper_than_named(s, fit)) or lines
+        asks_cost = self.conv.turn.asks_token_cost or re.search(COST_ASK_RE, self.question, re.IGNORECASE)
+        if task == "inference" and fit.fits and asks_cost:  # "what does 1M tokens cost on 4 x L20?"
+            cost = yield from self.named_cost(s, fit)
+            lines = [*lines[:1], *cost, *lines[1:]] if self.conv.turn.asks_verdict else [*cost, *lines]
         return lines
+
+    def named_cost(self, s: Slots, fit: HardwareFit) -> Events:
+        """Price the named hardware: its cost per month and per million tokens at the user's load."""
+        hw = fit.hardware
+        mine, _ = yield from self.call(
+            "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": hw.gpu, "gpus": None}))
+        )
+        options = mine.options if isinstance(mine, Plan) else []
+        same = [o for o in options if (o.instance_type == hw.instance_type and o.instances == hw.instances
+                                       if hw.instance_type else o.total_gpus == hw.gpus)]  # fmt: skip
+        if not same:
+            return []
+        o = same[0]
+        if o.price_cny_per_hour is None or o.price_cny_per_month is None:
+            unpriced = say("cost.named_unpriced", self.lang, instance_type=o.instance_type)
+            return [unpriced, *(yield from PricesIntent.nearest_line(self, o.instance_type, s.region))]  # type: ignore[arg-type]
+        tokens = self.conv.turn.asks_token_cost and o.cost_cny_per_million_tokens is not None
+        per_m = render.fig(o.cost_cny_per_million_tokens) if o.cost_cny_per_million_tokens is not None else "?"
+        return [
+            say("cost.tokens" if tokens else "cost.month", self.lang, monthly=render.fig(o.price_cny_per_month),
+                hourly=render.fig(o.price_cny_per_hour), instances=o.instances, instance_type=o.instance_type,
+                gpus=o.total_gpus, gpu=render.gpu_label(o, self.lang),
+                basis=PlanLeads.month_basis(self, o),  # type: ignore[arg-type]
+                source=PlanLeads.short_source(self, o.price_source),  # type: ignore[arg-type]
+                per_m=per_m)
+        ]  # fmt: skip
 
     def cheaper_than_named(self, s: Slots, fit: HardwareFit) -> Events:
         """Return 'it fits, but' lines when an option on any GPU costs far less per hour (None: nothing cheaper)."""
@@ -105,16 +155,50 @@ class HardwareIntent(Run):
         )
         best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
         price = hourly * hw.instances
-        if best is None or best.price_cny_per_hour is None or best.price_cny_per_hour * _MUCH_CHEAPER > price:
+        own_per_m = yield from self.named_cost_per_m(s, hw)
+        if best is None or best.gpu_model == hw.gpu and best.total_gpus == hw.gpus * hw.instances:
+            return None
+        if not much_cheaper(price, own_per_m, best.price_cny_per_hour, best.cost_cny_per_million_tokens):
             return None
         figures = {"hardware": self.hardware_label(hw), "model": fit.model, "need": render.fig(fit.per_gpu_needed_gib),
                    "usable": render.fig(fit.per_gpu_usable_gib), "pct": render.fig(fit.headroom_pct)}  # fmt: skip
         sep = "" if self.lang == "zh" else " "
         code = "gpu.cheaper" if hw.instances == 1 else "gpu.cheaper_many"  # "2 × ¥26.62": the listed price, twice
-        return [say("fit.yes_but_cheaper", self.lang, **figures) + sep + say(
+        line = say("fit.yes_but_cheaper", self.lang, **figures) + sep + say(
             code, self.lang, other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),
             other_price=render.fig(best.price_cny_per_hour), price=render.fig(hourly), gpu=hw.gpu, n=hw.instances,
-        )]  # fmt: skip
+        )  # fmt: skip
+        if own_per_m is not None and best.cost_cny_per_million_tokens is not None:
+            line += sep + say("gpu.cheaper_tokens", self.lang, other_cost=render.fig(best.cost_cny_per_million_tokens),
+                              cost=render.fig(own_per_m))  # fmt: skip
+        return [line]
+
+    def inverted_verdict(self, s: Slots, fit: HardwareFit, kind: Any) -> Events:
+        """'Is this overkill?' on named hardware: more than needed or not, and the cheaper option that also runs it."""
+        hw, alternative, hourly = fit.hardware, None, None
+        if fit.fits:
+            hourly = yield from self.named_hourly(s, hw)
+            wider, _ = yield from self.call(
+                "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
+            )
+            best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
+            own = None if hourly is None else hourly * hw.instances
+            alternative = smaller_option(best, own, hw.gpu, hw.gpus)
+            hourly = own
+        line = inverted_line(kind, self.lang, hardware=self.hardware_label(hw), model=fit.model,
+                             need=fit.per_gpu_needed_gib, usable=fit.per_gpu_usable_gib, pct=fit.headroom_pct,
+                             fits=fit.fits, own_hourly=hourly, alternative=alternative)  # fmt: skip
+        return [line, *self.fit_lines(fit)[1:]]
+
+    def named_cost_per_m(self, s: Slots, hw: Hardware) -> Events:
+        """Return the cost per million tokens of the named hardware's option in the plan on its GPU, or None."""
+        mine, _ = yield from self.call(
+            "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": hw.gpu, "gpus": None}))
+        )
+        options = mine.options if isinstance(mine, Plan) else []
+        same = [o for o in options if (o.instance_type == hw.instance_type if hw.instance_type else
+                                       o.total_gpus == hw.gpus * hw.instances)]  # fmt: skip
+        return same[0].cost_cny_per_million_tokens if same else None
 
     def named_hourly(self, s: Slots, hw: Hardware) -> Events:
         """Return the hourly price of one named instance, or of the cheapest listed type holding the named GPUs."""
@@ -140,8 +224,9 @@ class HardwareIntent(Run):
         if err or not isinstance(cap, Capacity):
             return []
         label = self.hardware_label(cap.hardware)
+        code = "capacity.named" if cap.sequences > 1 else "capacity.one" if cap.sequences == 1 else "capacity.none"
         return [
-            say("capacity.named", self.lang, n=render.fig(cap.sequences), hardware=label,
+            say(code, self.lang, n=render.fig(cap.sequences), hardware=label,
                 context=render.fig(cap.context), kv=render.fig(cap.kv_gib_per_sequence),
                 budget=render.fig(cap.kv_budget_gib_per_gpu))
         ]  # fmt: skip
@@ -173,6 +258,15 @@ class HardwareIntent(Run):
             "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
         )
         best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
+        if task_of(s) == "inference" and (kind := inverted_kind(self.question)):  # "A100 是不是大材小用"
+            one = "hardware.instance" if top.instances == 1 else "hardware.instances"
+            label = say(one, self.lang, instance_type=top.instance_type, count=top.total_gpus,
+                        gpu=render.gpu_label(top, self.lang), instances=top.instances)  # fmt: skip
+            gpu = top.gpu_model or top.gpu_model_likely
+            alternative = smaller_option(best, top.price_cny_per_hour, gpu, top.total_gpus)
+            return [inverted_line(kind, self.lang, hardware=label, model=plan.model, need=top.per_gpu_gib_needed,
+                                  usable=top.per_gpu_capacity_gib, pct=top.headroom_pct, fits=True,
+                                  own_hourly=top.price_cny_per_hour, alternative=alternative)]  # fmt: skip
         if task_of(s) in ("full", "lora", "qlora") and isinstance(wider, Plan):
             slow = yield from self.slow_for_training(s.gpu, wider, figures, top)
             if slow:
@@ -180,10 +274,9 @@ class HardwareIntent(Run):
         cheaper = (
             best is not None
             and best.gpu_model != top.gpu_model
-            and best.price_cny_per_hour is not None
-            and top.price_cny_per_hour is not None
-            and best.price_cny_per_hour * _MUCH_CHEAPER <= top.price_cny_per_hour
-        )
+            and much_cheaper(top.price_cny_per_hour, top.cost_cny_per_million_tokens, best.price_cny_per_hour,
+                             best.cost_cny_per_million_tokens)
+        )  # fmt: skip
         if not cheaper or best is None:
             # "Can the A10 run 70B int4?": yes, on several cards; that one card is not enough is the "but".
             one_fits = any(o.total_gpus == 1 for o in plan.options)

@@ -71,6 +71,8 @@ class PlanIntent(PlanLeads):
             over = isinstance(wider, Plan) and any(o.price_cny_per_month is not None for o in wider.options)
         if s.budget_cny_month and (self.conv.turn.asks_verdict or over) and not lead:
             head[:0] = yield from self.budget_verdict(s, plan)
+        elif self.conv.turn.asks_verdict and not (head or lead or s.gpu or s.instance_types or s.families):
+            head[:0] = self.plain_verdict(s, plan)  # "最多用两台，能跑吗？": yes or no within the stated limits
         if lead and (time := (yield from self.training_time(s))):
             # "要多久": the time answers the question; otherwise it follows the verdict.
             head.insert(0 if re.search(HOW_LONG_RE, self.question, re.IGNORECASE) else len(head), time)
@@ -78,16 +80,20 @@ class PlanIntent(PlanLeads):
             head[:0] = times
         head[:0] = self.usage_line(s, plan)
         cost = [] if lead else (yield from self.cost_line(s, plan))
-        head[:0] = cost  # "多少钱一个月": the month's cost answers first, before any line about the GPU
+        # "多少钱一个月": the month's cost answers first, before any line about the GPU; a yes/no on the GPU
+        # ("is the A10 a cost-effective pick?") keeps the first line and the cost follows it
+        at = 1 if head and self.conv.turn.asks_verdict and not s.budget_cny_month else 0
+        head[at:at] = cost
         billing = billing_choice(self.question, s, plan, self.lang)  # "spot or pay-as-you-go?" answers first
         head[:0] = billing
         prefer = [*s.gpu_mentions, *s.families]
         verdict = bool(head) and (self.conv.turn.asks_verdict or over) and not lead
         brief, details = plan_brief(
             plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity,
-            summary=not (verdict or cost or billing),
+            summary=not (verdict or cost or billing or lead),
         )
-        if (cost or billing) and plan.options:  # the cost line names the option; its full paragraph (and source) folds
+        # The cost line, or a verdict on named hardware, answers; the top option's paragraph (and source) folds.
+        if (cost or billing or lead) and plan.options:
             summary = render.plan_summary(plan, self.lang)
             details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown=summary))
         if lead and self.named_fits:

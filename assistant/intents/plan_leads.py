@@ -10,17 +10,19 @@ import math
 import re
 
 from assistant import render
+from assistant.hardware_words import REGIONS
+from assistant.intents.arguments import plan_args
 from assistant.intents.prices import PricesIntent
 from assistant.messages import say
 from assistant.price_phrases import basis_label, source_label
 from assistant.run import TRAINING, Events, Run
 from assistant.tool_text import notes_in
-from assistant.toolbox import training_run
+from assistant.toolbox import plan_gpu_deployment, training_run
 from assistant.understanding import Slots
 from tools.plan import DeploymentOption, Plan
 from tools.training_volume import TrainingCompute
 
-_COST_ASK_RE = (
+COST_ASK_RE = (
     r"how\s+much\s+(?:would|will|does|do|is|for|money|per)|\bcost\b|\bcosts\b|\bprice\b|\bpricing\b|\bbill\b|"
     r"\bspend\b|多少钱|费用|成本|花多少|价格|账单|包月多少|按量多少"
 )
@@ -29,6 +31,20 @@ HOW_LONG_RE = (
     r"多久|多长时间|几天|多少天|多少小时|卡时|机时|how\s+long|how\s+many\s+(?:gpu[\s\-]*)?(?:hours|days|weeks)|"
     r"time\s+to\s+train|gpu[\s\-]*hours|how\s+much\s+time|要多少时间"
 )
+
+
+_WHAT_NEEDED_RE = r"\bwhat\s+(?:do|would|should|will)\s+(?:i|we|you)\s+need\b|需要(?:什么|哪些|多少|几)|要(?:什么|哪些)"
+_REGIONS_COST_RE = r"便宜|贵|划算|每月|一个月|多少|cheap\w*|expensive|month|how\s+much"
+_REGION_ID_RE = r"\b(?:cn|ap|us|eu|me|na|sa)-[a-z]+(?:-\d+)?\b"
+
+
+def named_regions(text: str) -> list[str]:
+    """Every region a question names ("Beijing vs Frankfurt", "杭州和上海"), as ids in the order written."""
+    low = text.lower()
+    found = [(m.start(), m.group(0)) for m in re.finditer(_REGION_ID_RE, low)]
+    for alias, region in REGIONS.items():
+        found += [(m.start(), region) for m in re.finditer(rf"(?<![a-z]){re.escape(alias)}(?![a-z])", low)]
+    return list(dict.fromkeys(region for _, region in sorted(found)))
 
 
 class PlanLeads(Run):
@@ -135,9 +151,14 @@ class PlanLeads(Run):
         With no known price, that is said once, then the nearest known price with its region and date.
         """
         tokens = self.conv.turn.asks_token_cost
-        asked = tokens or re.search(_COST_ASK_RE, self.question, re.IGNORECASE)
+        asked = tokens or re.search(COST_ASK_RE, self.question, re.IGNORECASE)
+        regions = named_regions(self.question)
+        # "杭州和北京哪个便宜？每月分别多少": two regions and a cheaper/monthly word ask the cost in each
+        asked = asked or (len(regions) >= 2 and re.search(_REGIONS_COST_RE, self.question, re.IGNORECASE))
         if not plan.options or s.usage_hours or s.budget_cny_month or s.task in TRAINING or not asked:
             return []  # a training run's cost is its time x price (planned_training_time)
+        if len(regions) >= 2:  # "Beijing vs Frankfurt": the same load in each
+            return (yield from self.region_costs(s, regions[:3]))
         priced = [o for o in plan.options if o.price_cny_per_month is not None]
         if not priced:
             top = plan.options[0]
@@ -152,6 +173,54 @@ class PlanLeads(Run):
                 instance_type=o.instance_type, gpus=o.total_gpus, gpu=render.gpu_label(o, self.lang),
                 basis=self.month_basis(o), source=self.short_source(o.price_source),
                 per_m=per_m)
+        ]  # fmt: skip
+
+    def region_costs(self, s: Slots, regions: list[str]) -> Events:
+        """Cost the same workload in each named region (per hour, month and million tokens), the cheapest first.
+
+        Regions are ranked by the pay-as-you-go hourly price, the one basis every region lists on the same date
+        (a subscription price exists for some regions only, and from another year).
+        """
+        found: list[tuple[float, str, DeploymentOption]] = []
+        missing: list[str] = []
+        for region in regions:
+            plan, _ = yield from self.call(
+                "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"region": region}))
+            )
+            priced = [o for o in (plan.options if isinstance(plan, Plan) else []) if o.price_cny_per_hour is not None]
+            if not priced:
+                missing.append(region)
+                continue
+            o = min(priced, key=lambda o: o.price_cny_per_hour or 0)
+            found.append((o.price_cny_per_hour or 0, region, o))
+        found.sort(key=lambda f: f[0])
+        lines = [
+            "- " + say("cost.region_item", self.lang, region=region, hourly=render.fig(hourly),
+                       monthly=render.fig(o.price_cny_per_month), basis=self.month_basis(o), instances=o.instances,
+                       instance_type=o.instance_type, gpu=render.gpu_label(o, self.lang),
+                       per_m=render.fig(o.cost_cny_per_million_tokens) if o.cost_cny_per_million_tokens else "?")
+            for hourly, region, o in found
+        ]  # fmt: skip
+        lines += ["- " + say("cost.region_none", self.lang, region=region) for region in missing]
+        if not found:
+            return lines
+        tied = [region for hourly, region, _ in found if hourly == found[0][0]]
+        code = "cost.region_tie" if len(tied) > 1 else "cost.region_head"  # the same list price in both
+        head = say(code, self.lang, region=self.t("、", ", ").join(tied), hourly=render.fig(found[0][0]))
+        return [head, "\n".join(lines)]
+
+    def plain_verdict(self, s: Slots, plan: Plan) -> list[str]:
+        """'最多用两台，能跑吗？' with no hardware named: yes with the top option within the limits, or no."""
+        if re.search(_WHAT_NEEDED_RE, self.question, re.IGNORECASE):
+            return []  # "what do we need?" asks for the plan, not a yes/no
+        limit = say("verdict.limit", self.lang, n=s.max_instances) if s.max_instances else ""
+        if not plan.options:
+            return [say("verdict.plan_no", self.lang, limits=limit, model=plan.model)]
+        o = plan.options[0]
+        return [
+            say("verdict.plan_yes", self.lang, limits=limit, instances=o.instances, instance_type=o.instance_type,
+                gpus=o.total_gpus, gpu=render.gpu_label(o, self.lang), model=plan.model,
+                need=render.fig(o.per_gpu_gib_needed), usable=render.fig(o.per_gpu_capacity_gib))
         ]  # fmt: skip
 
     def rate_note(self, s: Slots) -> list[str]:

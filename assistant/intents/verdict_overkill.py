@@ -1,0 +1,82 @@
+"""Inverted verdicts: "is an A100 overkill for a 7B?", "有必要上 A100 吗", "大材小用吗", "do we really need 8 GPUs?".
+
+These ask whether the named hardware is MORE than the workload needs, so "yes, it fits" answers another
+question. The first line says whether it is more than needed (or, for a necessity question, whether it is
+needed), with the per-GPU figures that decide it and the cheaper option that also runs the workload.
+Polarity: "overkill?" is answered yes when a cheaper option fits; "do we need it?" is answered no.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from assistant import render
+from assistant.answer import Language
+from assistant.messages import say
+from tools.plan import DeploymentOption
+
+Inverted = Literal["overkill", "necessity"]
+
+_OVERKILL_RE = (
+    r"\boverkill\b|\bover[\s\-]?(?:sized|provisioned|spec(?:ced|'d)?|powered|engineer\w*)\b|\boverdo\w*|"
+    r"\boverboard\b|\bwast(?:e|eful|ing)\b|\btoo\s+(?:big|powerful|much|many|beefy|large)\b|more\s+than\s+(?:we|i|it|you)\s+needs?\b|"
+    r"大材小用|杀鸡(?:焉)?用牛刀|(?:太|有点|是不是)?浪费|过剩|太奢侈|用不着|过度(?:配置)?|配置(?:过|太)高|太高配"
+)
+_NECESSITY_RE = (
+    r"\bdo\s+(?:i|we|you)\s+(?:really\s+|actually\s+)?need\b|\bis\s+(?:it|that|this)\s+(?:really\s+)?necessary\b|"
+    r"\bmust\s+(?:we|i)\b|\bhave\s+to\s+(?:use|go|get|rent)\b|有必要|没必要|需不需要|是否需要|真的需要|非得|非要|"
+    r"一定要|必须(?:要|上|用)"
+)
+
+
+def inverted_kind(question: str) -> Inverted | None:
+    """Whether the question asks if the named hardware is more than needed, and in which polarity."""
+    if re.search(_OVERKILL_RE, question, re.IGNORECASE):
+        return "overkill"
+    if re.search(_NECESSITY_RE, question, re.IGNORECASE):
+        return "necessity"
+    return None
+
+
+def smaller_option(
+    alternative: DeploymentOption | None, own_hourly: float | None, own_gpu: str | None, own_gpus: int
+) -> DeploymentOption | None:
+    """Return the planner's best option when it is a cheaper (or, unpriced, a smaller) way to run the same load."""
+    if alternative is None or alternative.price_cny_per_hour is None:
+        return None
+    same = (alternative.gpu_model or alternative.gpu_model_likely) == own_gpu and alternative.total_gpus == own_gpus
+    if same:
+        return None
+    if own_hourly is not None:
+        return alternative if alternative.price_cny_per_hour < own_hourly else None
+    return alternative if alternative.total_gpus <= own_gpus or alternative.gpu_model != own_gpu else None
+
+
+def inverted_line(
+    kind: Inverted,
+    lang: Language,
+    *,
+    hardware: str,
+    model: str,
+    need: float,
+    usable: float,
+    pct: float | None,
+    fits: bool,
+    own_hourly: float | None,
+    alternative: DeploymentOption | None,
+) -> str:
+    """Write the first line of an inverted verdict from the fit figures and the cheaper option (None: none)."""
+    figures = {"hardware": hardware, "model": model, "need": render.fig(need), "usable": render.fig(usable),
+               "pct": render.fig(pct)}  # fmt: skip
+    if not fits:
+        return say(f"overkill.{kind}.short", lang, **figures)
+    if alternative is None:
+        return say(f"overkill.{kind}.cheapest", lang, **figures)
+    line = say(f"overkill.{kind}.yes", lang, **figures)
+    sep = "" if lang == "zh" else " "
+    alt = {"other": alternative.instance_type, "other_gpu": render.gpu_label(alternative, lang),
+           "n": alternative.instances, "other_price": render.fig(alternative.price_cny_per_hour)}  # fmt: skip
+    if own_hourly is not None:
+        return line + sep + say("overkill.cheaper", lang, **alt, price=render.fig(own_hourly))
+    return line + sep + say("overkill.cheaper_unpriced", lang, **alt)
