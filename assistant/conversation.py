@@ -233,6 +233,13 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
     feasibility = feasibility or bool(
         slots.size_b and (len(slots.gpu_mentions) >= 2 or slots.instance_types or len(slots.families) >= 2)
     )
+    # "72b awq, 32k ctx, 20 conc — box?": a size with the workload's own figures is a sizing question; the
+    # family hardly moves the memory at one size, so a representative model is used (and said), not asked.
+    feasibility = feasibility or bool(
+        slots.size_b
+        and slots.task_hint is None
+        and (slots.quant or slots.precision or slots.context or slots.concurrency or slots.qps or slots.train_tokens)
+    )
     # "DeepSeek-V3 FP8 on H20, how many instances?": a named model with a precision, a GPU or an instance
     # type and no training words is a deployment question; inference is assumed (and said), not asked.
     deployment = bool(

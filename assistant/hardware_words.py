@@ -32,6 +32,8 @@ def find_gpu_count(scan: Scan) -> int | None:
         rf"(?<![A-Za-z0-9.]){NUM}\s*[x×*]\s*(?:nvidia\s*)?(?:{GPU_NAME})",
         rf"(?:{GPU_NAME})\s*(?:gpus?\s*)?[x×*]\s*{NUM}",
         rf"(?<![\w.]){NUM}\s+(?:nvidia\s*)?(?:{GPU_NAME})s?\s*(?:gpus?|cards?)\b",  # "2048 H800 GPUs"
+        # "128 H800s": a plural GPU name counts cards, of any size
+        rf"(?<![\w.])(\d{{1,5}})\s+(?:nvidia\s*)?(?:{GPU_NAME})s\b(?!\s*(?:instances?|servers?|nodes?|machines?)\b)",
         # "2 A10 instances" counts machines, not cards (spelled numbers arrive here as digits: "one A10").
         rf"(?<![\w.])(\d{{1,2}})\s+(?:nvidia\s*)?(?:{GPU_NAME})s?\b"
         r"(?!\s*(?:instances?|servers?|boxe?s?|nodes?|machines?)\b)",

@@ -73,12 +73,32 @@ _TYPOS = (
     (r"\bcont?xt\b", "context"),
     (r"\blenght\b", "length"),
     (r"\bfine[\s\-]?tunning\b", "fine-tuning"),
+    (r"(\d\s*[kKmMbB]?)\s*toks?\b", r"\1 tokens"),  # "avg 512 tok", "2k toks"
 )
 
 
 def fix_typos(text: str) -> str:
     """Return ``text`` with common misspellings of workload words corrected ("concurent users")."""
     for pattern, repl in _TYPOS:
+        text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
+    return text
+
+
+# Quantities as people say them: "a couple of hundred users", "half a trillion tokens", "a million docs",
+# "32 thousand tokens" (read "32k", so a context stays the models' 32,768).
+_SPOKEN_AMOUNTS = (
+    (r"\ba\s+couple\s+(?:of\s+)?hundred\b", "200"),
+    (r"\ba\s+couple\s+(?:of\s+)?thousand\b", "2000"),
+    (r"\ba\s+couple\s+of\b", "2"),
+    (r"\bhalf\s+a\s+dozen\b", "6"),
+    (r"\bhalf\s+an?\s+(million|billion|trillion)\b", r"0.5 \1"),
+    (r"\b(?:a|one)\s+(million|billion|trillion)\b", r"1 \1"),
+    (r"(?<![\w.,])(\d{1,4}(?:\.\d{1,3})?)\s+thousand\b", r"\1k"),
+)
+
+
+def _spoken_amounts(text: str) -> str:
+    for pattern, repl in _SPOKEN_AMOUNTS:
         text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
     return text
 
@@ -94,7 +114,7 @@ def spell_numbers(text: str) -> str:
         value = english_number(core)
         return f"{value}{words[len(core) :]}" if value is not None else words
 
-    return _NUMBER_WORDS_RE.sub(swap, fix_typos(text))
+    return _spoken_amounts(_NUMBER_WORDS_RE.sub(swap, fix_typos(text)))
 
 
 # ------------------------------------------------------------------------------------------ numbers
@@ -149,7 +169,10 @@ _OUTPUT_WORDS = (
 )
 _PROMPT_WORDS = r"问题|提问|输入|提示词?|prompts?|inputs?|questions?|文档"
 _UNIT_RES: tuple[tuple[str, TextUnit], ...] = (
-    (r"(?:个)?\s*(?:汉字|中文字符?|字)(?!节)", "zh_characters"),
+    (
+        r"(?:(?:个)?\s*(?:汉字|中文字符?|字)(?!节)|chinese\s+(?:characters?|chars?)\b|(?:characters?|chars?)\s+of\s+chinese\b)",
+        "zh_characters",
+    ),
     (r"(?:english\s+)?words?\b", "en_words"),
     (r"(?:english\s+)?characters?\b|chars?\b", "en_characters"),
     (r"(?:pages?\b|页)(?:\s+of\s+(?:english|text))?", "pages"),

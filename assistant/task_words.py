@@ -65,12 +65,26 @@ _PRECISIONS: tuple[tuple[str, Precision, Quant | None], ...] = (
 )
 
 
+# "without quantisation", "no quantization", "unquantised", "不量化", "不做量化": the model's own 16-bit weights.
+_NOT_QUANTISED_RE = (
+    r"(?:without|no|not|never|don'?t|do\s+not|won'?t|can'?t|w/o)\s+(?:any\s+|be(?:ing)?\s+|want\s+(?:to\s+)?)?"
+    r"(?:quanti[sz]\w*|quant\b)|\bun[\s\-]?quanti[sz]ed\b|non[\s\-]?quanti[sz]ed|"
+    r"(?:不|不要|不想|不做|不用|不能|没有|无|未|非)\s*(?:做|进行|经过|用)?\s*量化"
+)
+# "16-bit", "half precision": two bytes a weight, in the format every serving GPU has (fp16).
+_SIXTEEN_BIT_RE = r"\b16[\s\-]?bits?\b|16\s*比特"
+
+
 def find_precision(scan: Scan) -> tuple[Precision | None, Quant | None, bool]:
     """Return the precision and format named; True when only "quantised" was said (int4 assumed)."""
     # Read the whole text: "Qwen2.5-72B-Instruct-AWQ" names the format inside the model name.
     for pattern, precision, quant in _PRECISIONS:
         if re.search(pattern, scan.text, re.IGNORECASE):
             return precision, quant, False
+    if re.search(_NOT_QUANTISED_RE, scan.text, re.IGNORECASE):
+        return "bf16", "none", False
+    if re.search(_SIXTEEN_BIT_RE, scan.text, re.IGNORECASE):
+        return "fp16", None, False
     if re.search(r"量化|quantiz|quantis|quantized|quantised", scan.text, re.IGNORECASE):
         return "int4", None, True
     return None, None, False

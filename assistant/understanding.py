@@ -84,6 +84,7 @@ Intent = Literal[
     "out_of_scope",
     "media",
     "prices",
+    "lengths",
 ]
 """What the user asks for.
 
@@ -92,7 +93,8 @@ check instance types. gpu_specs: one GPU's figures. compare: two GPUs side by si
 family has some GPU ("gn7i 是 A100 吗"). guidance: a question the guidance documents answer. out_of_reach:
 a workload the tools cannot size (training image, speech or embedding models). media: serving or sizing
 an image/video, vision-language, speech, embedding or reranker model. prices: region and billing
-prices of an instance type or GPU ("哪个地域最便宜", "包月多少钱"). out_of_scope:
+prices of an instance type or GPU ("哪个地域最便宜", "包月多少钱"). lengths: how many tokens a text length
+in characters, words or pages is, asked on its own. out_of_scope:
 nothing about GPUs, models or Alibaba Cloud.
 """
 
@@ -291,6 +293,8 @@ def understand(question: str) -> Slots:
     slots.intent = "out_of_reach" if slots.reach and not slots.model else intent(scan, slots, text)
     if asks_concept(text, slots):
         slots.intent = "guidance"  # a conceptual question: answered from the guidance, no model asked for
+    if _asks_length_only(slots, text):
+        slots.intent = "lengths"
     slots.media = read_media(text)
     if slots.media is not None and slots.media.model is not None:
         # A named image/speech/embedding model is more specific than any LLM name it contains
@@ -300,6 +304,18 @@ def understand(question: str) -> Slots:
     elif slots.reach and slots.reach.topic in ("local", "rl_llm") and slots.intent != "out_of_reach":
         slots.intent = "out_of_reach"  # a laptop or CPU-only run of a named LLM: not an instance to size
     return slots
+
+
+# "how many tokens is ...", "...是多少 token", "convert 300 words to tokens": a conversion, not a workload.
+_ASKS_TOKENS_RE = (
+    r"how\s+many\s+tokens|(?:in|into|to)\s+tokens\b|token\s+count|多少\s*(?:个)?\s*tokens?|几个\s*tokens?|"
+    r"换算成?\s*tokens?|折合\s*(?:多少)?\s*tokens?|相当于\s*(?:多少)?\s*tokens?"
+)
+
+
+def _asks_length_only(slots: Slots, text: str) -> bool:
+    workload = slots.model or slots.size_b or slots.gpu_mentions or slots.concurrency or slots.qps or slots.media
+    return bool(slots.lengths and not workload and re.search(_ASKS_TOKENS_RE, text, re.IGNORECASE))
 
 
 def _trains(slots: Slots) -> bool:
@@ -344,7 +360,19 @@ def _is_follow_up(text: str) -> bool:
         or re.search(r"how\s+does\s+(?:that|it|this)\s+compare|compared?\s+(?:with|to)\s+(?!each)", text, re.I)
         # "how does L20 stack up against A10 for that?": "for that" points back at the workload
         or re.search(r"\bfor\s+(?:that|this|it|the\s+same(?:\s+\w+)?)\s*[?？.!]*\s*$|同样的负载|这个负载", text, re.I)
+        or re.search(_POINTS_BACK_RE, text, re.IGNORECASE)
     )
+
+
+# "ok, same thing but with Qwen2.5-32B", "right, and with 4 GPUs?", "Qwen2.5-14B instead of the 7B",
+# "其他不变，换成 L20": the workload of the conversation, one thing changed.
+_POINTS_BACK_RE = (
+    r"\bsame\s+(?:thing|setup|workload|question|scenario|numbers|deal|again|as\s+(?:before|above))\b|"
+    r"\binstead\s+of\b|\b(?:swap|replace)\w*\b.{0,40}?\b(?:with|for|to|in)\b|"
+    r"^\s*(?:ok(?:ay)?|alright|right|cool|great|thanks?|hmm+|so)[\s,.!]+"
+    r"(?:and|what\s+about|how\s+about|what\s+if|now|but|then|instead|same|switch|change|make\s+it|try)\b|"
+    r"其他(?:的)?(?:都)?不变|其余不变|别的不变|同样的(?:条件|配置|需求)"
+)
 
 
 def _accepts_defaults(text: str) -> bool:
