@@ -164,6 +164,9 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
     update["asks_capacity"] = turn.asks_capacity or (workload.asks_capacity and turn.concurrency is None)
     update["intent"] = "plan" if _compares_gpus_for_workload(workload, turn) else _merged_intent(workload, turn)
     update |= {"injection": turn.injection, "follow_up": turn.follow_up, "accept_defaults": turn.accept_defaults}
+    # GPUs ruled out stay ruled out ("not on A10s"), unless a later turn names one of them to use.
+    gpu = update.get("gpu", workload.gpu)
+    update["exclude_gpus"] = [g for g in turn.exclude_gpus or workload.exclude_gpus if g != gpu]
     return workload.model_copy(update=update)
 
 

@@ -80,6 +80,33 @@ def find_gpus(scan: Scan) -> list[str]:
     return list(dict.fromkeys(name for _, name in sorted(found)))
 
 
+# "not on A10s", "without a T4", "anything but the V100", "L20 rather than A10", "不要 A10", "不考虑 T4 和 V100":
+# GPUs the user rules out. They are claimed, so they never become the GPU the plan is restricted to.
+_NOT_EN = (
+    r"(?:(?<![\w'])not\s+(?:on|with|using|use|an?|the|any)?|(?<![\w'])no|without|avoid(?:ing)?|except(?:\s+for)?|"
+    r"other\s+than|anything\s+but|rather\s+than|instead\s+of|excluding|exclude|skip(?:ping)?|never)"
+    r"\s+(?:the\s+|any\s+|an?\s+|our\s+)?"
+)
+_NOT_ZH = r"(?:不要|不用|别用|不想用|不考虑|排除|不能用|不上)\s*(?:用)?\s*"
+_ONE_GPU = rf"(?:nvidia\s*)?(?:{GPU_NAME})s?(?![0-9a-z])"
+_EXCLUDED_RE = re.compile(
+    rf"(?:{_NOT_EN}|{_NOT_ZH})({_ONE_GPU}(?:\s*(?:,|/|、|和|或|及|or|and|nor)\s*(?:the\s+)?{_ONE_GPU}){{0,3}})", re.I
+)
+
+
+def find_excluded_gpus(scan: Scan) -> list[str]:
+    """Return the GPUs the user rules out (canonical names where known), claiming their words."""
+    out: list[str] = []
+    for m in _EXCLUDED_RE.finditer(scan.text):
+        if scan.is_used(*m.span(1)):
+            continue
+        names = find_gpus(Scan(m.group(1)))
+        if names:
+            scan.claim(m.span())
+            out += [n for n in names if n not in out]
+    return out
+
+
 # ------------------------------------------------------------------------------------------ region, catalog names
 
 REGIONS = region_aliases()  # alias -> region id, from tools/data/regions.yaml

@@ -114,6 +114,7 @@ def plan_gpu_deployment(
     max_instances: int | None = None,
     hours_per_month: float | None = None,
     instance_type: str | None = None,
+    exclude_gpus: list[str] | None = None,
 ) -> Plan:
     """Rank Alibaba Cloud GPU instance options that fit a workload, with speed and price; list rejections.
 
@@ -142,6 +143,7 @@ def plan_gpu_deployment(
         hours_per_month: Hours a month the deployment runs when not around the clock (e.g. 10 h on weekdays
             is about 217); each option then also gets its pay-as-you-go cost for those hours.
         instance_type: Only this instance type, e.g. "ecs.gn8is-4x.16xlarge": how many of it the workload needs.
+        exclude_gpus: GPUs the user ruled out ("not on A10s"), e.g. ["A10"]; their instance types are rejected.
     """
     workload = parse_workload(
         {
@@ -163,6 +165,7 @@ def plan_gpu_deployment(
             "max_instances": max_instances,
             "hours_per_month": hours_per_month,
             "instance_type": instance_type,
+            "exclude_gpus": exclude_gpus or [],
         }
     )
     return plan_deployment(workload, custom_architecture(model, architecture) if architecture else None)

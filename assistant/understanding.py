@@ -21,6 +21,7 @@ from assistant.bad_names import find_branded_gpu, impossible_hardware_counts, re
 from assistant.concepts import asks_concept
 from assistant.hardware_words import (
     find_catalog_names,
+    find_excluded_gpus,
     find_gpu_count,
     find_gpus,
     find_region,
@@ -127,6 +128,7 @@ class Slots(BaseModel):
     gpu: str | None = Field(default=None, description="the one GPU the user wants to use")
     gpus: int | None = Field(default=None, description="number of GPUs the user has in mind")
     gpu_mentions: list[str] = Field(default_factory=list, description="GPU names as written, in order")
+    exclude_gpus: list[str] = Field(default_factory=list, description="GPUs ruled out: 'not on A10s', '不要 T4'")
     families: list[str] = Field(default_factory=list)
     instance_types: list[str] = Field(default_factory=list)
     serving: bool = Field(default=False, description="words that imply inference: 部署, serve, 并发 ...")
@@ -173,7 +175,7 @@ class Slots(BaseModel):
 _STATED_FIELDS = (
     "model", "task", "precision", "quant", "context", "prompt_tokens", "gen_tokens", "concurrency", "qps", "batch",
     "train_tokens", "budget_cny_month", "region", "gpu", "gpus", "max_instances", "instance_types", "families",
-    "billing", "usage_hours", "scale", "epochs",
+    "billing", "usage_hours", "scale", "epochs", "exclude_gpus",
 )  # fmt: skip
 
 # ------------------------------------------------------------------------------------------ public
@@ -214,6 +216,7 @@ def understand(question: str) -> Slots:
             scan.claim(span)
     token_cost = find_token_cost(scan)
     explicit_context = find_context(scan, explicit=True)
+    excluded_gpus = find_excluded_gpus(scan)  # "not on A10s": claimed, so never the GPU planned on
     # Reads, does not claim: "4 张 L20" is a count too. A branded name the catalog lacks stays as written.
     gpu_mentions = find_gpus(scan) or find_unknown_gpu(scan) or find_branded_gpu(text)
     budget = find_budget(scan)
@@ -250,6 +253,7 @@ def understand(question: str) -> Slots:
         gpu=_preferred_gpu(gpu_mentions),
         gpus=gpus,
         gpu_mentions=gpu_mentions,
+        exclude_gpus=excluded_gpus,
         instance_types=names[0],
         families=names[1],
         serving=serving or bool(concurrency or qps) or bool(re.search(CAPACITY_RE, text, re.IGNORECASE)),

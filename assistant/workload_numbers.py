@@ -173,6 +173,8 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"{NUM}\s*{SUFFIX}\s*(?:users?|requests?|sessions?)\s*(?:at\s+(?:the\s+same\s+time|once)|concurrently|in\s+parallel)",
         # "a hundred folks chatting at the same time", "80 agents using it simultaneously"
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*{_PEOPLE}\s+(?:[a-z]+\s+){{0,4}}?{_AT_ONCE}",
+        # "200 customers, perhaps 40 of whom would be chatting at the same time": the share at once
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s+of\s+(?:them|whom|those|these|which)\s+(?:[a-z']+\s+){{0,4}}?{_AT_ONCE}",
         rf"(?:for|serve|serving|with)\s+{NUM}\s*{SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
         rf"{NUM}\s*{SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|ppl|clients)\b",

@@ -30,6 +30,7 @@ def plan_args(s: Slots) -> dict[str, Any]:
         "billing": s.billing,
         "max_instances": s.max_instances,
         "hours_per_month": s.usage_hours.per_month if s.usage_hours else None,
+        "exclude_gpus": [g for g in s.exclude_gpus if g != s.gpu] or None,
     }
     args |= _precision_args(s, task)
     if task == "inference":
