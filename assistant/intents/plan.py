@@ -69,8 +69,12 @@ class PlanIntent(PlanLeads):
         elif not lead and (times := (yield from self.planned_training_time(s, plan))):
             head[:0] = times
         head[:0] = self.usage_line(s, plan)
-        cost = [] if lead else (yield from self.cost_line(s, plan))
-        head[:0] = cost  # "多少钱一个月": the month's cost answers first, before any line about the GPU
+        cost = yield from self.cost_line(s, plan)
+        if lead and self.conv.turn.asks_verdict:
+            # "can one A10 run it, and what would it cost?": the verdict answers first, its cost follows
+            head[len(lead) : len(lead)] = cost
+            cost = []
+        head[:0] = cost  # "多少钱一个月", "cost per million tokens on one A10": the cost answers first
         billing = billing_choice(self.question, s, plan, self.lang)  # "spot or pay-as-you-go?" answers first
         head[:0] = billing
         prefer = [*s.gpu_mentions, *s.families]
