@@ -107,6 +107,26 @@ def find_excluded_gpus(scan: Scan) -> list[str]:
     return out
 
 
+# "swap the L20s for A10s", "replace our T4 with an L20", "把 L20 换成 A10": the first GPU is the one being
+# replaced, so it is not the hardware of this turn (nor ruled out for good).
+_REPLACED_RE = re.compile(
+    rf"(?:swap|switch|replac|trad|chang)\w*\s+(?:out\s+)?(?:the\s+|our\s+|those\s+|these\s+|my\s+)?({_ONE_GPU})"
+    rf"(?=\s+(?:out\s+)?(?:for|with|to|by)\b)|把\s*({_ONE_GPU})\s*(?:换成|改成|换为|改为|替换成|替换为)",
+    re.I,
+)
+
+
+def find_replaced_gpus(scan: Scan) -> list[str]:
+    """Return the GPUs a turn replaces ("swap the L20s for A10s"), claiming their words."""
+    out: list[str] = []
+    for m in _REPLACED_RE.finditer(scan.text):
+        group = 1 if m.group(1) else 2
+        if not scan.is_used(*m.span(group)) and (names := find_gpus(Scan(m.group(group)))):
+            scan.claim(m.span(group))
+            out += [n for n in names if n not in out]
+    return out
+
+
 # ------------------------------------------------------------------------------------------ region, catalog names
 
 REGIONS = region_aliases()  # alias -> region id, from tools/data/regions.yaml

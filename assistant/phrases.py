@@ -248,8 +248,12 @@ _SAMPLE_NOUNS = (
     r"articles|transcripts|chats|rows|对话|样本|数据|文档|指令|问答对|记录|工单|邮件|文章"
 )
 _SAMPLES_RE = (
-    rf"{_N}\s*(?:(?:条|个|份|篇|封)\s*[\u4e00-\u9fff]{{0,4}}?)?\s*(?:support\s+|customer\s+|chat\s+|training\s+)?"
-    rf"(?:{_SAMPLE_NOUNS})"
+    # "40k dialogues", "80k Q&A pairs", "20k instruction-response pairs": up to two words before the noun,
+    # none of them a serving word ("20 concurrent chats" are users, not samples)
+    rf"{_N}\s*(?:(?:条|个|份|篇|封)\s*[\u4e00-\u9fff]{{0,4}}?)?\s*"
+    r"(?:(?!(?:concurren|simultan|parallel|active|daily|online|live|peak|users?\b|per\b|a\b)\w*)"
+    r"[A-Za-z][\w&/\-]{0,20}\s+){0,2}?"
+    rf"(?:{_SAMPLE_NOUNS})(?![a-z])"
 )
 _SAMPLES_AFTER_RE = (
     rf"(?:数据|样本|语料|训练集|dataset|data)[^\d,，。;；]{{0,8}}?{_N}\s*(?:条|个|份|篇|samples?|examples?|rows?)"
@@ -303,13 +307,16 @@ def out_of_reach(text: str) -> ReachTopic | None:
     return None
 
 
-_MACHINES = r"(?:instances?|machines?|servers?|nodes?|boxes)"
+_MACHINES = r"(?:instances?|machines?|servers?|nodes?|box(?:es)?\b)"
 _MAX_INSTANCES_RE = (
     rf"(?:最多|至多|不超过|不能超过|不多于|顶多|只能|只有|上限)\s*(?:用|开|买|租|是|为)?\s*{_N}\s*台|"
     rf"(?:at\s+most|max(?:imum)?(?:\s+of)?|no\s+more\s+than|up\s+to|only|limit(?:ed)?\s+to|cap(?:ped)?\s+at)\s+{_N}\s*"
     rf"{_MACHINES}|"
     rf"(?:only\s+)?(?:afford|have\s+budget\s+for|have\s+room\s+for|get)\s+{_N}\s*{_MACHINES}|"
-    rf"(?:机器|实例|服务器|节点)(?:数|台数)?\s*(?:最多|不能超过|不超过|上限)\s*(?:是|为)?\s*{_N}\s*台?"
+    rf"(?:机器|实例|服务器|节点)(?:数|台数)?\s*(?:最多|不能超过|不超过|上限)\s*(?:是|为)?\s*{_N}\s*台?|"
+    # "a single machine only", "only one box", "on one node" (spelled numbers arrive here as digits)
+    rf"(?:a\s+single|only\s+(?:a\s+single|one|1)|just\s+(?:one|1|a\s+single))\s+{_MACHINES}()|"
+    rf"(?:single|one|1)\s+{_MACHINES}\s+only()|(?:单机|单台|只用一台|只有一台)()"
 )
 
 
@@ -324,7 +331,10 @@ def max_instances(text: str) -> int | None:
     m = re.search(_MAX_INSTANCES_RE, text, re.IGNORECASE)
     if not m:
         return None
-    value = _value(m, next(g for g in (1, 3, 5, 7) if m.group(g)))
+    group = next((g for g in (1, 3, 5, 7) if m.group(g)), None)
+    if group is None:
+        return 1  # "a single machine only", "单机": one instance
+    value = _value(m, group)
     return int(value) if value >= 1 else None
 
 

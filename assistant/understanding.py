@@ -25,6 +25,7 @@ from assistant.hardware_words import (
     find_gpu_count,
     find_gpus,
     find_region,
+    find_replaced_gpus,
     find_unknown_gpu,
 )
 from assistant.injection import more_instructions, split_planted
@@ -217,8 +218,12 @@ def understand(question: str) -> Slots:
     token_cost = find_token_cost(scan)
     explicit_context = find_context(scan, explicit=True)
     excluded_gpus = find_excluded_gpus(scan)  # "not on A10s": claimed, so never the GPU planned on
+    # "swap the L20s for A10s" after a question on L20s: the L20s are not this turn's hardware. With a model
+    # of its own ("值得把 T4 换成 A10 吗？跑 Qwen2.5-7B") the turn weighs both GPUs, so both stay.
+    replaced = [] if model.name or model.error else find_replaced_gpus(scan)
     # Reads, does not claim: "4 张 L20" is a count too. A branded name the catalog lacks stays as written.
     gpu_mentions = find_gpus(scan) or find_unknown_gpu(scan) or find_branded_gpu(text)
+    gpu_mentions = [g for g in gpu_mentions if g not in excluded_gpus and g not in replaced]
     budget = find_budget(scan)
     train_tokens = find_train_tokens(scan)
     rate = rates.find_daily_requests(scan) or rates.find_group_concurrency(scan) or rates.find_user_share(scan)
