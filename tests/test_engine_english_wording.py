@@ -71,6 +71,24 @@ def test_same_thing_but_with_another_model_keeps_the_constraints() -> None:
     )  # fmt: skip
 
 
+def test_swapping_the_gpus_in_a_follow_up_keeps_the_count_and_the_workload() -> None:
+    answer = ask(
+        "Swap the L20s for A10s - still OK?", "Qwen2.5-32B AWQ on two L20s, 16k context, 10 users: does it fit?"
+    )
+    args = call_args(answer, "evaluate_hardware_fit")
+    assert (args["gpu"], args["gpus"], args["context"], args["concurrency"]) == ("A10", 2, 16384, 10)
+
+
+def test_a_single_machine_only_caps_the_instances() -> None:
+    args = call_args(ask("Serve Qwen2.5-72B in bf16 for 8 users, a single machine only."), "plan_gpu_deployment")
+    assert args["max_instances"] == 1
+
+
+def test_samples_named_with_a_qualifier_count_as_training_volume() -> None:
+    question = "LoRA fine-tuning Qwen2.5-14B on eighty thousand Q&A pairs, each around 800 tokens, for three epochs"
+    assert call_args(ask(question), "plan_gpu_deployment")["train_tokens"] == 80_000 * 800 * 3
+
+
 def test_key_value_heads_in_words_build_the_architecture() -> None:
     answer = ask(
         "Our model has 40 layers, a hidden dimension of 5120, 40 attention heads with 8 key-value heads, an "
