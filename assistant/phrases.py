@@ -173,8 +173,8 @@ _UNIT_RES: tuple[tuple[str, TextUnit], ...] = (
         r"(?:(?:个)?\s*(?:汉字|中文字符?|字)(?!节)|chinese\s+(?:characters?|chars?)\b|(?:characters?|chars?)\s+of\s+chinese\b)",
         "zh_characters",
     ),
-    (r"(?:english\s+)?words?\b", "en_words"),
-    (r"(?:english\s+)?characters?\b|chars?\b", "en_characters"),
+    (r"(?:(?:english\s+)?words?\b|(?:个)?\s*(?:英文)?单词)", "en_words"),
+    (r"(?:(?:english\s+)?characters?\b|chars?\b|(?:个)?\s*(?:英文字符|英文字母))", "en_characters"),
     (r"(?:pages?\b|页)(?:\s+of\s+(?:english|text))?", "pages"),
     (r"(?:(?:output|input|prompt|completion|generated|输出|输入)\s*)?tokens?\b", "tokens"),
 )
@@ -206,12 +206,21 @@ def stated_lengths(text: str) -> list[StatedLength]:
     return found
 
 
+_DOCUMENT_AFTER = (
+    r"[\s\-]*(?:的)?\s*(?:英文|中文|english\s+|chinese\s+)?\s*(?:的)?\s*"
+    r"(?:报告|文档|文章|论文|合同|材料|资料|文件|reports?|documents?|docs?|articles?|papers?|pdfs?|contracts?|files?)"
+)
+
+
 def _role(text: str, start: int, end: int) -> LengthRole | None:
     before, after = text[max(0, start - 24) : start], text[end : end + 16]
     # A role word glued after the length names it ("2k-token prompts and 500-token answers").
     if re.match(rf"\s?(?:{_OUTPUT_WORDS})\b", after, re.IGNORECASE):
         return "output"
     if re.match(rf"\s?(?:{_PROMPT_WORDS})\b", after, re.IGNORECASE):
+        return "prompt"
+    # "总结 3 页英文报告", "summarise 20-page contracts": the document read is the input, whatever verb comes first
+    if re.match(_DOCUMENT_AFTER, after, re.IGNORECASE):
         return "prompt"
     out_before = re.search(rf"(?:{_OUTPUT_WORDS})[^,，。;；\d]*$", before, re.IGNORECASE)
     in_before = re.search(rf"(?:{_PROMPT_WORDS})[^,，。;；\d]*$", before, re.IGNORECASE)

@@ -139,7 +139,15 @@ LENGTHS = [
     ("en-words", "How many tokens is 1,500 English words, roughly?", 1500, "en_words", "1995"),
     ("zh-chars-in-english", "Roughly how many tokens are 800 Chinese characters?", 800, "zh_characters", "480"),
     ("zh-chars-in-chinese", "800 个汉字大概是多少 token？", 800, "zh_characters", "480"),
+    ("en-words-in-chinese", "1500 个英文单词大概是多少 token？", 1500, "en_words", "1995"),
 ]
+
+
+def test_a_document_summarised_is_the_prompt_and_the_summary_the_output() -> None:
+    # 3 pages x 665 = 1,995 tokens in; 200 Chinese characters x 0.6 = 120 out
+    answer = ask("用 Qwen2.5-32B 总结 3 页英文报告，摘要 200 字左右，同时 5 个人用，要什么配置？")
+    args = call_args(answer, "plan_gpu_deployment")
+    assert (args["context"], args["gen_tokens"]) == (1995 + 120, 120)
 
 
 def _converts(answer: Answer, amount: float, unit: str, tokens: str) -> None:
