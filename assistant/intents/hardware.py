@@ -34,6 +34,8 @@ from tools.workload import DEFAULT_CONTEXT_TOKENS
 
 # "It fits, but": another GPU's best option at two thirds of the hourly price or less is worth saying.
 _MUCH_CHEAPER = 1.5
+# "Overkill": with no list price for the named GPU, a fitting card of half its usable memory or less is said.
+_MUCH_SMALLER = 2.0
 _TIGHT_PCT = 10  # under 10% headroom fragmentation can still cause OOM (the planner's tight_fit)
 
 
@@ -99,7 +101,7 @@ class HardwareIntent(Run):
         hw = fit.hardware
         hourly = yield from self.named_hourly(s, hw)
         if hourly is None:
-            return None
+            return (yield from self.smaller_than_unpriced(s, fit))
         wider, _ = yield from self.call(
             "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
         )
@@ -115,6 +117,24 @@ class HardwareIntent(Run):
             code, self.lang, other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),
             other_price=render.fig(best.price_cny_per_hour), price=render.fig(hourly), gpu=hw.gpu, n=hw.instances,
         )]  # fmt: skip
+
+    def smaller_than_unpriced(self, s: Slots, fit: HardwareFit) -> Events:
+        """'Is an H20 overkill for a 7B?' with no list price for the named GPU: a card of half its memory or less
+        also holds the workload, with its price (None: nothing much smaller fits)."""
+        wider, _ = yield from self.call(
+            "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
+        )
+        best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
+        hw = fit.hardware
+        if best is None or best.price_cny_per_hour is None or best.total_gpus > hw.gpus * hw.instances:
+            return None
+        if best.per_gpu_capacity_gib * _MUCH_SMALLER > fit.per_gpu_usable_gib:
+            return None
+        return [say("fit.yes_but_smaller", self.lang, hardware=self.hardware_label(hw), model=fit.model,
+                    need=render.fig(fit.per_gpu_needed_gib), usable=render.fig(fit.per_gpu_usable_gib),
+                    pct=render.fig(fit.headroom_pct), other=best.instance_type,
+                    other_gpu=render.gpu_label(best, self.lang), other_price=render.fig(best.price_cny_per_hour),
+                    gpu=hw.gpu)]  # fmt: skip
 
     def named_hourly(self, s: Slots, hw: Hardware) -> Events:
         """Return the hourly price of one named instance, or of the cheapest listed type holding the named GPUs."""

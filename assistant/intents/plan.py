@@ -79,11 +79,14 @@ class PlanIntent(PlanLeads):
         head[:0] = billing
         prefer = [*s.gpu_mentions, *s.families]
         verdict = bool(head) and self.conv.turn.asks_verdict and not lead
+        # "No" on the named hardware: the verdict and its smallest fix answer; the table's ★ row names the
+        # planner's option, whose full paragraph (and price source) folds, keeping the answer short.
+        refused = bool(lead) and not self.named_fits
         brief, details = plan_brief(
             plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity,
-            summary=not (verdict or cost or billing),
+            summary=not (verdict or cost or billing or refused),
         )
-        if (cost or billing) and plan.options:  # the cost line names the option; its full paragraph (and source) folds
+        if (cost or billing or refused) and plan.options:  # the cost line names the option; its full paragraph (and source) folds
             summary = render.plan_summary(plan, self.lang)
             details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown=summary))
         if lead and self.named_fits:
