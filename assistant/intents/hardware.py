@@ -119,8 +119,11 @@ class HardwareIntent(Run):
         )]  # fmt: skip
 
     def smaller_than_unpriced(self, s: Slots, fit: HardwareFit) -> Events:
-        """'Is an H20 overkill for a 7B?' with no list price for the named GPU: a card of half its memory or less
-        also holds the workload, with its price (None: nothing much smaller fits)."""
+        """Return 'it fits, but a smaller card does too' lines when the named GPU has no list price.
+
+        "Is an H20 overkill for a 7B?": a fitting card of half its usable memory or less is named with its
+        price (None: nothing much smaller fits).
+        """
         wider, _ = yield from self.call(
             "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
         )

@@ -86,7 +86,7 @@ class PlanIntent(PlanLeads):
             plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity,
             summary=not (verdict or cost or billing or refused),
         )
-        if (cost or billing or refused) and plan.options:  # the cost line names the option; its full paragraph (and source) folds
+        if (cost or billing or refused) and plan.options:  # the lead names the option; its paragraph (and source) folds
             summary = render.plan_summary(plan, self.lang)
             details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown=summary))
         if lead and self.named_fits:
