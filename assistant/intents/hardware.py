@@ -100,8 +100,10 @@ class HardwareIntent(Run):
         """Return 'it fits, but' lines when an option on any GPU costs far less per hour (None: nothing cheaper)."""
         hw = fit.hardware
         hourly = yield from self.named_hourly(s, hw)
-        if hourly is None:
+        if hourly is None and hw.gpus * hw.instances == 1:  # one unpriced card: is a smaller one enough?
             return (yield from self.smaller_than_unpriced(s, fit))
+        if hourly is None:
+            return None
         wider, _ = yield from self.call(
             "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
         )
