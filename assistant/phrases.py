@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.hardware_words import GPU_NAME
-from assistant.reading import chinese_int
+from assistant.reading import chinese_int, spoken_amounts
 from tools.lengths import TextUnit, TokenCount, text_tokens
 
 _UNITS = {
@@ -84,25 +84,6 @@ def fix_typos(text: str) -> str:
     return text
 
 
-# Quantities as people say them: "a couple of hundred users", "half a trillion tokens", "a million docs",
-# "32 thousand tokens" (read "32k", so a context stays the models' 32,768).
-_SPOKEN_AMOUNTS = (
-    (r"\ba\s+couple\s+(?:of\s+)?hundred\b", "200"),
-    (r"\ba\s+couple\s+(?:of\s+)?thousand\b", "2000"),
-    (r"\ba\s+couple\s+of\b", "2"),
-    (r"\bhalf\s+a\s+dozen\b", "6"),
-    (r"\bhalf\s+an?\s+(million|billion|trillion)\b", r"0.5 \1"),
-    (r"\b(?:a|one)\s+(million|billion|trillion)\b", r"1 \1"),
-    (r"(?<![\w.,])(\d{1,4}(?:\.\d{1,3})?)\s+thousand\b", r"\1k"),
-)
-
-
-def _spoken_amounts(text: str) -> str:
-    for pattern, repl in _SPOKEN_AMOUNTS:
-        text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
-    return text
-
-
 def spell_numbers(text: str) -> str:
     """Replace English number words by digits, keeping a lone "one" unless it counts something."""
 
@@ -114,7 +95,7 @@ def spell_numbers(text: str) -> str:
         value = english_number(core)
         return f"{value}{words[len(core) :]}" if value is not None else words
 
-    return _spoken_amounts(_NUMBER_WORDS_RE.sub(swap, fix_typos(text)))
+    return spoken_amounts(_NUMBER_WORDS_RE.sub(swap, fix_typos(text)))
 
 
 # ------------------------------------------------------------------------------------------ numbers
