@@ -16,20 +16,25 @@ _DIMS: tuple[tuple[str, str], ...] = (
     # KV heads before heads, so "8 KV heads" is not read as 8 attention heads.
     ("num_key_value_heads",
      rf"(?:kv[\s_\-]*heads|num_key_value_heads|key[\s\-]value\s+heads|kv\s*头数?|kv\s*groups|gqa\s*groups){_SEP}{_N}"
-     rf"|{_N}\s*(?:个\s*)?(?:kv[\s_\-]*heads?|kv\s*头|(?:kv|gqa|query)\s+groups|kv\s*组)"),
+     rf"|{_N}\s*(?:个\s*)?(?:kv[\s_\-]*heads?|key[\s\-]value\s+heads?|kv\s*头|(?:kv|gqa|query)\s+groups|kv\s*组)"),
     ("num_local_experts",
      rf"(?:num_(?:local_)?experts|experts|专家数?){_SEP}{_N}|{_N}\s*(?:个\s*)?(?:routed\s+)?(?:experts|专家)(?!\s*per)"),
     ("num_experts_per_tok",
      rf"(?:top[\s\-]?k|experts\s+per\s+token|num_experts_per_tok|激活专家数?|每个?\s*token\s*(?:激活|选择?|路由到?)){_SEP}{_N}"
      rf"|{_N}\s*(?:active\s+experts|experts\s+per\s+token|个?\s*激活专家|(?:experts?\s+)?(?:active|activated|routed)"
      rf"(?:\s+per\s+token)?)|top[\s\-]?{_N}|激活\s*{_N}\s*个"),
-    ("num_hidden_layers", rf"(?:num_hidden_layers|layers|层数){_SEP}{_N}|{_N}\s*(?:个\s*)?(?:layers|层)(?![a-z])"),
-    ("hidden_size", rf"(?:hidden[\s_]*(?:size|dim(?:ension)?)?|d_model|隐藏(?:层)?(?:维度|大小)|模型维度){_SEP}{_N}"),
+    ("num_hidden_layers",
+     rf"(?:num_hidden_layers|n_layers?|num\s+layers|layers|层数){_SEP}{_N}"
+     rf"|{_N}\s*(?:个\s*)?(?:layers|(?:transformer\s+)?blocks|层)(?![a-z])"),
+    ("hidden_size",
+     rf"(?:hidden[\s_]*(?:size|dim(?:ension)?)?|d_model|(?:model|embedding)\s+(?:dim(?:ension)?|width|size)|"
+     rf"隐藏(?:层)?(?:维度|大小)|模型维度){_SEP}{_N}"),
     ("num_attention_heads",
      rf"(?:num_attention_heads|attention\s+heads|heads|注意力头数?|头数){_SEP}{_N}"
      rf"|{_N}\s*(?:个\s*)?(?:attention\s+)?(?:heads|注意力头|头(?!数))"),
     ("intermediate_size",
-     rf"(?:intermediate[\s_]*(?:size)?|ffn[\s_]*(?:size|dim|hidden)?|中间层(?:维度|大小)?){_SEP}{_N}"),
+     rf"(?:intermediate[\s_]*(?:size|dim(?:ension)?)?|ffn[\s_]*(?:size|dim|hidden)?|d_ff|mlp[\s_]*(?:size|dim)|"
+     rf"中间层(?:维度|大小)?){_SEP}{_N}"),
     ("vocab_size", rf"(?:vocab(?:ulary)?[\s_]*(?:size)?|词表(?:大小)?){_SEP}{_N}"),
     ("max_position_embeddings", rf"(?:max_position_embeddings|max(?:imum)?\s+context|最大上下文){_SEP}{_N}"),
 )  # fmt: skip

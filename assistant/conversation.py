@@ -165,6 +165,9 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
     update["asks_capacity"] = turn.asks_capacity or (workload.asks_capacity and turn.concurrency is None)
     update["intent"] = "plan" if _compares_gpus_for_workload(workload, turn) else _merged_intent(workload, turn)
     update |= {"injection": turn.injection, "follow_up": turn.follow_up, "accept_defaults": turn.accept_defaults}
+    # GPUs ruled out stay ruled out ("not on A10s"), unless a later turn names one of them to use.
+    gpu = update.get("gpu", workload.gpu)
+    update["exclude_gpus"] = [g for g in turn.exclude_gpus or workload.exclude_gpus if g != gpu]
     return workload.model_copy(update=update)
 
 
@@ -233,6 +236,13 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
     # "72B 用 L20 还是 H20", "gn7i-c8g1.2xlarge 和 gn7i-c16g1.4xlarge 跑 7B": hardware compared for a size.
     feasibility = feasibility or bool(
         slots.size_b and (len(slots.gpu_mentions) >= 2 or slots.instance_types or len(slots.families) >= 2)
+    )
+    # "72b awq, 32k ctx, 20 conc — box?": a size with the workload's own figures is a sizing question; the
+    # family hardly moves the memory at one size, so a representative model is used (and said), not asked.
+    feasibility = feasibility or bool(
+        slots.size_b
+        and slots.task_hint is None
+        and (slots.quant or slots.precision or slots.context or slots.concurrency or slots.qps or slots.train_tokens)
     )
     # "DeepSeek-V3 FP8 on H20, how many instances?": a named model with a precision, a GPU or an instance
     # type and no training words is a deployment question; inference is assumed (and said), not asked.

@@ -22,6 +22,7 @@ from assistant.intents.describe import DescribeIntent
 from assistant.intents.gpus import GpuIntent
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.hardware import HardwareIntent
+from assistant.intents.lengths import LengthsIntent
 from assistant.intents.media import MediaIntent
 from assistant.intents.plan import PlanIntent
 from assistant.intents.prices import PricesIntent
@@ -87,6 +88,7 @@ class _Answering(
     ReachIntent,
     MediaIntent,
     PricesIntent,
+    LengthsIntent,
     Run,
 ):
     """One answer: the plumbing of :class:`Run` plus every intent's handlers."""

@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Any
 
 from assistant.language import detect_language
+from assistant.phrases import spell_numbers
 
 __all__ = [
     "Evidence",
@@ -157,6 +158,8 @@ class Evidence:
 
     def _add_text(self, text: str) -> None:
         self._text_parts.append(text)
+        if (spelled := spell_numbers(text)) != text:
+            text = f"{text}\n{spelled}"  # "fifty thousand examples" grounds 50,000 as well
         for m in _WORD_SCALE.finditer(text):  # "10 million tokens" grounds 10,000,000
             self._values.append(float(m.group(1).replace(",", "")) * _WORD_SCALES[m.group(2).lower()])
         for m in _ANY_NUMBER.finditer(text):

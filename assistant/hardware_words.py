@@ -34,6 +34,8 @@ def find_gpu_count(scan: Scan) -> int | None:
         rf"(?<![A-Za-z0-9.]){NUM}\s*[x×*]\s*(?:nvidia\s*)?(?:{GPU_NAME})",
         rf"(?:{GPU_NAME})\s*(?:gpus?\s*)?[x×*]\s*{NUM}",
         rf"(?<![\w.]){NUM}\s+(?:nvidia\s*)?(?:{GPU_NAME})s?\s*(?:gpus?|cards?)\b",  # "2048 H800 GPUs"
+        # "128 H800s": a plural GPU name counts cards, of any size
+        rf"(?<![\w.])(\d{{1,5}})\s+(?:nvidia\s*)?(?:{GPU_NAME})s\b(?!\s*(?:instances?|servers?|nodes?|machines?)\b)",
         # "2 A10 instances" counts machines, not cards (spelled numbers arrive here as digits: "one A10").
         rf"(?<![\w.])(\d{{1,2}})\s+(?:nvidia\s*)?(?:{GPU_NAME})s?\b"
         r"(?!\s*(?:instances?|servers?|boxe?s?|nodes?|machines?)\b)",
@@ -78,6 +80,53 @@ def find_gpus(scan: Scan) -> list[str]:
         name = m.group(1).upper().replace("RTX", "RTX ").replace("  ", " ")
         found.append((m.start(), f"{name} {m.group(2)}GB" if m.group(2) else name))
     return list(dict.fromkeys(name for _, name in sorted(found)))
+
+
+# "not on A10s", "without a T4", "anything but the V100", "L20 rather than A10", "不要 A10", "不考虑 T4 和 V100":
+# GPUs the user rules out. They are claimed, so they never become the GPU the plan is restricted to.
+_NOT_EN = (
+    r"(?:(?<![\w'])not\s+(?:on|with|using|use|an?|the|any)?|(?<![\w'])no|without|avoid(?:ing)?|except(?:\s+for)?|"
+    r"other\s+than|anything\s+but|rather\s+than|instead\s+of|excluding|exclude|skip(?:ping)?|never)"
+    r"\s+(?:the\s+|any\s+|an?\s+|our\s+)?"
+)
+_NOT_ZH = r"(?:不要|不用|别用|不想用|不考虑|排除|不能用|不上)\s*(?:用)?\s*"
+_ONE_GPU = rf"(?:nvidia\s*)?(?:{GPU_NAME})s?(?![0-9a-z])"
+_EXCLUDED_RE = re.compile(
+    rf"(?:{_NOT_EN}|{_NOT_ZH})({_ONE_GPU}(?:\s*(?:,|/|、|和|或|及|or|and|nor)\s*(?:the\s+)?{_ONE_GPU}){{0,3}})", re.I
+)
+
+
+def find_excluded_gpus(scan: Scan) -> list[str]:
+    """Return the GPUs the user rules out (canonical names where known), claiming their words."""
+    out: list[str] = []
+    for m in _EXCLUDED_RE.finditer(scan.text):
+        if scan.is_used(*m.span(1)):
+            continue
+        names = find_gpus(Scan(m.group(1)))
+        if names:
+            scan.claim(m.span())
+            out += [n for n in names if n not in out]
+    return out
+
+
+# "swap the L20s for A10s", "replace our T4 with an L20", "把 L20 换成 A10": the first GPU is the one being
+# replaced, so it is not the hardware of this turn (nor ruled out for good).
+_REPLACED_RE = re.compile(
+    rf"(?:swap|switch|replac|trad|chang)\w*\s+(?:out\s+)?(?:the\s+|our\s+|those\s+|these\s+|my\s+)?({_ONE_GPU})"
+    rf"(?=\s+(?:out\s+)?(?:for|with|to|by)\b)|把\s*({_ONE_GPU})\s*(?:换成|改成|换为|改为|替换成|替换为)",
+    re.I,
+)
+
+
+def find_replaced_gpus(scan: Scan) -> list[str]:
+    """Return the GPUs a turn replaces ("swap the L20s for A10s"), claiming their words."""
+    out: list[str] = []
+    for m in _REPLACED_RE.finditer(scan.text):
+        group = 1 if m.group(1) else 2
+        if not scan.is_used(*m.span(group)) and (names := find_gpus(Scan(m.group(group)))):
+            scan.claim(m.span(group))
+            out += [n for n in names if n not in out]
+    return out
 
 
 # ------------------------------------------------------------------------------------------ region, catalog names

@@ -22,7 +22,9 @@ _SCALE = {"万": 1e4, "千": 1e3, "k": 1e3, "K": 1e3, "million": 1e6, "百万": 
 
 _IMAGE = r"(?:张|幅|images?|pictures?|(?:个|条|段)?\s*视频|videos?|clips?)"
 _PER_HOUR_FIRST = rf"(?:每小时|每个小时|一小时|per\s+hour|an\s+hour|/\s*h)\D{{0,12}}?{_NUM}\s*{_IMAGE}"
-_PER_HOUR_AFTER = rf"{_NUM}\s*{_IMAGE}(?:\s*图)?\s*(?:每小时|/\s*h|per\s+hour|an\s+hour|a\s+hour)"
+# "2,000 SDXL images an hour": up to two words (the model, "product") between the number and the images.
+_HOURLY = r"(?:每小时|/\s*h\b|/\s*hr|per\s+hour|an\s+hour|a\s+hour|hourly)"
+_PER_HOUR_AFTER = rf"{_NUM}\s*(?:[\w.\-]+\s+){{0,2}}?{_IMAGE}(?:\s*图)?\s*{_HOURLY}"
 _AUDIO_HOURS = (
     rf"{_NUM}\s*(?:个)?\s*(?:小时|hours?)\s*(?:的)?\s*(?:会议|通话|客服)?\s*"
     r"(?:录音|音频|语音|音视频|播客|课程|视频|of\s+(?:\w+\s+){0,2}?(?:audio|speech|recordings?|calls?|podcasts?|meetings?|"
@@ -201,9 +203,14 @@ def read_media(text: str) -> MediaAsk | None:
 
 
 def _dtype(text: str) -> str | None:
-    for dtype, pattern in (("nf4", r"nf4|4[\s-]*bit|4\s*位|int4"), ("int8", r"int8|8[\s-]*bit|8\s*位"),
-                           ("fp8", r"fp8"), ("bf16", r"bf16|bfloat16"), ("fp16", r"fp16|float16|半精度"),
-                           ("fp32", r"fp32|float32|全精度")):
+    for dtype, pattern in (
+        ("nf4", r"nf4|4[\s-]*bit|4\s*位|int4"),
+        ("int8", r"int8|8[\s-]*bit|8\s*位"),
+        ("fp8", r"fp8"),
+        ("bf16", r"bf16|bfloat16"),
+        ("fp16", r"fp16|float16|半精度"),
+        ("fp32", r"fp32|float32|全精度"),
+    ):
         if _first(pattern, text):
             return dtype
     return None

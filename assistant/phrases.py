@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.hardware_words import GPU_NAME
-from assistant.reading import chinese_int
+from assistant.reading import chinese_int, spoken_amounts
 from tools.lengths import TextUnit, TokenCount, text_tokens
 
 _UNITS = {
@@ -73,6 +73,7 @@ _TYPOS = (
     (r"\bcont?xt\b", "context"),
     (r"\blenght\b", "length"),
     (r"\bfine[\s\-]?tunning\b", "fine-tuning"),
+    (r"(\d\s*[kKmMbB]?)\s*toks?\b", r"\1 tokens"),  # "avg 512 tok", "2k toks"
 )
 
 
@@ -94,7 +95,7 @@ def spell_numbers(text: str) -> str:
         value = english_number(core)
         return f"{value}{words[len(core) :]}" if value is not None else words
 
-    return _NUMBER_WORDS_RE.sub(swap, fix_typos(text))
+    return spoken_amounts(_NUMBER_WORDS_RE.sub(swap, fix_typos(text)))
 
 
 # ------------------------------------------------------------------------------------------ numbers
@@ -149,9 +150,12 @@ _OUTPUT_WORDS = (
 )
 _PROMPT_WORDS = r"问题|提问|输入|提示词?|prompts?|inputs?|questions?|文档"
 _UNIT_RES: tuple[tuple[str, TextUnit], ...] = (
-    (r"(?:个)?\s*(?:汉字|中文字符?|字)(?!节)", "zh_characters"),
-    (r"(?:english\s+)?words?\b", "en_words"),
-    (r"(?:english\s+)?characters?\b|chars?\b", "en_characters"),
+    (
+        r"(?:(?:个)?\s*(?:汉字|中文字符?|字)(?!节)|chinese\s+(?:characters?|chars?)\b|(?:characters?|chars?)\s+of\s+chinese\b)",
+        "zh_characters",
+    ),
+    (r"(?:(?:english\s+)?words?\b|(?:个)?\s*(?:英文)?单词)", "en_words"),
+    (r"(?:(?:english\s+)?characters?\b|chars?\b|(?:个)?\s*(?:英文字符|英文字母))", "en_characters"),
     (r"(?:pages?\b|页)(?:\s+of\s+(?:english|text))?", "pages"),
     (r"(?:(?:output|input|prompt|completion|generated|输出|输入)\s*)?tokens?\b", "tokens"),
 )
@@ -183,12 +187,21 @@ def stated_lengths(text: str) -> list[StatedLength]:
     return found
 
 
+_DOCUMENT_AFTER = (
+    r"[\s\-]*(?:的)?\s*(?:英文|中文|english\s+|chinese\s+)?\s*(?:的)?\s*"
+    r"(?:报告|文档|文章|论文|合同|材料|资料|文件|reports?|documents?|docs?|articles?|papers?|pdfs?|contracts?|files?)"
+)
+
+
 def _role(text: str, start: int, end: int) -> LengthRole | None:
     before, after = text[max(0, start - 24) : start], text[end : end + 16]
     # A role word glued after the length names it ("2k-token prompts and 500-token answers").
     if re.match(rf"\s?(?:{_OUTPUT_WORDS})\b", after, re.IGNORECASE):
         return "output"
     if re.match(rf"\s?(?:{_PROMPT_WORDS})\b", after, re.IGNORECASE):
+        return "prompt"
+    # "总结 3 页英文报告", "summarise 20-page contracts": the document read is the input, whatever verb comes first
+    if re.match(_DOCUMENT_AFTER, after, re.IGNORECASE):
         return "prompt"
     out_before = re.search(rf"(?:{_OUTPUT_WORDS})[^,，。;；\d]*$", before, re.IGNORECASE)
     in_before = re.search(rf"(?:{_PROMPT_WORDS})[^,，。;；\d]*$", before, re.IGNORECASE)
@@ -225,8 +238,12 @@ _SAMPLE_NOUNS = (
     r"articles|transcripts|chats|rows|对话|样本|数据|文档|指令|问答对|记录|工单|邮件|文章"
 )
 _SAMPLES_RE = (
-    rf"{_N}\s*(?:(?:条|个|份|篇|封)\s*[\u4e00-\u9fff]{{0,4}}?)?\s*(?:support\s+|customer\s+|chat\s+|training\s+)?"
-    rf"(?:{_SAMPLE_NOUNS})"
+    # "40k dialogues", "80k Q&A pairs", "20k instruction-response pairs": up to two words before the noun,
+    # none of them a serving word ("20 concurrent chats" are users, not samples)
+    rf"{_N}\s*(?:(?:条|个|份|篇|封)\s*[\u4e00-\u9fff]{{0,4}}?)?\s*"
+    r"(?:(?!(?:concurren|simultan|parallel|active|daily|online|live|peak|users?\b|per\b|a\b)\w*)"
+    r"[A-Za-z][\w&/\-]{0,20}\s+){0,2}?"
+    rf"(?:{_SAMPLE_NOUNS})(?![a-z])"
 )
 _SAMPLES_AFTER_RE = (
     rf"(?:数据|样本|语料|训练集|dataset|data)[^\d,，。;；]{{0,8}}?{_N}\s*(?:条|个|份|篇|samples?|examples?|rows?)"
@@ -280,7 +297,7 @@ def out_of_reach(text: str) -> ReachTopic | None:
     return None
 
 
-_MACHINES = r"(?:instances?|machines?|servers?|nodes?|boxes)"
+_MACHINES = r"(?:instances?|machines?|servers?|nodes?|box(?:es)?\b)"
 _MAX_INSTANCES_RE = (
     rf"(?:最多|至多|不超过|不能超过|不多于|顶多|只能|只有|上限)\s*(?:用|开|买|租|是|为)?\s*{_N}\s*台|"
     rf"(?:at\s+most|max(?:imum)?(?:\s+of)?|no\s+more\s+than|up\s+to|only|limit(?:ed)?\s+to|cap(?:ped)?\s+at)\s+{_N}\s*"
@@ -288,7 +305,10 @@ _MAX_INSTANCES_RE = (
     rf"(?:only\s+)?(?:afford|have\s+budget\s+for|have\s+room\s+for|get)\s+{_N}\s*{_MACHINES}|"
     rf"(?:机器|实例|服务器|节点)(?:数|台数)?\s*(?:最多|不能超过|不超过|上限)\s*(?:是|为)?\s*{_N}\s*台?|"
     # "hard limit of 2 machines", "a cap of 3 nodes", "budget for two boxes max"
-    rf"(?:limit|cap|ceiling)\s+(?:of|is|at)\s+{_N}\s*{_MACHINES}"
+    rf"(?:limit|cap|ceiling)\s+(?:of|is|at)\s+{_N}\s*{_MACHINES}|"
+    # "a single machine only", "only one box", "on one node" (spelled numbers arrive here as digits)
+    rf"(?:a\s+single|only\s+(?:a\s+single|one|1)|just\s+(?:one|1|a\s+single))\s+{_MACHINES}()|"
+    rf"(?:single|one|1)\s+{_MACHINES}\s+only()|(?:单机|单台|只用一台|只有一台)()"
 )
 
 
@@ -303,7 +323,10 @@ def max_instances(text: str) -> int | None:
     m = re.search(_MAX_INSTANCES_RE, text, re.IGNORECASE)
     if not m:
         return None
-    value = _value(m, next(g for g in (1, 3, 5, 7, 9) if m.group(g)))
+    group = next((g for g in (1, 3, 5, 7, 9) if m.group(g)), None)
+    if group is None:
+        return 1  # "a single machine only", "单机": one instance
+    value = _value(m, group)
     return int(value) if value >= 1 else None
 
 

@@ -126,4 +126,24 @@ def normalise(text: str) -> str:
     return text.replace("\u3000", " ")
 
 
+# Quantities as people say them: "a couple of hundred users", "half a trillion tokens", "a million docs",
+# "32 thousand tokens" (read "32k", so a context stays the models' 32,768).
+_SPOKEN_AMOUNTS = (
+    (r"\ba\s+couple\s+(?:of\s+)?hundred\b", "200"),
+    (r"\ba\s+couple\s+(?:of\s+)?thousand\b", "2000"),
+    (r"\ba\s+couple\s+of\b", "2"),
+    (r"\bhalf\s+a\s+dozen\b", "6"),
+    (r"\bhalf\s+an?\s+(million|billion|trillion)\b", r"0.5 \1"),
+    (r"\b(?:a|one)\s+(million|billion|trillion)\b", r"1 \1"),
+    (r"(?<![\w.,])(\d{1,4}(?:\.\d{1,3})?)\s+thousand\b", r"\1k"),
+)
+
+
+def spoken_amounts(text: str) -> str:
+    """Replace spoken quantities by digits ("a couple of hundred" 200, "half a trillion" 0.5 trillion)."""
+    for pattern, repl in _SPOKEN_AMOUNTS:
+        text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
+    return text
+
+
 OF = r"\s*(?:of|is|=|:|为|是|：|达到|到|约|大约|around|about|~|≈)?\s*"

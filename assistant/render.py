@@ -244,7 +244,7 @@ def rejection_summary(plan: Plan, lang: Language, prefer: Sequence[str] = ()) ->
     shown = {o.family for o in plan.options} | {_family_of(t) for t in plan.also_fits}
     for r in plan.rejected:
         # Types without a published GPU, and other GPUs when the user asked for one, say nothing new.
-        if r.family in shown or "not published" in r.reason or "not the requested" in r.reason:
+        if r.family in shown or any(w in r.reason for w in ("not published", "not the requested", "request excludes")):
             continue
         gpu, reason, types = by_family.setdefault(r.family, (r.gpu_model, r.reason, []))
         types.append(r.instance_type)

@@ -65,11 +65,15 @@ _PRECISIONS: tuple[tuple[str, Precision, Quant | None], ...] = (
 )
 
 
-# "不量化", "不做量化", "未量化", "without quantisation", "unquantized": quantisation refused, not asked for.
+# "不量化", "不做量化", "未量化", "without quantisation", "unquantised", "w/o quant": quantisation refused, not
+# asked for; the model's own precision stays.
 _NO_QUANT_RE = (
-    r"(?:不|没|没有|未|无|非|别)\s*(?:做|用|要|进行|开)?\s*量化|"
-    r"(?:without|no|not|un)[\s\-]*(?:any\s+)?quanti[sz]\w*"
+    r"(?:不|不要|不想|不做|不用|不能|没|没有|未|无|非|别)\s*(?:做|用|要|进行|经过|开)?\s*量化|"
+    r"(?:without|no|not|never|don'?t|do\s+not|won'?t|can'?t|w/o)\s+(?:any\s+|be(?:ing)?\s+|want\s+(?:to\s+)?)?"
+    r"(?:quanti[sz]\w*|quant\b)|\bun[\s\-]?quanti[sz]\w*|non[\s\-]?quanti[sz]ed"
 )
+# "16-bit", "half precision": two bytes a weight, in the format every serving GPU has (fp16).
+_SIXTEEN_BIT_RE = r"\b16[\s\-]?bits?\b|16\s*比特"
 
 
 def find_precision(scan: Scan) -> tuple[Precision | None, Quant | None, bool]:
@@ -80,6 +84,8 @@ def find_precision(scan: Scan) -> tuple[Precision | None, Quant | None, bool]:
             return precision, quant, False
     if re.search(_NO_QUANT_RE, scan.text, re.IGNORECASE):
         return None, None, False  # "不量化", "without quantisation": the model's own precision
+    if re.search(_SIXTEEN_BIT_RE, scan.text, re.IGNORECASE):
+        return "fp16", None, False
     if re.search(r"量化|quantiz|quantis|quantized|quantised", scan.text, re.IGNORECASE):
         return "int4", None, True
     return None, None, False

@@ -37,6 +37,7 @@ _ZH: tuple[tuple[str, str], ...] = (
     (r"a vGPU slice, not whole GPUs; not planned", "vGPU 分片而非整卡，不参与规划"),
     (r"GPU or its memory not published for this type; cannot size it", "该规格未公布 GPU 型号或显存，无法计算"),
     (r"has (\S+), not the requested (\S+)", "GPU 为 {1}，不是要求的 {2}"),
+    (r"has (\S+), which the request excludes", "GPU 为 {1}，已按要求排除"),
     (r"FP8 weights need FP8 Tensor Cores or Ampere's weight-only FP8 kernels; (\S+) is (\S+)",
      "FP8 权重需要 FP8 Tensor Core 或 Ampere 的仅权重 FP8 内核；{1} 是 {2} 架构"),
     (r"AWQ kernels need compute capability 7\.5\+ \(Turing or newer\); (\S+) is (\S+)",

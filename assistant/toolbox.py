@@ -115,6 +115,7 @@ def plan_gpu_deployment(
     hours_per_month: float | None = None,
     instance_type: str | None = None,
     max_gpus: int | None = None,
+    exclude_gpus: list[str] | None = None,
 ) -> Plan:
     """Rank Alibaba Cloud GPU instance options that fit a workload, with speed and price; list rejections.
 
@@ -144,6 +145,7 @@ def plan_gpu_deployment(
             is about 217); each option then also gets its pay-as-you-go cost for those hours.
         instance_type: Only this instance type, e.g. "ecs.gn8is-4x.16xlarge": how many of it the workload needs.
         max_gpus: At most this many GPUs in all ("no more than 16 GPUs"); layouts needing more are rejected.
+        exclude_gpus: GPUs the user ruled out ("not on A10s"), e.g. ["A10"]; their instance types are rejected.
     """
     workload = parse_workload(
         {
@@ -166,6 +168,7 @@ def plan_gpu_deployment(
             "hours_per_month": hours_per_month,
             "instance_type": instance_type,
             "max_gpus": max_gpus,
+            "exclude_gpus": exclude_gpus or [],
         }
     )
     return plan_deployment(workload, custom_architecture(model, architecture) if architecture else None)

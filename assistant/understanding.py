@@ -22,9 +22,11 @@ from assistant.billing_words import asks_region
 from assistant.concepts import asks_concept
 from assistant.hardware_words import (
     find_catalog_names,
+    find_excluded_gpus,
     find_gpu_count,
     find_gpus,
     find_region,
+    find_replaced_gpus,
     find_unknown_gpu,
 )
 from assistant.injection import more_instructions, split_planted
@@ -87,6 +89,7 @@ Intent = Literal[
     "out_of_scope",
     "media",
     "prices",
+    "lengths",
 ]
 """What the user asks for.
 
@@ -95,7 +98,8 @@ check instance types. gpu_specs: one GPU's figures. compare: two GPUs side by si
 family has some GPU ("gn7i 是 A100 吗"). guidance: a question the guidance documents answer. out_of_reach:
 a workload the tools cannot size (training image, speech or embedding models). media: serving or sizing
 an image/video, vision-language, speech, embedding or reranker model. prices: region and billing
-prices of an instance type or GPU ("哪个地域最便宜", "包月多少钱"). out_of_scope:
+prices of an instance type or GPU ("哪个地域最便宜", "包月多少钱"). lengths: how many tokens a text length
+in characters, words or pages is, asked on its own. out_of_scope:
 nothing about GPUs, models or Alibaba Cloud.
 """
 
@@ -128,6 +132,7 @@ class Slots(BaseModel):
     gpu: str | None = Field(default=None, description="the one GPU the user wants to use")
     gpus: int | None = Field(default=None, description="number of GPUs the user has in mind")
     gpu_mentions: list[str] = Field(default_factory=list, description="GPU names as written, in order")
+    exclude_gpus: list[str] = Field(default_factory=list, description="GPUs ruled out: 'not on A10s', '不要 T4'")
     families: list[str] = Field(default_factory=list)
     instance_types: list[str] = Field(default_factory=list)
     serving: bool = Field(default=False, description="words that imply inference: 部署, serve, 并发 ...")
@@ -175,7 +180,7 @@ class Slots(BaseModel):
 _STATED_FIELDS = (
     "model", "task", "precision", "quant", "context", "prompt_tokens", "gen_tokens", "concurrency", "qps", "batch",
     "train_tokens", "budget_cny_month", "region", "gpu", "gpus", "max_instances", "instance_types", "families",
-    "billing", "usage_hours", "scale", "epochs", "max_gpus",
+    "billing", "usage_hours", "scale", "epochs", "max_gpus", "exclude_gpus",
 )  # fmt: skip
 
 # ------------------------------------------------------------------------------------------ public
@@ -217,8 +222,13 @@ def understand(question: str) -> Slots:
             scan.claim(span)
     token_cost = find_token_cost(scan)
     explicit_context = find_context(scan, explicit=True)
+    excluded_gpus = find_excluded_gpus(scan)  # "not on A10s": claimed, so never the GPU planned on
+    # "swap the L20s for A10s" after a question on L20s: the L20s are not this turn's hardware. With a model
+    # of its own ("值得把 T4 换成 A10 吗？跑 Qwen2.5-7B") the turn weighs both GPUs, so both stay.
+    replaced = [] if model.name or model.error else find_replaced_gpus(scan)
     # Reads, does not claim: "4 张 L20" is a count too. A branded name the catalog lacks stays as written.
     gpu_mentions = find_gpus(scan) or find_unknown_gpu(scan) or find_branded_gpu(text)
+    gpu_mentions = [g for g in gpu_mentions if g not in excluded_gpus and g not in replaced]
     budget = find_budget(scan)
     train_tokens = find_train_tokens(scan)
     rate = rates.find_daily_requests(scan) or rates.find_group_concurrency(scan) or rates.find_user_share(scan)
@@ -254,6 +264,7 @@ def understand(question: str) -> Slots:
         gpu=_preferred_gpu(gpu_mentions),
         gpus=gpus,
         gpu_mentions=gpu_mentions,
+        exclude_gpus=excluded_gpus,
         instance_types=names[0],
         families=names[1],
         serving=serving or bool(concurrency or qps) or bool(re.search(CAPACITY_RE, text, re.IGNORECASE)),
@@ -299,6 +310,8 @@ def understand(question: str) -> Slots:
     slots.intent = "out_of_reach" if slots.reach and not slots.model else intent(scan, slots, text)
     if asks_concept(text, slots):
         slots.intent = "guidance"  # a conceptual question: answered from the guidance, no model asked for
+    if _asks_length_only(slots, text):
+        slots.intent = "lengths"
     slots.media = read_media(text)
     if slots.media is not None and slots.media.model is not None:
         # A named image/speech/embedding model is more specific than any LLM name it contains
@@ -310,6 +323,18 @@ def understand(question: str) -> Slots:
     elif slots.reach and slots.reach.topic in ("local", "rl_llm") and slots.intent != "out_of_reach":
         slots.intent = "out_of_reach"  # a laptop or CPU-only run of a named LLM: not an instance to size
     return settle(slots, legit)  # where the rules are unsure, the bundled embedder may decide the intent
+
+
+# "how many tokens is ...", "...是多少 token", "convert 300 words to tokens": a conversion, not a workload.
+_ASKS_TOKENS_RE = (
+    r"how\s+many\s+tokens|(?:in|into|to)\s+tokens\b|token\s+count|多少\s*(?:个)?\s*tokens?|几个\s*tokens?|"
+    r"换算成?\s*tokens?|折合\s*(?:多少)?\s*tokens?|相当于\s*(?:多少)?\s*tokens?"
+)
+
+
+def _asks_length_only(slots: Slots, text: str) -> bool:
+    workload = slots.model or slots.size_b or slots.gpu_mentions or slots.concurrency or slots.qps or slots.media
+    return bool(slots.lengths and not workload and re.search(_ASKS_TOKENS_RE, text, re.IGNORECASE))
 
 
 def _trains(slots: Slots) -> bool:
@@ -354,7 +379,19 @@ def _is_follow_up(text: str) -> bool:
         or re.search(r"how\s+does\s+(?:that|it|this)\s+compare|compared?\s+(?:with|to)\s+(?!each)", text, re.I)
         # "how does L20 stack up against A10 for that?": "for that" points back at the workload
         or re.search(r"\bfor\s+(?:that|this|it|the\s+same(?:\s+\w+)?)\s*[?？.!]*\s*$|同样的负载|这个负载", text, re.I)
+        or re.search(_POINTS_BACK_RE, text, re.IGNORECASE)
     )
+
+
+# "ok, same thing but with Qwen2.5-32B", "right, and with 4 GPUs?", "Qwen2.5-14B instead of the 7B",
+# "其他不变，换成 L20": the workload of the conversation, one thing changed.
+_POINTS_BACK_RE = (
+    r"\bsame\s+(?:thing|setup|workload|question|scenario|numbers|deal|again|as\s+(?:before|above))\b|"
+    r"\binstead\s+of\b|\b(?:swap|replace)\w*\b.{0,40}?\b(?:with|for|to|in)\b|"
+    r"^\s*(?:ok(?:ay)?|alright|right|cool|great|thanks?|hmm+|so)[\s,.!]+"
+    r"(?:and|what\s+about|how\s+about|what\s+if|now|but|then|instead|same|switch|change|make\s+it|try)\b|"
+    r"其他(?:的)?(?:都)?不变|其余不变|别的不变|同样的(?:条件|配置|需求)"
+)
 
 
 def _accepts_defaults(text: str) -> bool:

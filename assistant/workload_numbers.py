@@ -164,17 +164,20 @@ def phrase(text: str, start: int, end: int) -> str:
 
 
 _PEOPLE = (
-    r"(?:users?|people|persons|folks|clients|customers|employees|staff|students|agents|members|requests?|sessions?)"
+    r"(?:users?|people|ppl|persons|folks|clients|customers|employees|staff|students|agents|members|requests?|"
+    r"sessions?)"
 )
+# "at the same time", and the non-native "in same time" / "at same time": the people served at once.
+_AT_ONCE = r"(?:(?:at|in)\s+(?:the\s+)?same\s+time|at\s+once|concurrently|simultaneously|in\s+parallel)"
 
 
 def find_concurrency(scan: Scan) -> int | None:
     m = scan.first(
-        rf"{NUM}\s*{SUFFIX}\s*(?:个|路)?\s*(?:并发|concurren(?:t|cy)|simultaneous|parallel\s+(?:users|requests))",
+        rf"{NUM}\s*{SUFFIX}\s*(?:个|路)?\s*(?:并发|concurren(?:t|cy)|conc\b|simultaneous|parallel\s+(?:users|requests))",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}[\s\-]*way\s+(?:concurrency|parallel)",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:requests?|users?|jobs?|documents?|docs|files|pdfs|chats|sessions)?\s*"
         r"at\s+(?:a\s+time|once)",
-        rf"(?:并发(?:数|量|用户数?|请求数?)?|concurrency|concurrent\s+users|concurrent\s+requests){OF}{NUM}\s*{SUFFIX}",
+        rf"(?:并发(?:数|量|用户数?|请求数?)?|concurrency|conc\b|concurrent\s+users|concurrent\s+requests){OF}{NUM}\s*{SUFFIX}",
         rf"(?:并发|用户|人数|concurrency|users)(?:数|量)?\s*(?:改成|改为|调到|提高到|增加到|加到|降到|减到|设为|"
         rf"(?:changed?|increased?|raised?|bumped?|cut|reduced?|set)\s+to){ABOUT}{NUM}\s*{SUFFIX}",
         # "同时有 100 来个人在聊", "200 多人同时用": an approximate count is still the count
@@ -187,11 +190,12 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"(?:高峰|峰值)(?:期|时|时段)?\s*(?:有)?{ABOUT}{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:人|用户)\s*(?:同时)?\s*(?:在线|在用|使用|访问)",
         rf"{NUM}\s*{SUFFIX}\s*(?:users?|requests?|sessions?)\s*(?:at\s+(?:the\s+same\s+time|once)|concurrently|in\s+parallel)",
         # "a hundred folks chatting at the same time", "80 agents using it simultaneously"
-        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*{_PEOPLE}\s+(?:[a-z]+\s+){{0,4}}?"
-        r"(?:at\s+(?:the\s+same\s+time|once)|concurrently|simultaneously|in\s+parallel)",
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*{_PEOPLE}\s+(?:[a-z]+\s+){{0,4}}?{_AT_ONCE}",
+        # "200 customers, perhaps 40 of whom would be chatting at the same time": the share at once
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s+of\s+(?:them|whom|those|these|which)\s+(?:[a-z']+\s+){{0,4}}?{_AT_ONCE}",
         rf"(?:for|serve|serving|with)\s+{NUM}\s*{SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
         rf"{NUM}\s*{SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
-        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|clients)\b",
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|ppl|clients)\b",
         # "maybe 5 internal users", "a small team of 10", "a 12-person team": the people served at once.
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:internal|in-house|beta|paying|pilot|test)\s+(?:users|people|clients|staff)\b",
         rf"\b(?:team|group)\s+of\s+{NUM}\s*{SUFFIX}(?!\s*(?:gpus?|cards?|nodes?|machines?|servers?|instances?)\b)",

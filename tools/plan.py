@@ -170,6 +170,7 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
     """Rank the instance layouts that fit ``workload``; explain the ones that do not."""
     arch = arch or resolve_model(workload.model)
     wanted_gpus = catalog.gpu_names_for_filter(workload.gpu) if workload.gpu else None
+    excluded = {name for gpu in workload.exclude_gpus for name in catalog.gpu_names_for_filter(gpu)}
     options: list[DeploymentOption] = []
     rejected: list[Rejection] = []
     gpu_offered = wanted_gpus is None
@@ -180,6 +181,8 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
         gpu = catalog.gpu_for_instance(inst)
         gpu_offered = gpu_offered or (gpu is not None and gpu.name in (wanted_gpus or ()))
         reason = _precheck(inst, gpu, wanted_gpus, arch, workload) or region_problem(inst, workload.region)
+        if not reason and gpu is not None and gpu.name in excluded:
+            reason = f"has {gpu.name}, which the request excludes"
         if reason:
             rejected.append(_reject(inst, reason))
             continue

@@ -13,6 +13,7 @@ from typing import Any
 from assistant.intents.catalog import CatalogIntent
 from assistant.intents.gpus import GpuIntent
 from assistant.intents.guidance import GuidanceIntent
+from assistant.intents.lengths import LengthsIntent
 from assistant.intents.media import MediaIntent
 from assistant.intents.prices import PricesIntent
 from assistant.intents.reach import ReachIntent
@@ -33,4 +34,5 @@ HANDLERS: dict[Intent, Handler] = {
     "out_of_reach": ReachIntent.out_of_reach,
     "media": MediaIntent.media,
     "prices": PricesIntent.prices,
+    "lengths": LengthsIntent.tokens,
 }

@@ -31,6 +31,7 @@ def plan_args(s: Slots) -> dict[str, Any]:
         "max_instances": s.max_instances,
         "max_gpus": s.max_gpus,
         "hours_per_month": s.usage_hours.per_month if s.usage_hours else None,
+        "exclude_gpus": [g for g in s.exclude_gpus if g != s.gpu] or None,
     }
     args |= _precision_args(s, task)
     if task == "inference":

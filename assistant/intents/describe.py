@@ -91,6 +91,8 @@ class DescribeIntent(Run):
             if value is not None:
                 shown = value if isinstance(value, str) else render.fig(value)
                 items.append(f"{label}{'' if label.endswith('¥') else ' '}{shown}{unit}")
+        if s.exclude_gpus:  # "not on A10s": said back, so the user sees it was honoured
+            items.append(self.t("不用 ", "not on ") + "/".join(s.exclude_gpus))
         line = self.t("**理解的需求：** ", "**Understood:** ") + " · ".join(i for i in items if i)
         line += "".join(f"\n\n_{note}_" for note in self.workload_notes(s))
         for item, value in self.conv.defaulted.items():

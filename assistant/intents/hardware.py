@@ -40,6 +40,8 @@ from tools.workload import DEFAULT_CONTEXT_TOKENS
 # one that is cheaper per hour AND at two thirds of the cost per million tokens or less (a legacy T4 at
 # ¥11.63/h against an A10 at ¥9.53/h that decodes twice as fast: "cheaper per hour and per token").
 _MUCH_CHEAPER = 1.5
+# "Overkill": with no list price for the named GPU, a fitting card of half its usable memory or less is said.
+_MUCH_SMALLER = 2.0
 
 
 def much_cheaper(hourly: float | None, per_m: float | None, other_hourly: float | None,
@@ -148,6 +150,8 @@ class HardwareIntent(Run):
         """Return 'it fits, but' lines when an option on any GPU costs far less per hour (None: nothing cheaper)."""
         hw = fit.hardware
         hourly = yield from self.named_hourly(s, hw)
+        if hourly is None and hw.gpus * hw.instances == 1:  # one unpriced card: is a smaller one enough?
+            return (yield from self.smaller_than_unpriced(s, fit))
         if hourly is None:
             return None
         wider, _ = yield from self.call(
@@ -199,6 +203,27 @@ class HardwareIntent(Run):
         same = [o for o in options if (o.instance_type == hw.instance_type if hw.instance_type else
                                        o.total_gpus == hw.gpus * hw.instances)]  # fmt: skip
         return same[0].cost_cny_per_million_tokens if same else None
+
+    def smaller_than_unpriced(self, s: Slots, fit: HardwareFit) -> Events:
+        """Return 'it fits, but a smaller card does too' lines when the named GPU has no list price.
+
+        "Is an H20 overkill for a 7B?": a fitting card of half its usable memory or less is named with its
+        price (None: nothing much smaller fits).
+        """
+        wider, _ = yield from self.call(
+            "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
+        )
+        best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
+        hw = fit.hardware
+        if best is None or best.price_cny_per_hour is None or best.total_gpus > hw.gpus * hw.instances:
+            return None
+        if best.per_gpu_capacity_gib * _MUCH_SMALLER > fit.per_gpu_usable_gib:
+            return None
+        return [say("fit.yes_but_smaller", self.lang, hardware=self.hardware_label(hw), model=fit.model,
+                    need=render.fig(fit.per_gpu_needed_gib), usable=render.fig(fit.per_gpu_usable_gib),
+                    pct=render.fig(fit.headroom_pct), other=best.instance_type,
+                    other_gpu=render.gpu_label(best, self.lang), other_price=render.fig(best.price_cny_per_hour),
+                    gpu=hw.gpu)]  # fmt: skip
 
     def named_hourly(self, s: Slots, hw: Hardware) -> Events:
         """Return the hourly price of one named instance, or of the cheapest listed type holding the named GPUs."""

@@ -29,7 +29,9 @@ COST_ASK_RE = (
 _MONTH_DAYS = 30  # a run longer than this is also shown scaled out to finish in about a month
 HOW_LONG_RE = (
     r"多久|多长时间|几天|多少天|多少小时|卡时|机时|how\s+long|how\s+many\s+(?:gpu[\s\-]*)?(?:hours|days|weeks)|"
-    r"time\s+to\s+train|gpu[\s\-]*hours|how\s+much\s+time|要多少时间"
+    r"time\s+to\s+train|gpu[\s\-]*hours|how\s+much\s+time|要多少时间|"
+    r"(?:ballpark|rough|estimated?)\s+(?:training\s+)?(?:time|duration)|\beta\b|wall[\s\-]?clock|training\s+time|"
+    r"(?:would|will|does)\s+it\s+take|when\s+(?:would|will)\s+(?:it|we)\s+(?:be\s+done|finish)"
 )
 
 
