@@ -66,7 +66,7 @@ _PRECISIONS: tuple[tuple[str, Precision, Quant | None], ...] = (
 
 
 # "不量化", "不做量化", "未量化", "without quantisation", "unquantised", "w/o quant": quantisation refused, not
-# asked for; the model's own precision stays.
+# asked for; the models' own 16-bit weights (the planner's default precision, stated so the call shows it).
 _NO_QUANT_RE = (
     r"(?:不|不要|不想|不做|不用|不能|没|没有|未|无|非|别)\s*(?:做|用|要|进行|经过|开)?\s*量化|"
     r"(?:without|no|not|never|don'?t|do\s+not|won'?t|can'?t|w/o)\s+(?:any\s+|be(?:ing)?\s+|want\s+(?:to\s+)?)?"
@@ -83,7 +83,7 @@ def find_precision(scan: Scan) -> tuple[Precision | None, Quant | None, bool]:
         if re.search(pattern, scan.text, re.IGNORECASE):
             return precision, quant, False
     if re.search(_NO_QUANT_RE, scan.text, re.IGNORECASE):
-        return None, None, False  # "不量化", "without quantisation": the model's own precision
+        return "bf16", "none", False  # "不量化", "without quantisation": 16-bit weights, said in the call
     if re.search(_SIXTEEN_BIT_RE, scan.text, re.IGNORECASE):
         return "fp16", None, False
     if re.search(r"量化|quantiz|quantis|quantized|quantised", scan.text, re.IGNORECASE):
