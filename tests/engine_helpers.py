@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from assistant.answer import Answer, Message
 from assistant.engine import OfflineEngine
 from assistant.guards import Evidence, ungrounded_numbers
@@ -91,3 +93,18 @@ def ask_cli_follow_up(env: dict[str, str], tmp_path: Path, first: str, first_tex
     turns = [{"role": "user", "content": first}, {"role": "assistant", "content": first_text}]
     history.write_text(json.dumps(turns, ensure_ascii=False), encoding="utf-8")
     return ask_cli(env, follow, history)
+
+
+def ask_api(client: httpx.Client, question: str, session_id: str | None = None) -> dict[str, Any]:
+    """Ask ``question`` through ``POST /v1/ask`` (in the session ``session_id``) and return the JSON answer."""
+    body: dict[str, str] = {"question": question} | ({"session_id": session_id} if session_id else {})
+    response = client.post("/v1/ask", json=body)
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+def ask_api_follow_up(client: httpx.Client, first: str, follow: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Ask ``first`` then ``follow`` in the same API session; return both answers."""
+    before = ask_api(client, first)
+    return before, ask_api(client, follow, before["session_id"])

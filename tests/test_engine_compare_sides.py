@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from engine_helpers import ask_cli, ask_cli_follow_up, first_line
+from engine_helpers import ask_api, ask_api_follow_up, ask_cli, ask_cli_follow_up, first_line
 
 from assistant import render
 
@@ -118,12 +118,9 @@ def test_cli_follow_up_adds_a_side(cli_env: dict[str, str], tmp_path: Path) -> N
 
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
 def test_api_ask(client: httpx.Client, case: str, question: str, check: Callable[[Body], None]) -> None:
-    response = client.post("/v1/ask", json={"question": question})
-    assert response.status_code == 200
-    check(response.json())
+    check(ask_api(client, question))
 
 
 def test_api_follow_up_adds_a_side(client: httpx.Client) -> None:
-    first = client.post("/v1/ask", json={"question": FIRST}).json()
-    follow = client.post("/v1/ask", json={"question": FOLLOW, "session_id": first["session_id"]}).json()
+    _, follow = ask_api_follow_up(client, FIRST, FOLLOW)
     _three_sides(follow)

@@ -15,7 +15,16 @@ from typing import Any
 
 import httpx
 import pytest
-from engine_helpers import ask, ask_cli, ask_cli_follow_up, call_args, first_line, ungrounded
+from engine_helpers import (
+    ask,
+    ask_api,
+    ask_api_follow_up,
+    ask_cli,
+    ask_cli_follow_up,
+    call_args,
+    first_line,
+    ungrounded,
+)
 
 from assistant.answer import Answer
 from assistant.toolbox import plan_gpu_deployment
@@ -213,13 +222,10 @@ def test_cli_follow_up_same_thing_other_model(cli_env: dict[str, str], tmp_path:
 @pytest.mark.slow
 @pytest.mark.parametrize(("case", "question", "check"), FACES, ids=[c[0] for c in FACES])
 def test_api_ask(client: httpx.Client, case: str, question: str, check: Callable[[Body], None]) -> None:
-    response = client.post("/v1/ask", json={"question": question})
-    assert response.status_code == 200
-    check(response.json())
+    check(ask_api(client, question))
 
 
 @pytest.mark.slow
 def test_api_follow_up_same_thing_other_model(client: httpx.Client) -> None:
-    first = client.post("/v1/ask", json={"question": FIRST}).json()
-    follow = client.post("/v1/ask", json={"question": FOLLOW, "session_id": first["session_id"]}).json()
+    _, follow = ask_api_follow_up(client, FIRST, FOLLOW)
     _keeps_constraints(follow)

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from engine_helpers import ask_cli, ask_cli_follow_up, first_line
+from engine_helpers import ask_api, ask_cli, ask_cli_follow_up, first_line
 
 from tools.memory_request import MAX_GPUS
 
@@ -130,9 +130,7 @@ def test_cli_memory_clarified_then_estimated(cli_env: dict[str, str], tmp_path: 
 
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
 def test_api_ask(client: httpx.Client, case: str, question: str, check: Callable[[Body], None]) -> None:
-    response = client.post("/v1/ask", json={"question": question})
-    assert response.status_code == 200
-    check(response.json())
+    check(ask_api(client, question))
 
 
 def test_api_memory_clarified_then_estimated(client: httpx.Client) -> None:

@@ -20,6 +20,7 @@ import httpx
 import pytest
 from engine_helpers import (
     ask,
+    ask_api,
     ask_cli,
     ask_cli_follow_up,
     call_args,
@@ -225,9 +226,7 @@ def test_cli_out_of_reach_then_a_servable_follow_up(cli_env: dict[str, str], tmp
 @pytest.mark.slow
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
 def test_api_ask(client: httpx.Client, case: str, question: str, check: Callable[[Body], None]) -> None:
-    response = client.post("/v1/ask", json={"question": question})
-    assert response.status_code == 200
-    check(response.json())
+    check(ask_api(client, question))
 
 
 @pytest.mark.slow

@@ -10,14 +10,13 @@ and the real question answered. Faces: ``gpu-advisor ask --json`` (``--history``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from engine_helpers import ask, ask_cli, call_args, first_line
+from engine_helpers import ask, ask_api, ask_cli, ask_cli_follow_up, call_args, first_line
 
 from assistant.guards import Evidence, ungrounded_numbers
 
@@ -159,18 +158,13 @@ def test_cli_ask_json(cli_env: dict[str, str], case: str, question: str, check: 
 def test_cli_other_cloud_then_a_follow_up(cli_env: dict[str, str], tmp_path: Path) -> None:
     first = ask_cli(cli_env, FIRST)
     _other_cloud(first)
-    history = tmp_path / "history.json"
-    turns = [{"role": "user", "content": FIRST}, {"role": "assistant", "content": first["text"]}]
-    history.write_text(json.dumps(turns, ensure_ascii=False), encoding="utf-8")
-    _follow_up_keeps_the_model(ask_cli(cli_env, FOLLOW, history))
+    _follow_up_keeps_the_model(ask_cli_follow_up(cli_env, tmp_path, FIRST, first["text"], FOLLOW))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
 def test_api_ask(client: httpx.Client, case: str, question: str, check: Callable[[Body], None]) -> None:
-    response = client.post("/v1/ask", json={"question": question})
-    assert response.status_code == 200
-    check(response.json())
+    check(ask_api(client, question))
 
 
 @pytest.mark.slow

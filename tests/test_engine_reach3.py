@@ -11,14 +11,13 @@ unknown family ("gn12") is said not to exist with the real ones, in the user's l
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from engine_helpers import ask, ask_cli, call_args, first_line
+from engine_helpers import ask, ask_api, ask_api_follow_up, ask_cli, ask_cli_follow_up, call_args, first_line
 
 from assistant.injection import split_planted
 
@@ -164,22 +163,16 @@ def test_cli_ask_json(cli_env: dict[str, str], case: str, question: str, check: 
 @pytest.mark.slow
 def test_cli_an_injected_follow_up_keeps_the_workload(cli_env: dict[str, str], tmp_path: Path) -> None:
     first = ask_cli(cli_env, FIRST)
-    history = tmp_path / "history.json"
-    turns = [{"role": "user", "content": FIRST}, {"role": "assistant", "content": first["text"]}]
-    history.write_text(json.dumps(turns, ensure_ascii=False), encoding="utf-8")
-    _follow_up_answered_order_refused(ask_cli(cli_env, FOLLOW, history))
+    _follow_up_answered_order_refused(ask_cli_follow_up(cli_env, tmp_path, FIRST, first["text"], FOLLOW))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
 def test_api_ask(client: httpx.Client, case: str, question: str, check: Callable[[Body], None]) -> None:
-    response = client.post("/v1/ask", json={"question": question})
-    assert response.status_code == 200
-    check(response.json())
+    check(ask_api(client, question))
 
 
 @pytest.mark.slow
 def test_api_an_injected_follow_up_keeps_the_workload(client: httpx.Client) -> None:
-    first = client.post("/v1/ask", json={"question": FIRST}).json()
-    follow = client.post("/v1/ask", json={"question": FOLLOW, "session_id": first["session_id"]}).json()
+    _, follow = ask_api_follow_up(client, FIRST, FOLLOW)
     _follow_up_answered_order_refused(follow)

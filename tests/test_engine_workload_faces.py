@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
-from engine_helpers import ask_cli, ask_cli_follow_up
+from engine_helpers import ask_api, ask_api_follow_up, ask_cli, ask_cli_follow_up
 
 pytestmark = pytest.mark.slow
 
@@ -77,12 +77,9 @@ def test_cli_follow_up_keeps_the_capacity_question(cli_env: dict[str, str], tmp_
 
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
 def test_api_ask(client: httpx.Client, case: str, question: str, check: Callable[[Body], None]) -> None:
-    response = client.post("/v1/ask", json={"question": question})
-    assert response.status_code == 200
-    check(response.json())
+    check(ask_api(client, question))
 
 
 def test_api_follow_up_keeps_the_capacity_question(client: httpx.Client) -> None:
-    first = client.post("/v1/ask", json={"question": FIRST}).json()
-    follow = client.post("/v1/ask", json={"question": FOLLOW, "session_id": first["session_id"]}).json()
+    _, follow = ask_api_follow_up(client, FIRST, FOLLOW)
     _follow_up_keeps_the_capacity_question(follow)
