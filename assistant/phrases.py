@@ -100,14 +100,14 @@ def spell_numbers(text: str) -> str:
 
 # ------------------------------------------------------------------------------------------ numbers
 
-_N = r"(?<![A-Za-z0-9_.])((?:\d{1,3}(?:,\d{3}){1,3}(?!\d)|\d{1,9})(?:\.\d{1,4})?)\s*([kK千wW万]|million\b)?"
+NUMBER = r"(?<![A-Za-z0-9_.])((?:\d{1,3}(?:,\d{3}){1,3}(?!\d)|\d{1,9})(?:\.\d{1,4})?)\s*([kK千wW万]|million\b)?"
 _SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4, "million": 1e6}
 
 
 _N_CN = r"(?<![零〇一二两三四五六七八九十百千万])([一二两三四五六七八九十百千]{1,6})\s*(万)?"
 
 
-def _value(m: re.Match[str], group: int = 1) -> float:
+def number_value(m: re.Match[str], group: int = 1) -> float:
     suffix = (m.group(group + 1) or "").lower()
     return float(m.group(group).replace(",", "")) * _SCALE.get(suffix, 1.0)
 
@@ -169,7 +169,7 @@ def stated_lengths(text: str) -> list[StatedLength]:
     """
     found: list[StatedLength] = []
     for unit_re, unit in _UNIT_RES:
-        number = f"(?:{_N}|{_N_CN})" if unit == "zh_characters" else _N  # "回答大约一千字"
+        number = f"(?:{NUMBER}|{_N_CN})" if unit == "zh_characters" else NUMBER  # "回答大约一千字"
         for m in re.finditer(rf"{number}[\s\-]*{unit_re}", text, re.IGNORECASE):
             inner = re.search(rf"{_OUTPUT_WORDS}|{_PROMPT_WORDS}", m.group(0), re.IGNORECASE)
             if inner:
@@ -180,7 +180,7 @@ def stated_lengths(text: str) -> list[StatedLength]:
                 role = "prompt"  # "two pages of English": text the user sends, unless said otherwise
             if role is None or any(s.span[0] < m.end() and m.start() < s.span[1] for s in found):
                 continue
-            value = _value(m) if m.group(1) else chinese_int(m.group(3)) * (1e4 if m.group(4) else 1)
+            value = number_value(m) if m.group(1) else chinese_int(m.group(3)) * (1e4 if m.group(4) else 1)
             if value <= 0 or (unit == "tokens" and (m.group(2) or "").lower() not in ("k", "千", "")):
                 continue
             found.append(StatedLength(role=role, count=text_tokens(value, unit), span=m.span()))
@@ -240,36 +240,36 @@ _SAMPLE_NOUNS = (
 _SAMPLES_RE = (
     # "40k dialogues", "80k Q&A pairs", "20k instruction-response pairs": up to two words before the noun,
     # none of them a serving word ("20 concurrent chats" are users, not samples)
-    rf"{_N}\s*(?:(?:条|个|份|篇|封)\s*[\u4e00-\u9fff]{{0,4}}?)?\s*"
+    rf"{NUMBER}\s*(?:(?:条|个|份|篇|封)\s*[\u4e00-\u9fff]{{0,4}}?)?\s*"
     r"(?:(?!(?:concurren|simultan|parallel|active|daily|online|live|peak|users?\b|per\b|a\b)\w*)"
     r"[A-Za-z][\w&/\-]{0,20}\s+){0,2}?"
     rf"(?:{_SAMPLE_NOUNS})(?![a-z])"
 )
 _SAMPLES_AFTER_RE = (
-    rf"(?:数据|样本|语料|训练集|dataset|data)[^\d,，。;；]{{0,8}}?{_N}\s*(?:条|个|份|篇|samples?|examples?|rows?)"
+    rf"(?:数据|样本|语料|训练集|dataset|data)[^\d,，。;；]{{0,8}}?{NUMBER}\s*(?:条|个|份|篇|samples?|examples?|rows?)"
 )
 _HEDGE = r"(?:of\s+|约|大约|大概|左右|about\s+|around\s+|roughly\s+|~\s*|≈\s*)?"
 _PER_SAMPLE_RE = (
     rf"(?:averag\w*|avg|average\s+of|each|per\s+sample|apiece|平均|每条|每个|每篇|每份)\s*(?:\w{{1,4}}\s*)?{_HEDGE}"
-    rf"{_N}\s*(?:个)?\s*tokens?"
-    rf"|{_HEDGE}{_N}\s*tokens?\s+(?:each|apiece|per\s+(?:sample|example|dialogue|conversation|record|ticket|doc\w*))"
+    rf"{NUMBER}\s*(?:个)?\s*tokens?"
+    rf"|{_HEDGE}{NUMBER}\s*tokens?\s+(?:each|apiece|per\s+(?:sample|example|dialogue|conversation|record|ticket|doc\w*))"
     # "20k examples of ~1k tokens", "100k dialogues with about 2k tokens"
-    rf"|(?:{_SAMPLE_NOUNS})\s+(?:of|with|at)\s+{_HEDGE}{_N}\s*tokens?"
+    rf"|(?:{_SAMPLE_NOUNS})\s+(?:of|with|at)\s+{_HEDGE}{NUMBER}\s*tokens?"
 )
-_EPOCHS_RE = rf"{_N}\s*(?:epochs?|passes|pass|轮|遍|个\s*epochs?)|(?:epochs?|轮数)\s*(?:=|:|：|为)?\s*{_N}"
+_EPOCHS_RE = rf"{NUMBER}\s*(?:epochs?|passes|pass|轮|遍|个\s*epochs?)|(?:epochs?|轮数)\s*(?:=|:|：|为)?\s*{NUMBER}"
 
 
 def training_volume(text: str) -> TrainingVolumeText:
     """Find samples, average tokens per sample and epochs in a training question."""
     out = TrainingVolumeText()
     if m := re.search(_SAMPLES_RE, text, re.IGNORECASE) or re.search(_SAMPLES_AFTER_RE, text, re.IGNORECASE):
-        out.samples, out.spans = _value(m), [*out.spans, m.span()]
+        out.samples, out.spans = number_value(m), [*out.spans, m.span()]
     if m := re.search(_PER_SAMPLE_RE, text, re.IGNORECASE):
         group = next(g for g in (1, 3, 5) if m.group(g))
-        out.tokens_per_sample, out.spans = _value(m, group), [*out.spans, m.span()]
+        out.tokens_per_sample, out.spans = number_value(m, group), [*out.spans, m.span()]
     if m := re.search(_EPOCHS_RE, text, re.IGNORECASE):
         group = 1 if m.group(1) else 3
-        out.epochs, out.spans = _value(m, group), [*out.spans, m.span()]
+        out.epochs, out.spans = number_value(m, group), [*out.spans, m.span()]
     return out
 
 
@@ -297,70 +297,14 @@ def out_of_reach(text: str) -> ReachTopic | None:
     return None
 
 
-_MACHINES = r"(?:instances?|machines?|servers?|nodes?|box(?:es)?\b)"
-_MAX_INSTANCES_RE = (
-    rf"(?:最多|至多|不超过|不能超过|不多于|顶多|只能|只有|上限)\s*(?:用|开|买|租|是|为)?\s*{_N}\s*台|"
-    rf"(?:at\s+most|max(?:imum)?(?:\s+of)?|no\s+more\s+than|up\s+to|only|limit(?:ed)?\s+to|cap(?:ped)?\s+at)\s+{_N}\s*"
-    rf"{_MACHINES}|"
-    rf"(?:only\s+)?(?:afford|have\s+budget\s+for|have\s+room\s+for|get)\s+{_N}\s*{_MACHINES}|"
-    rf"(?:机器|实例|服务器|节点)(?:数|台数)?\s*(?:最多|不能超过|不超过|上限)\s*(?:是|为)?\s*{_N}\s*台?|"
-    # "hard limit of 2 machines", "a cap of 3 nodes", "budget for two boxes max"
-    rf"(?:limit|cap|ceiling)\s+(?:of|is|at)\s+{_N}\s*{_MACHINES}|"
-    # "a single machine only", "only one box", "on one node" (spelled numbers arrive here as digits)
-    rf"(?:a\s+single|only\s+(?:a\s+single|one|1)|just\s+(?:one|1|a\s+single))\s+{_MACHINES}()|"
-    rf"(?:single|one|1)\s+{_MACHINES}\s+only()|(?:单机|单台|只用一台|只有一台)()"
-)
-
-
-_CN_SMALL = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-
-
-def max_instances(text: str) -> int | None:
-    """Return a cap on instances ("最多用两台", "at most 2 instances"), or None."""
-    text = re.sub(
-        r"(?<=[用开买租多过是为限])\s*([一二两三四五六七八九十])(?=\s*台)", lambda m: str(_CN_SMALL[m.group(1)]), text
-    )
-    m = re.search(_MAX_INSTANCES_RE, text, re.IGNORECASE)
-    if not m:
-        return None
-    group = next((g for g in (1, 3, 5, 7, 9) if m.group(g)), None)
-    if group is None:
-        return 1  # "a single machine only", "单机": one instance
-    value = _value(m, group)
-    return int(value) if value >= 1 else None
-
-
-_GPU_CAP = r"(?:最多|至多|不超过|不能超过|不多于|顶多|上限)"
-_MAX_GPUS_RE = (
-    rf"{_GPU_CAP}\s*(?:用|开|买|租|是|为)?\s*{_N}\s*(?:张|块)\s*(?:卡|显卡|gpu|GPU)?|"
-    rf"(?:gpu|显卡|卡)\s*(?:数|数量|总数)?\s*{_GPU_CAP}\s*(?:是|为|用)?\s*{_N}\s*(?:张|块)?|"
-    rf"(?:at\s+most|max(?:imum)?(?:\s+of)?|no\s+more\s+than|not\s+more\s+than|up\s+to|limit(?:ed)?\s+to|"
-    rf"cap(?:ped)?\s+at|(?:limit|cap|ceiling|budget)\s+(?:of|is|at))\s+{_N}\s*(?:gpus?|cards?)\b|"
-    rf"{_N}\s*(?:gpus?|cards?)\s+(?:max(?:imum)?|at\s+most|tops)\b"
-)
-
-
-def max_gpus(text: str) -> int | None:
-    """Return a cap on GPUs in all ("at most 16 GPUs", "GPU 不超过 8 张", "最多两张卡"), or None."""
-    small = r"(?<=[用开买租多过是为限])\s*([一二两三四五六七八九十])(?=\s*[张块])"
-    text = re.sub(small, lambda m: str(_CN_SMALL[m.group(1)]), text)
-    m = re.search(_MAX_GPUS_RE, text, re.IGNORECASE)
-    if not m:
-        return None
-    value = _value(m, next(g for g in range(1, (m.re.groups or 0) + 1, 2) if m.group(g)))
-    return int(value) if value >= 1 else None
-
-
-# ------------------------------------------------------------------------------------------ daily users
-
 DEFAULT_PEAK_SHARE = 0.1  # one in ten daily users online at the peak, when the user gives no peak factor
 _DAU_RE = (
-    rf"(?:日活(?:跃)?(?:用户)?(?:数)?|\bDAU\b|daily\s+active\s+users?|daily\s+users?)\s*(?:约|大约|about|of|:|：|为|是|有)?\s*{_N}"
-    rf"|{_N}\s*(?:daily\s+active\s+users?|daily\s+users?|\bDAU\b|日活(?:跃)?(?:用户)?)"
+    rf"(?:日活(?:跃)?(?:用户)?(?:数)?|\bDAU\b|daily\s+active\s+users?|daily\s+users?)\s*(?:约|大约|about|of|:|：|为|是|有)?\s*{NUMBER}"
+    rf"|{NUMBER}\s*(?:daily\s+active\s+users?|daily\s+users?|\bDAU\b|日活(?:跃)?(?:用户)?)"
 )
 _PEAK_RE = (
-    rf"(?:高峰|峰值|peak)[^\d%]{{0,16}}{_N}\s*%"
-    rf"|{_N}\s*%[^\d%]{{0,20}}?(?:peak|高峰|峰值|online|在线|concurrent)"
+    rf"(?:高峰|峰值|peak)[^\d%]{{0,16}}{NUMBER}\s*%"
+    rf"|{NUMBER}\s*%[^\d%]{{0,20}}?(?:peak|高峰|峰值|online|在线|concurrent)"
 )
 
 
@@ -385,29 +329,30 @@ def daily_users(text: str) -> DailyUsers | None:
     m = re.search(_DAU_RE, text, re.IGNORECASE)
     if not m:
         return None
-    users = _value(m, 1) if m.group(1) else _value(m, 3)
+    users = number_value(m, 1) if m.group(1) else number_value(m, 3)
     peak = re.search(_PEAK_RE, text, re.IGNORECASE)
-    share = (_value(peak) if peak.group(1) else _value(peak, 3)) / 100 if peak else DEFAULT_PEAK_SHARE
+    share = (number_value(peak) if peak.group(1) else number_value(peak, 3)) / 100 if peak else DEFAULT_PEAK_SHARE
     if users <= 0 or not 0 < share <= 1:
         return None
     spans = [m.span(), *([peak.span()] if peak else [])]
     return DailyUsers(users=users, peak_share=share, stated_share=bool(peak), spans=spans)
 
 
+CN_SMALL = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _INSTANCE_COUNT_RE = (
-    rf"{_N}\s*(?:台|x|×|\*)\s*`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
-    rf"|{_N}\s+`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d[\w\-]*\.\d*x?large"  # "on 2 gn8is.2xlarge"
-    rf"|{_N}\s*(?:instances?|machines?|servers?|nodes?|boxes)\s+(?:of\s+)?`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
+    rf"{NUMBER}\s*(?:台|x|×|\*)\s*`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
+    rf"|{NUMBER}\s+`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d[\w\-]*\.\d*x?large"  # "on 2 gn8is.2xlarge"
+    rf"|{NUMBER}\s*(?:instances?|machines?|servers?|nodes?|boxes)\s+(?:of\s+)?`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
 )
 
 
 def instance_count(text: str) -> int | None:
     """How many instances of a named type the user has ("2 台 ecs.gn7i-...", "two gn8is boxes"), or None."""
-    text = re.sub(r"([一二两三四五六七八九十])(?=\s*台)", lambda m: str(_CN_SMALL[m.group(1)]), text)
+    text = re.sub(r"([一二两三四五六七八九十])(?=\s*台)", lambda m: str(CN_SMALL[m.group(1)]), text)
     m = re.search(_INSTANCE_COUNT_RE, text, re.IGNORECASE)
     if not m:
         return None
-    value = _value(m, next(g for g in (1, 3, 5) if m.group(g)))
+    value = number_value(m, next(g for g in (1, 3, 5) if m.group(g)))
     return int(value) if value >= 1 else None
 
 

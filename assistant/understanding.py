@@ -41,6 +41,7 @@ from assistant.intent_rules import (
     VERDICT_RE,
     intent,
 )
+from assistant.limit_words import max_gpus, max_instances
 from assistant.media_reading import MediaAsk, read_media
 from assistant.model_mentions import find_model, find_size
 from assistant.phrases import (
@@ -49,8 +50,6 @@ from assistant.phrases import (
     daily_users,
     instance_count,
     invalid_numbers,
-    max_gpus,
-    max_instances,
     spell_numbers,
     stated_lengths,
     training_volume,

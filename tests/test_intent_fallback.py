@@ -121,7 +121,7 @@ def test_the_embedder_decides_where_the_rules_default(question: str, intent: str
     ("question", "flag"),
     [
         ("Could I squeeze Qwen2.5-32B onto a single L20 if I quantize it to 4 bits?", "asks_verdict"),
-        ("一台 ecs.gn8is-4x.16xlarge 上跑 Qwen2.5-32B，每段对话 8k，能同时撑几个人", "asks_capacity"),
+        ("一台 ecs.gn8is-4x.16xlarge 上跑 Qwen2.5-32B，每段对话 8k，能让多少人一起聊", "asks_capacity"),
     ],
 )
 def test_the_embedder_sets_the_ask_on_named_hardware(question: str, flag: str) -> None:

@@ -208,7 +208,7 @@ def test_a_4000_character_repetition_is_read_once_per_name(repeated: str) -> Non
         ("Hard limit of 2 machines. Can we host Llama-3.1-70B?", "max_instances", 2),
         ("Qwen2.5-72B BF16 推理，32k，40 并发，GPU 不超过 8 张", "max_gpus", 8),
         ("DeepSeek-V3 for 50 users, we can use at most 16 GPUs", "gpus", None),
-        ("一张A10够不够跑千问2.5-14B，不量化", "precision", None),
+        ("一张A10够不够跑千问2.5-14B，不量化", "quant", "none"),
         ("how many people can chat at once on 4 x L20 if each convo is 32k tokens?", "context", 32768),
         ("那这台机器 16k 的对话能同时撑多少个？", "asks_capacity", True),
         ("cheapest region to serve Qwen2.5-7B to 20 users?", "region", "any"),

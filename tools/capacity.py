@@ -15,7 +15,7 @@ from tools.errors import ToolInputError
 from tools.hardware_fit import Hardware, resolve_hardware
 from tools.memory import estimate_memory
 from tools.models import ModelArchitecture
-from tools.plan import VLLM_GPU_MEMORY_UTILIZATION
+from tools.plan_notes import VLLM_GPU_MEMORY_UTILIZATION
 from tools.workload import Precision, Quant
 
 

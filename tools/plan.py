@@ -33,13 +33,19 @@ from tools.architecture import ModelArchitecture
 from tools.memory import MemoryBreakdown, MemoryEstimate, estimate_memory, parse_request
 from tools.memory_band import band_for
 from tools.models import resolve_model
+from tools.plan_notes import (
+    USABLE_FRACTION_HBM,
+    USABLE_FRACTION_OTHER,
+    VLLM_GPU_MEMORY_UTILIZATION,
+    band_note,
+    framework_of,
+    plan_assumptions,
+    plan_warnings,
+)
 from tools.plan_pricing import (
-    billing_text,
     monthly_cost,
     price_fields,
-    price_warnings,
     ranked_options,
-    region_assumption,
     region_problem,
     too_many_gpus,
     too_many_instances,
@@ -48,20 +54,12 @@ from tools.plan_pricing import (
 from tools.throughput import (
     DecodeSpeed,
     GpuPerf,
-    SpeedAssumptions,
     decode_speed,
     prefill_tokens_per_s,
     training_hours,
 )
 from tools.workload import Workload
 
-HOURS_PER_MONTH = 730
-VLLM_GPU_MEMORY_UTILIZATION = 0.9
-# Where no CUDA-visible size is published: HBM parts show ~99% of nominal (A100-80GB: 81251 of 81920
-# MiB), GDDR parts with ECC ~92% (A10: 22731 of 24576 MiB; L20: 45056 of 49152), per Alibaba's
-# Karpenter GPU table. Slightly below those, to stay on the safe side.
-USABLE_FRACTION_HBM = 0.98
-USABLE_FRACTION_OTHER = 0.92
 TP_SIZES = (1, 2, 4, 8)
 VLLM_MAX_NUM_SEQS = 256
 _PRE_TURING = frozenset({"Volta", "Pascal", "Maxwell"})
@@ -209,8 +207,8 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
         options=ranked,
         also_fits=[o.instance_type for o in options if id(o) not in shown],
         rejected=rejected,
-        assumptions=_assumptions(workload),
-        warnings=_warnings(arch, workload, ranked, rejected, gpu_offered),
+        assumptions=plan_assumptions(workload),
+        warnings=plan_warnings(arch, workload, ranked, rejected, gpu_offered),
     )
 
 
@@ -308,13 +306,8 @@ def _estimate(
 ) -> MemoryEstimate:
     """Memory for one layout; many instance types share a GPU and count, so results are memoised."""
     key = (w.task, w.precision, w.quant, w.context_tokens, w.output_tokens, w.grad_ckpt)
-    stack = (_framework(w), w.framework_version)
+    stack = (framework_of(w), w.framework_version)
     return _estimate_cached(arch, key, stack, gpus, batch, round(capacity, 3), zero)
-
-
-def _framework(w: Workload) -> str:
-    """Return the stack the estimate models: the workload's, else vLLM to serve and HF Trainer to train."""
-    return w.framework or ("vllm" if w.task == "inference" else "transformers")
 
 
 @lru_cache(maxsize=4096)
@@ -634,7 +627,7 @@ def _priced_option(
 ) -> DeploymentOption:
     needed = layout.total_gib
     headroom = (capacity - needed) / capacity * 100
-    band = band_for(_framework(w), w.task)
+    band = band_for(framework_of(w), w.task)
     upper = needed * band.p90
     tight = upper > capacity
     return DeploymentOption(
@@ -655,85 +648,7 @@ def _priced_option(
         tight_fit=tight,
         per_gpu_gib_upper=round(upper, 2),
         memory=layout.memory.model_copy(),
-        notes=[_band_note(needed, upper, capacity)],
+        notes=[band_note(needed, upper, capacity)],
         **price_fields(inst, w.region, instances),
         **usage_fields(inst, w, instances),
     )
-
-
-def _band_note(needed: float, upper: float, capacity: float) -> str:
-    """Say how the fit was checked: against the band's upper end."""
-    if upper > capacity:
-        return (
-            f"tight: fits at the estimate ({needed:.1f} GiB) but the band's upper end ({upper:.1f} GiB) "
-            f"exceeds the usable {capacity:.1f} GiB per GPU"
-        )
-    return f"fits at the band's upper end ({upper:.1f} of {capacity:.1f} GiB usable per GPU)"
-
-
-def _assumptions(w: Workload) -> list[str]:
-    a = SpeedAssumptions()
-    items = [
-        f"context {w.context_tokens} tokens per sequence"
-        + (f", {w.output_tokens} generated" if w.task == "inference" else ""),
-    ]
-    if w.task == "inference":
-        items += [
-            _concurrency_assumption(w),
-            f"vLLM-style serving, gpu_memory_utilization {VLLM_GPU_MEMORY_UTILIZATION}",
-            f"decode: {a.step_overhead_s * 1e3:.0f} ms per step + bytes / ({a.eta_bandwidth_dense:.2f} x bandwidth)"
-            f" (x{a.eta_bandwidth_quantized} for quantised, x{a.eta_bandwidth_moe} for MoE)",
-        ]
-    else:
-        items += [
-            f"micro-batch {w.batch or 1} per GPU, gradient checkpointing {'on' if w.grad_ckpt else 'off'}",
-            "full fine-tuning on several GPUs uses ZeRO-3 (FSDP-like sharding)"
-            if w.task == "full"
-            else "LoRA/QLoRA: plain data parallel, ZeRO-3 when one GPU cannot hold the frozen base",
-            f"training time at {a.mfu_training:.0%} model FLOPs utilisation",
-        ]
-    items += [
-        "usable GPU memory: published CUDA-visible figure, else "
-        f"{USABLE_FRACTION_HBM:.0%} (HBM) or {USABLE_FRACTION_OTHER:.0%} (GDDR) of nominal",
-        f"monthly price: subscription where listed, else {HOURS_PER_MONTH} h of pay-as-you-go (labelled)",
-        f"ranked by {billing_text(w.billing)}; tight fits (the memory band's upper end exceeds the usable "
-        "memory) after comfortable ones",
-        band_for(_framework(w), w.task).sentence() + "; fits are checked against the upper end",
-        region_assumption(w),
-    ]
-    return items
-
-
-def _concurrency_assumption(w: Workload) -> str:
-    if w.concurrency is None and w.qps:
-        return f"{w.qps} requests/s; sequences in flight follow from the rate and the latency (Little's law)"
-    n = w.concurrency or 1
-    text = f"{n} concurrent sequence{'s' if n != 1 else ''}"
-    return text + (f", {w.qps} requests/s" if w.qps else "")
-
-
-def _warnings(
-    arch: ModelArchitecture,
-    w: Workload,
-    options: list[DeploymentOption],
-    rejected: list[Rejection],
-    gpu_offered: bool,
-) -> list[str]:
-    warnings = []
-    if not gpu_offered:
-        warnings.append(f"no instance type in the catalog has a {w.gpu} GPU")
-    if w.budget_cny_month:
-        unpriced = sum(o.price_cny_per_month is None for o in options)
-        if unpriced:
-            warnings.append(f"{unpriced} option(s) have no list price, so the budget could not be checked for them")
-        over = [r for r in rejected if r.reason.startswith("over budget")]
-        if over and not any(o.price_cny_per_month is not None for o in options):
-            warnings.append(f"every priced option that fits costs more than ¥{w.budget_cny_month:,.0f}/month")
-    if w.context_tokens > arch.max_context:
-        warnings.append(f"context {w.context_tokens} exceeds {arch.name}'s max_context {arch.max_context}")
-    if not options:
-        warnings.append("no instance type fits this workload; see the rejections")
-    if any(o.gpu_confidence in ("inferred", "uncertain") for o in options):
-        warnings.append("some options use GPUs Alibaba does not name; the GPU shown is inferred")
-    warnings += price_warnings(w.region, w.billing, options)
-    return warnings

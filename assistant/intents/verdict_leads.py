@@ -15,7 +15,8 @@ from assistant.messages import say
 from assistant.run import TRAINING, Events, Reply, Run
 from assistant.understanding import Slots
 from tools.memory import MemoryEstimate
-from tools.plan import USABLE_FRACTION_OTHER, VLLM_GPU_MEMORY_UTILIZATION, Plan
+from tools.plan import Plan
+from tools.plan_notes import USABLE_FRACTION_OTHER, VLLM_GPU_MEMORY_UTILIZATION
 
 
 class VerdictLeads(Run):
