@@ -7,7 +7,7 @@ gives every field: the layers and the hidden size are required, the rest gets a 
 
 from __future__ import annotations
 
-import re
+from assistant.reading import compiled
 
 _N = r"(?<![A-Za-z0-9_.])((?:\d{1,3}(?:,\d{3}){1,3}(?!\d)|\d{1,9})(?:\.\d{1,4})?)\s*([kK千wW万])?"
 _SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4}
@@ -53,7 +53,7 @@ def architecture_dims(text: str) -> tuple[dict[str, int], list[tuple[int, int]]]
     dims: dict[str, int] = {}
     spans: list[tuple[int, int]] = []
     for key, pattern in _DIMS:
-        for m in re.finditer(pattern, text, re.IGNORECASE):
+        for m in compiled(pattern).finditer(text):
             if any(a < m.end() and m.start() < b for a, b in spans):
                 continue
             group = next(i for i in (1, 3, 5, 7) if i <= m.re.groups and m.group(i))

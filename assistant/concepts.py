@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from assistant.answer import Language
+from assistant.reading import compiled
 from knowledge.documents import load_documents
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ class Concept(BaseModel):
 
     def matches(self, text: str) -> bool:
         """Tell whether ``text`` asks about this concept."""
-        return bool(re.search(self.match, text, re.IGNORECASE))
+        return bool(compiled(self.match).search(text))
 
 
 class _ConceptFile(BaseModel):

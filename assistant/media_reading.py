@@ -13,6 +13,7 @@ from functools import cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.reading import compiled
 from tools.media_models import MediaModel, load_media_models
 from tools.models import normalize_name
 
@@ -139,7 +140,7 @@ def _number(m: re.Match[str], group: int = 1) -> float:
 
 
 def _first(pattern: str, text: str) -> re.Match[str] | None:
-    return re.search(pattern, text, re.IGNORECASE)
+    return compiled(pattern).search(text)
 
 
 def read_media(text: str) -> MediaAsk | None:

@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.hardware_words import GPU_NAME
-from assistant.reading import chinese_int, spoken_amounts
+from assistant.reading import chinese_int, compiled, spoken_amounts
 from tools.lengths import TextUnit, TokenCount, text_tokens
 
 _UNITS = {
@@ -80,7 +80,7 @@ _TYPOS = (
 def fix_typos(text: str) -> str:
     """Return ``text`` with common misspellings of workload words corrected ("concurent users")."""
     for pattern, repl in _TYPOS:
-        text = re.sub(pattern, repl, text, flags=re.IGNORECASE)
+        text = compiled(pattern).sub(repl, text)
     return text
 
 
@@ -125,7 +125,7 @@ def invalid_numbers(text: str) -> list[tuple[str, tuple[int, int]]]:
     """Numbers written in a form the tools refuse to guess at (exponents, zero quantities), as written."""
     out = []
     for pattern in _INVALID_RES:
-        out += [(m.group(0).strip(), m.span()) for m in re.finditer(pattern, text, re.IGNORECASE)]
+        out += [(m.group(0).strip(), m.span()) for m in compiled(pattern).finditer(text)]
     return out
 
 
@@ -170,7 +170,7 @@ def stated_lengths(text: str) -> list[StatedLength]:
     found: list[StatedLength] = []
     for unit_re, unit in _UNIT_RES:
         number = f"(?:{NUMBER}|{_N_CN})" if unit == "zh_characters" else NUMBER  # "回答大约一千字"
-        for m in re.finditer(rf"{number}[\s\-]*{unit_re}", text, re.IGNORECASE):
+        for m in compiled(rf"{number}[\s\-]*{unit_re}").finditer(text):
             inner = re.search(rf"{_OUTPUT_WORDS}|{_PROMPT_WORDS}", m.group(0), re.IGNORECASE)
             if inner:
                 role: LengthRole | None = "output" if re.fullmatch(_OUTPUT_WORDS, inner.group(0), re.I) else "prompt"

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assistant.reading import NUM, SUFFIX, Scan, as_int, parse_number
+from assistant.reading import NUM, SUFFIX, Scan, as_int, compiled, parse_number
 from tools.prices import HOURS_PER_MONTH
 
 # Hedges between a rate word and its number: "峰值 QPS 大概 10", "rps of roughly 20".
@@ -127,7 +127,7 @@ def find_user_share(scan: Scan) -> RateBasis | None:
 def _unclaimed(scan: Scan, *patterns: str) -> re.Match[str] | None:
     """Return the first match of the first matching pattern on text no extractor used, without claiming it."""
     for pattern in patterns:
-        for m in re.finditer(pattern, scan.text, re.IGNORECASE):
+        for m in compiled(pattern).finditer(scan.text):
             if not scan.is_used(*m.span()):
                 return m
     return None
@@ -256,6 +256,6 @@ def relative_change(text: str) -> dict[str, float] | None:
         for field, target_re in _TARGETS:
             near = rf"(?:{factor_re})\s*(?:the\s+|our\s+|of\s+the\s+)?(?:number\s+of\s+)?(?:{target_re})"
             after = rf"(?:{target_re})[^,，。;；?？]{{0,6}}?(?:{factor_re})"
-            if re.search(rf"{near}|{after}", text, re.IGNORECASE):
+            if compiled(rf"{near}|{after}").search(text):
                 return {field: factor}
     return None

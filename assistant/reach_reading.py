@@ -15,6 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from assistant.reading import compiled
+
 # Other clouds and their instance names: not in the catalog, and "p4d" or "A100 v4" is no request for a GPU.
 OTHER_CLOUD = (
     r"\baws\b|amazon\s+web\s+services|\bec2\b|azure|\bgcp\b|google\s+cloud|腾讯云|华为云|火山引擎|百度智能云|ucloud"
@@ -153,7 +155,7 @@ class ReachAsk(BaseModel):
 def out_of_reach(text: str) -> ReachAsk | None:
     """Name the out-of-reach workload ``text`` is about, or None (serving a registry model is in reach)."""
     for topic, pattern in _TOPICS:
-        if re.search(pattern, text, re.IGNORECASE):
+        if compiled(pattern).search(text):
             rest = re.sub(_GENERIC[topic], " ", text, flags=re.IGNORECASE) if topic in _GENERIC else text
             generic = not re.search(pattern, rest, re.IGNORECASE)
             named = None if generic else re.search(pattern, rest, re.IGNORECASE)

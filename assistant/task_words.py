@@ -11,7 +11,7 @@ import re
 from typing import Literal
 
 from assistant.phrases import PRETRAIN_RE
-from assistant.reading import Scan
+from assistant.reading import Scan, compiled
 from tools.workload import Precision, Quant, Task
 
 TaskHint = Literal["finetune", "train"]
@@ -80,7 +80,7 @@ def find_precision(scan: Scan) -> tuple[Precision | None, Quant | None, bool]:
     """Return the precision and format named; True when only "quantised" was said (int4 assumed)."""
     # Read the whole text: "Qwen2.5-72B-Instruct-AWQ" names the format inside the model name.
     for pattern, precision, quant in _PRECISIONS:
-        if re.search(pattern, scan.text, re.IGNORECASE):
+        if compiled(pattern).search(scan.text):
             return precision, quant, False
     if re.search(_NO_QUANT_RE, scan.text, re.IGNORECASE):
         return "bf16", "none", False  # "不量化", "without quantisation": 16-bit weights, said in the call

@@ -56,7 +56,7 @@ from assistant.phrases import (
 )
 from assistant.rate_words import Billing, RateBasis, UsageHours
 from assistant.reach_reading import ReachAsk, cpu_only, media_training, out_of_reach, without_other_cloud_types
-from assistant.reading import Scan, as_int, chinese_int, normalise, parse_number
+from assistant.reading import Scan, as_int, chinese_int, compiled, normalise, parse_number
 from assistant.task_words import TaskHint, find_precision, find_task
 from assistant.workload_numbers import (
     find_batch,
@@ -272,7 +272,7 @@ def understand(question: str) -> Slots:
         asks_explanation=bool(re.search(EXPLAIN_RE, text, re.IGNORECASE)),
         injection=planted or bool(re.search(INJECTION_RE, text, re.IGNORECASE)) or more_instructions(text),
         off_topic=bool(re.search(OUT_OF_SCOPE_RE, text, re.IGNORECASE)),
-        topics=[t for t, pattern in TOPICS.items() if re.search(pattern, text, re.IGNORECASE)],
+        topics=[t for t, pattern in TOPICS.items() if compiled(pattern).search(text)],
         invalid=invalid,
         asks_capacity=bool(re.search(CAPACITY_RE, text, re.IGNORECASE)),
         asks_token_cost=token_cost,

@@ -15,6 +15,7 @@ from assistant.intents.arguments import plan_args
 from assistant.intents.prices import PricesIntent
 from assistant.messages import say
 from assistant.price_phrases import basis_label, source_label
+from assistant.reading import compiled
 from assistant.run import TRAINING, Events, Run
 from assistant.tool_text import notes_in
 from assistant.toolbox import plan_gpu_deployment, training_run
@@ -45,7 +46,7 @@ def named_regions(text: str) -> list[str]:
     low = text.lower()
     found = [(m.start(), m.group(0)) for m in re.finditer(_REGION_ID_RE, low)]
     for alias, region in REGIONS.items():
-        found += [(m.start(), region) for m in re.finditer(rf"(?<![a-z]){re.escape(alias)}(?![a-z])", low)]
+        found += [(m.start(), region) for m in compiled(rf"(?<![a-z]){re.escape(alias)}(?![a-z])", 0).finditer(low)]
     return list(dict.fromkeys(region for _, region in sorted(found)))
 
 
