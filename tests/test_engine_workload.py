@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from engine_helpers import call_args, conversation, first_line, shared_engine, ungrounded
+from engine_helpers import ask, call_args, conversation, first_line, shared_engine, ungrounded
 
 from assistant.answer import Answer
 
@@ -207,3 +207,12 @@ def test_follow_up_changes_one_thing(
     args = call_args(answer, tool)
     assert {k: args.get(k) for k in want} == want
     assert ungrounded(answer, question, turns) == []
+
+
+def test_how_long_on_named_hardware_that_cannot_hold_the_run_answers_no_first() -> None:
+    # "行不行，要多久": two L20s cannot hold full fine-tuning of a 7B, so "no" leads and the time follows it.
+    answer = ask("手上有 2 张 L20，想全参微调 Qwen2.5-7B，数据 5 万条、每条 1k token、跑 2 轮，行不行，要多久？")
+    fit = call_args(answer, "evaluate_hardware_fit")
+    assert (fit["gpu"], fit["gpus"]) == ("L20", 2)
+    assert first_line(answer.text).startswith("**放不下")
+    assert answer.text.index("放不下") < answer.text.index("训练时间")

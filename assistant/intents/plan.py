@@ -74,8 +74,10 @@ class PlanIntent(PlanLeads):
         elif self.conv.turn.asks_verdict and not (head or lead or s.gpu or s.instance_types or s.families):
             head[:0] = self.plain_verdict(s, plan)  # "最多用两台，能跑吗？": yes or no within the stated limits
         if lead and (time := (yield from self.training_time(s))):
-            # "要多久": the time answers the question; otherwise it follows the verdict.
-            head.insert(0 if re.search(HOW_LONG_RE, self.question, re.IGNORECASE) else len(head), time)
+            # "要多久": the time answers the question, unless the named hardware cannot hold the run: then
+            # "no" answers first ("行不行，要多久" on two L20s too small for full fine-tuning).
+            asked = re.search(HOW_LONG_RE, self.question, re.IGNORECASE) and self.named_fits
+            head.insert(0 if asked else len(head), time)
         elif not lead and (times := (yield from self.planned_training_time(s, plan))):
             head[:0] = times
         head[:0] = self.usage_line(s, plan)
