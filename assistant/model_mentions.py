@@ -67,6 +67,7 @@ _NAME_WORDS = {
     "thinking",
 }
 _FORMAT_WORDS = {"awq", "gptq", "int4", "int8", "fp8"}
+_CJK_NAME_WORDS = {"蒸馏版": "-distill", "蒸馏": "-distill"}
 _SIZE_RE = re.compile(r"(?<![\d.])(\d{1,6}(?:\.\d{1,3})?)\s*[bB](?![A-Za-z])")
 
 
@@ -86,6 +87,11 @@ def _model_candidates(text: str, start: int) -> list[tuple[str, int]]:
     pos = family.end()
     while len(pieces) < 6 and (m := _PIECE.match(text, pos)):
         word = m.group(1)
+        if cjk_word := next((w for w in _CJK_NAME_WORDS if word.startswith(w)), None):
+            # "R1 蒸馏版 32B" is the distilled model, not R1 itself
+            pieces.append((_CJK_NAME_WORDS[cjk_word], m.start(1) + len(cjk_word)))
+            pos = pieces[-1][1]
+            continue
         is_cjk = bool(re.match(r"[\u4e00-\u9fff]", word))
         if is_cjk or (not any(ch.isdigit() for ch in word) and word.lower() not in _NAME_WORDS):
             break
@@ -100,7 +106,9 @@ def _model_candidates(text: str, start: int) -> list[tuple[str, int]]:
     for n in range(len(pieces), 0, -1):
         joined = "".join(p for p, _ in pieces[:n]).strip()
         out.append((joined, pieces[n - 1][1]))
-    return out
+    # Dropping "distill" names another model (R1 distilled to 32B is not the 671B R1): never fall back past it.
+    distilled = [i for i, (cand, _) in enumerate(out) if "distill" in cand.lower()]
+    return out[: distilled[-1] + 1] if distilled else out
 
 
 @lru_cache(maxsize=4096)
