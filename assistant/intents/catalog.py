@@ -56,17 +56,15 @@ class CatalogIntent(Run):
         for kind, value in targets[:3]:
             found, err = yield from self.call("find_instance_types", find_instance_types, **{kind: value})
             if err:
-                parts.append(self.t(f"`{value}`：{err}", f"`{value}`: {err}"))
+                # the tool's error is English: say it from the catalog in the answer's language
+                parts.append(unknown_family_line(value, self.lang) if kind == "family" else say(
+                    "catalog.unknown_gpu", self.lang, name=value))  # fmt: skip
                 continue
             assert found is not None
             if not found.instances:
-                parts.append(
-                    self.t(f"目录中没有 {value} 的实例规格。", f"The catalog has no instance type with {value}.")
-                )
+                parts.append(say("catalog.none_with", self.lang, name=value))
                 continue
-            head = self.t(
-                f"**{value} 的实例规格（共 {found.count} 个）：**", f"**{value} instance types ({found.count}):**"
-            )
+            head = say("catalog.types_of", self.lang, name=value, count=found.count)
             parts.append(head + "\n\n" + render_tables.instances_table(found.instances, self.lang))
         query = " ".join([*s.families, *s.gpu_mentions, *s.instance_types]) or self.question
         passages = yield from self.search(query, n=1, prefer_docs=("instance-families", "original-article-corrections"))
@@ -96,14 +94,13 @@ class CatalogIntent(Run):
                 spec, _ = yield from self.call("gpu_specs", gpu_specs, name=gpu_name)
                 if spec is not None:
                     specs.append(spec)
-            holds = self.t("，", ", ").join(
-                f"`{i.instance_type}`：{render.fig(i.gpu_count)} × {render.gpu_label(i, self.lang)}"
-                if self.lang == "zh"
-                else f"`{i.instance_type}`: {render.fig(i.gpu_count)} × {render.gpu_label(i, self.lang)}"
+            holds = say("catalog.list_sep", self.lang).join(
+                say("catalog.holds", self.lang, name=i.instance_type, count=render.fig(i.gpu_count),
+                    gpu=render.gpu_label(i, self.lang))
                 for i, _ in found
-            )
+            )  # fmt: skip
             pick = self.pick(specs) if len(specs) >= 2 else ""  # GpuIntent's "which to pick for which job"
-            lines.append(f"{pick} ({holds})" if self.lang == "en" else f"{pick}（{holds}）")
+            lines.append(say("catalog.pick_holds", self.lang, pick=pick, holds=holds))
             if len(priced) >= 2:
                 lines.append(say("types.cheaper", self.lang, cheap=priced[0][1], price=render.fig(priced[0][0]),
                                  other=priced[-1][1], other_price=render.fig(priced[-1][0])))  # fmt: skip
@@ -117,50 +114,40 @@ class CatalogIntent(Run):
         if err:
             return ""  # check_instance already said the type does not exist
         if quote is None:
-            return self.t(f"价格表中没有 `{name}` 的价格。", f"The price list has no price for `{name}`.")
+            return say("catalog.no_price", self.lang, name=name)
         parts = " · ".join(render.price_parts(quote.hourly, quote.monthly, quote.monthly_basis, self.lang))
         source = render.source_label(quote.source_line, self.lang)
-        return self.t(f"**`{name}` 价格：** {parts}；来源：{source}", f"**`{name}` price:** {parts}; source: {source}")
+        return say("catalog.price", self.lang, name=name, parts=parts, source=source)
 
     def check_instance(self, name: str, claimed: str | None) -> Events:
         """Say whether an instance type exists; if not, what its family really offers."""
         body = name.removeprefix("ecs.")
         family = re.split(r"[.-]", body)[0]
-        listed, err = yield from self.call("find_instance_types", find_instance_types, family=family)
+        listed, _ = yield from self.call("find_instance_types", find_instance_types, family=family)
         if listed is not None and any(i.instance_type == name for i in listed.instances):
             inst = next(i for i in listed.instances if i.instance_type == name)
             gpu, count = render.gpu_label(inst, self.lang), render.fig(inst.gpu_count)
             memory, ram = render.fig(inst.gpu_memory_gib), render.fig(inst.memory_gib)
-            line = self.t(
-                f"`{name}` 存在：{gpu} × {count}，每卡 {memory} GB，{inst.vcpu} vCPU，{ram} GiB 内存。",
-                f"`{name}` exists: {count} × {gpu}, {memory} GB per GPU, {inst.vcpu} vCPU, {ram} GiB RAM.",
-            )
+            line = say("catalog.exists", self.lang, name=name, gpu=gpu, count=count, memory=memory,
+                       vcpu=inst.vcpu, ram=ram)  # fmt: skip
             if claimed is None:
                 return line
             # "ecs.gn7i-c32g1.8xlarge 是 H800 吗？": the claim is answered before the facts.
             same = _same_gpu(claimed, inst.gpu_name or "")
-            verdict = self.t("**是的。**" if same else f"**不是，** 它用的是 {gpu}，不是 {claimed}。",
-                             "**Yes.**" if same else f"**No,** it has the {gpu}, not the {claimed}.")  # fmt: skip
+            verdict = (
+                say("catalog.claim_yes", self.lang)
+                if same
+                else say("catalog.claim_no", self.lang, gpu=gpu, claimed=claimed)
+            )
             return f"{verdict} {line}"
-        lines = [
-            self.t(f"**`{name}` 这个规格不存在**（目录中没有）。", f"**`{name}` does not exist** (not in the catalog).")
-        ]
+        lines = [say("catalog.no_such_type", self.lang, name=name)]
         if listed is not None:
             sizes = ", ".join(f"`{i.instance_type}`" for i in listed.instances)
             gpus = sorted({render.gpu_label(i, self.lang) for i in listed.instances})
-            lines.append(
-                self.t(
-                    f"{family} 实际的规格是 {sizes}，GPU 为 {'、'.join(gpus)}。",
-                    f"The {family} types are {sizes}, with {', '.join(gpus)}.",
-                )
-            )
+            sep = say("catalog.list_sep", self.lang)
+            lines.append(say("catalog.family_types", self.lang, family=family, sizes=sizes, gpus=sep.join(gpus)))
         else:
-            lines.append(
-                self.t(
-                    f"也没有名为 {family} 的规格族（{err}）。阿里云的规格族不以 GPU 命名。",
-                    f"There is no family called {family} either ({err}). Alibaba does not name families after GPUs.",
-                )
-            )
+            lines.append(say("catalog.no_family_either", self.lang, family=family))
         gpu = claimed or gpu_token(family)
         if gpu:
             same_gpu, gerr = yield from self.call("find_instance_types", find_instance_types, gpu=gpu)
@@ -169,13 +156,9 @@ class CatalogIntent(Run):
                 tail = body.split("-", 1)[-1] if "-" in body else size
                 close = [i for i in same_gpu.instances if i.instance_type.endswith(tail)] or same_gpu.instances[:5]
                 names = ", ".join(f"`{i.instance_type}`" for i in close[:5])
-                lines.append(self.t(f"带 {gpu} 的规格有：{names}。", f"Types with the {gpu}: {names}."))
+                lines.append(say("catalog.types_with_gpu", self.lang, gpu=gpu, names=names))
             elif same_gpu is not None:
-                lines.append(
-                    self.t(
-                        f"目录中没有任何 ECS 规格使用 {gpu}。", f"No ECS instance type in the catalog has the {gpu}."
-                    )
-                )
+                lines.append(say("catalog.no_type_has_gpu", self.lang, gpu=gpu))
         return " ".join(lines)
 
     def verify(self, s: Slots) -> Events:
@@ -206,16 +189,14 @@ class CatalogIntent(Run):
         counts = sorted({i.gpu_count for i in instances if i.gpu_count})
         per_instance = "/".join(render.fig(c) for c in counts)
         has = family in holders
-        real = self.t(
-            f"{family} 用的是 **{'、'.join(gpus)}**（每卡 {'/'.join(memory)} GB，每台 {per_instance} 张）",
-            f"{family} has the **{', '.join(gpus)}** ({'/'.join(memory)} GB per GPU, {per_instance} per instance)",
-        )
+        real = say("catalog.family_has", self.lang, family=family, gpus=say("catalog.list_sep", self.lang).join(gpus),
+                   memory="/".join(memory), per_instance=per_instance)  # fmt: skip
         where = ", ".join(holders)
         if has:
-            return self.t(f"**是的。** {real}。", f"**Yes.** {real}.")
+            return say("catalog.family_yes", self.lang, real=real)
         elsewhere = (
-            self.t(f" {claimed} 在这些规格族里：{where}。", f" The {claimed} is in: {where}.")
+            say("catalog.claimed_in", self.lang, claimed=claimed, where=where)
             if holders
-            else self.t(f" 目录中没有任何规格族使用 {claimed}。", f" No family in the catalog has the {claimed}.")
+            else say("catalog.claimed_nowhere", self.lang, claimed=claimed)
         )
-        return self.t(f"**不是。** {real}，不是 {claimed}。", f"**No.** {real}, not the {claimed}.") + elsewhere
+        return say("catalog.family_no", self.lang, real=real, claimed=claimed) + elsewhere
