@@ -14,7 +14,9 @@ import re
 from collections.abc import Sequence
 
 from assistant.answer import Language
+from assistant.messages import say
 from assistant.price_phrases import basis_label, link_urls, source_label
+from assistant.tool_text import notes_in
 from tools.catalog import InstanceType, get_instance
 from tools.plan import DeploymentOption, Plan
 
@@ -45,10 +47,6 @@ def fig(value: float | int | None, lang: Language = "en") -> str:
     return num(value, lang)
 
 
-def _t(lang: Language, zh: str, en: str) -> str:
-    return zh if lang == "zh" else en
-
-
 def cite(number: int) -> str:
     """Return the marker of citation ``number`` as it appears in the text."""
     return f"[{number}]"
@@ -62,7 +60,7 @@ def gpu_label(option: DeploymentOption | InstanceType, lang: Language) -> str:
     if option.gpu_model:
         return option.gpu_model
     if option.gpu_model_likely:
-        return option.gpu_model_likely + _t(lang, "（推测）", " (likely)")
+        return option.gpu_model_likely + say("render.likely", lang)
     return NA[lang]
 
 
@@ -70,28 +68,28 @@ def price_parts(hourly: float | None, monthly: float | None, basis: str | None, 
     """Format hourly and monthly prices as shown next to an option or a quote ("¥9.53/h", "¥4,575.66/month")."""
     parts = []
     if hourly is not None:
-        parts.append(f"¥{fig(hourly)}" + _t(lang, "/小时（按量付费）", "/h (pay-as-you-go)"))
+        parts.append(say("render.hourly", lang, price=fig(hourly)))
     if monthly is not None:
         label = basis_label(basis, lang)
-        shown = _t(lang, f"（{label}）", f" ({label})") if label else ""
-        parts.append(f"¥{fig(monthly)}" + _t(lang, "/月", "/month") + shown)
+        shown = say("render.basis", lang, label=label) if label else ""
+        parts.append(say("render.monthly", lang, price=fig(monthly)) + shown)
     return parts
 
 
 def _price_phrase(option: DeploymentOption, lang: Language) -> str:
     if option.price_cny_per_hour is None and option.price_cny_per_month is None:
-        return _t(lang, "价格未知（价格表中没有该规格）", "price unknown (not in the price list)")
+        return say("render.price_unknown", lang)
     parts = price_parts(option.price_cny_per_hour, option.price_cny_per_month, option.price_month_basis, lang)
     if option.spot_cny_per_hour is not None:
         spot = fig(option.spot_cny_per_hour)
-        parts.append(_t(lang, f"抢占式 ¥{spot}/小时（可能被回收）", f"spot ¥{spot}/h (can be reclaimed)"))
+        parts.append(say("render.spot", lang, price=spot))
     if option.price_regions_compared:
         n = option.price_regions_compared
         where = option.price_region
-        parts.append(_t(lang, f"{n} 个地域中 {where} 最便宜", f"cheapest of {n} regions: {where}"))
+        parts.append(say("render.cheapest_region", lang, n=n, region=where))
     if option.price_source:
         source = source_label(option.price_source, lang)
-        return " · ".join(parts) + _t(lang, f"；来源：{source}", f"; source: {source}")
+        return " · ".join(parts) + say("render.source", lang, source=source)
     return " · ".join(parts)
 
 
@@ -100,13 +98,7 @@ def capacity_phrase(option: DeploymentOption, lang: Language) -> str:
     if option.max_concurrent_sequences is None:
         return ""
     n = fig(option.max_concurrent_sequences)
-    return _t(
-        lang,
-        f"**并发容量：** `{option.instance_type}` 这一布局在该上下文长度下最多可同时容纳约 {n} 路序列"
-        "（按 KV cache 剩余显存计算，实际并发还受延迟要求限制）。",
-        f"**Concurrency capacity:** this `{option.instance_type}` layout holds about {n} sequences at once at "
-        "this context length (from the memory left for KV cache; latency targets may allow fewer).",
-    )
+    return say("render.capacity", lang, instance_type=option.instance_type, n=n)
 
 
 def token_cost_phrase(option: DeploymentOption, lang: Language) -> str:
@@ -114,12 +106,7 @@ def token_cost_phrase(option: DeploymentOption, lang: Language) -> str:
     if option.cost_cny_per_million_tokens is None:
         return ""
     cost = fig(option.cost_cny_per_million_tokens)
-    return _t(
-        lang,
-        f"**每百万 tokens 成本：** 约 ¥{cost}（按量价格 ÷ 满负荷解码吞吐；负载不满时更高）。",
-        f"**Cost per million tokens:** about ¥{cost} (hourly price ÷ decode throughput at full load; higher "
-        "when it idles).",
-    )
+    return say("render.token_cost", lang, cost=cost)
 
 
 def plan_summary(plan: Plan, lang: Language) -> str:
@@ -127,70 +114,38 @@ def plan_summary(plan: Plan, lang: Language) -> str:
     if not plan.options and plan.workload.gpu:
         # Only the requested GPU was searched: say so, not "nothing in the catalog".
         gpu = plan.workload.gpu
-        return _t(
-            lang,
-            f"**没有能放下的 {gpu} 规格：** 只在 {gpu} 实例中查找，没有一个能容纳 {plan.model} 这一负载，"
-            "原因见下方被排除的规格。",
-            f"**No {gpu} instance type fits:** only {gpu} types were searched and none can hold this "
-            f"{plan.model} workload; see the rejected types below.",
-        )
+        return say("render.no_gpu_fits", lang, gpu=gpu, model=plan.model)
     if not plan.options:
-        return _t(
-            lang,
-            f"**没有合适的实例：** 在目录中找不到能容纳 {plan.model} 这一负载的规格，原因见下方被排除的规格。",
-            f"**Nothing fits:** no instance type in the catalog can hold this {plan.model} workload; "
-            "see the rejected types below.",
-        )
+        return say("render.nothing_fits", lang, model=plan.model)
     top = plan.options[0]
     gpu = gpu_label(top, lang)
-    fit = _t(
-        lang,
-        f"每卡需要 {fig(top.per_gpu_gib_needed)} GiB，可用 {fig(top.per_gpu_capacity_gib)} GiB"
-        f"（余量 {fig(top.headroom_pct)}%{'，偏紧' if top.tight_fit else ''}）",
-        f"each GPU needs {fig(top.per_gpu_gib_needed)} GiB of {fig(top.per_gpu_capacity_gib)} GiB usable "
-        f"(headroom {fig(top.headroom_pct)}%{', tight fit' if top.tight_fit else ''})",
-    )
-    layout = _t(
-        lang,
-        f"{top.instances} 台 `{top.instance_type}`（每台 {top.gpu_count} × {gpu}，共 {top.total_gpus} 张卡；"
-        f"张量并行 {top.tensor_parallel}，副本 {top.data_parallel}）",
-        f"{top.instances} × `{top.instance_type}` ({top.gpu_count} × {gpu} each, {top.total_gpus} "
-        f"GPU{'s' if top.total_gpus > 1 else ''} in total; tensor parallel {top.tensor_parallel}, "
-        f"{top.data_parallel} replica{'s' if top.data_parallel > 1 else ''})",
-    )
+    fit = say(
+        "render.fit_tight" if top.tight_fit else "render.fit", lang, need=fig(top.per_gpu_gib_needed),
+        usable=fig(top.per_gpu_capacity_gib), pct=fig(top.headroom_pct),
+    )  # fmt: skip
+    layout = say(
+        "render.layout", lang, instances=top.instances, instance_type=top.instance_type, per_instance=top.gpu_count,
+        gpu=gpu, total=say("render.gpus_one" if top.total_gpus == 1 else "render.gpus_many", lang, n=top.total_gpus),
+        tp=top.tensor_parallel,
+        replicas=say("render.replica_one" if top.data_parallel == 1 else "render.replicas", lang, n=top.data_parallel),
+    )  # fmt: skip
     speed = _speed_phrase(top, lang)
     price = _price_phrase(top, lang)
-    return _t(
-        lang,
-        f"**推荐：** {layout}。{fit}。{speed}价格：{price}。",
-        f"**Recommended:** {layout}. {fit[0].upper() + fit[1:]}. {speed}Price: {price}.",
-    )
+    return say("render.recommended", lang, layout=layout, fit=fit, speed=speed, price=price)
 
 
 def _speed_phrase(option: DeploymentOption, lang: Language) -> str:
     if option.training_hours is not None:
         cost = (
-            _t(
-                lang,
-                f"，费用约 ¥{fig(option.training_cost_cny)}",
-                f", about ¥{fig(option.training_cost_cny)}",
-            )
+            say("render.training_cost", lang, cost=fig(option.training_cost_cny))
             if option.training_cost_cny is not None
             else ""
         )
-        return _t(
-            lang,
-            f"预计训练 {fig(option.training_hours)} 小时{cost}。",
-            f"Training takes about {fig(option.training_hours)} h{cost}. ",
-        )
+        return say("render.training_hours", lang, hours=fig(option.training_hours), cost=cost)
     if option.decode_tokens_per_s is None:
         return ""
     per_stream = option.decode_tokens_per_s_per_stream
-    return _t(
-        lang,
-        f"解码吞吐约 {fig(option.decode_tokens_per_s)} tokens/s（每路约 {fig(per_stream)} tokens/s）。",
-        f"Decode ≈ {fig(option.decode_tokens_per_s)} tokens/s in total (≈ {fig(per_stream)} per stream). ",
-    )
+    return say("render.decode", lang, total=fig(option.decode_tokens_per_s), per_stream=fig(per_stream))
 
 
 def options_table(plan: Plan, lang: Language) -> str:
@@ -198,17 +153,12 @@ def options_table(plan: Plan, lang: Language) -> str:
     if not plan.options:
         return ""
     training = plan.workload.task != "inference"
-    speed_head = _t(lang, "训练时长 (h)", "training (h)") if training else _t(lang, "解码 tok/s", "decode tok/s")
-    head = _t(
-        lang,
-        f"| 实例规格 | GPU | 台数 × 卡数 | 每卡需要 / 可用 (GiB) | 余量 | {speed_head} | ¥/小时 | ¥/月 |",
-        f"| instance | GPU | instances × GPUs | per-GPU need / usable (GiB) | headroom | {speed_head} "
-        "| ¥/h | ¥/month |",
-    )
+    speed_head = say("render.head_training" if training else "render.head_decode", lang)
+    head = say("render.options_head", lang, speed=speed_head)
     rows = [head, "|---|---|---|---|---|---|---|---|"]
     for i, o in enumerate(plan.options):
         mark = "★ " if i == 0 else ""
-        tight = _t(lang, " ⚠ 偏紧", " ⚠ tight") if o.tight_fit else ""
+        tight = say("render.tight_mark", lang) if o.tight_fit else ""
         speed = o.training_hours if training else o.decode_tokens_per_s
         rows.append(
             f"| {mark}`{o.instance_type}` | {gpu_label(o, lang)} | {o.instances} × {o.gpu_count} | "
@@ -285,22 +235,14 @@ def plan_markdown(plan: Plan, lang: Language, prefer: Sequence[str] = (), capaci
         extra = [capacity_phrase(top, lang) if capacity else "", token_cost_phrase(top, lang)]
         parts += [e for e in extra if e]
     if table := options_table(plan, lang):
-        parts.append(
-            _t(
-                lang,
-                f"**可选方案**（{plan.model}，共 {fig(plan.params_b)}B 参数）：",
-                f"**Options** ({plan.model}, {fig(plan.params_b)}B parameters):",
-            )
-            + "\n\n"
-            + table
-        )
+        parts.append(say("render.options_title", lang, model=plan.model, params=fig(plan.params_b)) + "\n\n" + table)
     if notes := option_notes(plan, lang):
-        parts.append(bullets(_t(lang, "**注意：**", "**Notes:**"), notes))
+        parts.append(bullets(say("render.notes", lang), notes))
     if rejected := rejection_summary(plan, lang, prefer):
-        parts.append(bullets(_t(lang, "**被排除的规格族（原因，工具原文）：**", "**Left out (why):**"), rejected))
-    parts.append(bullets(_t(lang, "**关键假设（工具原文）：**", "**Key assumptions:**"), plan.assumptions))
-    if plan.warnings:
-        parts.append(bullets(_t(lang, "**警告：**", "**Warnings:**"), plan.warnings))
+        parts.append(bullets(say("render.left_out", lang), rejected))
+    parts.append(bullets(say("render.assumptions", lang), notes_in(lang, plan.assumptions)))
+    if warnings := notes_in(lang, plan.warnings):
+        parts.append(bullets(say("render.warnings", lang), warnings))
     return "\n\n".join(parts)
 
 
@@ -309,32 +251,12 @@ def plan_markdown(plan: Plan, lang: Language, prefer: Sequence[str] = (), capaci
 
 def introduction(lang: Language) -> str:
     """Answer a greeting: what gpu-advisor does and questions to try."""
-    return _t(
-        lang,
-        "你好！我是 gpu-advisor，帮你在阿里云上为大模型选 GPU：选哪种实例、需要几张卡、显存够不够、大概多少钱，"
-        "数字来自计算工具，结论附参考资料。可以这样问：\n"
-        "- Qwen2.5-72B 用 INT4 部署，长上下文、多人并发，需要什么实例？\n"
-        "- Llama-3.1-8B 用 LoRA 微调，要多久、多少钱？\n"
-        "- gn7i 是什么 GPU？H20 和 A100 有什么区别？",
-        "Hello! I'm gpu-advisor: I help you choose Alibaba Cloud GPUs for LLMs: which instance type, how many "
-        "GPUs, whether the memory fits and what it costs, with numbers from calculation tools and cited "
-        "guidance. Try:\n"
-        "- Serve Qwen2.5-72B in INT4 with a long context for many users: which instance?\n"
-        "- How long and how much to LoRA fine-tune Llama-3.1-8B?\n"
-        "- What GPU is in gn7i? H20 vs A100?",
-    )
+    return say("render.introduction", lang)
 
 
 def scope_statement(lang: Language) -> str:
     """Say what gpu-advisor answers; used for out-of-scope questions and refused instructions."""
-    return _t(
-        lang,
-        "我只回答在阿里云上运行大模型的 GPU 选型问题：选哪种 GPU 实例、需要几张卡、显存够不够、大概多少钱，"
-        "以及相关的实例规格和 GPU 参数。例如：“Qwen2.5-72B 用 INT4 部署，长上下文、多人并发，需要什么实例？”",
-        "I only answer questions about GPUs for running LLMs on Alibaba Cloud: which instance type, how many "
-        "GPUs, whether the memory fits, what it costs, plus instance families and GPU specs. For example: "
-        '"Serve Qwen2.5-72B in INT4 with a long context for many concurrent users: which instance?"',
-    )
+    return say("render.scope", lang)
 
 
 def bullets(title: str, items: Sequence[str]) -> str:

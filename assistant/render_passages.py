@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from assistant import render
 from assistant.answer import Language
+from assistant.messages import say
 from knowledge.models import Citation, Passage
 
 _DOC_MARKERS = re.compile(r"\s?\[\d+\](?:\[\d+\])*")
@@ -122,7 +123,7 @@ def sources_markdown(citations: Sequence[Citation], lang: Language) -> str:
     """Render the numbered source list: document, section, path and the section's first source URL."""
     if not citations:
         return ""
-    lines = [render._t(lang, "**参考资料：**", "**Sources:**")]
+    lines = [say("render.sources", lang)]
     for i, c in enumerate(citations, start=1):
         url = f" — {render.link_urls(c.sources[0])}" if c.sources else ""  # a link, never a raw URL
         lines.append(f"{render.cite(i)} {c.doc_title} — {c.section} (`{c.path}`){url}")

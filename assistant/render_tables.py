@@ -10,9 +10,9 @@ import re
 from collections.abc import Sequence
 
 from assistant.answer import Language
-from assistant.render import NA, _t, bullets, fig, gpu_label
+from assistant.messages import say
+from assistant.render import NA, fig, gpu_label
 from tools.catalog import GPU, InstanceType
-from tools.memory import MemoryEstimate
 
 # ------------------------------------------------------------------------------------------ memory
 
@@ -27,43 +27,12 @@ MEMORY_TERMS = (
 )
 
 
-def estimate_markdown(est: MemoryEstimate, lang: Language) -> str:
-    """Per-GPU total, the term-by-term table with each term's meaning, assumptions and warnings."""
-    head = _t(
-        lang,
-        f"**{est.model}**（{fig(est.params_b)}B 参数，{est.task}，{est.framework}，{est.layout}）："
-        f"每卡约需 **{fig(est.per_gpu_total_gib)} GiB**（其中张量 {fig(est.per_gpu_tensors_gib)} GiB），"
-        f"{est.num_gpus} 卡合计 {fig(est.total_gib)} GiB。",
-        f"**{est.model}** ({fig(est.params_b)}B parameters, {est.task}, {est.framework}, {est.layout}): about "
-        f"**{fig(est.per_gpu_total_gib)} GiB per GPU** ({fig(est.per_gpu_tensors_gib)} GiB of tensors), "
-        f"{fig(est.total_gib)} GiB over {est.num_gpus} GPU(s).",
-    )
-    rows = [_t(lang, "| 项目 | GiB/卡 | 含义（工具原文） |", "| term | GiB per GPU | meaning |"), "|---|---|---|"]
-    terms = est.per_gpu.model_dump()
-    for key, zh, en in MEMORY_TERMS:
-        value = terms.get(key)
-        if not value:
-            continue
-        rows.append(f"| {_t(lang, zh, en)} | {fig(value)} | {est.meanings.get(key, '')} |")
-    parts = [head, "\n".join(rows)]
-    if est.peak_phase:
-        parts.append(_t(lang, f"峰值出现在：{est.peak_phase}", f"Peak: {est.peak_phase}"))
-    parts.append(bullets(_t(lang, "**假设（工具原文）：**", "**Assumptions:**"), est.assumptions))
-    if est.warnings:
-        parts.append(bullets(_t(lang, "**警告：**", "**Warnings:**"), est.warnings))
-    return "\n\n".join(parts)
-
-
 # ------------------------------------------------------------------------------------------ catalog
 
 
 def instances_table(instances: Sequence[InstanceType], lang: Language, limit: int = 12) -> str:
     """Instance types as a table: GPU (marked when inferred), count, memory per GPU, vCPU, RAM."""
-    head = _t(
-        lang,
-        "| 实例规格 | GPU | 卡数 | 每卡显存 (GB) | vCPU | 内存 (GiB) | 卡间互联 |",
-        "| instance | GPU | GPUs | GPU memory (GB) | vCPU | RAM (GiB) | interconnect |",
-    )
+    head = say("tables.instances_head", lang)
     rows = [head, "|---|---|---|---|---|---|---|"]
     for inst in instances[:limit]:
         rows.append(
@@ -73,7 +42,7 @@ def instances_table(instances: Sequence[InstanceType], lang: Language, limit: in
         )
     more = len(instances) - limit
     if more > 0:
-        rows.append(_t(lang, f"\n（另有 {more} 个规格未列出）", f"\n({more} more not shown)"))
+        rows.append("\n" + say("tables.more", lang, n=more))
     return "\n".join(rows)
 
 
@@ -110,5 +79,5 @@ def gpu_specs_table(gpus: Sequence[GPU], lang: Language) -> str:
         if all(v is None for v in values):
             continue
         cells = [fig(v, lang) if not isinstance(v, str) else (_short_note(v, lang) or "") for v in values]
-        rows.append(f"| {_t(lang, zh, en)} | " + " | ".join(cells) + " |")
+        rows.append(f"| {zh if lang == 'zh' else en} | " + " | ".join(cells) + " |")
     return "\n".join(rows)

@@ -8,7 +8,7 @@ import pytest
 
 from assistant import render, render_tables
 from assistant.guards import Evidence, ungrounded_numbers
-from assistant.toolbox import estimate_gpu_memory, gpu_specs, plan_gpu_deployment
+from assistant.toolbox import gpu_specs, plan_gpu_deployment
 from knowledge.models import Passage
 from tools.plan import Plan
 
@@ -125,15 +125,6 @@ def test_rejections_list_the_named_gpu_first() -> None:
     last = [r.family for r in plan.rejected if r.family not in shown and "not published" not in r.reason][-1]
     lines = render.rejection_summary(plan, "en", prefer=[last])
     assert lines[0].startswith(f"**{last}**")
-
-
-def test_estimate_markdown_lists_nonzero_terms_with_meanings() -> None:
-    est = estimate_gpu_memory("Qwen2.5-7B-Instruct")
-    text = render_tables.estimate_markdown(est, "en")
-    # At most two decimals are shown (14.185 GiB -> "14.19" or "14.18", whichever the float rounds to).
-    assert f"| weights | {render.fig(est.per_gpu.weights_gib)} |" in text and "| gradients |" not in text
-    assert render.fig(est.per_gpu.weights_gib) in ("14.18", "14.19")
-    assert ungrounded_numbers(text, Evidence(payloads=[est.model_dump(mode="json")])) == []
 
 
 def test_gpu_specs_table_skips_rows_unknown_for_every_gpu() -> None:
