@@ -47,6 +47,7 @@ def plan_media_deployment(
     dtype: MediaDtype | None = None,
     offload: Offload = "none",
     gpu: str | None = None,
+    gpus: int | None = None,
     region: str | None = None,
     budget_cny_month: float | None = None,
     max_options: int = 5,
@@ -72,6 +73,7 @@ def plan_media_deployment(
         dtype: Weights dtype: "fp16", "bf16", "fp8", "int8" or "nf4" (default: the model's own).
         offload: diffusers CPU offload: "none", "model" or "sequential".
         gpu: Only instances with this GPU, e.g. "A10", "L20".
+        gpus: A fixed fleet of exactly this many GPUs (the user's own count); a batch job's time follows from it.
         region: Region id for prices, e.g. "cn-shanghai"; "any" prices each option in its cheapest region.
         budget_cny_month: Monthly budget in CNY; options over it are rejected.
         max_options: How many ranked options to return (1-20).
@@ -89,6 +91,7 @@ def plan_media_deployment(
         "within_hours": within_hours,
         "steps": steps,
         "gpu": gpu,
+        "gpus": gpus,
         "region": region,
         "budget_cny_month": budget_cny_month,
         "max_options": max_options,

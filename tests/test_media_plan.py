@@ -190,3 +190,16 @@ def test_models_lists_the_media_registry() -> None:
     out = run("models", "--kind", "media", "--json")
     assert out.returncode == 0
     assert {"sdxl", "whisper v3"} & {a for m in json.loads(out.stdout) for a in m["aliases"]}
+
+
+def test_a_fixed_fleet_is_honoured_and_the_batch_time_follows_from_it() -> None:
+    # 1,000 audio hours on exactly 2 A10s: no option changes the count, and the time halves against one A10.
+    two = plan_media({"request": {"model": "whisper v3"}, "audio_hours": 1000, "gpu": "A10", "gpus": 2})
+    one = plan_media({"request": {"model": "whisper v3"}, "audio_hours": 1000, "gpu": "A10", "gpus": 1})
+    assert two.options and all(o.total_gpus == 2 for o in two.options)
+    assert all(o.total_gpus == 1 for o in one.options)
+    hours_two, hours_one = two.options[0].batch_job_hours, one.options[0].batch_job_hours
+    assert hours_two is not None and hours_one is not None and hours_two == pytest.approx(hours_one / 2, rel=0.01)
+    # A 4-GPU type cannot make exactly 2 GPUs: it is rejected with the reason, not resized.
+    assert any("cannot make exactly 2 GPUs" in r.reason for r in two.rejected)
+    assert any("fixed fleet of 2 GPUs" in a for a in two.assumptions)

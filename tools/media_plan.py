@@ -58,6 +58,9 @@ class MediaWorkload(BaseModel):
     budget_cny_month: float | None = Field(default=None, gt=0, description="monthly budget, CNY")
     within_hours: float = Field(default=24.0, gt=0, le=8760, description="time allowed for a batch job")
     gpu: str | None = Field(default=None, description="only this GPU (name or family filter)")
+    gpus: int | None = Field(
+        default=None, ge=1, le=1024, description="a fixed fleet of exactly this many GPUs; a batch job's time follows"
+    )
     region: str | None = None
     max_options: int = Field(default=5, ge=1, le=MAX_OPTIONS)
 
@@ -276,8 +279,15 @@ def _option(
             usable_gib=round(capacity, 2),
         )
     speed = _speed(model, w, gpu)
-    load_gpus = _gpus_for_load(model, w, speed)
     assert isinstance(inst.gpu_count, int)
+    if w.gpus is not None and w.gpus % inst.gpu_count:
+        return None, Rejection(
+            instance_type=inst.instance_type,
+            family=inst.family,
+            gpu_model=inst.gpu_name,
+            reason=f"{inst.gpu_count} GPUs per instance cannot make exactly {w.gpus} GPUs",
+        )
+    load_gpus = w.gpus or _gpus_for_load(model, w, speed)
     instances = math.ceil(load_gpus / inst.gpu_count)
     price = price_fields(inst, w.region, instances)
     hourly = price["price_cny_per_hour"]
@@ -377,7 +387,9 @@ def _rank_key(option: MediaOption) -> tuple[bool, bool, float, float]:
 
 def _load_assumptions(model: MediaModel, w: MediaWorkload) -> list[str]:
     notes = ["one model replica per GPU; the load decides how many GPUs"]
-    if w.audio_hours or w.docs:
+    if w.gpus is not None:
+        notes.append(f"a fixed fleet of {w.gpus} GPUs; the batch time follows from it")
+    elif w.audio_hours or w.docs:
         notes.append(f"batch job finished within {w.within_hours:g} h")
     if w.qps:
         notes.append(

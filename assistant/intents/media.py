@@ -13,6 +13,7 @@ from typing import Any
 from assistant import render
 from assistant.answer import AnswerDetail
 from assistant.intent_rules import MEMORY_RE
+from assistant.intents.plan_leads import HOW_LONG_RE
 from assistant.media_reading import MediaAsk
 from assistant.messages import say
 from assistant.price_phrases import billing_label
@@ -35,6 +36,8 @@ _GUIDANCE_DOC = "image-speech-embedding-models"
 _UNITS = {"image": "media.unit.image", "video": "media.unit.video", "audio hour": "media.unit.audio",
           "million tokens": "media.unit.tokens"}
 _SHOWN = 3
+# The tool's longest batch window: with it the planner picks the smallest fleet, whose time is then the answer.
+_NO_DEADLINE_HOURS = 8760.0
 # Words of the Chinese guidance for each kind, so a zh question finds the zh passage to cite.
 _KIND_ZH = {"diffusion": "文生图 扩散 显存", "speech": "语音识别 音频", "embedding": "向量 嵌入 检索",
             "reranker": "重排 检索", "vlm": "视觉语言 图像 token"}
@@ -62,6 +65,8 @@ class MediaIntent(Run):
             reply = yield from self._compare(s, ask, model)
         elif not _load(ask, s) and re.search(_RATE_RE, self.question, re.I):
             reply = yield from self._rate(s, ask, model)
+        elif _asks_duration(self.question, ask):
+            reply = yield from self._duration(s, ask, model)
         elif s.gpu and (s.asks_verdict or s.gpus or not _load(ask, s) or re.search(_FIT_RE, self.question, re.I)):
             reply = yield from self._verdict(s, ask, model)
         elif not _load(ask, s) and not s.gpu and _asks_memory(self.question):
@@ -89,6 +94,35 @@ class MediaIntent(Run):
             source = render.source_label(top.price_source, self.lang)
             text += "\n\n" + say("media.price_source", self.lang, source=source)
         return Reply(text=text, kind="recommendation", details=self._plan_details(plan))
+
+    def _duration(self, s: Slots, ask: MediaAsk, model: MediaModel) -> Events:
+        """"5M docs on an A10, how long?": the batch time on the smallest fleet, not a fleet sized to 24 h."""
+        # The user's own GPU count is the fleet; else the smallest fleet, not one sized to a default 24 h.
+        args = {**_plan_args(s, ask, model), "gpus": s.gpus} if s.gpus else {
+            **_plan_args(s, ask, model), "within_hours": _NO_DEADLINE_HOURS}  # fmt: skip
+        plan, error = yield from self.call("plan_media_deployment", plan_media_deployment, **args)
+        top = plan.options[0] if plan is not None and plan.options and not error else None
+        if top is None or top.batch_job_hours is None:
+            return (yield from self._plan(s, ask, model))
+        gpu = top.gpu_model or f"{top.gpu_model_likely or '?'}?"
+        hardware = say("hardware.one_gpu", self.lang, gpu=gpu) if top.total_gpus == 1 else say(
+            "hardware.gpus", self.lang, count=top.total_gpus, gpu=gpu)  # fmt: skip
+        w = plan.workload if plan is not None else None
+        load = (
+            say("media.load.docs_only", self.lang, n=render.fig(w.docs), t=render.fig(w.doc_tokens or 512))
+            if w is not None and w.docs
+            else say("media.load.audio_only", self.lang, n=render.fig(ask.audio_hours))
+        )
+        price = (
+            say("media.batch_price", self.lang, count=top.instances, instance=top.instance_type,
+                hourly=render.fig(top.price_cny_per_hour))  # fmt: skip
+            if top.price_cny_per_hour is not None
+            else ""
+        )
+        text = say("media.batch_time", self.lang, hardware=hardware, hours=render.fig(top.batch_job_hours),
+                   model=model.display_name, load=load, price=price)  # fmt: skip
+        return Reply(text=text + "\n\n" + self._table(plan.options[:_SHOWN] if plan else []), kind="estimate",
+                     details=self._plan_details(plan) if plan else [])  # fmt: skip
 
     def _verdict(self, s: Slots, ask: MediaAsk, model: MediaModel) -> Events:
         count = s.gpus or 1
@@ -307,6 +341,12 @@ def _memory_args(ask: MediaAsk, model: MediaModel) -> dict[str, Any]:
     if model.kind != "diffusion":
         args.update(width=None, height=None, offload=None)
     return {k: v for k, v in args.items() if v is not None}
+
+
+def _asks_duration(question: str, ask: MediaAsk) -> bool:
+    """Say whether the question asks how long a batch job (documents, audio hours) with no deadline takes."""
+    batch = bool(ask.docs or ask.audio_hours) and ask.within_hours is None
+    return batch and bool(re.search(HOW_LONG_RE, question, re.IGNORECASE))
 
 
 def _plan_args(s: Slots, ask: MediaAsk, model: MediaModel) -> dict[str, Any]:
