@@ -1,9 +1,9 @@
 """Expectations of the answer-quality evals and the checks that grade an ``Answer`` against them.
 
-Both question sets use these models: the development set (``tests/evals/assistant_questions.yaml``) and the
-held-out persona set (``tests/evals/persona_questions.yaml``). Every check reads only the typed ``Answer``
-(text, details, kind, language, tool calls with their arguments and results, citations, warnings), never an
-engine's internal state, so the same expectations grade any engine.
+Every question set uses these models: the development set (``tests/evals/assistant_questions.yaml``) and the
+held-out persona sets (``tests/evals/persona_questions.yaml`` and ``tests/evals/heldout/*.yaml``). Every check
+reads only the typed ``Answer`` (text, details, kind, language, tool calls with their arguments and results,
+citations, warnings), never an engine's internal state, so the same expectations grade any engine.
 
 Tool arguments are matched wherever they sit in a call (nested dicts included), and an argument name may
 list alternatives with ``|`` (``prompt_tokens|context``), so an expectation states the user's figure
