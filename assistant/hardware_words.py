@@ -132,14 +132,17 @@ def find_replaced_gpus(scan: Scan) -> list[str]:
 # ------------------------------------------------------------------------------------------ region, catalog names
 
 REGIONS = region_aliases()  # alias -> region id, from tools/data/regions.yaml
+_REGION_ID_RE = r"\b(?:" + "|".join(sorted(map(re.escape, set(REGIONS.values())), key=len, reverse=True)) + r")\b"
 
 
 def find_region(scan: Scan) -> str | None:
-    if m := scan.find(r"\b(?:cn|ap|us|eu|me|na|sa)-[a-z]+(?:-\d+)?\b"):
+    if m := scan.find(_REGION_ID_RE):  # only real ids: "us-west" alone is an alias of us-west-1
         return m.group(0).lower()
     for word, region in REGIONS.items():
         if scan.find(rf"(?<![a-z]){re.escape(word)}(?![a-z])"):
             return region
+    if m := scan.find(r"\b(?:cn|ap|us|eu|me|na|sa)-[a-z]+-?\d*\b"):
+        return m.group(0).lower()  # an id we do not know: the price tool says so and lists the real ones
     return None
 
 

@@ -31,6 +31,8 @@ _ZH: tuple[tuple[str, str], ...] = (
     (r"needs ([\d.]+) GiB per GPU, (\S+) has ([\d.]+) GiB usable", "每卡需要 {1} GiB，{2} 只有 {3} GiB 可用"),
     (r"one model replica per GPU; the load decides how many GPUs", "每张卡一个模型副本，卡数由负载决定"),
     (r"batch job finished within ([\d.]+) h", "批处理在 {1} 小时内完成"),
+    (r"region: unknown region '([^']+)'; known regions: (.+), or any",
+     "没有 {1} 这个地域。可用的地域 ID：{2}，或 any（比较所有地域）"),
     (r"a fixed fleet of (\d+) GPUs; the batch time follows from it", "固定使用 {1} 张卡，批处理时长由此得出"),
     (r"every component stays on the GPU", "所有组件常驻 GPU"),
     (r"PyTorch SDPA attention: no attention matrix is stored", "PyTorch SDPA 注意力：不保存注意力矩阵"),

@@ -25,6 +25,13 @@ def check_region_id(value: str | None) -> str | None:
     """Accept an Alibaba Cloud region id ("cn-shanghai", "ap-southeast-1") or "any"; refuse anything else."""
     if value is not None and not re.fullmatch(r"(?:[a-z]{2}-[a-z]+(?:-\d+)?|any)", value):
         raise ValueError(f"{value!r} is not an Alibaba Cloud region id; use e.g. cn-shanghai, cn-beijing, or any")
+    if value is not None and value != "any":
+        from tools.regions import region_names  # only when a region is given: the table stays off the cold path
+
+        known = [r.id for r in region_names()]
+        if value not in known:
+            # A well-formed id that no table knows would price nothing and read as "nothing fits".
+            raise ValueError(f"unknown region {value!r}; known regions: {', '.join(known)}, or any")
     return value
 
 
