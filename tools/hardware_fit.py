@@ -21,7 +21,8 @@ from tools.workload import Precision, Quant, Task
 
 FitReason = Literal["fits", "memory_per_gpu", "gpu_memory_unknown"]
 ChangeCode = Literal[
-    "zero3", "zero3_offload", "lora", "qlora", "int8", "int4", "shorter_sequence", "fewer_sequences", "more_gpus"
+    "zero3", "zero3_offload", "lora", "qlora", "int8", "int4", "shorter_sequence", "fewer_sequences", "more_gpus",
+    "sharded_adapters", "qlora_sharded",
 ]
 DEFAULT_INFERENCE_CONTEXT = 4096
 DEFAULT_TRAIN_SEQ_LEN = 2048
@@ -259,10 +260,16 @@ def _changes(base: dict[str, Any], usable: float, gpus: int, arch: ModelArchitec
             offload = base | {"zero": 3, "offload": "optimizer"}
             out.append(_try(offload, "zero3_offload", "ZeRO-3 + CPU offload", usable, arch))
             out.append(_try(base | {"task": "lora"}, "lora", "LoRA", usable, arch))
+        if base["task"] in ("lora", "qlora") and gpus > 1 and base.get("zero", 0) != 3:
+            # Adapters on several GPUs: the frozen base is sharded (FSDP / ZeRO-3), as PEFT and FSDP+QLoRA do.
+            out.append(_try(base | {"zero": 3}, "sharded_adapters", "ZeRO-3", usable, arch))
         if base["task"] in ("full", "lora"):
             out.append(
                 _try(base | {"task": "qlora", "precision": "bf16", "quant": "none"}, "qlora", "QLoRA", usable, arch)
             )
+            if gpus > 1:  # two steps at once: a 4-bit base that is also sharded (70B on two 24 GB cards)
+                qlora_sharded = base | {"task": "qlora", "precision": "bf16", "quant": "none", "zero": 3}
+                out.append(_try(qlora_sharded, "qlora_sharded", "QLoRA + ZeRO-3", usable, arch))
         if base["seq_len"] > 1024:
             shorter = base["seq_len"] // 2
             out.append(_try(base | {"seq_len": shorter}, "shorter_sequence", str(shorter), usable, arch))
