@@ -33,6 +33,7 @@ from assistant.messages import say
 from assistant.reach_reading import other_cloud
 from assistant.run import Events, Reply, Run, answer_language
 from assistant.toolbox import GuidanceSearch
+from assistant.understanding import rag_pipeline
 from knowledge.base import KnowledgeBase
 from tools.errors import ToolInputError
 
@@ -131,6 +132,8 @@ class _Answering(
             reply.text += "\n\n" + say("injection.refused", self.lang)
         if other_cloud(self.question) and reply.kind != "out_of_scope":  # "the Alibaba equivalent of a p4d"
             reply.text += "\n\n" + say("reach.other_cloud_note", self.lang)
+        if reply.kind not in ("out_of_scope", "error", "clarification") and rag_pipeline(s):
+            reply = yield from self.with_retrieval_part(s, reply)  # the embedder of a RAG pipeline, sized after
         if reply.kind not in ("out_of_scope", "error", "clarification") and (note := self.side_part_note(s)):
             reply.text += "\n\n" + note  # "... and a TTS voice": the LLM is sized, the TTS part is named as not
         return reply

@@ -22,7 +22,10 @@ _PLANTED_DATA = (
     r"【\s*(?:工具|系统|函数|管理员)[^】]{0,8}】|(?:工具|函数)(?:返回|输出|结果)\s*[:：]|"
     r"(?:new|updated)\s+system\s+(?:message|prompt|instructions?)|系统(?:通知|消息|指令)\s*[:：]|"
     r"管理员(?:已|已经)?授权|admin(?:istrator)?\s+(?:has\s+)?(?:authori[sz]ed|override)|system\s+override|"
-    r"developer\s+override|^\s*override\s*[:：]|new\s+instructions?\s*[:：]|新(?:的)?指令\s*[:：]|以下是系统指令|(?:^|[\s\"“「'(（【])(?:assistant|system|ai|助手|系统)\s*[:：]|"
+    r"developer\s+override|^\s*override\s*[:：]|new\s+instructions?\s*[:：]|新(?:的)?指令\s*[:：]|以下是系统指令|(?:^|(?<=[.!?。！？\n\"“「'(（【]))\s*(?:assistant|system|ai|助手|系统)\s*[:：]|"
+    # addressed to the assistant ("Note to the AI:"), not a system the user describes ("our RAG assistant:")
+    r"\b(?:note|message|instructions?|memo|reminder)s?\s+(?:to|for)\s+(?:the\s+)?(?:ai|assistant|model|bot|llm)\s*[:：]|"
+    r"(?:给|致)(?:ai|助手|模型|机器人)的(?:提示|说明|指令|备注|话)\s*[:：]|"
     r"[\"']role[\"']\s*:\s*[\"'](?:system|assistant|tool|developer)"
 )
 # Instructions about how the assistant answers from now on: nothing in them is the user's workload.

@@ -18,7 +18,10 @@ TaskHint = Literal["finetune", "train"]
 
 _INFERENCE_WORDS = (
     r"推理|部署|上线|serving|serve|inference|infer|deploy|host|在线服务|api\s*服务|对话服务|跑|运行|"
-    r"\brun\b|\brunning\b|聊天|chatbot|生成服务|吞吐|throughput|tokens?/s|延迟|latency"
+    r"\brun\b|\brunning\b|聊天|chatbot|生成服务|吞吐|throughput|tokens?/s|延迟|latency|"
+    # a product people use: retrieval answering, assistants, users online (never a training run by itself)
+    r"\brag\b|知识库|问答|客服|\bassistant\b|助手|同时在线|在线人数|\busers?\b|用户|\bemployees\b|员工|"
+    r"\bprompts?\b|\banswers?\b|回答|回复"
 )
 _FULL_RE = (
     r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b|full[\s\-]*params?\b|\(\s*full\s*\)|"

@@ -312,7 +312,9 @@ def understand(question: str) -> Slots:
     if _asks_length_only(slots, text):
         slots.intent = "lengths"
     slots.media = read_media(text)
-    if slots.media is not None and slots.media.model is not None:
+    if slots.media is not None and slots.media.model is not None and rag_pipeline(slots):
+        pass  # an LLM answering over an embedder's retrieval: the LLM's question, the embedder sized beside it
+    elif slots.media is not None and slots.media.model is not None:
         # A named image/speech/embedding model is more specific than any LLM name it contains
         # ("千问VL 7B" is not Qwen-7B); training these models is still out of reach.
         trained = media_training(slots.media.kind, text) if _trains(slots) else None
@@ -322,6 +324,11 @@ def understand(question: str) -> Slots:
     elif slots.reach and slots.reach.topic in ("local", "rl_llm") and slots.intent != "out_of_reach":
         slots.intent = "out_of_reach"  # a laptop or CPU-only run of a named LLM: not an instance to size
     return settle(slots, legit)  # where the rules are unsure, the bundled embedder may decide the intent
+
+
+def rag_pipeline(slots: Slots) -> bool:
+    """Whether the question names an LLM and an embedding or reranker model: a retrieval pipeline (RAG)."""
+    return bool(slots.model) and slots.media is not None and slots.media.kind in ("embedding", "reranker")
 
 
 # "how many tokens is ...", "...是多少 token", "convert 300 words to tokens": a conversion, not a workload.

@@ -95,6 +95,20 @@ class MediaIntent(Run):
             text += "\n\n" + say("media.price_source", self.lang, source=source)
         return Reply(text=text, kind="recommendation", details=self._plan_details(plan))
 
+    def with_retrieval_part(self, s: Slots, reply: Reply) -> Events:
+        """Append the embedding/reranker side of a RAG pipeline to the LLM's answer: its own plan, one line."""
+        ask = s.media
+        assert ask is not None and ask.model is not None
+        model = resolve_media_model(ask.model)
+        args = {k: v for k, v in _plan_args(s, ask, model).items() if k not in ("gpu", "budget_cny_month")}
+        plan, error = yield from self.call("plan_media_deployment", plan_media_deployment, **args)
+        if error or plan is None or not plan.options:
+            return reply
+        line = self._plan_line(plan.options[0], plan, model, ask, s).removeprefix(say("media.recommended", self.lang))
+        reply.text += "\n\n" + say("media.retrieval_part", self.lang, model=model.display_name, line=line.strip())
+        reply.details += self._plan_details(plan)
+        return reply
+
     def _duration(self, s: Slots, ask: MediaAsk, model: MediaModel) -> Events:
         """"5M docs on an A10, how long?": the batch time on the smallest fleet, not a fleet sized to 24 h."""
         # The user's own GPU count is the fleet; else the smallest fleet, not one sized to a default 24 h.
