@@ -244,7 +244,9 @@ def main() -> None:
         "--instructions", action="store_true",
         help="only count the instructions of the cold plan and its floor (valgrind; steady on a busy machine)",
     )
-    parser.add_argument("--python", help="time only the cold plan of the installation of this interpreter")
+    parser.add_argument(
+        "--python", help="time only the cold plan of the installation of this interpreter (may be this one)"
+    )
     parser.add_argument("--wheel", action="store_true", help="time only the cold plan of the wheel, in a new venv")
     parser.add_argument("--find-links", help="with --wheel: install from the wheels in this folder, not PyPI")
     args = parser.parse_args()
@@ -258,7 +260,7 @@ def main() -> None:
         python = wheel_python(data_dir, args.find_links) if args.wheel else args.python or sys.executable
         if args.instructions:
             print_instructions(python, env)
-        elif python != sys.executable:
+        elif args.python or args.wheel:
             print_cold_plan(python, env, args.runs)
         else:
             print_all(env, args.runs, data_dir)
