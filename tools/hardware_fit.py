@@ -71,7 +71,7 @@ class HardwareFit(BaseModel):
     shortfall_gib: float = Field(description="needed minus usable per GPU when it does not fit, else 0")
     layout: str
     zero: int = Field(default=0, description="ZeRO stage assumed: 3 for full training on several GPUs, else 0")
-    changes: list[FitChange] = Field(default_factory=list, description="tried in order; the fitting ones first")
+    changes: list[FitChange] = Field(default_factory=lambda: [], description="tried in order; the fitting ones first")
 
 
 def resolve_hardware(

@@ -127,7 +127,7 @@ class MediaPlan(BaseModel):
     options: list[MediaOption]
     rejected: list[Rejection]
     assumptions: list[str]
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=lambda: [])
 
 
 def plan_media(workload: MediaWorkload | dict[str, object]) -> MediaPlan:
@@ -425,7 +425,7 @@ class MediaFit(BaseModel):
     fits: bool
     headroom_pct: float = Field(description="(usable - needed) / usable x 100; negative when it does not fit")
     short_gib: float = Field(description="GiB missing per GPU; 0 when it fits")
-    smaller: list[SmallerSetting] = Field(default_factory=list, description="settings that need less memory")
+    smaller: list[SmallerSetting] = Field(default_factory=lambda: [], description="settings that need less memory")
     assumptions: list[str]
 
 

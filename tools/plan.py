@@ -121,7 +121,7 @@ class DeploymentOption(BaseModel):
     cost_cny_per_million_tokens: float | None = None
     training_cost_cny: float | None = None
     price_source: str | None = Field(description="where the price came from, region and as-of date")
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=lambda: [])
 
 
 class Rejection(BaseModel):
@@ -157,11 +157,11 @@ class Plan(BaseModel):
     active_params_b: float
     options: list[DeploymentOption]
     also_fits: list[str] = Field(
-        default_factory=list, description="instance types that fit but rank below the options shown"
+        default_factory=lambda: [], description="instance types that fit but rank below the options shown"
     )
     rejected: list[Rejection]
     assumptions: list[str]
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=lambda: [])
 
 
 def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -> Plan:

@@ -100,7 +100,7 @@ class RefreshResult(BaseModel):
     calls: int
     retries: int
     catalog_differences: list[str] = Field(
-        default_factory=list, description="where DescribeInstanceTypes disagrees with the catalog"
+        default_factory=lambda: [], description="where DescribeInstanceTypes disagrees with the catalog"
     )
 
 

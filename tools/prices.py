@@ -383,7 +383,7 @@ class PriceQuote(BaseModel):
     live: bool = Field(description="the pay-as-you-go price comes from a live DescribePrice snapshot")
     suspect: bool = Field(description="one of the prices is flagged as inconsistent in the data")
     source_line: str = Field(description="region, billing mode, date and source of the first price shown")
-    other_sources: list[str] = Field(default_factory=list, description="provenance of the other prices shown")
+    other_sources: list[str] = Field(default_factory=lambda: [], description="provenance of the other prices shown")
 
 
 def quote(instance_type: str, region: str | None = None) -> PriceQuote | None:

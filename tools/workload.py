@@ -59,7 +59,9 @@ class Workload(BaseModel):
     )
     billing: BillingBasis = Field(default="pay-as-you-go", description="the price that ranks the options")
     gpu: str | None = Field(default=None, description="only instances with this GPU")
-    exclude_gpus: list[str] = Field(default_factory=list, max_length=20, description="never these GPUs ('not on A10')")
+    exclude_gpus: list[str] = Field(
+        default_factory=lambda: [], max_length=20, description="never these GPUs ('not on A10')"
+    )
     max_instances: int | None = Field(default=None, gt=0, le=1024, description="at most this many instances")
     max_gpus: int | None = Field(default=None, gt=0, le=8192, description="at most this many GPUs in all")
     instance_type: str | None = Field(default=None, description="only this instance type ('how many X do I need')")
