@@ -30,7 +30,8 @@ _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "sev
 _SCALES = {"hundred": 100, "thousand": 1000}
 _WORD = "|".join([*_UNITS, *_TENS])
 _NUMBER_WORDS_RE = re.compile(
-    rf"\b(?:a\s+dozen|an?\s+(?:hundred|thousand)|(?:{_WORD})(?:[\s\-]+(?:{_WORD}|hundred|thousand|and)){{0,5}})\b",
+    # "a hundred and twenty" is one number: the words after "a hundred" continue it
+    rf"\b(?:a\s+dozen|(?:an?\s+(?:hundred|thousand)|{_WORD})(?:[\s\-]+(?:{_WORD}|hundred|thousand|and)){{0,5}})\b",
     re.IGNORECASE,
 )
 # "one" alone is too common ("which one") to be a number unless it counts something ("one A10" counts a GPU).
@@ -46,6 +47,7 @@ def english_number(words: str) -> int | None:
         return 12
     if m := re.fullmatch(r"an?\s+(hundred|thousand)", words.strip(), re.IGNORECASE):
         return _SCALES[m.group(1).lower()]
+    words = re.sub(r"^\s*an?\s+(?=hundred|thousand)", "one ", words, flags=re.IGNORECASE)  # "a hundred and six"
     total, current, seen = 0, 0, False
     for token in re.split(r"[\s\-]+", words.lower()):
         if token == "and":
@@ -257,6 +259,7 @@ _PER_SAMPLE_RE = (
     rf"|(?:{_SAMPLE_NOUNS})\s+(?:of|with|at)\s+{_HEDGE}{NUMBER}\s*tokens?"
 )
 _EPOCHS_RE = rf"{NUMBER}\s*(?:epochs?|passes|pass|轮|遍|个\s*epochs?)|(?:epochs?|轮数)\s*(?:=|:|：|为)?\s*{NUMBER}"
+_EPOCHS_CN_RE = r"(?<![第一二两三四五六七八九十百千万])([一二两三四五六七八九十]{1,3})\s*(?:个\s*)?(?:epochs?|轮|遍)"
 
 
 def training_volume(text: str) -> TrainingVolumeText:
@@ -270,6 +273,8 @@ def training_volume(text: str) -> TrainingVolumeText:
     if m := re.search(_EPOCHS_RE, text, re.IGNORECASE):
         group = 1 if m.group(1) else 3
         out.epochs, out.spans = number_value(m, group), [*out.spans, m.span()]
+    elif m := re.search(_EPOCHS_CN_RE, text, re.IGNORECASE):  # "跑两轮", "三个 epoch"
+        out.epochs, out.spans = float(chinese_int(m.group(1))), [*out.spans, m.span()]
     return out
 
 
@@ -324,18 +329,37 @@ class DailyUsers(BaseModel):
         return max(1, round(self.users * self.peak_share))
 
 
+# "DAU 两万": the count in Chinese numerals
+_DAU_CN_RE = rf"(?:日活(?:跃)?(?:用户)?(?:数)?|\bDAU\b)\s*(?:约|大约|大概|为|是|有|:|：)?\s*{_N_CN}"
+# "one in twenty online at once", "1 out of 20", "二十分之一": a share stated as a fraction
+_ONE_IN_RE = (
+    rf"\b(?:one|1|a)\s+(?:in|out\s+of)\s+{NUMBER}|(?<![\d.])(\d{{1,4}})\s*分之一|([二三四五六七八九十百]{{1,4}})分之一"
+)
+
+
 def daily_users(text: str) -> DailyUsers | None:
     """Read "日活 1 万，高峰 5%" / "10k daily active users" (None: no daily-user figure)."""
     m = re.search(_DAU_RE, text, re.IGNORECASE)
-    if not m:
+    if m:
+        users = number_value(m, 1) if m.group(1) else number_value(m, 3)
+    elif m := re.search(_DAU_CN_RE, text, re.IGNORECASE):
+        users = chinese_int(m.group(1)) * (1e4 if m.group(2) else 1)
+    else:
         return None
-    users = number_value(m, 1) if m.group(1) else number_value(m, 3)
-    peak = re.search(_PEAK_RE, text, re.IGNORECASE)
-    share = (number_value(peak) if peak.group(1) else number_value(peak, 3)) / 100 if peak else DEFAULT_PEAK_SHARE
+    peak = re.search(_PEAK_RE, text, re.IGNORECASE) or re.search(_ONE_IN_RE, text, re.IGNORECASE)
+    share = _peak_share(peak) if peak else DEFAULT_PEAK_SHARE
     if users <= 0 or not 0 < share <= 1:
         return None
     spans = [m.span(), *([peak.span()] if peak else [])]
     return DailyUsers(users=users, peak_share=share, stated_share=bool(peak), spans=spans)
+
+
+def _peak_share(peak: re.Match[str]) -> float:
+    """Return the share online at the peak: a percentage, or one in N."""
+    if peak.re.pattern != _ONE_IN_RE:
+        return (number_value(peak) if peak.group(1) else number_value(peak, 3)) / 100
+    n = number_value(peak) if peak.group(1) else float(peak.group(3) or chinese_int(peak.group(4)))
+    return 1 / n if n >= 1 else 0.0
 
 
 CN_SMALL = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}

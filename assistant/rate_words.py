@@ -259,3 +259,30 @@ def relative_change(text: str) -> dict[str, float] | None:
             if compiled(rf"{near}|{after}").search(text):
                 return {field: factor}
     return None
+
+
+# ------------------------------------------------------------------------------------------ capacity asked
+
+_NOT_SERVED = r"(?!(?:gpus?|cards?|instances?|machines?|nodes?|servers?|boxes|vms?|replicas?|copies|tokens?)\b)"
+_SERVED_EN = (
+    r"(?:users|people|persons|folks|chats|sessions|conversations|convos|requests|sequences|streams|customers|"
+    r"clients|agents|employees|students|seats|callers|dialogues)"
+)
+_AT_ONCE_EN = (
+    r"at\s+once|simultaneous\w*|concurren\w*|in\s+parallel|at\s+the\s+same\s+time|at\s+a\s+time|going|"
+    r"\b(?:hold|holds|serve|serves|support|supports|handle|handles|fit|fits|sustain|accommodate|take)\b"
+)
+_SERVED_ZH = r"(?:人|用户|会话|对话|请求|路|并发|客户|坐席|同学|员工)"
+_CAPACITY_ASKS = (
+    # "how many 8k-token chats can a single L20 keep going at once": the count of what runs at once
+    rf"\bhow\s+many\s+(?:{_NOT_SERVED}[\w\-]+\s+){{0,3}}?{_SERVED_EN}\b[^?.!;]{{0,80}}?(?:{_AT_ONCE_EN})",
+    rf"\bmax(?:imum)?\s+(?:number\s+of\s+)?(?:concurrent|simultaneous|parallel)\s+{_SERVED_EN}\b",
+    # "最多几个人能同时聊", "多少用户可以一起在线": a count of people, then doing it at once
+    rf"(?:多少|几)\s*(?:个|位|路|名)?\s*{_SERVED_ZH}[^，,。？?；;]{{0,12}}?(?:同时|一起|并发|在线)",
+    r"并发(?:的)?(?:上限|极限|容量|能力|天花板)|(?:上限|最多)(?:是|有|能到|大概|大约)?\s*(?:多少|几)\s*(?:个|路|位)?\s*并发",
+)
+
+
+def asks_capacity(text: str) -> bool:
+    """Whether the question asks how many users, chats or requests the hardware serves at once."""
+    return any(compiled(p).search(text) for p in _CAPACITY_ASKS)

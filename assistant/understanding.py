@@ -266,7 +266,8 @@ def understand(question: str) -> Slots:
         exclude_gpus=excluded_gpus,
         instance_types=names[0],
         families=names[1],
-        serving=serving or bool(concurrency or qps) or bool(re.search(CAPACITY_RE, text, re.IGNORECASE)),
+        serving=serving or bool(concurrency or qps) or bool(re.search(CAPACITY_RE, text, re.IGNORECASE))
+        or rates.asks_capacity(text),
         follow_up=_is_follow_up(text),
         accept_defaults=_accepts_defaults(text),
         asks_explanation=bool(re.search(EXPLAIN_RE, text, re.IGNORECASE)),
@@ -274,7 +275,7 @@ def understand(question: str) -> Slots:
         off_topic=bool(re.search(OUT_OF_SCOPE_RE, text, re.IGNORECASE)),
         topics=[t for t, pattern in TOPICS.items() if compiled(pattern).search(text)],
         invalid=invalid,
-        asks_capacity=bool(re.search(CAPACITY_RE, text, re.IGNORECASE)),
+        asks_capacity=bool(re.search(CAPACITY_RE, text, re.IGNORECASE)) or rates.asks_capacity(text),
         asks_token_cost=token_cost,
         greeting=bool(re.fullmatch(GREETING_RE, text, re.IGNORECASE)),
     )

@@ -24,7 +24,6 @@ from assistant.toolbox import (
     gpu_specs,
     plan_gpu_deployment,
     price_of_instance,
-    training_run,
 )
 from assistant.understanding import Slots
 from tools import catalog
@@ -33,7 +32,6 @@ from tools.errors import UnknownNameError
 from tools.hardware_fit import Hardware, HardwareFit
 from tools.memory_request import MAX_GPUS
 from tools.plan import Plan
-from tools.training_volume import TrainingCompute
 from tools.workload import DEFAULT_CONTEXT_TOKENS
 
 # "It fits, but": another GPU's best option at two thirds of the hourly price or less is worth saying; so is
@@ -255,21 +253,6 @@ class HardwareIntent(Run):
                 context=render.fig(cap.context), kv=render.fig(cap.kv_gib_per_sequence),
                 budget=render.fig(cap.kv_budget_gib_per_gpu))
         ]  # fmt: skip
-
-    def training_time(self, s: Slots) -> Events:
-        """Training time (and days) from 6·N·D on the GPUs the user named, or None."""
-        task = task_of(s)
-        if task not in ("full", "lora", "qlora") or not (s.train_tokens and s.gpu and s.gpus):
-            return None
-        gpus = s.gpus * (s.instances or s.max_instances or 1)
-        args = {"model": s.model, "gpu": s.gpu, "gpus": gpus, "tokens": s.train_tokens, "task": task}
-        run, err = yield from self.call("training_run", training_run, **args)
-        if err or not isinstance(run, TrainingCompute):
-            return None
-        return say(
-            "training.time", self.lang, tokens=render.fig(run.training_tokens), gpus=run.gpus, gpu=run.gpu,
-            hours=render.fig(run.hours), days=render.fig(run.days), rule=run.flops_rule, mfu=render.fig(run.mfu * 100),
-        )  # fmt: skip
 
     def gpu_verdict(self, s: Slots, plan: Plan) -> Events:
         """'Is the L20 a good choice for X?': yes or no from the plan on that GPU, then a cheaper alternative."""
