@@ -36,6 +36,7 @@ _NUMBER_WORDS_RE = re.compile(
 )
 # "one" alone is too common ("which one") to be a number unless it counts something ("one A10" counts a GPU).
 _ONE_COUNTS = (
+    r"[\s\-]+pages?\b|"  # "a one-page summary": one page of output
     r"\s+(?:gpus?|cards?|instances?|box(?:es)?|machines?|nodes?|epochs?|pass(?:es)?|users?|servers?|"
     rf"(?:nvidia\s*)?(?:{GPU_NAME})(?![0-9]))\b"
 )
@@ -171,6 +172,8 @@ def stated_lengths(text: str) -> list[StatedLength]:
     """
     found: list[StatedLength] = []
     for unit_re, unit in _UNIT_RES:
+        if unit == "en_words" and re.search(_ENGLISH_TEXT, text, re.IGNORECASE):
+            unit_re = rf"(?:{unit_re}|(?:个)?\s*词(?![汇元语组表性根]))"  # "英文邮件……回复 200 词": English words
         number = f"(?:{NUMBER}|{_N_CN})" if unit == "zh_characters" else NUMBER  # "回答大约一千字"
         for m in compiled(rf"{number}[\s\-]*{unit_re}").finditer(text):
             inner = re.search(rf"{_OUTPUT_WORDS}|{_PROMPT_WORDS}", m.group(0), re.IGNORECASE)
@@ -195,8 +198,14 @@ _DOCUMENT_AFTER = (
 )
 
 
+_ENGLISH_TEXT = r"英文|英语|单词|\benglish\b"
+# "1000字左右的摘要", "300 words or so of output": a hedge between a length and the word naming its role
+_HEDGE_AFTER = r"^\s*(?:左右|上下|以内|之内|以下|or\s+so|or\s+less|tops|max)\s*"
+
+
 def _role(text: str, start: int, end: int) -> LengthRole | None:
     before, after = text[max(0, start - 24) : start], text[end : end + 16]
+    after = re.sub(_HEDGE_AFTER, "", after, flags=re.IGNORECASE)
     # A role word glued after the length names it ("2k-token prompts and 500-token answers").
     if re.match(rf"\s?(?:{_OUTPUT_WORDS})\b", after, re.IGNORECASE):
         return "output"

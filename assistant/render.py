@@ -62,7 +62,9 @@ def gpu_label(option: DeploymentOption | InstanceType, lang: Language) -> str:
     if option.gpu_model:
         return option.gpu_model
     if option.gpu_model_likely:
-        return option.gpu_model_likely + _t(lang, "（推测）", " (likely)")
+        # "(unnamed, gn9gc/ebmgn9ge)" lists the families carrying it: the instance type beside it says that
+        name = re.sub(r"\s*\(unnamed,\s*[a-z0-9/]+\)", "", option.gpu_model_likely)
+        return name + _t(lang, "（推测）", " (likely)")
     return NA[lang]
 
 
