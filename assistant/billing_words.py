@@ -59,7 +59,7 @@ def asks_price(text: str) -> bool:
     return bool(re.search(_PRICE_ASK, text, re.IGNORECASE))
 
 
-CostPeriod = Literal["year", "day", "requests"]
+CostPeriod = Literal["year", "week", "day", "requests"]
 
 # "一年多少钱", "annual bill", "包年呢": a year's cost. "包年包月" is the name of subscription billing, not a year.
 _YEAR_ASK = (
@@ -74,6 +74,11 @@ _DAY_ASK = (
     r"\b(?:a|one|per)\s+day\s+of\s+(?:serving|running|hosting|inference)"
 )
 _HOURS_A_DAY = r"\d+(?:\.\d+)?\s*(?:hours?|hrs?|h)\s+(?:a|per|each)\s+day|(?:每天|一天)\s*(?:只)?(?:跑|开|用|运行)"
+# "per week", "一周多少钱", "weekly bill": a week's cost
+_WEEK_ASK = (
+    r"一周|每周|一个星期|每个?星期|一礼拜|周成本|\bper\s+week\b|\ba\s+week\b|\bweekly\b|/\s*(?:wk|week)\b|"
+    r"\bseven\s+days\b|7\s*天"
+)
 # "每千次调用", "per 1,000 requests", "cost per request": a price per request.
 _REQUESTS_ASK = (
     r"(?:每|一)\s*(?:千|1000|1,000|1k)\s*次|千次(?:调用|请求)|每次(?:调用|请求)(?:的)?(?:成本|费用|多少钱|花费)|"
@@ -85,13 +90,16 @@ _REQUESTS_ASK = (
 def cost_period(text: str) -> CostPeriod | None:
     """Return the period (or unit) a cost question asks the price in besides the month, if any.
 
-    "一年多少钱" -> year, "一天要烧多少钱" -> day, "每千次调用成本" -> requests; None for a monthly or an
-    unstated period. Hours a day the deployment runs ("每天只跑 8 小时") are usage, not a day's cost.
+    "一年多少钱" -> year, "what does that come to per week" -> week, "一天要烧多少钱" -> day, "每千次调用成本" ->
+    requests; None for a monthly or an unstated period. Hours a day the deployment runs ("每天只跑 8 小时") are
+    usage, not a day's cost.
     """
     if re.search(_REQUESTS_ASK, text, re.IGNORECASE):
         return "requests"
     if re.search(_YEAR_ASK, text, re.IGNORECASE):
         return "year"
+    if re.search(_WEEK_ASK, text, re.IGNORECASE) and not re.search(r"工作日|weekdays?", text, re.IGNORECASE):
+        return "week"
     day = re.search(_DAY_ASK, text, re.IGNORECASE)
     if day and not re.search(_HOURS_A_DAY, text[max(0, day.start() - 12) : day.end()], re.IGNORECASE):
         return "day"

@@ -174,7 +174,8 @@ def stated_lengths(text: str) -> list[StatedLength]:
     for unit_re, unit in _UNIT_RES:
         if unit == "en_words" and re.search(_ENGLISH_TEXT, text, re.IGNORECASE):
             unit_re = rf"(?:{unit_re}|(?:个)?\s*词(?![汇元语组表性根]))"  # "英文邮件……回复 200 词": English words
-        number = f"(?:{NUMBER}|{_N_CN})" if unit == "zh_characters" else NUMBER  # "回答大约一千字"
+        # "回答大约一千字", "三页英文材料", "五百个单词": Chinese numerals count text too
+        number = f"(?:{NUMBER}|{_N_CN})" if unit in ("zh_characters", "pages", "en_words") else NUMBER
         for m in compiled(rf"{number}[\s\-]*{unit_re}").finditer(text):
             inner = re.search(rf"{_OUTPUT_WORDS}|{_PROMPT_WORDS}", m.group(0), re.IGNORECASE)
             if inner:
@@ -199,6 +200,10 @@ _DOCUMENT_AFTER = (
 
 
 _ENGLISH_TEXT = r"英文|英语|单词|\benglish\b"
+_WRITES_BEFORE = (
+    r"(?:写|写出|生成|产出|(?<![提指列])出|给出|返回)\s*(?:一份|一篇|一段|个)?\s*(?:约|大约|大概|差不多)?\s*$|"
+    r"\bwrites?\s+(?:about\s+|~)?$"
+)
 # "1000字左右的摘要", "300 words or so of output": a hedge between a length and the word naming its role
 _HEDGE_AFTER = r"^\s*(?:左右|上下|以内|之内|以下|or\s+so|or\s+less|tops|max)\s*"
 
@@ -214,6 +219,11 @@ def _role(text: str, start: int, end: int) -> LengthRole | None:
     # "总结 3 页英文报告", "summarise 20-page contracts": the document read is the input, whatever verb comes first
     if re.match(_DOCUMENT_AFTER, after, re.IGNORECASE):
         return "prompt"
+    # "让它写 100 字中文总结": a verb of writing just before the length makes it output
+    if re.search(_WRITES_BEFORE, before, re.IGNORECASE):
+        return "output"
+    if re.match(rf"\s*(?:的)?\s*(?:中文|英文|chinese\s+|english\s+)(?:的)?\s*(?:{_OUTPUT_WORDS})", after, re.I):
+        return "output"
     out_before = re.search(rf"(?:{_OUTPUT_WORDS})[^,，。;；\d]*$", before, re.IGNORECASE)
     in_before = re.search(rf"(?:{_PROMPT_WORDS})[^,，。;；\d]*$", before, re.IGNORECASE)
     if out_before and (not in_before or out_before.start() > in_before.start()):

@@ -21,13 +21,14 @@ if TYPE_CHECKING:
 
 UNPRICED_SLOTS = 2
 HOURS_PER_DAY = 24
+HOURS_PER_WEEK = 7 * HOURS_PER_DAY
 DAYS_PER_YEAR = 365
 HOURS_PER_YEAR = DAYS_PER_YEAR * HOURS_PER_DAY
 MONTHS_PER_YEAR = 12
 
 
 class CostTotals(BaseModel):
-    """An option's price over a day, a year and per request: what users budget in besides the month.
+    """An option's price over a day, a week, a year and per request: what users budget in besides the month.
 
     Every figure is for all the option's instances, derived from its own prices (so it names the same region,
     billing mode and date); None where that price is unknown.
@@ -36,6 +37,7 @@ class CostTotals(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     payg_cny_per_day: float | None = Field(description="pay-as-you-go x 24 h")
+    payg_cny_per_week: float | None = Field(default=None, description="pay-as-you-go x 168 h")
     payg_cny_per_year: float | None = Field(description="pay-as-you-go x 8,760 h (running all year)")
     subscription_cny_per_year: float | None = Field(description="12 months of the subscription price, if listed")
     usage_cny_per_day: float | None = Field(
@@ -66,6 +68,7 @@ def cost_totals(option: DeploymentOption, w: Workload) -> CostTotals:
         per_1k, basis = round(option.cost_cny_per_million_tokens * w.output_tokens / 1000, 4), "decode_throughput"
     return CostTotals(
         payg_cny_per_day=round(hourly * HOURS_PER_DAY, 0) if hourly is not None else None,
+        payg_cny_per_week=round(hourly * HOURS_PER_WEEK, 0) if hourly is not None else None,
         payg_cny_per_year=round(hourly * HOURS_PER_YEAR, 0) if hourly is not None else None,
         subscription_cny_per_year=round(sub * MONTHS_PER_YEAR, 0) if sub is not None else None,
         usage_cny_per_day=round(usage * MONTHS_PER_YEAR / DAYS_PER_YEAR, 0) if usage is not None else None,

@@ -1,4 +1,4 @@
-"""The cost of a plan in the period the user budgets in: a year, a day, or per thousand requests.
+"""The cost of a plan in the period the user budgets in: a year, a week, a day, or per thousand requests.
 
 "一年下来多少钱", "what does a day of serving cost", "每千次调用成本": the figure asked answers first, from the
 option's own :class:`tools.plan_pricing.CostTotals` (so it names the same price, region and date as the monthly
@@ -21,13 +21,13 @@ from tools.prices import PriceQuote
 
 _COST_WORDS = (
     r"多少钱|费用|成本|花费|开销|花多少|烧|账单|预算|包年|\bcost\w*|\bprice\w*|\bbill\w*|\bspend\w*|\bburn\w*|"
-    r"how\s+much|\bbudget\w*|¥|\bcny\b|\brmb\b"
+    r"how\s+much|\bbudget\w*|¥|\bcny\b|\brmb\b|\bcomes?\s+to\b|\bset\s+(?:us|me)\s+back|\brun\s+(?:us|me)\b"
 )
 _SUBSCRIPTION_REGION = "cn-shanghai"  # the one region whose subscription prices the shipped list has
 
 
 class CostPeriods(Run):
-    """Lead lines for costs asked per year, per day or per thousand requests."""
+    """Lead lines for costs asked per year, per week, per day or per thousand requests."""
 
     def period_lines(self, s: Slots, plan: Plan) -> Events:
         """Return the line that answers a yearly, daily or per-request cost question; [] for any other."""
@@ -62,6 +62,8 @@ class CostPeriods(Run):
                        per_m=render.fig(o.cost_cny_per_million_tokens), **fields)  # fmt: skip
         usage = t.usage_cny_per_year is not None and o.usage_hours_per_month is not None
         hours = render.fig(o.usage_hours_per_month)
+        if period == "week" and t.payg_cny_per_week is not None and not usage:
+            return say("cost.week", self.lang, week=render.fig(t.payg_cny_per_week), **fields)
         if period == "day":
             if usage:
                 return say("cost.day_usage", self.lang, day=render.fig(t.usage_cny_per_day), hours=hours, **fields)

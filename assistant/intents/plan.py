@@ -141,11 +141,10 @@ class PlanIntent(TrainingLeads, CostPeriods):
             qps = render.fig(s.qps)
             notes.append(
                 self.t(
-                    f"注意：能否达到 QPS {qps} 取决于每个请求的输入和输出长度，问题里没有给出；上面的方案按默认长度"
-                    f"（见关键假设）计算，没有来源能证明不给长度也能达到 QPS {qps}。",
-                    f"Note: whether QPS {qps} is reachable depends on each request's prompt and output lengths, "
-                    "which the question does not give; the plan uses default lengths (see the assumptions), so no "
-                    f"source backs QPS {qps} as stated.",
+                    f"注意：QPS {qps} 是否达得到取决于每个请求的输入和输出长度；问题没有给出，"
+                    "上面按默认长度（见关键假设）计算。",
+                    f"Note: QPS {qps} depends on each request's prompt and output lengths; the question gives none, "
+                    "so the plan uses default lengths (see the assumptions).",
                 )
             )
         if s.budget_cny_month and top is not None and top.price_cny_per_month is None:

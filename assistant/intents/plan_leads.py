@@ -233,6 +233,7 @@ class PlanLeads(Run):
             return []  # a follow-up replaced the derived figure
         if r.kind == "daily_requests":
             code = "rate.daily_requests" if r.stated else "rate.daily_requests_assumed"
+            code = code.replace("daily", f"{r.per}ly") if r.per != "day" else code  # "1.2 million a month"
             daily = self.count_words(r.amount)
             return [say(code, self.lang, daily=daily, factor=render.fig(r.factor), qps=render.fig(r.result))]
         if r.kind == "groups":

@@ -17,6 +17,12 @@ from assistant.understanding import Slots
 from tools.plan import Plan
 from tools.training_volume import TrainingCompute
 
+# "— days and cost?", "hours?", "训练时长", "耗时多少": the duration asked as a bare noun
+_DURATION_ASK = (
+    r"\b(?:days|hours|weeks|duration|wall[\s\-]?time)\s*(?:and|&|,|/|\+|\?|？)|(?:—|–|:|：|,)\s*(?:days|hours|weeks)\b|"
+    r"天数|耗时|时长|训练时间|(?:几|多少)(?:个)?(?:小时|天|周)"
+)
+
 
 class TrainingLeads(PlanLeads):
     """The training-time line of an answer on named hardware."""
@@ -37,7 +43,7 @@ class TrainingLeads(PlanLeads):
 
     def asks_how_long(self) -> bool:
         """Whether this turn asks how long, itself or as a follow-up that changes a previous "how long?"."""
-        if re.search(HOW_LONG_RE, self.question, re.IGNORECASE):
+        if re.search(HOW_LONG_RE, self.question, re.IGNORECASE) or re.search(_DURATION_ASK, self.question, re.I):
             return True
         turn = self.conv.turn
         changes = turn.epochs or turn.train_tokens or turn.samples or turn.gpus or turn.gpu or turn.task
