@@ -39,6 +39,8 @@ def _numbers(line: str) -> list[float]:
         ("每天只跑 8 小时，一个月多少钱", None),  # hours it runs, not a day's cost
         ("10k requests per day, what instance?", None),  # a rate
         ("算下来每千次调用成本多少？", "requests"),
+        ("what does that come to per week?", "week"),
+        ("10 hours a day on weekdays, monthly cost?", None),
         ("what's our cost per 1,000 requests?", "requests"),
     ],
 )
@@ -104,6 +106,8 @@ def test_a_subscription_year_where_none_is_listed_says_so_and_gives_the_nearest(
         ("how many 8k-token chats can a single L20 keep going at once with Qwen2.5-14B?", True),
         ("两张 A10 跑 Qwen2.5-7B，最多几个人能同时聊？", True),
         ("2 卡 H20 跑 72B，32k 上下文，并发上限大概多少", True),
+        ("8k 的会话能同时挂多少个？", True),
+        ("同时需要多少张卡", False),
         ("how many cards for 20 users at once?", False),  # a count of GPUs, not of users
         ("需要几张卡才能让 50 个人同时用", False),
     ],
@@ -127,6 +131,8 @@ def test_capacity_on_named_gpus_leads_with_the_count() -> None:
         ("8,000 daily users, at most one in twenty online at the same time. Qwen2.5-14B AWQ", {"concurrency": 400}),
         ("DAU 两万，高峰并发按 5% 算，Qwen2.5-7B，4k 上下文，要多少卡？", {"concurrency": 1000}),
         ("Qwen2.5-7B batch summarisation, 8 parallel jobs, on spot in Hangzhou", {"concurrency": 8, "billing": "spot"}),
+        # 1.2 million a month over thirty days of 86,400 s, at four times the average
+        ("1.2 million chat requests per month, peaks 4x the average; Qwen2.5-7B", {"qps": 1.85}),
     ],
 )
 def test_rates_as_users_state_them(question: str, args: dict[str, object]) -> None:
@@ -149,6 +155,21 @@ def test_training_on_named_gpus_is_priced_from_the_plan() -> None:
     assert "¥" in answer.text and not ungrounded(answer, question)
 
 
+def test_a_week_of_serving_answers_first_from_the_plan_totals() -> None:
+    question = "If we keep Qwen2.5-32B AWQ up for 40 users at 8k context, what does that come to per week?"
+    answer = ask(question)
+    weeks = [o.totals.payg_cny_per_week for o in _plan(answer).options if o.totals and o.totals.payg_cny_per_week]
+    line = first_line(answer.text)
+    assert "week" in line and any(round(w) in {round(n) for n in _numbers(line)} for w in weeks)
+
+
+def test_a_duration_asked_as_a_bare_noun_answers_first() -> None:
+    answer = ask("Continued pre-training Qwen2.5-7B on 2 billion tokens of legal text using 16 H800s — days and cost?")
+    run = next(c for c in answer.tool_calls if c.name == "training_run")
+    assert run.args["tokens"] == 2e9 and run.args["task"] == "full"
+    assert "hour" in first_line(answer.text) and "¥" in answer.text
+
+
 def test_a_follow_up_that_changes_the_epochs_still_asks_how_long() -> None:
     history = ["LoRA fine-tune Qwen2.5-7B on 30k samples of about 1k tokens, 2 epochs, on 2 A100s — how long?"]
     answer = ask("what if 3 epochs?", *history)
@@ -162,6 +183,7 @@ def test_a_follow_up_that_changes_the_epochs_still_asks_how_long() -> None:
         ("users upload 25-page English PDFs, get a one-page summary back. Qwen2.5-32B AWQ, 4 at once", 25 * 665, 665),
         ("合同平均3万字，要出一份1000字左右的摘要，Qwen2.5-14B，5 路并发", 18_000, 600),
         ("英文邮件自动回复，来信每封大约 500 个单词，回复 200 词，Qwen2.5-7B，40 并发", 665, 266),
+        ("每次把三页英文材料丢给模型，让它写 100 字中文总结，Qwen2.5-14B，10 并发", 3 * 665, 60),
     ],
 )
 def test_output_lengths_in_the_users_units(question: str, prompt: int, output: int) -> None:
