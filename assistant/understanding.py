@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from assistant import rate_words as rates
 from assistant.architecture_words import architecture_dims, complete_architecture
 from assistant.bad_names import endless_numbers, find_branded_gpu, impossible_hardware_counts, respell_families
-from assistant.billing_words import asks_region
+from assistant.billing_words import asks_price, asks_region
 from assistant.concepts import asks_concept
 from assistant.hardware_words import (
     find_catalog_names,
@@ -166,6 +166,7 @@ class Slots(BaseModel):
     rate: RateBasis | None = Field(default=None, description="how the concurrency or QPS was derived, if it was")
     scale: dict[str, float] | None = Field(default=None, description="'double the users': figures a follow-up scales")
     usage_hours: UsageHours | None = Field(default=None, description="'10 hours a day on weekdays': when it runs")
+    asks_cost: bool = Field(default=False, description="'一个月要多少钱', 'what would it cost': a price is asked")
 
     def stated(self) -> list[str]:
         """Return the workload slots this turn (or conversation) states; the rest are defaults."""
@@ -300,6 +301,7 @@ def understand(question: str) -> Slots:
         if slots.task is None and slots.task_hint is None:
             slots.task = "inference"
     slots.billing, slots.usage_hours, slots.rate = rates.find_billing(text), usage_hours, rate
+    slots.asks_cost = asks_price(text)
     slots.scale = rates.relative_change(text)
     slots.max_instances = max_instances(text)
     if (cap := max_gpus(text)) is not None:  # "at most 16 GPUs" caps the plan; it fixes no hardware

@@ -126,9 +126,16 @@ _TOKEN_COST_RE = (
 )
 
 
+# "token 成本", "cost per token", "per-token price": the cost of tokens asked without a unit count
+_PER_TOKEN_RE = (
+    r"tokens?\s*(?:的)?\s*(?:成本|单价|价格|费用|花费)|每\s*(?:个\s*)?tokens?\s*(?:的)?\s*(?:成本|价格|多少钱)|"
+    r"\b(?:cost|price)s?\s+(?:per|a|of\s+a)\s+token\b|\bper[\s\-]token\s+(?:cost|price|pricing)|\btoken\s+(?:cost|price)s?\b"
+)
+
+
 def find_token_cost(scan: Scan) -> bool:
-    """Claim "每百万 tokens" / "per million tokens" so it is not read as a token count."""
-    return scan.find(_TOKEN_COST_RE) is not None
+    """Claim "每百万 tokens" / "per million tokens" so it is not read as a token count; "token 成本" asks it too."""
+    return scan.find(_TOKEN_COST_RE) is not None or scan.find(_PER_TOKEN_RE) is not None
 
 
 def find_invalid(scan: Scan) -> list[str]:

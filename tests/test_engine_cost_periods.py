@@ -189,3 +189,38 @@ def test_a_follow_up_that_changes_the_epochs_still_asks_how_long() -> None:
 def test_output_lengths_in_the_users_units(question: str, prompt: int, output: int) -> None:
     args = call_args(ask(question), "plan_gpu_deployment")
     assert (args["context"], args["gen_tokens"]) == (prompt + output, output)
+
+
+@pytest.mark.parametrize(
+    ("history", "question", "asked"),
+    [
+        ("how much per month for Qwen2.5-14B with 10 users?", "and with 30 users?", "/month"),
+        ("Qwen2.5-14B 30 并发一年多少钱", "换成 int4 呢", "/年"),
+        ("what's the annual cost of Qwen2.5-7B for 20 users", "and in Singapore?", "/year"),
+    ],
+)
+def test_a_follow_up_keeps_asking_the_cost(history: str, question: str, asked: str) -> None:
+    answer = ask(question, history)
+    line = first_line(answer.text)
+    assert asked in line and "¥" in line
+    assert not ungrounded(answer, question, conversation(history))
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("跑一个 14B 的模型一个月要多少钱", ("/月",)),  # a size alone: a representative model, not a clarification
+        ("Qwen2.5-72B AWQ 的 token 成本大概多少，20 并发", ("百万",)),  # the cost of tokens leads
+    ],
+)
+def test_cost_questions_in_other_words_lead_with_the_figure(question: str, words: tuple[str, ...]) -> None:
+    answer = ask(question)
+    assert answer.kind == "recommendation"
+    line = first_line(answer.text)
+    assert "¥" in line and all(w in line for w in words)
+
+
+def test_the_rent_of_named_unpriced_hardware_gives_the_nearest_known_price() -> None:
+    answer = ask("我们 4 张 L20 跑 Qwen2.5-32B，一个月租金多少")
+    near = next(c.result for c in answer.tool_calls if c.name == "nearest_known_price")
+    assert near and near["quote"]["as_of"] in answer.text

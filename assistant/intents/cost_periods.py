@@ -29,19 +29,34 @@ _SUBSCRIPTION_REGION = "cn-shanghai"  # the one region whose subscription prices
 class CostPeriods(Run):
     """Lead lines for costs asked per year, per week, per day or per thousand requests."""
 
-    def period_lines(self, s: Slots, plan: Plan) -> Events:
+    def cost_question(self, s: Slots) -> str | None:
+        """Return the earlier user turn that asked the cost, when this turn is a follow-up that does not."""
+        if not (self.conv.turn.follow_up and s.asks_cost) or re.search(_COST_WORDS, self.question, re.IGNORECASE):
+            return None
+        users = [m.content for m in reversed(self.history) if m.role == "user"]
+        return next((q for q in users if re.search(_COST_WORDS, q, re.IGNORECASE)), None)
+
+    def period_lines(self, s: Slots, plan: Plan, question: str | None = None) -> Events:
         """Return the line that answers a yearly, daily or per-request cost question; [] for any other."""
-        period = cost_period(self.question)
-        if period is None or s.task in TRAINING or not re.search(_COST_WORDS, self.question, re.IGNORECASE):
+        question = question or self.question
+        period = cost_period(question)
+        if period is None or s.task in TRAINING or not re.search(_COST_WORDS, question, re.IGNORECASE):
             return []
         if not plan.options:
             return []
-        subscription = s.billing == "subscription" or "subscription-monthly" in billings(self.question)
+        subscription = s.billing == "subscription" or "subscription-monthly" in billings(question)
         if period == "year" and subscription:
             return (yield from self._subscription_year(s, plan))
         option = _cheapest(plan.options, usage=bool(s.usage_hours))
         if option is None or option.totals is None:
             return [say("cost.period_unpriced", self.lang, instance_type=plan.options[0].instance_type)]
+        return [self._line(period, option, s)]
+
+    def option_period_lines(self, s: Slots, option: DeploymentOption) -> list[str]:
+        """Return the yearly, weekly, daily or per-request line of one priced option (named hardware), if asked."""
+        period = cost_period(self.question)
+        if period is None or option.totals is None or option.price_cny_per_hour is None:
+            return []
         return [self._line(period, option, s)]
 
     def _line(self, period: CostPeriod, o: DeploymentOption, s: Slots) -> str:

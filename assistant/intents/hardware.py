@@ -11,7 +11,9 @@ import re
 from typing import Any
 
 from assistant import render
+from assistant.billing_words import asks_price
 from assistant.intents.arguments import plan_args, task_of
+from assistant.intents.cost_periods import CostPeriods
 from assistant.intents.plan_leads import COST_ASK_RE, PlanLeads
 from assistant.intents.prices import PricesIntent
 from assistant.intents.verdict_overkill import inverted_kind, inverted_line, smaller_option
@@ -112,7 +114,9 @@ class HardwareIntent(Run):
         lines = self.fit_lines(fit)
         if fit.fits and task == "inference":  # a named type, or a GPU set ("is an A100 a good choice")
             lines = (yield from self.cheaper_than_named(s, fit)) or lines
-        asks_cost = self.conv.turn.asks_token_cost or re.search(COST_ASK_RE, self.question, re.IGNORECASE)
+        asks_cost = (
+            self.conv.turn.asks_token_cost or re.search(COST_ASK_RE, self.question, re.I) or asks_price(self.question)
+        )
         if task == "inference" and fit.fits and asks_cost:  # "what does 1M tokens cost on 4 x L20?"
             cost = yield from self.named_cost(s, fit)
             lines = [*lines[:1], *cost, *lines[1:]] if self.conv.turn.asks_verdict else [*cost, *lines]
@@ -136,6 +140,7 @@ class HardwareIntent(Run):
         tokens = self.conv.turn.asks_token_cost and o.cost_cny_per_million_tokens is not None
         per_m = render.fig(o.cost_cny_per_million_tokens) if o.cost_cny_per_million_tokens is not None else "?"
         return [
+            *CostPeriods.option_period_lines(self, s, o),  # type: ignore[arg-type]  # "一年多少钱" on named hardware
             say("cost.tokens" if tokens else "cost.month", self.lang, monthly=render.fig(o.price_cny_per_month),
                 hourly=render.fig(o.price_cny_per_hour), instances=o.instances, instance_type=o.instance_type,
                 gpus=o.total_gpus, gpu=render.gpu_label(o, self.lang),

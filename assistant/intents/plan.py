@@ -81,9 +81,10 @@ class PlanIntent(TrainingLeads, CostPeriods):
         elif not lead and (times := (yield from self.planned_training_time(s, plan))):
             head[:0] = times
         head[:0] = self.usage_line(s, plan)
-        cost = [] if lead else (yield from self.cost_line(s, plan))
+        asked = self.cost_question(s)  # "那 L20 呢" after "一个月多少钱": the cost is still the question
+        cost = [] if lead else (yield from self.cost_line(s, plan, asked))
         if not lead:  # "一年多少钱", "cost per 1,000 requests": the period asked answers before the month
-            cost[:0] = yield from self.period_lines(s, plan)
+            cost[:0] = yield from self.period_lines(s, plan, asked)
         # "多少钱一个月": the month's cost answers first, before any line about the GPU; a yes/no on the GPU
         # ("is the A10 a cost-effective pick?") keeps the first line and the cost follows it
         at = 1 if head and self.conv.turn.asks_verdict and not s.budget_cny_month else 0
@@ -141,7 +142,7 @@ class PlanIntent(TrainingLeads, CostPeriods):
             qps = render.fig(s.qps)
             notes.append(
                 self.t(
-                    f"注意：QPS {qps} 是否达得到取决于每个请求的输入和输出长度；问题没有给出，"
+                    f"注意：能否达到 QPS {qps} 取决于每个请求的输入和输出长度；问题没有给出，"
                     "上面按默认长度（见关键假设）计算。",
                     f"Note: QPS {qps} depends on each request's prompt and output lengths; the question gives none, "
                     "so the plan uses default lengths (see the assumptions).",
