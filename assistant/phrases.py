@@ -271,7 +271,9 @@ _SAMPLES_AFTER_RE = (
 )
 _HEDGE = r"(?:of\s+|约|大约|大概|左右|about\s+|around\s+|roughly\s+|~\s*|≈\s*)?"
 _PER_SAMPLE_RE = (
-    rf"(?:averag\w*|avg|average\s+of|each|per\s+sample|apiece|平均|每条|每个|每篇|每份)\s*(?:\w{{1,4}}\s*)?{_HEDGE}"
+    # "average length 1.2k tokens", "平均长度约 800 token": a length word may stand between
+    rf"(?:averag\w*|avg|average\s+of|each|per\s+sample|apiece|平均|每条|每个|每篇|每份)\s*"
+    rf"(?:(?:length|len|size|长度|of|is|=|:|：|\w{{1,4}})\s*){{0,2}}{_HEDGE}"
     rf"{NUMBER}\s*(?:个)?\s*tokens?"
     rf"|{_HEDGE}{NUMBER}\s*tokens?\s+(?:each|apiece|per\s+(?:sample|example|dialogue|conversation|record|ticket|doc\w*))"
     # "20k examples of ~1k tokens", "100k dialogues with about 2k tokens"

@@ -102,6 +102,7 @@ in characters, words or pages is, asked on its own. out_of_scope:
 nothing about GPUs, models or Alibaba Cloud.
 """
 
+_SAMPLE_TOKENS_MAX = 131_072  # a token count this small next to a sample count is each sample's length
 DEFAULT_GEN_TOKENS = 512  # output tokens when only the prompt length is given (the planner's own cap)
 
 
@@ -291,6 +292,8 @@ def understand(question: str) -> Slots:
         slots.model = f"custom-{d['num_hidden_layers']}L-{d['hidden_size']}h"  # a label; the dimensions are the model
         slots.model_mention, slots.models = slots.model, [slots.model]
     _apply_lengths(slots, lengths)
+    if volume.samples and not volume.tokens_per_sample and (slots.train_tokens or 0) <= _SAMPLE_TOKENS_MAX:
+        volume.tokens_per_sample = slots.train_tokens  # "50k examples, 1.2k tokens": a sample's length, not all
     if volume.samples and volume.tokens_per_sample:
         slots.train_tokens = volume.samples * volume.tokens_per_sample * (volume.epochs or 1)
     elif slots.train_tokens and volume.epochs:

@@ -108,6 +108,7 @@ def test_a_subscription_year_where_none_is_listed_says_so_and_gives_the_nearest(
         ("2 卡 H20 跑 72B，32k 上下文，并发上限大概多少", True),
         ("8k 的会话能同时挂多少个？", True),
         ("同时需要多少张卡", False),
+        ("A10 跑 Qwen2.5-7B，4k，能支撑的并发是多少", True),
         ("how many cards for 20 users at once?", False),  # a count of GPUs, not of users
         ("需要几张卡才能让 50 个人同时用", False),
     ],
@@ -145,6 +146,17 @@ def test_rates_as_users_state_them(question: str, args: dict[str, object]) -> No
 def test_epochs_in_chinese_numerals_multiply_the_training_tokens() -> None:
     answer = ask("8万条样本，每条约1500 token，跑两轮，QLoRA 微调 Qwen2.5-32B，一张 A100 要多久")
     assert call_args(answer, "training_run")["tokens"] == 80_000 * 1_500 * 2
+
+
+@pytest.mark.parametrize(
+    ("question", "tokens"),
+    [
+        ("LoRA on Qwen2.5-7B, 50,000 examples, average length 1.2k tokens, 3 epochs, how long on one A100?", 1.8e8),
+        ("LoRA on Qwen2.5-7B, 20k samples, 1k tokens, 2 epochs, 2 A10s, how long?", 4e7),  # 1k: each sample
+    ],
+)
+def test_samples_times_their_length_times_epochs(question: str, tokens: float) -> None:
+    assert call_args(ask(question), "training_run")["tokens"] == tokens
 
 
 def test_training_on_named_gpus_is_priced_from_the_plan() -> None:
