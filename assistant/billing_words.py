@@ -59,7 +59,7 @@ def asks_price(text: str) -> bool:
     return bool(re.search(_PRICE_ASK, text, re.IGNORECASE))
 
 
-CostPeriod = Literal["year", "week", "day", "requests"]
+CostPeriod = Literal["year", "week", "day", "hour", "requests"]
 
 # "一年多少钱", "annual bill", "包年呢": a year's cost. "包年包月" is the name of subscription billing, not a year.
 _YEAR_ASK = (
@@ -79,6 +79,14 @@ _WEEK_ASK = (
     r"一周|每周|一个星期|每个?星期|一礼拜|周成本|\bper\s+week\b|\ba\s+week\b|\bweekly\b|/\s*(?:wk|week)\b|"
     r"\bseven\s+days\b|7\s*天"
 )
+# "cost per hour", "一小时多少钱", "时租": the hourly price, not "36,000 requests an hour" (a rate)
+_HOUR_ASK = (
+    r"(?:每|一)\s*(?:个)?小时\s*(?:要|得|大概|的)?\s*(?:多少钱|多少|费用|成本|价格|花费)|时租|"
+    r"按小时(?:算|计)?(?:多少|的价格)|"
+    r"\b(?:cost|price|rate|bill|spend|pay)\w*\s+(?:\w+\s+){0,3}?(?:per|an|a|each)\s+hour\b|"
+    r"\bhourly\s+(?:cost|price|rate|bill)|\bper[\s\-]hour\s+(?:cost|price|rate)|"
+    r"how\s+much\s+(?:\S+\s+){0,6}?(?:per|an|a)\s+hour\b"
+)
 # "每千次调用", "per 1,000 requests", "cost per request": a price per request.
 _REQUESTS_ASK = (
     r"(?:每|一)\s*(?:千|1000|1,000|1k)\s*次|千次(?:调用|请求)|每次(?:调用|请求)(?:的)?(?:成本|费用|多少钱|花费)|"
@@ -90,9 +98,9 @@ _REQUESTS_ASK = (
 def cost_period(text: str) -> CostPeriod | None:
     """Return the period (or unit) a cost question asks the price in besides the month, if any.
 
-    "一年多少钱" -> year, "what does that come to per week" -> week, "一天要烧多少钱" -> day, "每千次调用成本" ->
-    requests; None for a monthly or an unstated period. Hours a day the deployment runs ("每天只跑 8 小时") are
-    usage, not a day's cost.
+    "一年多少钱" -> year, "what does that come to per week" -> week, "一天要烧多少钱" -> day, "cost per hour" ->
+    hour, "每千次调用成本" -> requests; None for a monthly or an unstated period. Hours a day the deployment runs
+    ("每天只跑 8 小时") are usage, not a day's cost.
     """
     if re.search(_REQUESTS_ASK, text, re.IGNORECASE):
         return "requests"
@@ -103,4 +111,4 @@ def cost_period(text: str) -> CostPeriod | None:
     day = re.search(_DAY_ASK, text, re.IGNORECASE)
     if day and not re.search(_HOURS_A_DAY, text[max(0, day.start() - 12) : day.end()], re.IGNORECASE):
         return "day"
-    return None
+    return "hour" if re.search(_HOUR_ASK, text, re.IGNORECASE) else None

@@ -41,6 +41,9 @@ def _numbers(line: str) -> list[float]:
         ("算下来每千次调用成本多少？", "requests"),
         ("what does that come to per week?", "week"),
         ("10 hours a day on weekdays, monthly cost?", None),
+        ("What does Qwen2.5-72B AWQ for 16 users cost per hour in Shanghai?", "hour"),
+        ("we see 36,000 requests an hour, what do we need?", None),  # a rate, not a price
+        ("每天开 10 小时一个月多少钱", None),
         ("what's our cost per 1,000 requests?", "requests"),
     ],
 )

@@ -13,6 +13,7 @@ import re
 from assistant import render
 from assistant.billing_words import CostPeriod, billings, cost_period
 from assistant.messages import say
+from assistant.price_phrases import basis_label
 from assistant.run import TRAINING, Events, Run
 from assistant.toolbox import price_of_instance
 from assistant.understanding import Slots
@@ -47,6 +48,8 @@ class CostPeriods(Run):
         subscription = s.billing == "subscription" or "subscription-monthly" in billings(question)
         if period == "year" and subscription:
             return (yield from self._subscription_year(s, plan))
+        if period == "hour" and s.usage_hours:
+            return []  # "每小时多少钱，每天开 10 小时一个月多少钱": the month at those hours answers
         option = _cheapest(plan.options, usage=bool(s.usage_hours))
         if option is None or option.totals is None:
             return [say("cost.period_unpriced", self.lang, instance_type=plan.options[0].instance_type)]
@@ -77,6 +80,9 @@ class CostPeriods(Run):
                        per_m=render.fig(o.cost_cny_per_million_tokens), **fields)  # fmt: skip
         usage = t.usage_cny_per_year is not None and o.usage_hours_per_month is not None
         hours = render.fig(o.usage_hours_per_month)
+        if period == "hour":
+            basis = basis_label(o.price_month_basis, self.lang)
+            return say("cost.hour", self.lang, month=render.fig(o.price_cny_per_month), basis=basis, **fields)
         if period == "week" and t.payg_cny_per_week is not None and not usage:
             return say("cost.week", self.lang, week=render.fig(t.payg_cny_per_week), **fields)
         if period == "day":
