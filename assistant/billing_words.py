@@ -7,6 +7,7 @@ modes to show); no other imports, so both can use it without a cycle.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 _BILLING_WORDS = (
     ("subscription-monthly", r"包月|包年|包年包月|subscription|subscribe|monthly\s+plan|reserved"),
@@ -56,3 +57,58 @@ def price_question(text: str, named: bool = False) -> bool:
 def asks_price(text: str) -> bool:
     """Whether ``text`` asks what something costs ("how much does ecs.gn8is.4xlarge cost", "一个月多少钱")."""
     return bool(re.search(_PRICE_ASK, text, re.IGNORECASE))
+
+
+CostPeriod = Literal["year", "week", "day", "hour", "requests"]
+
+# "一年多少钱", "annual bill", "包年呢": a year's cost. "包年包月" is the name of subscription billing, not a year.
+_YEAR_ASK = (
+    r"一年|每年|全年|年度|年费|年成本|年花费|包年(?!包月)|\bper\s+(?:year|annum)\b|\ba\s+year\b|\bannual\w*|\byearly\b|"
+    r"/\s*(?:yr|year)\b|twelve\s+months|12\s*(?:个)?月"
+)
+# "一天要烧多少钱", "cost per day", "a day of serving": a day's cost, not "8 hours a day" (hours it runs) or
+# "每天 5 万次请求" (a rate).
+_DAY_ASK = (
+    r"(?:一天|每天|每日|日均|单日)(?:要|得|大概|大约|的|下来)?\s*(?:花|烧|烧掉|花掉|要花)?\s*(?:多少钱|多少|费用|成本|花费|开销)|"
+    r"日成本|日花费|日开销|\bdaily\s+(?:cost|bill|spend|price|burn)|\b(?:cost|spend|bill|burn)\w*\s+(?:us\s+|per\s+|a\s+|each\s+)*day\b|\bper\s+day\s+(?:cost|bill|spend)|"
+    r"\b(?:a|one|per)\s+day\s+of\s+(?:serving|running|hosting|inference)"
+)
+_HOURS_A_DAY = r"\d+(?:\.\d+)?\s*(?:hours?|hrs?|h)\s+(?:a|per|each)\s+day|(?:每天|一天)\s*(?:只)?(?:跑|开|用|运行)"
+# "per week", "一周多少钱", "weekly bill": a week's cost
+_WEEK_ASK = (
+    r"一周|每周|一个星期|每个?星期|一礼拜|周成本|\bper\s+week\b|\ba\s+week\b|\bweekly\b|/\s*(?:wk|week)\b|"
+    r"\bseven\s+days\b|7\s*天"
+)
+# "cost per hour", "一小时多少钱", "时租": the hourly price, not "36,000 requests an hour" (a rate)
+_HOUR_ASK = (
+    r"(?:每|一)\s*(?:个)?小时\s*(?:要|得|大概|的)?\s*(?:多少钱|多少|费用|成本|价格|花费)|时租|"
+    r"按小时(?:算|计)?(?:多少|的价格)|"
+    r"\b(?:cost|price|rate|bill|spend|pay)\w*\s+(?:\w+\s+){0,3}?(?:per|an|a|each)\s+hour\b|"
+    r"\bhourly\s+(?:cost|price|rate|bill)|\bper[\s\-]hour\s+(?:cost|price|rate)|"
+    r"how\s+much\s+(?:\S+\s+){0,6}?(?:per|an|a)\s+hour\b"
+)
+# "每千次调用", "per 1,000 requests", "cost per request": a price per request.
+_REQUESTS_ASK = (
+    r"(?:每|一)\s*(?:千|1000|1,000|1k)\s*次|千次(?:调用|请求)|每次(?:调用|请求)(?:的)?(?:成本|费用|多少钱|花费)|"
+    r"\bper\s+(?:1,?000|1k|one\s+thousand|thousand|a\s+thousand)\s+(?:requests?|calls?|queries|generations|answers)|"
+    r"\b(?:cost|price)\s+(?:per|of\s+(?:a|one|each))\s+(?:requests?|calls?|query)\b|\bper[\s-](?:request|call|query)\s+cost"
+)
+
+
+def cost_period(text: str) -> CostPeriod | None:
+    """Return the period (or unit) a cost question asks the price in besides the month, if any.
+
+    "一年多少钱" -> year, "what does that come to per week" -> week, "一天要烧多少钱" -> day, "cost per hour" ->
+    hour, "每千次调用成本" -> requests; None for a monthly or an unstated period. Hours a day the deployment runs
+    ("每天只跑 8 小时") are usage, not a day's cost.
+    """
+    if re.search(_REQUESTS_ASK, text, re.IGNORECASE):
+        return "requests"
+    if re.search(_YEAR_ASK, text, re.IGNORECASE):
+        return "year"
+    if re.search(_WEEK_ASK, text, re.IGNORECASE) and not re.search(r"工作日|weekdays?", text, re.IGNORECASE):
+        return "week"
+    day = re.search(_DAY_ASK, text, re.IGNORECASE)
+    if day and not re.search(_HOURS_A_DAY, text[max(0, day.start() - 12) : day.end()], re.IGNORECASE):
+        return "day"
+    return "hour" if re.search(_HOUR_ASK, text, re.IGNORECASE) else None

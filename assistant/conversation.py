@@ -163,6 +163,7 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
     # "and with 8k prompts instead?" after "how many 32k users does it hold?" still asks how many; a stated
     # concurrency ("那 20 并发呢") asks whether that many fit instead.
     update["asks_capacity"] = turn.asks_capacity or (workload.asks_capacity and turn.concurrency is None)
+    update["asks_cost"] = turn.asks_cost or workload.asks_cost  # "那 L20 呢" after "一个月多少钱" still asks it
     update["intent"] = "plan" if _compares_gpus_for_workload(workload, turn) else _merged_intent(workload, turn)
     update |= {"injection": turn.injection, "follow_up": turn.follow_up, "accept_defaults": turn.accept_defaults}
     # GPUs ruled out stay ruled out ("not on A10s"), unless a later turn names one of them to use.
@@ -244,6 +245,8 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
         and slots.task_hint is None
         and (slots.quant or slots.precision or slots.context or slots.concurrency or slots.qps or slots.train_tokens)
     )
+    # "跑一个 14B 的模型一个月要多少钱": the cost of a size is a sizing question too (i8cost2)
+    feasibility = feasibility or bool(slots.size_b and slots.task_hint is None and slots.asks_cost)
     # "DeepSeek-V3 FP8 on H20, how many instances?": a named model with a precision, a GPU or an instance
     # type and no training words is a deployment question; inference is assumed (and said), not asked.
     deployment = bool(

@@ -30,6 +30,7 @@ from typing import Any
 
 from assistant.language import detect_language
 from assistant.phrases import spell_numbers
+from assistant.reading import chinese_int
 
 __all__ = [
     "Evidence",
@@ -58,6 +59,8 @@ _NUMBER = re.compile(
 _ANY_NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?(?:[ \t]?(?:万|亿|[kKmM](?![A-Za-z])))?")
 _WORD_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _WORD_SCALE = re.compile(r"(\d+(?:,\d{3})*(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b", re.IGNORECASE)
+_CHINESE_NUMBER = re.compile(r"([零〇一二两三四五六七八九十百千]{1,8})\s*(万|亿)?")
+_CHINESE_SCALES = {"万": 1e4, "亿": 1e8}
 _SCALES: dict[str, tuple[float, ...]] = {
     "万": (1e4,),
     "亿": (1e8,),
@@ -166,6 +169,8 @@ class Evidence:
             mention = _NUMBER.match(m.group(0))
             if mention is not None:
                 self._values.extend(_mention(mention).candidates)
+        for m in _CHINESE_NUMBER.finditer(text):  # "日活两万" grounds 20,000: the user's own figure
+            self._values.append(chinese_int(m.group(1)) * _CHINESE_SCALES.get(m.group(2) or "", 1.0))
 
     def _add_payload(self, payload: Any) -> None:
         if isinstance(payload, bool) or payload is None:

@@ -148,6 +148,8 @@ def find_model(scan: Scan) -> ModelFind:
         if found.error is None and any(ch.isdigit() for ch in longest):
             if error := _resolve_error(longest):
                 found = ModelFind(mention=longest, error=error, span=(start, end))
+    if found.span and found.mention and (sized := _with_bare_size(scan, found.mention)):
+        return sized  # "72B 的 BF16 版本（Qwen2.5）": the family named apart from its size
     if found.span:
         scan.claim(found.span)
         return found
@@ -157,6 +159,23 @@ def find_model(scan: Scan) -> ModelFind:
             scan.claim(m.span())
             return ModelFind(name=name, mention=m.group(1), span=m.span())
     return found
+
+
+def _with_bare_size(scan: Scan, family: str) -> ModelFind | None:
+    """Join a family written without a size ("Qwen2.5") to the one bare size elsewhere in the text ("72B")."""
+    if re.search(r"\d\s*[bB]\b", family):
+        return None
+    sizes = [m for m in re.finditer(r"(?<![\w.])(\d{1,4}(?:\.\d)?)\s*[bB](?![A-Za-z])", scan.text)]
+    if len(sizes) != 1 or scan.is_used(*sizes[0].span()):
+        return None
+    name = _resolved(f"{family.strip()}-{sizes[0].group(1)}B")
+    if name is None:
+        return None
+    scan.claim(sizes[0].span())
+    start = scan.text.find(family)
+    if start >= 0:
+        scan.claim((start, start + len(family)))
+    return ModelFind(name=name, mention=f"{family.strip()} {sizes[0].group(0)}", span=sizes[0].span())
 
 
 def find_size(scan: Scan) -> float | None:

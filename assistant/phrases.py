@@ -30,11 +30,13 @@ _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "sev
 _SCALES = {"hundred": 100, "thousand": 1000}
 _WORD = "|".join([*_UNITS, *_TENS])
 _NUMBER_WORDS_RE = re.compile(
-    rf"\b(?:a\s+dozen|an?\s+(?:hundred|thousand)|(?:{_WORD})(?:[\s\-]+(?:{_WORD}|hundred|thousand|and)){{0,5}})\b",
+    # "a hundred and twenty" is one number: the words after "a hundred" continue it
+    rf"\b(?:a\s+dozen|(?:an?\s+(?:hundred|thousand)|{_WORD})(?:[\s\-]+(?:{_WORD}|hundred|thousand|and)){{0,5}})\b",
     re.IGNORECASE,
 )
 # "one" alone is too common ("which one") to be a number unless it counts something ("one A10" counts a GPU).
 _ONE_COUNTS = (
+    r"[\s\-]+pages?\b|"  # "a one-page summary": one page of output
     r"\s+(?:gpus?|cards?|instances?|box(?:es)?|machines?|nodes?|epochs?|pass(?:es)?|users?|servers?|"
     rf"(?:nvidia\s*)?(?:{GPU_NAME})(?![0-9]))\b"
 )
@@ -46,6 +48,7 @@ def english_number(words: str) -> int | None:
         return 12
     if m := re.fullmatch(r"an?\s+(hundred|thousand)", words.strip(), re.IGNORECASE):
         return _SCALES[m.group(1).lower()]
+    words = re.sub(r"^\s*an?\s+(?=hundred|thousand)", "one ", words, flags=re.IGNORECASE)  # "a hundred and six"
     total, current, seen = 0, 0, False
     for token in re.split(r"[\s\-]+", words.lower()):
         if token == "and":
@@ -169,7 +172,10 @@ def stated_lengths(text: str) -> list[StatedLength]:
     """
     found: list[StatedLength] = []
     for unit_re, unit in _UNIT_RES:
-        number = f"(?:{NUMBER}|{_N_CN})" if unit == "zh_characters" else NUMBER  # "回答大约一千字"
+        if unit == "en_words" and re.search(_ENGLISH_TEXT, text, re.IGNORECASE):
+            unit_re = rf"(?:{unit_re}|(?:个)?\s*词(?![汇元语组表性根]))"  # "英文邮件……回复 200 词": English words
+        # "回答大约一千字", "三页英文材料", "五百个单词": Chinese numerals count text too
+        number = f"(?:{NUMBER}|{_N_CN})" if unit in ("zh_characters", "pages", "en_words") else NUMBER
         for m in compiled(rf"{number}[\s\-]*{unit_re}").finditer(text):
             inner = re.search(rf"{_OUTPUT_WORDS}|{_PROMPT_WORDS}", m.group(0), re.IGNORECASE)
             if inner:
@@ -193,8 +199,18 @@ _DOCUMENT_AFTER = (
 )
 
 
+_ENGLISH_TEXT = r"英文|英语|单词|\benglish\b"
+_WRITES_BEFORE = (
+    r"(?:写|写出|生成|产出|(?<![提指列])出|给出|返回)\s*(?:一份|一篇|一段|个)?\s*(?:约|大约|大概|差不多)?\s*$|"
+    r"\bwrites?\s+(?:about\s+|~)?$"
+)
+# "1000字左右的摘要", "300 words or so of output": a hedge between a length and the word naming its role
+_HEDGE_AFTER = r"^\s*(?:左右|上下|以内|之内|以下|or\s+so|or\s+less|tops|max)\s*"
+
+
 def _role(text: str, start: int, end: int) -> LengthRole | None:
     before, after = text[max(0, start - 24) : start], text[end : end + 16]
+    after = re.sub(_HEDGE_AFTER, "", after, flags=re.IGNORECASE)
     # A role word glued after the length names it ("2k-token prompts and 500-token answers").
     if re.match(rf"\s?(?:{_OUTPUT_WORDS})\b", after, re.IGNORECASE):
         return "output"
@@ -203,6 +219,11 @@ def _role(text: str, start: int, end: int) -> LengthRole | None:
     # "总结 3 页英文报告", "summarise 20-page contracts": the document read is the input, whatever verb comes first
     if re.match(_DOCUMENT_AFTER, after, re.IGNORECASE):
         return "prompt"
+    # "让它写 100 字中文总结": a verb of writing just before the length makes it output
+    if re.search(_WRITES_BEFORE, before, re.IGNORECASE):
+        return "output"
+    if re.match(rf"\s*(?:的)?\s*(?:中文|英文|chinese\s+|english\s+)(?:的)?\s*(?:{_OUTPUT_WORDS})", after, re.I):
+        return "output"
     out_before = re.search(rf"(?:{_OUTPUT_WORDS})[^,，。;；\d]*$", before, re.IGNORECASE)
     in_before = re.search(rf"(?:{_PROMPT_WORDS})[^,，。;；\d]*$", before, re.IGNORECASE)
     if out_before and (not in_before or out_before.start() > in_before.start()):
@@ -250,13 +271,16 @@ _SAMPLES_AFTER_RE = (
 )
 _HEDGE = r"(?:of\s+|约|大约|大概|左右|about\s+|around\s+|roughly\s+|~\s*|≈\s*)?"
 _PER_SAMPLE_RE = (
-    rf"(?:averag\w*|avg|average\s+of|each|per\s+sample|apiece|平均|每条|每个|每篇|每份)\s*(?:\w{{1,4}}\s*)?{_HEDGE}"
+    # "average length 1.2k tokens", "平均长度约 800 token": a length word may stand between
+    rf"(?:averag\w*|avg|average\s+of|each|per\s+sample|apiece|平均|每条|每个|每篇|每份)\s*"
+    rf"(?:(?:length|len|size|长度|of|is|=|:|：|\w{{1,4}})\s*){{0,2}}{_HEDGE}"
     rf"{NUMBER}\s*(?:个)?\s*tokens?"
     rf"|{_HEDGE}{NUMBER}\s*tokens?\s+(?:each|apiece|per\s+(?:sample|example|dialogue|conversation|record|ticket|doc\w*))"
     # "20k examples of ~1k tokens", "100k dialogues with about 2k tokens"
     rf"|(?:{_SAMPLE_NOUNS})\s+(?:of|with|at)\s+{_HEDGE}{NUMBER}\s*tokens?"
 )
 _EPOCHS_RE = rf"{NUMBER}\s*(?:epochs?|passes|pass|轮|遍|个\s*epochs?)|(?:epochs?|轮数)\s*(?:=|:|：|为)?\s*{NUMBER}"
+_EPOCHS_CN_RE = r"(?<![第一二两三四五六七八九十百千万])([一二两三四五六七八九十]{1,3})\s*(?:个\s*)?(?:epochs?|轮|遍)"
 
 
 def training_volume(text: str) -> TrainingVolumeText:
@@ -270,6 +294,8 @@ def training_volume(text: str) -> TrainingVolumeText:
     if m := re.search(_EPOCHS_RE, text, re.IGNORECASE):
         group = 1 if m.group(1) else 3
         out.epochs, out.spans = number_value(m, group), [*out.spans, m.span()]
+    elif m := re.search(_EPOCHS_CN_RE, text, re.IGNORECASE):  # "跑两轮", "三个 epoch"
+        out.epochs, out.spans = float(chinese_int(m.group(1))), [*out.spans, m.span()]
     return out
 
 
@@ -324,18 +350,37 @@ class DailyUsers(BaseModel):
         return max(1, round(self.users * self.peak_share))
 
 
+# "DAU 两万": the count in Chinese numerals
+_DAU_CN_RE = rf"(?:日活(?:跃)?(?:用户)?(?:数)?|\bDAU\b)\s*(?:约|大约|大概|为|是|有|:|：)?\s*{_N_CN}"
+# "one in twenty online at once", "1 out of 20", "二十分之一": a share stated as a fraction
+_ONE_IN_RE = (
+    rf"\b(?:one|1|a)\s+(?:in|out\s+of)\s+{NUMBER}|(?<![\d.])(\d{{1,4}})\s*分之一|([二三四五六七八九十百]{{1,4}})分之一"
+)
+
+
 def daily_users(text: str) -> DailyUsers | None:
     """Read "日活 1 万，高峰 5%" / "10k daily active users" (None: no daily-user figure)."""
     m = re.search(_DAU_RE, text, re.IGNORECASE)
-    if not m:
+    if m:
+        users = number_value(m, 1) if m.group(1) else number_value(m, 3)
+    elif m := re.search(_DAU_CN_RE, text, re.IGNORECASE):
+        users = chinese_int(m.group(1)) * (1e4 if m.group(2) else 1)
+    else:
         return None
-    users = number_value(m, 1) if m.group(1) else number_value(m, 3)
-    peak = re.search(_PEAK_RE, text, re.IGNORECASE)
-    share = (number_value(peak) if peak.group(1) else number_value(peak, 3)) / 100 if peak else DEFAULT_PEAK_SHARE
+    peak = re.search(_PEAK_RE, text, re.IGNORECASE) or re.search(_ONE_IN_RE, text, re.IGNORECASE)
+    share = _peak_share(peak) if peak else DEFAULT_PEAK_SHARE
     if users <= 0 or not 0 < share <= 1:
         return None
     spans = [m.span(), *([peak.span()] if peak else [])]
     return DailyUsers(users=users, peak_share=share, stated_share=bool(peak), spans=spans)
+
+
+def _peak_share(peak: re.Match[str]) -> float:
+    """Return the share online at the peak: a percentage, or one in N."""
+    if peak.re.pattern != _ONE_IN_RE:
+        return (number_value(peak) if peak.group(1) else number_value(peak, 3)) / 100
+    n = number_value(peak) if peak.group(1) else float(peak.group(3) or chinese_int(peak.group(4)))
+    return 1 / n if n >= 1 else 0.0
 
 
 CN_SMALL = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}

@@ -32,7 +32,7 @@ DEFAULT_PEAK_FACTOR = 3.0  # peak over the daily average when the user gives non
 
 
 def find_daily_requests(scan: Scan) -> RateBasis | None:
-    """Return requests a day and the peak's multiple of the average, as the QPS to size for.
+    """Return requests a day (or a week, a month) and the peak's multiple of the average, as the QPS to size for.
 
     "2 million requests a day", "每天 100 万次调用，高峰是平均的 3 倍"; without a stated multiple the
     peak is taken as :data:`DEFAULT_PEAK_FACTOR` times the daily average (said in the answer).
@@ -42,6 +42,15 @@ def find_daily_requests(scan: Scan) -> RateBasis | None:
         rf"(?:每天|日均|一天|每日)\s*(?:约|大约|大概|有)?\s*{NUM}\s*{SUFFIX}\s*{CALLS_ZH}",
         rf"(?:日调用量|日请求量|日均请求|日均调用|daily\s+requests|requests\s+per\s+day){ABOUT}{NUM}\s*{SUFFIX}",
     )
+    per: Period = "day"
+    for period, words_en, words_zh in _LONGER_PERIODS:  # "1.2 million requests per month", "每周 50 万次调用"
+        if m:
+            break
+        m = scan.first(
+            rf"{NUM}\s*{SUFFIX}\s*(?:chat\s+|api\s+|user\s+)?{CALLS_EN}\s*(?:per|a|/|each|every)\s*{words_en}\b",
+            rf"(?:{words_zh})\s*(?:约|大约|大概|有|的)?\s*(?:调用量|请求量)?\s*{NUM}\s*{SUFFIX}\s*{CALLS_ZH}",
+        )
+        per = period
     if not m:
         return None
     peak = scan.first(
@@ -50,9 +59,17 @@ def find_daily_requests(scan: Scan) -> RateBasis | None:
         rf"peak(?:[\s\-]to[\s\-]average)?\s*(?:factor|ratio)?{ABOUT}{NUM}",
     )
     factor = parse_number(peak.group(1)) if peak else DEFAULT_PEAK_FACTOR
-    daily = parse_number(m.group(1), m.group(2))
-    qps = round(daily / 86_400 * factor, 1)
-    return RateBasis(kind="daily_requests", amount=daily, factor=factor, stated=peak is not None, result=qps)
+    amount = parse_number(m.group(1), m.group(2))
+    qps = round(amount / (86_400 * _DAYS[per]) * factor, 2 if per != "day" else 1)
+    return RateBasis(kind="daily_requests", amount=amount, factor=factor, stated=peak is not None, result=qps, per=per)
+
+
+Period = Literal["day", "week", "month"]
+_DAYS: dict[Period, int] = {"day": 1, "week": 7, "month": 30}  # a month of requests spread over 30 days
+_LONGER_PERIODS: tuple[tuple[Period, str, str], ...] = (
+    ("month", r"(?:month|mo)", r"每月|每个月|一个月|月均|月调用|月请求"),
+    ("week", r"(?:week|wk)", r"每周|每个?星期|一周|周均"),
+)
 
 
 # ------------------------------------------------------------------------------------------ rates in groups
@@ -70,6 +87,7 @@ class RateBasis(BaseModel):
     factor: float = Field(description="people per group, share online (0-1), or the peak's multiple of the average")
     stated: bool = Field(default=True, description="False: the factor is the stated default")
     result: float = Field(description="the concurrency (groups, user_share) or QPS (daily_requests) it makes")
+    per: Literal["day", "week", "month"] = Field(default="day", description="the period requests were counted over")
 
 
 _GROUP_EN = r"(?:teams?|groups?|departments?|classes|class|squads?|offices?|shifts?|branches|stores?)"
@@ -259,3 +277,35 @@ def relative_change(text: str) -> dict[str, float] | None:
             if compiled(rf"{near}|{after}").search(text):
                 return {field: factor}
     return None
+
+
+# ------------------------------------------------------------------------------------------ capacity asked
+
+_NOT_SERVED = r"(?!(?:gpus?|cards?|instances?|machines?|nodes?|servers?|boxes|vms?|replicas?|copies|tokens?)\b)"
+_SERVED_EN = (
+    r"(?:users|people|persons|folks|chats|sessions|conversations|convos|requests|sequences|streams|customers|"
+    r"clients|agents|employees|students|seats|callers|dialogues)"
+)
+_AT_ONCE_EN = (
+    r"at\s+once|simultaneous\w*|concurren\w*|in\s+parallel|at\s+the\s+same\s+time|at\s+a\s+time|going|"
+    r"\b(?:hold|holds|serve|serves|support|supports|handle|handles|fit|fits|sustain|accommodate|take)\b"
+)
+_SERVED_ZH = r"(?:人|用户|会话|对话|请求|路|并发|客户|坐席|同学|员工)"
+_CAPACITY_ASKS = (
+    # "how many 8k-token chats can a single L20 keep going at once": the count of what runs at once
+    rf"\bhow\s+many\s+(?:{_NOT_SERVED}[\w\-]+\s+){{0,3}}?{_SERVED_EN}\b[^?.!;]{{0,80}}?(?:{_AT_ONCE_EN})",
+    rf"\bmax(?:imum)?\s+(?:number\s+of\s+)?(?:concurrent|simultaneous|parallel)\s+{_SERVED_EN}\b",
+    # "最多几个人能同时聊", "多少用户可以一起在线": a count of people, then doing it at once
+    rf"(?:多少|几)\s*(?:个|位|路|名)?\s*{_SERVED_ZH}[^，,。？?；;]{{0,12}}?(?:同时|一起|并发|在线)",
+    # "8k 的会话能同时挂多少个", "能同时开几路": at once, any verb, then the count (not of cards or money)
+    r"同时\s*[\u4e00-\u9fff]{1,3}?\s*(?:多少|几)\s*(?:个|路|位|名)?(?![张块台卡元钱GgTt万])",
+    r"(?:挂|开|跑|撑|带|接)(?:得了|得住|住)?\s*(?:多少|几)\s*(?:个|路|位)\s*(?:会话|对话|请求|用户|人|并发)",
+    # "能支撑的并发是多少", "最大并发数有多少": the concurrency it sustains, asked as a figure
+    r"(?:支撑|支持|承载|撑|扛|跑)(?:得了|得住)?的\s*(?:最大)?\s*并发(?:数|量)?\s*(?:是|有|能到|大概|大约)?\s*(?:多少|几)",
+    r"并发(?:的)?(?:上限|极限|容量|能力|天花板)|(?:上限|最多)(?:是|有|能到|大概|大约)?\s*(?:多少|几)\s*(?:个|路|位)?\s*并发",
+)
+
+
+def asks_capacity(text: str) -> bool:
+    """Whether the question asks how many users, chats or requests the hardware serves at once."""
+    return any(compiled(p).search(text) for p in _CAPACITY_ASKS)

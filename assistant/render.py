@@ -60,7 +60,9 @@ def gpu_label(option: DeploymentOption | InstanceType, lang: Language) -> str:
     if option.gpu_model:
         return option.gpu_model
     if option.gpu_model_likely:
-        return option.gpu_model_likely + say("render.likely", lang)
+        # "(unnamed, gn9gc/ebmgn9ge)" lists the families carrying it: the instance type beside it says that
+        name = re.sub(r"\s*\(unnamed,\s*[a-z0-9/]+\)", "", option.gpu_model_likely)
+        return name + say("render.likely", lang)
     return NA[lang]
 
 

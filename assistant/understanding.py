@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from assistant import rate_words as rates
 from assistant.architecture_words import architecture_dims, complete_architecture
 from assistant.bad_names import endless_numbers, find_branded_gpu, impossible_hardware_counts, respell_families
-from assistant.billing_words import asks_region
+from assistant.billing_words import asks_price, asks_region
 from assistant.concepts import asks_concept
 from assistant.hardware_words import (
     find_catalog_names,
@@ -102,6 +102,7 @@ in characters, words or pages is, asked on its own. out_of_scope:
 nothing about GPUs, models or Alibaba Cloud.
 """
 
+_SAMPLE_TOKENS_MAX = 131_072  # a token count this small next to a sample count is each sample's length
 DEFAULT_GEN_TOKENS = 512  # output tokens when only the prompt length is given (the planner's own cap)
 
 
@@ -166,6 +167,7 @@ class Slots(BaseModel):
     rate: RateBasis | None = Field(default=None, description="how the concurrency or QPS was derived, if it was")
     scale: dict[str, float] | None = Field(default=None, description="'double the users': figures a follow-up scales")
     usage_hours: UsageHours | None = Field(default=None, description="'10 hours a day on weekdays': when it runs")
+    asks_cost: bool = Field(default=False, description="'一个月要多少钱', 'what would it cost': a price is asked")
 
     def stated(self) -> list[str]:
         """Return the workload slots this turn (or conversation) states; the rest are defaults."""
@@ -266,7 +268,8 @@ def understand(question: str) -> Slots:
         exclude_gpus=excluded_gpus,
         instance_types=names[0],
         families=names[1],
-        serving=serving or bool(concurrency or qps) or bool(re.search(CAPACITY_RE, text, re.IGNORECASE)),
+        serving=serving or bool(concurrency or qps) or bool(re.search(CAPACITY_RE, text, re.IGNORECASE))
+        or rates.asks_capacity(text),
         follow_up=_is_follow_up(text),
         accept_defaults=_accepts_defaults(text),
         asks_explanation=bool(re.search(EXPLAIN_RE, text, re.IGNORECASE)),
@@ -274,7 +277,7 @@ def understand(question: str) -> Slots:
         off_topic=bool(re.search(OUT_OF_SCOPE_RE, text, re.IGNORECASE)),
         topics=[t for t, pattern in TOPICS.items() if compiled(pattern).search(text)],
         invalid=invalid,
-        asks_capacity=bool(re.search(CAPACITY_RE, text, re.IGNORECASE)),
+        asks_capacity=bool(re.search(CAPACITY_RE, text, re.IGNORECASE)) or rates.asks_capacity(text),
         asks_token_cost=token_cost,
         greeting=bool(re.fullmatch(GREETING_RE, text, re.IGNORECASE)),
     )
@@ -289,6 +292,8 @@ def understand(question: str) -> Slots:
         slots.model = f"custom-{d['num_hidden_layers']}L-{d['hidden_size']}h"  # a label; the dimensions are the model
         slots.model_mention, slots.models = slots.model, [slots.model]
     _apply_lengths(slots, lengths)
+    if volume.samples and not volume.tokens_per_sample and (slots.train_tokens or 0) <= _SAMPLE_TOKENS_MAX:
+        volume.tokens_per_sample = slots.train_tokens  # "50k examples, 1.2k tokens": a sample's length, not all
     if volume.samples and volume.tokens_per_sample:
         slots.train_tokens = volume.samples * volume.tokens_per_sample * (volume.epochs or 1)
     elif slots.train_tokens and volume.epochs:
@@ -299,6 +304,7 @@ def understand(question: str) -> Slots:
         if slots.task is None and slots.task_hint is None:
             slots.task = "inference"
     slots.billing, slots.usage_hours, slots.rate = rates.find_billing(text), usage_hours, rate
+    slots.asks_cost = asks_price(text)
     slots.scale = rates.relative_change(text)
     slots.max_instances = max_instances(text)
     if (cap := max_gpus(text)) is not None:  # "at most 16 GPUs" caps the plan; it fixes no hardware

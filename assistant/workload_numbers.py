@@ -126,9 +126,16 @@ _TOKEN_COST_RE = (
 )
 
 
+# "token 成本", "cost per token", "per-token price": the cost of tokens asked without a unit count
+_PER_TOKEN_RE = (
+    r"tokens?\s*(?:的)?\s*(?:成本|单价|价格|费用|花费)|每\s*(?:个\s*)?tokens?\s*(?:的)?\s*(?:成本|价格|多少钱)|"
+    r"\b(?:cost|price)s?\s+(?:per|a|of\s+a)\s+token\b|\bper[\s\-]token\s+(?:cost|price|pricing)|\btoken\s+(?:cost|price)s?\b"
+)
+
+
 def find_token_cost(scan: Scan) -> bool:
-    """Claim "每百万 tokens" / "per million tokens" so it is not read as a token count."""
-    return scan.find(_TOKEN_COST_RE) is not None
+    """Claim "每百万 tokens" / "per million tokens" so it is not read as a token count; "token 成本" asks it too."""
+    return scan.find(_TOKEN_COST_RE) is not None or scan.find(_PER_TOKEN_RE) is not None
 
 
 def find_invalid(scan: Scan) -> list[str]:
@@ -174,6 +181,9 @@ _AT_ONCE = r"(?:(?:at|in)\s+(?:the\s+)?same\s+time|at\s+once|concurrently|simult
 def find_concurrency(scan: Scan) -> int | None:
     m = scan.first(
         rf"{NUM}\s*{SUFFIX}\s*(?:个|路)?\s*(?:并发|concurren(?:t|cy)|conc\b|simultaneous|parallel\s+(?:users|requests))",
+        # "8 parallel jobs", "4 concurrent streams": work items running at once
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:parallel|concurrent|simultaneous)\s+(?:jobs?|streams?|tasks?|workers?|"
+        r"pipelines?|generations?|chats?|sessions?|conversations?)\b",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}[\s\-]*way\s+(?:concurrency|parallel)",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:requests?|users?|jobs?|documents?|docs|files|pdfs|chats|sessions)?\s*"
         r"at\s+(?:a\s+time|once)",
@@ -234,7 +244,15 @@ def find_qps(scan: Scan) -> float | None:
         rf"(?:每分钟|一分钟)\s*(?:约|大约|大概)?\s*{NUM}\s*{SUFFIX}\s*{CALLS_ZH}",
         rf"{NUM}\s*{SUFFIX}\s*{CALLS_ZH}\s*(?:/|每)\s*分钟",
     )
-    return round(parse_number(m.group(1), m.group(2)) / 60, 2) if m else None
+    if m:
+        return round(parse_number(m.group(1), m.group(2)) / 60, 2)
+    # "36,000 requests an hour", "每小时 1.8 万次调用": the hour's requests spread over its seconds
+    m = scan.first(
+        rf"{NUM}\s*{SUFFIX}\s*{CALLS_EN}\s*(?:per|an?|/|each)\s*(?:hour|hr|h)\b",
+        rf"(?:每小时|一小时|每个小时)\s*(?:约|大约|大概|有)?\s*{NUM}\s*{SUFFIX}\s*{CALLS_ZH}",
+        rf"{NUM}\s*{SUFFIX}\s*{CALLS_ZH}\s*(?:/|每)\s*(?:小时|h\b)",
+    )
+    return round(parse_number(m.group(1), m.group(2)) / 3600, 2) if m else None
 
 
 def find_batch(scan: Scan) -> int | None:

@@ -43,6 +43,8 @@ from tools.plan_notes import (
     plan_warnings,
 )
 from tools.plan_pricing import (
+    CostTotals,
+    cost_totals,
     monthly_cost,
     price_fields,
     ranked_options,
@@ -119,6 +121,7 @@ class DeploymentOption(BaseModel):
         default=None, description="with region 'any': how many regions list this type"
     )
     cost_cny_per_million_tokens: float | None = None
+    totals: CostTotals | None = Field(default=None, description="per day, per year and per 1,000 requests")
     training_cost_cny: float | None = None
     price_source: str | None = Field(description="where the price came from, region and as-of date")
     notes: list[str] = Field(default_factory=lambda: [])
@@ -489,6 +492,7 @@ def _inference_option(
     option.prefill_tokens_per_s = round(sized.prefill_tokens_s * replicas, 0)
     if option.price_cny_per_hour is not None and total_tokens_s > 0:
         option.cost_cny_per_million_tokens = round(option.price_cny_per_hour / (total_tokens_s * 3600) * 1e6, 2)
+    option.totals = cost_totals(option, w)
     if nodes > 1:
         option.notes.append(
             f"pipeline parallel across {nodes} instances over RDMA; stages run one after another for each token"

@@ -8,7 +8,9 @@ ranking uses the billing mode the workload asks for and never mixes modes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from tools import catalog, prices
 from tools.prices import HOURS_PER_MONTH
@@ -18,6 +20,62 @@ if TYPE_CHECKING:
     from tools.plan import DeploymentOption
 
 UNPRICED_SLOTS = 2
+HOURS_PER_DAY = 24
+HOURS_PER_WEEK = 7 * HOURS_PER_DAY
+DAYS_PER_YEAR = 365
+HOURS_PER_YEAR = DAYS_PER_YEAR * HOURS_PER_DAY
+MONTHS_PER_YEAR = 12
+
+
+class CostTotals(BaseModel):
+    """An option's price over a day, a week, a year and per request: what users budget in besides the month.
+
+    Every figure is for all the option's instances, derived from its own prices (so it names the same region,
+    billing mode and date); None where that price is unknown.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    payg_cny_per_day: float | None = Field(description="pay-as-you-go x 24 h")
+    payg_cny_per_week: float | None = Field(default=None, description="pay-as-you-go x 168 h")
+    payg_cny_per_year: float | None = Field(description="pay-as-you-go x 8,760 h (running all year)")
+    subscription_cny_per_year: float | None = Field(description="12 months of the subscription price, if listed")
+    usage_cny_per_day: float | None = Field(
+        default=None, description="pay-as-you-go at the stated hours, averaged over the days of a year"
+    )
+    usage_cny_per_year: float | None = Field(default=None, description="12 months at the stated hours a month")
+    cny_per_1k_requests: float | None = Field(default=None, description="pay-as-you-go per 1,000 requests")
+    requests_basis: Literal["stated_qps", "decode_throughput"] | None = Field(
+        default=None,
+        description="stated_qps: the hourly price over the requests an hour at the user's QPS; decode_throughput: "
+        "the price per million output tokens times the output tokens of a request",
+    )
+
+
+def cost_totals(option: DeploymentOption, w: Workload) -> CostTotals:
+    """Return an option's daily, yearly and per-1,000-request prices from its hourly and subscription prices.
+
+    Args:
+        option: a priced (or unpriced) deployment option; its prices are already for all its instances.
+        w: the workload: its QPS (requests per 1,000 at that rate) and output tokens per request.
+    """
+    hourly, sub = option.price_cny_per_hour, option.subscription_cny_per_month
+    usage = option.usage_cny_per_month
+    per_1k, basis = None, None
+    if hourly is not None and w.qps:
+        per_1k, basis = round(hourly / (w.qps * 3600) * 1000, 4), "stated_qps"
+    elif option.cost_cny_per_million_tokens is not None:
+        per_1k, basis = round(option.cost_cny_per_million_tokens * w.output_tokens / 1000, 4), "decode_throughput"
+    return CostTotals(
+        payg_cny_per_day=round(hourly * HOURS_PER_DAY, 0) if hourly is not None else None,
+        payg_cny_per_week=round(hourly * HOURS_PER_WEEK, 0) if hourly is not None else None,
+        payg_cny_per_year=round(hourly * HOURS_PER_YEAR, 0) if hourly is not None else None,
+        subscription_cny_per_year=round(sub * MONTHS_PER_YEAR, 0) if sub is not None else None,
+        usage_cny_per_day=round(usage * MONTHS_PER_YEAR / DAYS_PER_YEAR, 0) if usage is not None else None,
+        usage_cny_per_year=round(usage * MONTHS_PER_YEAR, 0) if usage is not None else None,
+        cny_per_1k_requests=per_1k,
+        requests_basis=basis,
+    )
 
 
 def price_fields(inst: catalog.InstanceType, region: str | None, instances: int) -> dict[str, Any]:

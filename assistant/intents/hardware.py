@@ -11,7 +11,9 @@ import re
 from typing import Any
 
 from assistant import render
+from assistant.billing_words import asks_price
 from assistant.intents.arguments import plan_args, task_of
+from assistant.intents.cost_periods import CostPeriods
 from assistant.intents.plan_leads import COST_ASK_RE, PlanLeads
 from assistant.intents.prices import PricesIntent
 from assistant.intents.verdict_overkill import inverted_kind, inverted_line, smaller_option
@@ -24,7 +26,6 @@ from assistant.toolbox import (
     gpu_specs,
     plan_gpu_deployment,
     price_of_instance,
-    training_run,
 )
 from assistant.understanding import Slots
 from tools import catalog
@@ -33,7 +34,6 @@ from tools.errors import UnknownNameError
 from tools.hardware_fit import Hardware, HardwareFit
 from tools.memory_request import MAX_GPUS
 from tools.plan import Plan
-from tools.training_volume import TrainingCompute
 from tools.workload import DEFAULT_CONTEXT_TOKENS
 
 # "It fits, but": another GPU's best option at two thirds of the hourly price or less is worth saying; so is
@@ -114,7 +114,9 @@ class HardwareIntent(Run):
         lines = self.fit_lines(fit)
         if fit.fits and task == "inference":  # a named type, or a GPU set ("is an A100 a good choice")
             lines = (yield from self.cheaper_than_named(s, fit)) or lines
-        asks_cost = self.conv.turn.asks_token_cost or re.search(COST_ASK_RE, self.question, re.IGNORECASE)
+        asks_cost = (
+            self.conv.turn.asks_token_cost or re.search(COST_ASK_RE, self.question, re.I) or asks_price(self.question)
+        )
         if task == "inference" and fit.fits and asks_cost:  # "what does 1M tokens cost on 4 x L20?"
             cost = yield from self.named_cost(s, fit)
             lines = [*lines[:1], *cost, *lines[1:]] if self.conv.turn.asks_verdict else [*cost, *lines]
@@ -138,6 +140,7 @@ class HardwareIntent(Run):
         tokens = self.conv.turn.asks_token_cost and o.cost_cny_per_million_tokens is not None
         per_m = render.fig(o.cost_cny_per_million_tokens) if o.cost_cny_per_million_tokens is not None else "?"
         return [
+            *CostPeriods.option_period_lines(self, s, o),  # type: ignore[arg-type]  # "一年多少钱" on named hardware
             say("cost.tokens" if tokens else "cost.month", self.lang, monthly=render.fig(o.price_cny_per_month),
                 hourly=render.fig(o.price_cny_per_hour), instances=o.instances, instance_type=o.instance_type,
                 gpus=o.total_gpus, gpu=render.gpu_label(o, self.lang),
@@ -255,21 +258,6 @@ class HardwareIntent(Run):
                 context=render.fig(cap.context), kv=render.fig(cap.kv_gib_per_sequence),
                 budget=render.fig(cap.kv_budget_gib_per_gpu))
         ]  # fmt: skip
-
-    def training_time(self, s: Slots) -> Events:
-        """Training time (and days) from 6·N·D on the GPUs the user named, or None."""
-        task = task_of(s)
-        if task not in ("full", "lora", "qlora") or not (s.train_tokens and s.gpu and s.gpus):
-            return None
-        gpus = s.gpus * (s.instances or s.max_instances or 1)
-        args = {"model": s.model, "gpu": s.gpu, "gpus": gpus, "tokens": s.train_tokens, "task": task}
-        run, err = yield from self.call("training_run", training_run, **args)
-        if err or not isinstance(run, TrainingCompute):
-            return None
-        return say(
-            "training.time", self.lang, tokens=render.fig(run.training_tokens), gpus=run.gpus, gpu=run.gpu,
-            hours=render.fig(run.hours), days=render.fig(run.days), rule=run.flops_rule, mfu=render.fig(run.mfu * 100),
-        )  # fmt: skip
 
     def gpu_verdict(self, s: Slots, plan: Plan) -> Events:
         """'Is the L20 a good choice for X?': yes or no from the plan on that GPU, then a cheaper alternative."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from assistant import render
@@ -11,7 +10,8 @@ from assistant.intents.arguments import (
     memory_args,
     plan_args,
 )
-from assistant.intents.plan_leads import HOW_LONG_RE, PlanLeads
+from assistant.intents.cost_periods import CostPeriods
+from assistant.intents.training_leads import TrainingLeads
 from assistant.intents.verdict_billing import billing_choice
 from assistant.messages import say
 from assistant.render_brief import estimate_brief, plan_brief
@@ -28,7 +28,7 @@ from tools.plan import Plan
 # A question about what it costs (not "cheapest instance"): the cost line answers first.
 
 
-class PlanIntent(PlanLeads):
+class PlanIntent(TrainingLeads, CostPeriods):
     """Renders a plan or a memory estimate from the tools."""
 
     def plan_answer(self, s: Slots, understood: str, lead: Sequence[str] = (), only_type: str | None = None) -> Events:
@@ -73,15 +73,18 @@ class PlanIntent(PlanLeads):
             head[:0] = yield from self.budget_verdict(s, plan)
         elif self.conv.turn.asks_verdict and not (head or lead or s.gpu or s.instance_types or s.families):
             head[:0] = self.plain_verdict(s, plan)  # "最多用两台，能跑吗？": yes or no within the stated limits
-        if lead and (time := (yield from self.training_time(s))):
+        if lead and (time := (yield from self.training_time(s, plan))):
             # "要多久": the time answers the question, unless the named hardware cannot hold the run: then
             # "no" answers first ("行不行，要多久" on two L20s too small for full fine-tuning).
-            asked = re.search(HOW_LONG_RE, self.question, re.IGNORECASE) and self.named_fits
+            asked = self.asks_how_long() and self.named_fits
             head.insert(0 if asked else len(head), time)
         elif not lead and (times := (yield from self.planned_training_time(s, plan))):
             head[:0] = times
         head[:0] = self.usage_line(s, plan)
-        cost = [] if lead else (yield from self.cost_line(s, plan))
+        asked = self.cost_question(s)  # "那 L20 呢" after "一个月多少钱": the cost is still the question
+        cost = [] if lead else (yield from self.cost_line(s, plan, asked))
+        if not lead:  # "一年多少钱", "cost per 1,000 requests": the period asked answers before the month
+            cost[:0] = yield from self.period_lines(s, plan, asked)
         # "多少钱一个月": the month's cost answers first, before any line about the GPU; a yes/no on the GPU
         # ("is the A10 a cost-effective pick?") keeps the first line and the cost follows it
         at = 1 if head and self.conv.turn.asks_verdict and not s.budget_cny_month else 0
@@ -139,11 +142,10 @@ class PlanIntent(PlanLeads):
             qps = render.fig(s.qps)
             notes.append(
                 self.t(
-                    f"注意：能否达到 QPS {qps} 取决于每个请求的输入和输出长度，问题里没有给出；上面的方案按默认长度"
-                    f"（见关键假设）计算，没有来源能证明不给长度也能达到 QPS {qps}。",
-                    f"Note: whether QPS {qps} is reachable depends on each request's prompt and output lengths, "
-                    "which the question does not give; the plan uses default lengths (see the assumptions), so no "
-                    f"source backs QPS {qps} as stated.",
+                    f"注意：能否达到 QPS {qps} 取决于每个请求的输入和输出长度；问题没有给出，"
+                    "上面按默认长度（见关键假设）计算。",
+                    f"Note: QPS {qps} depends on each request's prompt and output lengths; the question gives none, "
+                    "so the plan uses default lengths (see the assumptions).",
                 )
             )
         if s.budget_cny_month and top is not None and top.price_cny_per_month is None:

@@ -148,16 +148,18 @@ class PlanLeads(Run):
                               cost=render.fig(run.cost_cny))  # fmt: skip
         return line
 
-    def cost_line(self, s: Slots, plan: Plan) -> Events:
+    def cost_line(self, s: Slots, plan: Plan, question: str | None = None) -> Events:
         """'What's the monthly bill?': the month's cost of the cheapest option that fits, answered first.
 
         With no known price, that is said once, then the nearest known price with its region and date.
+        ``question``: the words that asked the cost, when an earlier turn did ("那 L20 呢" after "一个月多少钱").
         """
-        tokens = self.conv.turn.asks_token_cost
-        asked = tokens or re.search(COST_ASK_RE, self.question, re.IGNORECASE)
-        regions = named_regions(self.question)
+        question = question or self.question
+        tokens = self.conv.turn.asks_token_cost or (question != self.question and s.asks_token_cost)
+        asked = tokens or re.search(COST_ASK_RE, question, re.IGNORECASE)
+        regions = named_regions(question)
         # "杭州和北京哪个便宜？每月分别多少": two regions and a cheaper/monthly word ask the cost in each
-        asked = asked or (len(regions) >= 2 and re.search(_REGIONS_COST_RE, self.question, re.IGNORECASE))
+        asked = asked or (len(regions) >= 2 and re.search(_REGIONS_COST_RE, question, re.IGNORECASE))
         if not plan.options or s.usage_hours or s.budget_cny_month or s.task in TRAINING or not asked:
             return []  # a training run's cost is its time x price (planned_training_time)
         if len(regions) >= 2:  # "Beijing vs Frankfurt": the same load in each
@@ -233,6 +235,7 @@ class PlanLeads(Run):
             return []  # a follow-up replaced the derived figure
         if r.kind == "daily_requests":
             code = "rate.daily_requests" if r.stated else "rate.daily_requests_assumed"
+            code = code.replace("daily", f"{r.per}ly") if r.per != "day" else code  # "1.2 million a month"
             daily = self.count_words(r.amount)
             return [say(code, self.lang, daily=daily, factor=render.fig(r.factor), qps=render.fig(r.result))]
         if r.kind == "groups":

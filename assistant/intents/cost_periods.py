@@ -1,0 +1,131 @@
+"""The cost of a plan in the period the user budgets in: a year, a week, a day, or per thousand requests.
+
+"一年下来多少钱", "what does a day of serving cost", "每千次调用成本": the figure asked answers first, from the
+option's own :class:`tools.plan_pricing.CostTotals` (so it names the same price, region and date as the monthly
+line that follows). A subscription year with no subscription price in the asked region says so once, then gives
+the nearest known subscription price with its region and date.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant import render
+from assistant.billing_words import CostPeriod, billings, cost_period
+from assistant.messages import say
+from assistant.price_phrases import basis_label
+from assistant.run import TRAINING, Events, Run
+from assistant.toolbox import price_of_instance
+from assistant.understanding import Slots
+from tools.plan import DeploymentOption, Plan
+from tools.prices import PriceQuote
+
+_COST_WORDS = (
+    r"多少钱|费用|成本|花费|开销|花多少|烧|账单|预算|包年|\bcost\w*|\bprice\w*|\bbill\w*|\bspend\w*|\bburn\w*|"
+    r"how\s+much|\bbudget\w*|¥|\bcny\b|\brmb\b|\bcomes?\s+to\b|\bset\s+(?:us|me)\s+back|\brun\s+(?:us|me)\b"
+)
+_SUBSCRIPTION_REGION = "cn-shanghai"  # the one region whose subscription prices the shipped list has
+
+
+class CostPeriods(Run):
+    """Lead lines for costs asked per year, per week, per day or per thousand requests."""
+
+    def cost_question(self, s: Slots) -> str | None:
+        """Return the earlier user turn that asked the cost, when this turn is a follow-up that does not."""
+        if not (self.conv.turn.follow_up and s.asks_cost) or re.search(_COST_WORDS, self.question, re.IGNORECASE):
+            return None
+        users = [m.content for m in reversed(self.history) if m.role == "user"]
+        return next((q for q in users if re.search(_COST_WORDS, q, re.IGNORECASE)), None)
+
+    def period_lines(self, s: Slots, plan: Plan, question: str | None = None) -> Events:
+        """Return the line that answers a yearly, daily or per-request cost question; [] for any other."""
+        question = question or self.question
+        period = cost_period(question)
+        if period is None or s.task in TRAINING or not re.search(_COST_WORDS, question, re.IGNORECASE):
+            return []
+        if not plan.options:
+            return []
+        subscription = s.billing == "subscription" or "subscription-monthly" in billings(question)
+        if period == "year" and subscription:
+            return (yield from self._subscription_year(s, plan))
+        if period == "hour" and s.usage_hours:
+            return []  # "每小时多少钱，每天开 10 小时一个月多少钱": the month at those hours answers
+        option = _cheapest(plan.options, usage=bool(s.usage_hours))
+        if option is None or option.totals is None:
+            return [say("cost.period_unpriced", self.lang, instance_type=plan.options[0].instance_type)]
+        return [self._line(period, option, s)]
+
+    def option_period_lines(self, s: Slots, option: DeploymentOption) -> list[str]:
+        """Return the yearly, weekly, daily or per-request line of one priced option (named hardware), if asked."""
+        period = cost_period(self.question)
+        if period is None or option.totals is None or option.price_cny_per_hour is None:
+            return []
+        return [self._line(period, option, s)]
+
+    def _line(self, period: CostPeriod, o: DeploymentOption, s: Slots) -> str:
+        t = o.totals
+        assert t is not None
+        fields = {
+            "hourly": render.fig(o.price_cny_per_hour),
+            "instances": o.instances,
+            "instance_type": o.instance_type,
+            "gpus": o.total_gpus,
+            "gpu": render.gpu_label(o, self.lang),
+            "region": o.price_region or "?",
+            "as_of": o.price_as_of or "?",
+        }
+        if period == "requests" and t.cny_per_1k_requests is not None:
+            code = "cost.requests_qps" if t.requests_basis == "stated_qps" else "cost.requests_output"
+            return say(code, self.lang, per_1k=render.fig(t.cny_per_1k_requests), qps=render.fig(s.qps),
+                       per_m=render.fig(o.cost_cny_per_million_tokens), **fields)  # fmt: skip
+        usage = t.usage_cny_per_year is not None and o.usage_hours_per_month is not None
+        hours = render.fig(o.usage_hours_per_month)
+        if period == "hour":
+            basis = basis_label(o.price_month_basis, self.lang)
+            return say("cost.hour", self.lang, month=render.fig(o.price_cny_per_month), basis=basis, **fields)
+        if period == "week" and t.payg_cny_per_week is not None and not usage:
+            return say("cost.week", self.lang, week=render.fig(t.payg_cny_per_week), **fields)
+        if period == "day":
+            if usage:
+                return say("cost.day_usage", self.lang, day=render.fig(t.usage_cny_per_day), hours=hours, **fields)
+            return say("cost.day", self.lang, day=render.fig(t.payg_cny_per_day), **fields)
+        if usage:
+            return say("cost.year_usage", self.lang, year=render.fig(t.usage_cny_per_year), hours=hours, **fields)
+        return say("cost.year", self.lang, year=render.fig(t.payg_cny_per_year), **fields)
+
+    def _subscription_year(self, s: Slots, plan: Plan) -> Events:
+        """Price a year on subscription: 12 months of the listed subscription, else the nearest known one."""
+        subscribed = [o for o in plan.options if o.totals and o.totals.subscription_cny_per_year is not None]
+        if subscribed:
+            o = min(subscribed, key=lambda o: o.subscription_cny_per_month or 0)
+            assert o.totals is not None
+            return [
+                say("cost.year_subscription", self.lang, year=render.fig(o.totals.subscription_cny_per_year),
+                    monthly=render.fig(o.subscription_cny_per_month), as_of=o.subscription_as_of or "?",
+                    region=o.price_region or "?", instances=o.instances, instance_type=o.instance_type,
+                    gpus=o.total_gpus, gpu=render.gpu_label(o, self.lang))
+            ]  # fmt: skip
+        o = _cheapest(plan.options, usage=False) or plan.options[0]
+        region = o.price_region or s.region or "?"
+        lines = [say("cost.subscription_unknown", self.lang, instance_type=o.instance_type, region=region)]
+        if region != _SUBSCRIPTION_REGION:
+            quote, _ = yield from self.call(
+                "price_of_instance", price_of_instance, instance_type=o.instance_type, region=_SUBSCRIPTION_REGION
+            )
+            if isinstance(quote, PriceQuote) and quote.subscription_monthly is not None:
+                lines.append(
+                    say("cost.subscription_nearest", self.lang, instance_type=o.instance_type, region=quote.region,
+                        monthly=render.fig(quote.subscription_monthly), as_of=quote.subscription_as_of or "?")
+                )  # fmt: skip
+        if o.totals is not None and o.totals.payg_cny_per_year is not None:
+            lines.append(self._line("year", o, s))
+        return lines
+
+
+def _cheapest(options: list[DeploymentOption], *, usage: bool) -> DeploymentOption | None:
+    """Return the cheapest priced option a month (at the stated hours when the deployment runs part-time)."""
+    if usage:
+        priced = [o for o in options if o.usage_cny_per_month is not None and o.totals]
+        return min(priced, key=lambda o: o.usage_cny_per_month or 0) if priced else None
+    priced = [o for o in options if o.price_cny_per_month is not None and o.totals]
+    return min(priced, key=lambda o: o.price_cny_per_month or 0) if priced else None

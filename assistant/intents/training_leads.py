@@ -1,0 +1,65 @@
+"""Training time and cost on the GPUs the user named, and whether the conversation asks how long.
+
+"两张 A100 要多久", "how long and how much on 4x A100": 6·N·D (or 4·N·D for LoRA) on exactly that hardware,
+priced per GPU-hour from the plan's options with the same GPU. "what if 3 epochs?" after "how long?" still asks
+how long: a follow-up that changes the training volume or the hardware keeps the earlier question's form.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.intents.arguments import task_of
+from assistant.intents.plan_leads import HOW_LONG_RE, PlanLeads
+from assistant.run import Events
+from assistant.toolbox import training_run
+from assistant.understanding import Slots
+from tools.plan import Plan
+from tools.training_volume import TrainingCompute
+
+# "— days and cost?", "hours?", "训练时长", "耗时多少": the duration asked as a bare noun
+_DURATION_ASK = (
+    r"\b(?:days|hours|weeks|duration|wall[\s\-]?time)\s*(?:and|&|,|/|\+|\?|？)|(?:—|–|:|：|,)\s*(?:days|hours|weeks)\b|"
+    r"天数|耗时|时长|训练时间|(?:几|多少)(?:个)?(?:小时|天|周)"
+)
+
+
+class TrainingLeads(PlanLeads):
+    """The training-time line of an answer on named hardware."""
+
+    def training_time(self, s: Slots, plan: Plan | None = None) -> Events:
+        """Training time (and days) from 6·N·D on the GPUs the user named, with its cost when priced; or None."""
+        task = task_of(s)
+        if task not in ("full", "lora", "qlora") or not (s.train_tokens and s.gpu and s.gpus):
+            return None
+        gpus = s.gpus * (s.instances or s.max_instances or 1)
+        args = {"model": s.model, "gpu": s.gpu, "gpus": gpus, "tokens": s.train_tokens, "task": task}
+        if (per_gpu := _per_gpu_hour(plan, s.gpu)) is not None:
+            args["price_cny_per_hour"] = round(per_gpu * gpus, 2)
+        run, err = yield from self.call("training_run", training_run, **args)
+        if err or not isinstance(run, TrainingCompute):
+            return None
+        return self.training_lines(run)
+
+    def asks_how_long(self) -> bool:
+        """Whether this turn asks how long, itself or as a follow-up that changes a previous "how long?"."""
+        if re.search(HOW_LONG_RE, self.question, re.IGNORECASE) or re.search(_DURATION_ASK, self.question, re.I):
+            return True
+        turn = self.conv.turn
+        changes = turn.epochs or turn.train_tokens or turn.samples or turn.gpus or turn.gpu or turn.task
+        if not (turn.follow_up and changes):
+            return False
+        earlier = next((m.content for m in reversed(self.history) if m.role == "user"), "")
+        return bool(re.search(HOW_LONG_RE, earlier, re.IGNORECASE))
+
+
+def _per_gpu_hour(plan: Plan | None, gpu: str) -> float | None:
+    """Return the cheapest pay-as-you-go price of one GPU of ``gpu`` among the plan's options (None: none priced)."""
+    if plan is None:
+        return None
+    prices = [
+        o.price_cny_per_hour / o.total_gpus
+        for o in plan.options
+        if o.price_cny_per_hour is not None and gpu in (o.gpu_model, o.gpu_model_likely)
+    ]
+    return min(prices) if prices else None
