@@ -1,0 +1,168 @@
+"""The guarantee that an answer's first line answers the question's form, whatever intent built it.
+
+Applied once, at composition time (:mod:`assistant.engine`), after the intent handler: a yes/no question
+(:mod:`assistant.question_form`) gets a yes / no first, decided by typed outcomes. An outcome that rules the
+workload out on its own (a context beyond the model's limit, a run longer than the stated deadline, a price
+above the amount asked about, a GPU with no price in the asked region) leads even when the handler's first
+line said yes to the memory; a first line with no yes or no at all gets one from the fit or plan results.
+Every line comes from the message catalogue; every figure from a tool result or the question.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from assistant import render
+from assistant.intents.hardware import HardwareIntent
+from assistant.messages import say
+from assistant.question_form import QuestionForm, read_form
+from assistant.run import TRAINING, Events, Reply
+from assistant.toolbox import model_card, training_run
+from assistant.understanding import Slots
+from tools.architecture import ModelArchitecture
+from tools.hardware_fit import HardwareFit
+from tools.plan import Plan
+from tools.prices import PriceQuote
+from tools.training_volume import TrainingCompute
+
+# The yes and no words our own leads (and the handlers' catalogue lines) open with; the earliest decides.
+_NO = (
+    r"\b(?:no|not|doesn'?t|does\s+not|won'?t|cannot|can'?t|isn'?t|insufficient)\b|"
+    r"不能|不够|不行|不可以|放不下|装不下|跑不了|跑不动|不合适|不建议|不适合|无法|不是|来不及|没必要|不需要"
+)
+_YES = (
+    r"\b(?:yes|fits?|enough|can|sufficient|works?)\b|(?<![性功智效可本])能(?!否)|可以|够|放得下|装得下|合适|适合|"
+    r"足够|没问题|是的|有必要|需要"
+)
+_SKIPPED_KINDS = ("clarification", "error", "out_of_scope")
+
+
+def lead_verdict(text: str) -> str | None:
+    """'yes' or 'no' from the first line of ``text`` (its earliest yes or no word), or None when it has neither."""
+    line = next((ln for ln in text.splitlines() if ln.strip()), "")
+    line = re.sub(r"[*_#`>]", "", line)
+    no, yes = re.search(_NO, line, re.IGNORECASE), re.search(_YES, line, re.IGNORECASE)
+    if no and (not yes or no.start() <= yes.start()):
+        return "no"
+    return "yes" if yes else None
+
+
+class FormLeads(HardwareIntent):
+    """Puts the answer to the question's form in front of the reply another handler built."""
+
+    def turn_form(self) -> QuestionForm:
+        """Return the form of this turn; a bare follow-up ('and with 40 users?') keeps the previous turn's form."""
+        form = read_form(self.question)
+        if form.form == "open" and self.conv.turn.follow_up:
+            earlier = next((m.content for m in reversed(self.history) if m.role == "user"), None)
+            if earlier:
+                before = read_form(earlier)
+                return form.model_copy(update={"form": before.form, "deadline_hours": before.deadline_hours})
+        return form
+
+    def lead_for_form(self, s: Slots, reply: Reply) -> Events:
+        """Make the first line of ``reply`` answer a yes/no question with yes or no, from typed outcomes."""
+        form = self.turn_form()
+        if form.form != "yes_no" or reply.kind in _SKIPPED_KINDS:
+            return reply
+        said = lead_verdict(reply.text)
+        blocker = yield from self.ruling_out(s, form)
+        if blocker and said != "no":
+            reply.text = blocker + "\n\n" + reply.text
+        elif said is None and (lead := self.lead_from_outcomes(s, form)):
+            reply.text = lead + "\n\n" + reply.text
+        return reply
+
+    # ------------------------------------------------------------------ outcomes that rule the workload out
+
+    def ruling_out(self, s: Slots, form: QuestionForm) -> Events:
+        """Return the 'no' line of an outcome that rules the workload out on its own, or None."""
+        if (line := (yield from self.context_beyond_limit(s))) is not None:
+            return line
+        if form.deadline_hours and (line := (yield from self.beyond_deadline(s, form.deadline_hours))) is not None:
+            return line
+        if (line := self.price_above_amount(s, form)) is not None and lead_is_no(line):
+            return line
+        return self.region_unpriced(s)
+
+    def context_beyond_limit(self, s: Slots) -> Events:
+        """'Llama-3-8B with 32k documents': a context longer than the model reads, whatever the GPU."""
+        if not s.model or not s.context or s.architecture or s.model.startswith("custom-"):
+            return None
+        card, err = yield from self.call("model_card", model_card, model=s.model)
+        if err or not isinstance(card, ModelArchitecture) or s.context <= card.max_context:
+            return None
+        return say("form.context_beyond", self.lang, model=card.name, limit=card.max_context, asked=s.context)
+
+    def beyond_deadline(self, s: Slots, deadline: float) -> Events:
+        """'LoRA over 500M tokens within 24 hours on 2 x L20': the 6·N·D time against the deadline."""
+        run = self.training_result()
+        if run is None and s.model and s.gpu and s.gpus and s.train_tokens and (s.task in TRAINING):
+            args: dict[str, Any] = {"model": s.model, "gpu": self.one_gpu(s.gpu), "gpus": s.gpus * (s.instances or 1),
+                                    "tokens": s.train_tokens, "task": s.task}  # fmt: skip
+            result, _ = yield from self.call("training_run", training_run, **args)
+            run = result if isinstance(result, TrainingCompute) else None
+        if run is None or run.hours <= deadline:
+            return None
+        return say("form.deadline_no", self.lang, hours=render.fig(run.hours), deadline=render.fig(deadline),
+                   gpus=run.gpus, gpu=run.gpu, mfu=render.fig(run.mfu))  # fmt: skip
+
+    def training_result(self) -> TrainingCompute | None:
+        """Return the last 6·N·D result of this answer, if one was computed."""
+        for call in reversed(self.calls):
+            if call.name == "training_run" and isinstance(call.result, dict):
+                return TrainingCompute.model_validate(call.result)
+        return None
+
+    def price_above_amount(self, s: Slots, form: QuestionForm) -> str | None:
+        """'包月 3000 块能拿下吗': the cheapest monthly price of the type asked about against that amount."""
+        amount = form.amount_cny or s.budget_cny_month
+        quotes = [PriceQuote.model_validate(c.result) for c in self.calls
+                  if c.name == "price_of_instance" and isinstance(c.result, dict)]  # fmt: skip
+        monthly = [(q.subscription_monthly or q.monthly, q) for q in quotes if (q.subscription_monthly or q.monthly)]
+        if not amount or not monthly:
+            return None
+        price, quote = min(monthly, key=lambda pair: pair[0] or math.inf)
+        code = "form.price_above" if (price or 0) > amount else "form.price_within"
+        as_of = quote.subscription_as_of or quote.as_of
+        return say(code, self.lang, instance_type=quote.instance_type, monthly=render.fig(price),
+                   region=quote.region, as_of=as_of, amount=render.fig(amount))  # fmt: skip
+
+    def region_unpriced(self, s: Slots) -> str | None:
+        """'在新加坡能租到 A100 吗': no instance of that GPU has a price in the region asked about."""
+        if not s.region or s.region == "any" or not s.gpu:
+            return None
+        plans = [Plan.model_validate(c.result) for c in self.calls if c.name == "plan_gpu_deployment"
+                 and isinstance(c.result, dict) and c.args.get("region") == s.region]  # fmt: skip
+        options = [o for p in plans for o in p.options]
+        if not options or any(o.price_cny_per_hour is not None for o in options):
+            return None
+        return say("form.region_unpriced", self.lang, gpu=s.gpu, region=s.region)
+
+    # ------------------------------------------------------------------ a lead where the handler gave none
+
+    def lead_from_outcomes(self, s: Slots, form: QuestionForm) -> str | None:
+        """Return a yes or no line from the fit of the named hardware, a price against an amount, or the plan."""
+        if (line := self.price_above_amount(s, form)) is not None:
+            return line
+        fits = [HardwareFit.model_validate(c.result) for c in self.calls
+                if c.name == "evaluate_hardware_fit" and isinstance(c.result, dict)]  # fmt: skip
+        if fits:
+            return self.fit_lines(fits[0])[0]
+        plan = next((Plan.model_validate(c.result) for c in self.calls
+                     if c.name == "plan_gpu_deployment" and isinstance(c.result, dict)), None)  # fmt: skip
+        if plan is None:
+            return None
+        if not plan.options:
+            return say("verdict.plan_no", self.lang, limits="", model=plan.model)
+        o = plan.options[0]
+        return say("verdict.plan_yes", self.lang, limits="", instances=o.instances, instance_type=o.instance_type,
+                   gpus=o.total_gpus, gpu=o.gpu_model or o.gpu_model_likely or "GPU", model=plan.model,
+                   need=render.fig(o.per_gpu_gib_needed), usable=render.fig(o.per_gpu_capacity_gib))  # fmt: skip
+
+
+def lead_is_no(line: str) -> bool:
+    """Whether a lead line of ours answers no."""
+    return lead_verdict(line) == "no"
