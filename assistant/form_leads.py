@@ -37,6 +37,8 @@ _YES = (
     r"足够|没问题|是的|有必要|需要"
 )
 _SKIPPED_KINDS = ("clarification", "error", "out_of_scope")
+_DEARER = ("fit.yes_but_cheaper", "fit.yes_but_smaller")  # it fits; another option holds it for less
+_BLANKS = {k: "" for k in ("hardware", "model", "need", "usable", "pct", "other", "other_gpu", "other_price", "gpu")}
 
 
 def lead_verdict(text: str) -> str | None:
@@ -68,12 +70,20 @@ class FormLeads(HardwareIntent):
         if form.form != "yes_no" or reply.kind in _SKIPPED_KINDS:
             return reply
         said = lead_verdict(reply.text)
+        if form.worth and said == "yes" and self.fits_but_dearer(reply.text):
+            reply.text = say("form.not_worth", self.lang) + "\n\n" + reply.text
+            return reply
         blocker = yield from self.ruling_out(s, form)
         if blocker and said != "no":
             reply.text = blocker + "\n\n" + reply.text
         elif said is None and (lead := self.lead_from_outcomes(s, form)):
             reply.text = lead + "\n\n" + reply.text
         return reply
+
+    def fits_but_dearer(self, text: str) -> bool:
+        """Whether the reply opens with the catalogue's 'it fits, but a smaller or cheaper option holds it too'."""
+        heads = [say(code, self.lang, **_BLANKS).partition("**")[2].partition("**")[0] for code in _DEARER]
+        return any(text.lstrip("* ").startswith(head) for head in heads if head)
 
     # ------------------------------------------------------------------ outcomes that rule the workload out
 

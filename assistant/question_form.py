@@ -72,6 +72,11 @@ _MONEY = (
     r"(?:¥|￥|rmb\s*|cny\s*)?(?P<n>\d+(?:\.\d+)?)\s*(?P<k>k|w|万|千)?\s*(?:块|元|rmb|cny|yuan|¥|￥)"
     r"|(?:¥|￥|rmb\s*|cny\s*)(?P<n2>\d+(?:\.\d+)?)\s*(?P<k2>k|w|万|千)?"
 )
+# Whether it is worth it: a card that fits but costs more than another that also fits answers "no" here.
+_WORTH = (
+    r"\bworth\b|good\s+value|cost[\s\-]effective|value\s+for\s+money|bang\s+for|"
+    r"值不值|值得|划算|划不划算|性价比|浪费"
+)
 _SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4}
 
 
@@ -84,6 +89,7 @@ class QuestionForm(BaseModel):
     also: list[Form] = Field(default_factory=list, description="other forms the same turn asks ('行不行，要多久')")
     deadline_hours: float | None = Field(default=None, description="'within 24 hours': the time a run must fit in")
     amount_cny: float | None = Field(default=None, description="'包月 3000 块能拿下吗': money the yes/no is about")
+    worth: bool = Field(default=False, description="'is it worth it', '值不值', '划算吗': asks about value, not fit")
 
 
 def read_form(question: str) -> QuestionForm:
@@ -99,7 +105,8 @@ def read_form(question: str) -> QuestionForm:
         if compiled(pattern, re.IGNORECASE).search(text):
             found.append(form)  # type: ignore[arg-type]
     first: Form = found[0] if found else "open"
-    return QuestionForm(form=first, also=found[1:], deadline_hours=deadline_hours(text), amount_cny=amount_cny(text))
+    return QuestionForm(form=first, also=found[1:], deadline_hours=deadline_hours(text), amount_cny=amount_cny(text),
+                        worth=bool(compiled(_WORTH, re.IGNORECASE).search(text)))  # fmt: skip
 
 
 def deadline_hours(text: str) -> float | None:
