@@ -19,12 +19,12 @@ from assistant.intents.hardware import HardwareIntent
 from assistant.messages import say
 from assistant.question_form import QuestionForm, read_form
 from assistant.run import TRAINING, Events, Reply
-from assistant.toolbox import model_card, training_run
+from assistant.toolbox import cheapest_region_for_gpu, model_card, price_of_instance, training_run
 from assistant.understanding import Slots
 from tools.architecture import ModelArchitecture
 from tools.hardware_fit import HardwareFit
 from tools.plan import Plan
-from tools.prices import PriceQuote
+from tools.prices import GpuRegionPrices, PriceQuote
 from tools.training_volume import TrainingCompute
 
 # The yes and no words our own leads (and the handlers' catalogue lines) open with; the earliest decides.
@@ -41,9 +41,15 @@ _DEARER = ("fit.yes_but_cheaper", "fit.yes_but_smaller")  # it fits; another opt
 _BLANKS = {k: "" for k in ("hardware", "model", "need", "usable", "pct", "other", "other_gpu", "other_price", "gpu")}
 
 
+# A first line that introduces a quoted passage answers nothing itself, whatever words the passage has.
+_PASSAGE_HEAD = r"^\W*(?:参考资料的说法|What the guidance says)"
+
+
 def lead_verdict(text: str) -> str | None:
     """'yes' or 'no' from the first line of ``text`` (its earliest yes or no word), or None when it has neither."""
     line = next((ln for ln in text.splitlines() if ln.strip()), "")
+    if re.match(_PASSAGE_HEAD, line) or line.lstrip().startswith(">"):
+        return None
     line = re.sub(r"[*_#`>]", "", line)
     no, yes = re.search(_NO, line, re.IGNORECASE), re.search(_YES, line, re.IGNORECASE)
     if no and (not yes or no.start() <= yes.start()):
@@ -67,8 +73,11 @@ class FormLeads(HardwareIntent):
     def lead_for_form(self, s: Slots, reply: Reply) -> Events:
         """Make the first line of ``reply`` answer a yes/no question with yes or no, from typed outcomes."""
         form = self.turn_form()
-        if form.form != "yes_no" or reply.kind in _SKIPPED_KINDS:
+        if form.form != "yes_no" or reply.kind in ("error", "out_of_scope"):
             return reply
+        if reply.kind == "clarification":  # "is 500 RMB a month enough for a T4?": money or stock needs no model
+            line = yield from self.hardware_only_verdict(s, form)
+            return Reply(text=line, kind="guidance") if line else reply
         said = lead_verdict(reply.text)
         if form.worth and said == "yes" and self.fits_but_dearer(reply.text):
             reply.text = say("form.not_worth", self.lang) + "\n\n" + reply.text
@@ -76,9 +85,28 @@ class FormLeads(HardwareIntent):
         blocker = yield from self.ruling_out(s, form)
         if blocker and said != "no":
             reply.text = blocker + "\n\n" + reply.text
-        elif said is None and (lead := self.lead_from_outcomes(s, form)):
+        elif said is None and (lead := (yield from self.lead_from_outcomes(s, form))):
             reply.text = lead + "\n\n" + reply.text
         return reply
+
+    def hardware_only_verdict(self, s: Slots, form: QuestionForm) -> Events:
+        """Answer a yes/no about money or stock of named hardware without a workload, or None."""
+        if s.model or not (s.gpu or s.instance_types) or not (form.amount_cny or s.budget_cny_month or s.region):
+            return None
+        yield from self.price_named_hardware(s)
+        return self.price_above_amount(s, form) or self.region_stock(s)
+
+    def price_named_hardware(self, s: Slots) -> Events:
+        """Price the hardware named (an instance type, else the cheapest type with the GPU) for the money checks."""
+        if s.instance_types:
+            yield from self.call("price_of_instance", price_of_instance, instance_type=s.instance_types[0],
+                                 region=s.region if s.region != "any" else None)  # fmt: skip
+            return
+        found, _ = yield from self.call("cheapest_region_for_gpu", cheapest_region_for_gpu,
+                                        gpu=self.one_gpu(s.gpu or ""), gpu_count=s.gpus or 1)  # fmt: skip
+        if isinstance(found, GpuRegionPrices) and found.cheapest_instance_type and found.cheapest:
+            yield from self.call("price_of_instance", price_of_instance, instance_type=found.cheapest_instance_type,
+                                 region=found.cheapest.region)  # fmt: skip
 
     def fits_but_dearer(self, text: str) -> bool:
         """Whether the reply opens with the catalogue's 'it fits, but a smaller or cheaper option holds it too'."""
@@ -140,6 +168,21 @@ class FormLeads(HardwareIntent):
         return say(code, self.lang, instance_type=quote.instance_type, monthly=render.fig(price),
                    region=quote.region, as_of=as_of, amount=render.fig(amount))  # fmt: skip
 
+    def region_stock(self, s: Slots) -> str | None:
+        """'杭州能买到 H20 的机器吗': whether the price list has any instance of the GPU in the asked region."""
+        if not s.region or s.region == "any" or not s.gpu:
+            return None
+        found = [GpuRegionPrices.model_validate(c.result) for c in self.calls
+                 if c.name == "cheapest_region_for_gpu" and isinstance(c.result, dict)]  # fmt: skip
+        if not found:
+            return None
+        here = [(o.instance_type, r) for f in found for o in f.options for r in o.regions if r.region == s.region]
+        if not here:
+            return say("form.region_unpriced", self.lang, gpu=found[0].gpu, region=s.region)
+        itype, price = min(here, key=lambda pair: pair[1].price_cny)
+        return say("form.region_priced", self.lang, gpu=found[0].gpu, region=s.region, instance_type=itype,
+                   hourly=render.fig(price.price_cny), as_of=price.as_of)  # fmt: skip
+
     def region_unpriced(self, s: Slots) -> str | None:
         """'在新加坡能租到 A100 吗': no instance of that GPU has a price in the region asked about."""
         if not s.region or s.region == "any" or not s.gpu:
@@ -153,10 +196,19 @@ class FormLeads(HardwareIntent):
 
     # ------------------------------------------------------------------ a lead where the handler gave none
 
-    def lead_from_outcomes(self, s: Slots, form: QuestionForm) -> str | None:
-        """Return a yes or no line from the fit of the named hardware, a price against an amount, or the plan."""
+    def lead_from_outcomes(self, s: Slots, form: QuestionForm) -> Events:
+        """Return a yes or no line from a price against an amount, stock in a region, the fit or the plan."""
+        if (form.amount_cny or s.budget_cny_month) and not s.model and (s.gpu or s.instance_types):
+            if not any(c.name == "price_of_instance" for c in self.calls):
+                yield from self.price_named_hardware(s)
         if (line := self.price_above_amount(s, form)) is not None:
             return line
+        if not s.model and s.region and s.gpu:
+            if not any(c.name == "cheapest_region_for_gpu" for c in self.calls):
+                yield from self.call("cheapest_region_for_gpu", cheapest_region_for_gpu, gpu=self.one_gpu(s.gpu),
+                                     gpu_count=s.gpus or 1)  # fmt: skip
+            if (line := self.region_stock(s)) is not None:
+                return line
         fits = [HardwareFit.model_validate(c.result) for c in self.calls
                 if c.name == "evaluate_hardware_fit" and isinstance(c.result, dict)]  # fmt: skip
         if fits:
