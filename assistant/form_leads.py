@@ -82,12 +82,31 @@ class FormLeads(HardwareIntent):
         if form.worth and said == "yes" and self.fits_but_dearer(reply.text):
             reply.text = say("form.not_worth", self.lang) + "\n\n" + reply.text
             return reply
+        if form.speed_tokens_s and (line := self.speed_verdict(s, form)) and not (said == "no" and lead_is_no(line)):
+            reply.text = line + "\n\n" + reply.text  # "能到每秒 50 个 token 吗": the speed decides, not the memory
+            return reply
         blocker = yield from self.ruling_out(s, form)
         if blocker and said != "no":
             reply.text = blocker + "\n\n" + reply.text
         elif said is None and (lead := (yield from self.lead_from_outcomes(s, form))):
             reply.text = lead + "\n\n" + reply.text
         return reply
+
+    def speed_verdict(self, s: Slots, form: QuestionForm) -> str | None:
+        """'At least 30 tokens/s per user?': the planned decode speed on the named GPU against the target."""
+        plans = [Plan.model_validate(c.result) for c in self.calls
+                 if c.name == "plan_gpu_deployment" and isinstance(c.result, dict)]  # fmt: skip
+        options = [o for p in plans for o in p.options if o.decode_tokens_per_s and o.decode_tokens_per_s_per_stream]
+        named = [o for o in options if s.gpu and s.gpu in (o.gpu_model or o.gpu_model_likely or "")]
+        sized = [o for o in named if not s.gpus or o.total_gpus == s.gpus]
+        top = (sized or named or options or [None])[0]
+        if top is None or form.speed_tokens_s is None:
+            return None
+        speed = (top.decode_tokens_per_s if form.speed_total else top.decode_tokens_per_s_per_stream) or 0.0
+        code = "form.speed_yes" if speed >= form.speed_tokens_s else "form.speed_no"
+        per = say("form.speed_total" if form.speed_total else "form.speed_stream", self.lang)
+        return say(code, self.lang, speed=render.fig(speed), per=per, target=render.fig(form.speed_tokens_s),
+                   instances=top.instances, instance_type=top.instance_type)  # fmt: skip
 
     def hardware_only_verdict(self, s: Slots, form: QuestionForm) -> Events:
         """Answer a yes/no about money or stock of named hardware without a workload, or None."""

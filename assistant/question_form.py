@@ -77,6 +77,12 @@ _WORTH = (
     r"\bworth\b|good\s+value|cost[\s\-]effective|value\s+for\s+money|bang\s+for|"
     r"值不值|值得|划算|划不划算|性价比|浪费"
 )
+# A speed the answer is judged against: "30 tokens/s per user", "每秒 50 个 token", "50 tok/s".
+_SPEED = (
+    r"(?P<n>\d+(?:\.\d+)?)\s*(?:tokens?|toks?|个\s*token|字)\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?|每秒|一秒)|"
+    r"(?:每秒|一秒)\s*(?:能)?(?:出|生成|输出|到|达到)?\s*(?P<n2>\d+(?:\.\d+)?)\s*(?:个)?\s*(?:tokens?|字)"
+)
+_SPEED_TOTAL = r"\b(?:total|aggregate|overall|combined)\b|总(?:吞吐|共|计)?|合计|整体"
 _SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4}
 
 
@@ -89,6 +95,8 @@ class QuestionForm(BaseModel):
     also: list[Form] = Field(default_factory=list, description="other forms the same turn asks ('行不行，要多久')")
     deadline_hours: float | None = Field(default=None, description="'within 24 hours': the time a run must fit in")
     amount_cny: float | None = Field(default=None, description="'包月 3000 块能拿下吗': money the yes/no is about")
+    speed_tokens_s: float | None = Field(default=None, description="'at least 30 tokens/s', '每秒 50 个 token'")
+    speed_total: bool = Field(default=False, description="the speed is the whole deployment's, not one user's")
     worth: bool = Field(default=False, description="'is it worth it', '值不值', '划算吗': asks about value, not fit")
 
 
@@ -106,7 +114,7 @@ def read_form(question: str) -> QuestionForm:
             found.append(form)  # type: ignore[arg-type]
     first: Form = found[0] if found else "open"
     return QuestionForm(form=first, also=found[1:], deadline_hours=deadline_hours(text), amount_cny=amount_cny(text),
-                        worth=bool(compiled(_WORTH, re.IGNORECASE).search(text)))  # fmt: skip
+                        worth=bool(compiled(_WORTH, re.IGNORECASE).search(text)), **_speed(text))  # fmt: skip
 
 
 def deadline_hours(text: str) -> float | None:
@@ -130,3 +138,11 @@ def amount_cny(text: str) -> float | None:
         return None
     number, scale = (m.group("n"), m.group("k")) if m.group("n") else (m.group("n2"), m.group("k2"))
     return float(number) * _SCALE.get((scale or "").lower(), 1.0)
+
+
+def _speed(text: str) -> dict[str, float | bool | None]:
+    m = compiled(_SPEED, re.IGNORECASE).search(text)
+    if m is None:
+        return {}
+    total = bool(compiled(_SPEED_TOTAL, re.IGNORECASE).search(text))
+    return {"speed_tokens_s": float(m.group("n") or m.group("n2")), "speed_total": total}
