@@ -129,7 +129,8 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
     if turn.model or turn.model_error:
         update |= {"model": turn.model, "model_mention": turn.model_mention, "model_error": turn.model_error}
         update |= {"size_b": None}
-        update.setdefault("gpus", None)
+        if not _hardware_only(workload):  # "我们有 4 张 L20" then a model: the count stays with the GPU it counts
+            update.setdefault("gpus", None)
     elif turn.size_b:
         update |= {"size_b": turn.size_b, "model": None, "model_mention": None, "model_error": None}
     if turn.task_hint and turn.task is None and not _is_training(workload.task):
