@@ -69,8 +69,8 @@ _DEADLINE_ZH = rf"(?P<n>{_NUM})\s*(?:个)?\s*(?P<u>小时|钟头|天|日|周|星
 _TOMORROW = r"\bby\s+tomorrow\b|\bovernight\b|明天(?:早上|上午|之前|前)|一晚上|一个晚上|一夜"
 # An amount of money the question weighs: "3000 块能拿下吗", "is 20k RMB a month enough".
 _MONEY = (
-    r"(?:¥|￥|rmb\s*|cny\s*)?(?P<n>\d+(?:\.\d+)?)\s*(?P<k>k|w|万|千)?\s*(?:块|元|rmb|cny|yuan|¥|￥|(?:的)?预算)"
-    r"|(?:¥|￥|rmb\s*|cny\s*|预算\s*(?:只有|才|是|为|就)?\s*|budget\s+(?:of|is)\s+)(?P<n2>\d+(?:\.\d+)?)\s*(?P<k2>k|w|万|千)?"
+    r"(?:¥|￥|rmb\s*|cny\s*)?(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<k>k|w|万|千)?\s*(?:块|元|rmb|cny|yuan|¥|￥|(?:的)?预算)"
+    r"|(?:¥|￥|rmb\s*|cny\s*|预算\s*(?:只有|才|是|为|就)?\s*|budget\s+(?:of|is)\s+)(?P<n2>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<k2>k|w|万|千)?"
 )
 # Whether it is worth it: a card that fits but costs more than another that also fits answers "no" here.
 _WORTH = (
@@ -137,7 +137,7 @@ def amount_cny(text: str) -> float | None:
     if m is None:
         return None
     number, scale = (m.group("n"), m.group("k")) if m.group("n") else (m.group("n2"), m.group("k2"))
-    return float(number) * _SCALE.get((scale or "").lower(), 1.0)
+    return float(number.replace(",", "")) * _SCALE.get((scale or "").lower(), 1.0)
 
 
 def _speed(text: str) -> dict[str, float | bool | None]:
