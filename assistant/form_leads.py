@@ -16,6 +16,7 @@ from typing import Any
 
 from assistant import render
 from assistant.intents.hardware import HardwareIntent
+from assistant.intents.plan_leads import plan_verdict
 from assistant.messages import say
 from assistant.question_form import QuestionForm, read_form
 from assistant.run import TRAINING, Events, Reply
@@ -236,12 +237,7 @@ class FormLeads(HardwareIntent):
                      if c.name == "plan_gpu_deployment" and isinstance(c.result, dict)), None)  # fmt: skip
         if plan is None:
             return None
-        if not plan.options:
-            return say("verdict.plan_no", self.lang, limits="", model=plan.model)
-        o = plan.options[0]
-        return say("verdict.plan_yes", self.lang, limits="", instances=o.instances, instance_type=o.instance_type,
-                   gpus=o.total_gpus, gpu=o.gpu_model or o.gpu_model_likely or "GPU", model=plan.model,
-                   need=render.fig(o.per_gpu_gib_needed), usable=render.fig(o.per_gpu_capacity_gib))  # fmt: skip
+        return plan_verdict(s, plan, self.lang)
 
 
 def lead_is_no(line: str) -> bool:
