@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from assistant import render
+from assistant.intents.arguments import task_of
 from assistant.intents.hardware import HardwareIntent
 from assistant.intents.plan_leads import plan_verdict
 from assistant.messages import say
@@ -86,6 +87,9 @@ class FormLeads(HardwareIntent):
         if form.speed_tokens_s and (line := self.speed_verdict(s, form)) and not (said == "no" and lead_is_no(line)):
             reply.text = line + "\n\n" + reply.text  # "能到每秒 50 个 token 吗": the speed decides, not the memory
             return reply
+        if (unusable := (yield from self.count_cannot_shard(s))) is not None:
+            reply.text = unusable + "\n\n" + reply.text  # the set named was not evaluated: say why before any other
+            return reply
         blocker = yield from self.ruling_out(s, form)
         if blocker and said != "no":
             reply.text = blocker + "\n\n" + reply.text
@@ -153,6 +157,18 @@ class FormLeads(HardwareIntent):
         if err or not isinstance(card, ModelArchitecture) or s.context <= card.max_context:
             return None
         return say("form.context_beyond", self.lang, model=card.name, limit=card.max_context, asked=s.context)
+
+    def count_cannot_shard(self, s: Slots) -> Events:
+        """'3 张 L20 跑 72B 稳不稳': tensor parallelism cannot split the heads over that many GPUs of one server."""
+        if not (s.model and s.gpu and s.gpus and s.gpus > 1) or s.architecture or task_of(s) != "inference":
+            return None
+        if any(c.name == "evaluate_hardware_fit" and isinstance(c.result, dict) for c in self.calls):
+            return None  # the named set was evaluated: its fit decides
+        card, err = yield from self.call("model_card", model_card, model=s.model)
+        if err or not isinstance(card, ModelArchitecture) or card.num_attention_heads % s.gpus == 0:
+            return None
+        return say("form.cannot_shard", self.lang, gpus=s.gpus, gpu=s.gpu, model=card.name,
+                   heads=card.num_attention_heads)  # fmt: skip
 
     def beyond_deadline(self, s: Slots, deadline: float) -> Events:
         """'LoRA over 500M tokens within 24 hours on 2 x L20': the 6·N·D time against the deadline."""

@@ -30,6 +30,7 @@ def _result(answer: Answer, tool: str) -> dict:  # type: ignore[type-arg]
     [
         ("50 个人同时用 Qwen2.5-32B-AWQ，一张 L20 扛得住不", "yes_no"),
         ("想在 gn6v 上 LoRA 一个 7B，靠谱不", "yes_no"),
+        ("3 张 L20 跑 72B int4，稳不稳", "yes_no"),
         ("两天之内训完，来得及吗", "yes_no"),
         ("Any chance Qwen2.5-72B squeezes onto one A100?", "yes_no"),
         ("our intern says one 4090 is plenty. true?", "yes_no"),
@@ -118,3 +119,9 @@ def test_a_bare_follow_up_keeps_the_yes_no_form() -> None:
     answer = _ask("and with 40 users?", "Can one L20 serve Qwen2.5-32B-Instruct AWQ for 8 users at 8k context?")
     fit = _result(answer, "evaluate_hardware_fit")
     assert fit["fits"] is False and lead_verdict(answer.text) == "no"
+
+
+def test_a_gpu_count_that_cannot_split_the_heads_is_a_no() -> None:
+    answer = _ask("3 张 L20 跑 Qwen2.5-72B int4，32k 上下文，16 个并发，稳不稳")
+    heads = _result(answer, "model_card")["num_attention_heads"]
+    assert heads % 3 != 0 and first_line(answer.text).startswith("**不行")
