@@ -121,14 +121,16 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
                                            "asks_verdict": turn.asks_verdict, "follow_up": True, **kept})
     if workload is None or not (_continues(workload, turn) or (answering and _no_subject(turn))):
         return turn
-    if turn.model and turn.model != workload.model and not turn.follow_up:
+    # "我们现在有 4 张 L20" then "跑 72B 够吗": hardware stated before any model is the model's hardware (i8form).
+    if turn.model and turn.model != workload.model and not turn.follow_up and not _hardware_only(workload):
         kept = {f: getattr(workload, f) for f in _KEPT_ACROSS_TOPICS if getattr(turn, f) is None}
         return turn.model_copy(update=kept)
     update: dict[str, object] = {f: getattr(turn, f) for f in WORKLOAD_FIELDS if getattr(turn, f) is not None}
     if turn.model or turn.model_error:
         update |= {"model": turn.model, "model_mention": turn.model_mention, "model_error": turn.model_error}
         update |= {"size_b": None}
-        update.setdefault("gpus", None)
+        if not _hardware_only(workload):  # "我们有 4 张 L20" then a model: the count stays with the GPU it counts
+            update.setdefault("gpus", None)
     elif turn.size_b:
         update |= {"size_b": turn.size_b, "model": None, "model_mention": None, "model_error": None}
     if turn.task_hint and turn.task is None and not _is_training(workload.task):
@@ -273,6 +275,12 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
         defaulted[item] = value
         update["model" if item == "model" else "task"] = value
     return slots.model_copy(update=update), defaulted
+
+
+def _hardware_only(workload: Slots) -> bool:
+    """Whether the workload so far is only hardware the user has ("we have 4 L20s"), with no model or size."""
+    named = workload.model or workload.model_error or workload.size_b
+    return not named and bool((workload.gpu and workload.gpus) or workload.instance_types)
 
 
 def _continues(workload: Slots, turn: Slots) -> bool:

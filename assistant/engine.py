@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from assistant import render
 from assistant.answer import Answer, AnswerEvent, Message
 from assistant.bad_names import beyond_limits, per_gpu_memory_asked, unknown_instance_types
+from assistant.form_leads import FormLeads
 from assistant.intent_fallback import IntentFallback, using
 from assistant.intents import HANDLERS
 from assistant.intents.catalog import CatalogIntent
@@ -78,6 +79,7 @@ class OfflineEngine:
 
 
 class _Answering(
+    FormLeads,
     VerdictIntent,
     WorkloadIntent,
     HardwareIntent,
@@ -128,6 +130,7 @@ class _Answering(
             reply = yield from HANDLERS[s.intent](self, s)
         except ToolInputError as exc:  # a tool rejected input the engine derived; say so plainly
             reply = self.error(str(exc))
+        reply = yield from self.lead_for_form(s, reply)  # a yes/no question is answered yes or no first
         if self.conv.turn.injection:  # the legitimate part is answered; the rest is refused in one line
             reply.text += "\n\n" + say("injection.refused", self.lang)
         if other_cloud(self.question) and reply.kind != "out_of_scope":  # "the Alibaba equivalent of a p4d"

@@ -54,6 +54,7 @@ from assistant.phrases import (
     stated_lengths,
     training_volume,
 )
+from assistant.question_form import read_form
 from assistant.rate_words import Billing, RateBasis, UsageHours
 from assistant.reach_reading import ReachAsk, cpu_only, media_training, out_of_reach, without_other_cloud_types
 from assistant.reading import Scan, as_int, chinese_int, compiled, normalise, parse_number
@@ -310,7 +311,8 @@ def understand(question: str) -> Slots:
     if (cap := max_gpus(text)) is not None:  # "at most 16 GPUs" caps the plan; it fixes no hardware
         slots.max_gpus, slots.gpus = cap, None if slots.gpus == cap else slots.gpus
     slots.instances = instance_count(text)
-    slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE))
+    # A yes/no question by its form ("靠谱不", "any chance ...", "viable?") is a verdict whatever its words (i8form).
+    slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE)) or read_form(text).form == "yes_no"
     slots.reach = out_of_reach(text)
     slots.intent = "out_of_reach" if slots.reach and not slots.model else intent(scan, slots, text)
     if asks_concept(text, slots):

@@ -10,6 +10,7 @@ import math
 import re
 
 from assistant import render
+from assistant.answer import Language
 from assistant.hardware_words import REGIONS
 from assistant.intents.arguments import plan_args
 from assistant.intents.prices import PricesIntent
@@ -48,6 +49,19 @@ def named_regions(text: str) -> list[str]:
     for alias, region in REGIONS.items():
         found += [(m.start(), region) for m in compiled(rf"(?<![a-z]){re.escape(alias)}(?![a-z])", 0).finditer(low)]
     return list(dict.fromkeys(region for _, region in sorted(found)))
+
+
+def plan_verdict(s: Slots, plan: Plan, lang: Language, limit: str = "") -> str:
+    """Yes with the plan's top option (yes-but when the one card pictured is not enough), or no."""
+    if not plan.options:
+        return say("verdict.plan_no", lang, limits=limit, model=plan.model)
+    o = plan.options[0]
+    figures = {"model": plan.model, "instances": o.instances, "instance_type": o.instance_type,
+               "need": render.fig(o.per_gpu_gib_needed), "usable": render.fig(o.per_gpu_capacity_gib)}  # fmt: skip
+    if (s.gpu or s.families) and not s.gpus and not any(p.total_gpus == 1 for p in plan.options):
+        # "gn6v 上 LoRA 7B 靠谱不": the one card the user pictures is not enough; that is the "but".
+        return say("gpu.yes_multi", lang, gpu=render.gpu_label(o, lang), total=o.total_gpus, **figures)
+    return say("verdict.plan_yes", lang, limits=limit, gpus=o.total_gpus, gpu=render.gpu_label(o, lang), **figures)
 
 
 class PlanLeads(Run):
@@ -219,14 +233,7 @@ class PlanLeads(Run):
         if re.search(_WHAT_NEEDED_RE, self.question, re.IGNORECASE):
             return []  # "what do we need?" asks for the plan, not a yes/no
         limit = say("verdict.limit", self.lang, n=s.max_instances) if s.max_instances else ""
-        if not plan.options:
-            return [say("verdict.plan_no", self.lang, limits=limit, model=plan.model)]
-        o = plan.options[0]
-        return [
-            say("verdict.plan_yes", self.lang, limits=limit, instances=o.instances, instance_type=o.instance_type,
-                gpus=o.total_gpus, gpu=render.gpu_label(o, self.lang), model=plan.model,
-                need=render.fig(o.per_gpu_gib_needed), usable=render.fig(o.per_gpu_capacity_gib))
-        ]  # fmt: skip
+        return [plan_verdict(s, plan, self.lang, limit)]
 
     def rate_note(self, s: Slots) -> list[str]:
         """Say how the concurrency or QPS planned for was derived from what the user said, when it was."""

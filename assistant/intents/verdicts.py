@@ -55,6 +55,8 @@ class VerdictIntent(VerdictLeads, CompareHardware, CompareFollowUp, WorkloadInte
         """Answer a comparison or verdict on named hardware, else plan or estimate as usual."""
         s = self.with_added_side(s)  # "add A100 to the comparison": every side, the same workload
         s, sized = self.size_stands_for_a_model(s)
+        if sized and "model" in self.conv.missing:  # the representative model is said with the answer, not asked
+            self.conv = self.conv.model_copy(update={"missing": [m for m in self.conv.missing if m != "model"]})
         own = yield from self.own_answer(s, sized)
         if own is not None:
             for name in [t for t in s.instance_types if not known_type(t)]:  # a made-up type: said after the verdict
@@ -79,6 +81,9 @@ class VerdictIntent(VerdictLeads, CompareHardware, CompareFollowUp, WorkloadInte
             # its memory size, is the one card the user has in mind.
             s = s.model_copy(update={"gpus": 1})
         reply = yield from self.workload(s)
+        if sized and reply.kind in ("recommendation", "estimate"):
+            reply.text += "\n\n_" + self.t(f"模型按 {sized} 计算（同规模的代表模型）",
+                                             f"model taken as {sized} (a model of that size)") + "_"  # fmt: skip
         if ready and len(s.gpu_mentions) >= 2 and not s.gpu and reply.kind == "recommendation":
             yield from self.lead_with_spec_winner(s, reply)
             if not s.budget_cny_month:  # with a budget, the comparison's first line says which prices are missing
@@ -103,7 +108,9 @@ class VerdictIntent(VerdictLeads, CompareHardware, CompareFollowUp, WorkloadInte
         if s.model or s.model_error or not s.size_b or self.conv.turn.models:
             return s, None
         verdict = s.asks_verdict or self.conv.turn.asks_verdict
-        if not (memory_claim(self.question) or (verdict and (self.fixed_hardware(s) or card_size(self.question)))):
+        # "A10 能微调 7B 吗", "would gn7i work for a 14B chatbot?": a GPU or family named is hardware enough.
+        hardware = self.fixed_hardware(s) or card_size(self.question) or s.gpu or s.families
+        if not (memory_claim(self.question) or (verdict and hardware)):
             return s, None
         model = representative_model(s.size_b)
         return (s.model_copy(update={"model": model}), model) if model else (s, None)

@@ -1,0 +1,261 @@
+"""The guarantee that an answer's first line answers the question's form, whatever intent built it.
+
+Applied once, at composition time (:mod:`assistant.engine`), after the intent handler: a yes/no question
+(:mod:`assistant.question_form`) gets a yes / no first, decided by typed outcomes. An outcome that rules the
+workload out on its own (a context beyond the model's limit, a run longer than the stated deadline, a price
+above the amount asked about, a GPU with no price in the asked region) leads even when the handler's first
+line said yes to the memory; a first line with no yes or no at all gets one from the fit or plan results.
+Every line comes from the message catalogue; every figure from a tool result or the question.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from assistant import render
+from assistant.intents.arguments import task_of
+from assistant.intents.hardware import HardwareIntent
+from assistant.intents.plan_leads import plan_verdict
+from assistant.messages import say
+from assistant.question_form import QuestionForm, read_form
+from assistant.run import TRAINING, Events, Reply
+from assistant.toolbox import cheapest_region_for_gpu, model_card, price_of_instance, training_run
+from assistant.understanding import Slots
+from tools.architecture import ModelArchitecture
+from tools.hardware_fit import HardwareFit
+from tools.plan import Plan
+from tools.prices import GpuRegionPrices, PriceQuote
+from tools.training_volume import TrainingCompute
+
+# The yes and no words our own leads (and the handlers' catalogue lines) open with; the earliest decides.
+_NO = (
+    r"\b(?:no|not|doesn'?t|does\s+not|won'?t|cannot|can'?t|isn'?t|insufficient)\b|"
+    r"不能|不够|不行|不可以|放不下|装不下|跑不了|跑不动|不合适|不建议|不适合|无法|不是|来不及|没必要|不需要"
+)
+_YES = (
+    r"\b(?:yes|fits?|enough|can|sufficient|works?)\b|(?<![性功智效可本])能(?!否)|可以|够|放得下|装得下|合适|适合|"
+    r"足够|没问题|是的|有必要|需要"
+)
+_SKIPPED_KINDS = ("clarification", "error", "out_of_scope")
+_DEARER = ("fit.yes_but_cheaper", "fit.yes_but_smaller")  # it fits; another option holds it for less
+_BLANKS = {k: "" for k in ("hardware", "model", "need", "usable", "pct", "other", "other_gpu", "other_price", "gpu")}
+
+
+# A first line that introduces a quoted passage answers nothing itself, whatever words the passage has.
+_PASSAGE_HEAD = r"^\W*(?:参考资料的说法|What the guidance says)"
+
+
+def lead_verdict(text: str) -> str | None:
+    """'yes' or 'no' from the first line of ``text`` (its earliest yes or no word), or None when it has neither."""
+    line = next((ln for ln in text.splitlines() if ln.strip()), "")
+    if re.match(_PASSAGE_HEAD, line) or line.lstrip().startswith(">"):
+        return None
+    line = re.sub(r"[*_#`>]", "", line)
+    no, yes = re.search(_NO, line, re.IGNORECASE), re.search(_YES, line, re.IGNORECASE)
+    if no and (not yes or no.start() <= yes.start()):
+        return "no"
+    return "yes" if yes else None
+
+
+class FormLeads(HardwareIntent):
+    """Puts the answer to the question's form in front of the reply another handler built."""
+
+    def turn_form(self) -> QuestionForm:
+        """Return the form of this turn; a bare follow-up ('and with 40 users?') keeps the previous turn's form."""
+        form = read_form(self.question)
+        if form.form == "open" and self.conv.turn.follow_up:
+            earlier = next((m.content for m in reversed(self.history) if m.role == "user"), None)
+            if earlier:
+                before = read_form(earlier)
+                return form.model_copy(update={"form": before.form, "deadline_hours": before.deadline_hours})
+        return form
+
+    def lead_for_form(self, s: Slots, reply: Reply) -> Events:
+        """Make the first line of ``reply`` answer a yes/no question with yes or no, from typed outcomes."""
+        form = self.turn_form()
+        if form.form != "yes_no" or reply.kind in ("error", "out_of_scope"):
+            return reply
+        if reply.kind == "clarification":  # "is 500 RMB a month enough for a T4?": money or stock needs no model
+            line = yield from self.hardware_only_verdict(s, form)
+            return Reply(text=line, kind="guidance") if line else reply
+        said = lead_verdict(reply.text)
+        if form.worth and said == "yes" and self.fits_but_dearer(reply.text):
+            reply.text = say("form.not_worth", self.lang) + "\n\n" + reply.text
+            return reply
+        if form.speed_tokens_s and (line := self.speed_verdict(s, form)) and not (said == "no" and lead_is_no(line)):
+            reply.text = line + "\n\n" + reply.text  # "能到每秒 50 个 token 吗": the speed decides, not the memory
+            return reply
+        if (unusable := (yield from self.count_cannot_shard(s))) is not None:
+            reply.text = unusable + "\n\n" + reply.text  # the set named was not evaluated: say why before any other
+            return reply
+        blocker = yield from self.ruling_out(s, form)
+        if blocker and said != "no":
+            reply.text = blocker + "\n\n" + reply.text
+        elif said is None and (lead := (yield from self.lead_from_outcomes(s, form))):
+            reply.text = lead + "\n\n" + reply.text
+        return reply
+
+    def speed_verdict(self, s: Slots, form: QuestionForm) -> str | None:
+        """'At least 30 tokens/s per user?': the planned decode speed on the named GPU against the target."""
+        plans = [Plan.model_validate(c.result) for c in self.calls
+                 if c.name == "plan_gpu_deployment" and isinstance(c.result, dict)]  # fmt: skip
+        options = [o for p in plans for o in p.options if o.decode_tokens_per_s and o.decode_tokens_per_s_per_stream]
+        named = [o for o in options if s.gpu and s.gpu in (o.gpu_model or o.gpu_model_likely or "")]
+        sized = [o for o in named if not s.gpus or o.total_gpus == s.gpus]
+        top = (sized or named or options or [None])[0]
+        if top is None or form.speed_tokens_s is None:
+            return None
+        speed = (top.decode_tokens_per_s if form.speed_total else top.decode_tokens_per_s_per_stream) or 0.0
+        code = "form.speed_yes" if speed >= form.speed_tokens_s else "form.speed_no"
+        per = say("form.speed_total" if form.speed_total else "form.speed_stream", self.lang)
+        return say(code, self.lang, speed=render.fig(speed), per=per, target=render.fig(form.speed_tokens_s),
+                   instances=top.instances, instance_type=top.instance_type)  # fmt: skip
+
+    def hardware_only_verdict(self, s: Slots, form: QuestionForm) -> Events:
+        """Answer a yes/no about money or stock of named hardware without a workload, or None."""
+        if s.model or not (s.gpu or s.instance_types) or not (form.amount_cny or s.budget_cny_month or s.region):
+            return None
+        yield from self.price_named_hardware(s)
+        return self.price_above_amount(s, form) or self.region_stock(s)
+
+    def price_named_hardware(self, s: Slots) -> Events:
+        """Price the hardware named (an instance type, else the cheapest type with the GPU) for the money checks."""
+        if s.instance_types:
+            yield from self.call("price_of_instance", price_of_instance, instance_type=s.instance_types[0],
+                                 region=s.region if s.region != "any" else None)  # fmt: skip
+            return
+        found, _ = yield from self.call("cheapest_region_for_gpu", cheapest_region_for_gpu,
+                                        gpu=self.one_gpu(s.gpu or ""), gpu_count=s.gpus or 1)  # fmt: skip
+        if isinstance(found, GpuRegionPrices) and found.cheapest_instance_type and found.cheapest:
+            yield from self.call("price_of_instance", price_of_instance, instance_type=found.cheapest_instance_type,
+                                 region=found.cheapest.region)  # fmt: skip
+
+    def fits_but_dearer(self, text: str) -> bool:
+        """Whether the reply opens with the catalogue's 'it fits, but a smaller or cheaper option holds it too'."""
+        heads = [say(code, self.lang, **_BLANKS).partition("**")[2].partition("**")[0] for code in _DEARER]
+        return any(text.lstrip("* ").startswith(head) for head in heads if head)
+
+    # ------------------------------------------------------------------ outcomes that rule the workload out
+
+    def ruling_out(self, s: Slots, form: QuestionForm) -> Events:
+        """Return the 'no' line of an outcome that rules the workload out on its own, or None."""
+        if (line := (yield from self.context_beyond_limit(s))) is not None:
+            return line
+        if form.deadline_hours and (line := (yield from self.beyond_deadline(s, form.deadline_hours))) is not None:
+            return line
+        if (line := self.price_above_amount(s, form)) is not None and lead_is_no(line):
+            return line
+        return self.region_unpriced(s)
+
+    def context_beyond_limit(self, s: Slots) -> Events:
+        """'Llama-3-8B with 32k documents': a context longer than the model reads, whatever the GPU."""
+        if not s.model or not s.context or s.architecture or s.model.startswith("custom-"):
+            return None
+        card, err = yield from self.call("model_card", model_card, model=s.model)
+        if err or not isinstance(card, ModelArchitecture) or s.context <= card.max_context:
+            return None
+        return say("form.context_beyond", self.lang, model=card.name, limit=card.max_context, asked=s.context)
+
+    def count_cannot_shard(self, s: Slots) -> Events:
+        """'3 张 L20 跑 72B 稳不稳': tensor parallelism cannot split the heads over that many GPUs of one server."""
+        if not (s.model and s.gpu and s.gpus and s.gpus > 1) or s.architecture or task_of(s) != "inference":
+            return None
+        if any(c.name == "evaluate_hardware_fit" and isinstance(c.result, dict) for c in self.calls):
+            return None  # the named set was evaluated: its fit decides
+        card, err = yield from self.call("model_card", model_card, model=s.model)
+        if err or not isinstance(card, ModelArchitecture) or card.num_attention_heads % s.gpus == 0:
+            return None
+        return say("form.cannot_shard", self.lang, gpus=s.gpus, gpu=s.gpu, model=card.name,
+                   heads=card.num_attention_heads)  # fmt: skip
+
+    def beyond_deadline(self, s: Slots, deadline: float) -> Events:
+        """'LoRA over 500M tokens within 24 hours on 2 x L20': the 6·N·D time against the deadline."""
+        run = self.training_result()
+        if run is None and s.model and s.gpu and s.gpus and s.train_tokens and (s.task in TRAINING):
+            args: dict[str, Any] = {"model": s.model, "gpu": self.one_gpu(s.gpu), "gpus": s.gpus * (s.instances or 1),
+                                    "tokens": s.train_tokens, "task": s.task}  # fmt: skip
+            result, _ = yield from self.call("training_run", training_run, **args)
+            run = result if isinstance(result, TrainingCompute) else None
+        if run is None or run.hours <= deadline:
+            return None
+        return say("form.deadline_no", self.lang, hours=render.fig(run.hours), deadline=render.fig(deadline),
+                   gpus=run.gpus, gpu=run.gpu, mfu=render.fig(run.mfu))  # fmt: skip
+
+    def training_result(self) -> TrainingCompute | None:
+        """Return the last 6·N·D result of this answer, if one was computed."""
+        for call in reversed(self.calls):
+            if call.name == "training_run" and isinstance(call.result, dict):
+                return TrainingCompute.model_validate(call.result)
+        return None
+
+    def price_above_amount(self, s: Slots, form: QuestionForm) -> str | None:
+        """'包月 3000 块能拿下吗': the cheapest monthly price of the type asked about against that amount."""
+        amount = form.amount_cny or s.budget_cny_month
+        quotes = [PriceQuote.model_validate(c.result) for c in self.calls
+                  if c.name == "price_of_instance" and isinstance(c.result, dict)]  # fmt: skip
+        monthly = [(q.subscription_monthly or q.monthly, q) for q in quotes if (q.subscription_monthly or q.monthly)]
+        if not amount or not monthly:
+            return None
+        price, quote = min(monthly, key=lambda pair: pair[0] or math.inf)
+        code = "form.price_above" if (price or 0) > amount else "form.price_within"
+        as_of = quote.subscription_as_of or quote.as_of
+        return say(code, self.lang, instance_type=quote.instance_type, monthly=render.fig(price),
+                   region=quote.region, as_of=as_of, amount=render.fig(amount))  # fmt: skip
+
+    def region_stock(self, s: Slots) -> str | None:
+        """'杭州能买到 H20 的机器吗': whether the price list has any instance of the GPU in the asked region."""
+        if not s.region or s.region == "any" or not s.gpu:
+            return None
+        found = [GpuRegionPrices.model_validate(c.result) for c in self.calls
+                 if c.name == "cheapest_region_for_gpu" and isinstance(c.result, dict)]  # fmt: skip
+        if not found:
+            return None
+        here = [(o.instance_type, r) for f in found for o in f.options for r in o.regions if r.region == s.region]
+        if not here:
+            return say("form.region_unpriced", self.lang, gpu=found[0].gpu, region=s.region)
+        itype, price = min(here, key=lambda pair: pair[1].price_cny)
+        return say("form.region_priced", self.lang, gpu=found[0].gpu, region=s.region, instance_type=itype,
+                   hourly=render.fig(price.price_cny), as_of=price.as_of)  # fmt: skip
+
+    def region_unpriced(self, s: Slots) -> str | None:
+        """'在新加坡能租到 A100 吗': no instance of that GPU has a price in the region asked about."""
+        if not s.region or s.region == "any" or not s.gpu:
+            return None
+        plans = [Plan.model_validate(c.result) for c in self.calls if c.name == "plan_gpu_deployment"
+                 and isinstance(c.result, dict) and c.args.get("region") == s.region]  # fmt: skip
+        options = [o for p in plans for o in p.options]
+        if not options or any(o.price_cny_per_hour is not None for o in options):
+            return None
+        return say("form.region_unpriced", self.lang, gpu=s.gpu, region=s.region)
+
+    # ------------------------------------------------------------------ a lead where the handler gave none
+
+    def lead_from_outcomes(self, s: Slots, form: QuestionForm) -> Events:
+        """Return a yes or no line from a price against an amount, stock in a region, the fit or the plan."""
+        if (form.amount_cny or s.budget_cny_month) and not s.model and (s.gpu or s.instance_types):
+            if not any(c.name == "price_of_instance" for c in self.calls):
+                yield from self.price_named_hardware(s)
+        if (line := self.price_above_amount(s, form)) is not None:
+            return line
+        if not s.model and s.region and s.gpu:
+            if not any(c.name == "cheapest_region_for_gpu" for c in self.calls):
+                yield from self.call("cheapest_region_for_gpu", cheapest_region_for_gpu, gpu=self.one_gpu(s.gpu),
+                                     gpu_count=s.gpus or 1)  # fmt: skip
+            if (line := self.region_stock(s)) is not None:
+                return line
+        fits = [HardwareFit.model_validate(c.result) for c in self.calls
+                if c.name == "evaluate_hardware_fit" and isinstance(c.result, dict)]  # fmt: skip
+        if fits:
+            return self.fit_lines(fits[0])[0]
+        plan = next((Plan.model_validate(c.result) for c in self.calls
+                     if c.name == "plan_gpu_deployment" and isinstance(c.result, dict)), None)  # fmt: skip
+        if plan is None:
+            return None
+        return plan_verdict(s, plan, self.lang)
+
+
+def lead_is_no(line: str) -> bool:
+    """Whether a lead line of ours answers no."""
+    return lead_verdict(line) == "no"

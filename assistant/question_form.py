@@ -1,0 +1,148 @@
+"""The form of a question: what its first line must answer (a yes/no, a winner, a number, a price, a time).
+
+Read by rules over the words that make a question a question, not over its topic: "能不能", "够不够",
+"扛得住不", "来得及吗", "is it realistic?", "any chance ...", "true?" ask for a yes or a no whatever they are
+about; "多少钱" asks for a price, "多久" for a time, "哪个实例" for an instance. Alongside, the limits a yes/no
+is judged against that the workload slots do not carry: a deadline ("within 24 hours", "两天之内") and an amount
+of money asked about ("包月 3000 块能拿下吗").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assistant.reading import compiled, parse_number
+
+Form = Literal["yes_no", "which", "how_many", "how_much", "how_long", "what_to_rent", "open"]
+
+# A-not-A questions (能不能, 够不够, 扛不扛得住), particles that close a yes/no question (吗, 不?, 没?, 么)
+# and the words that only ask whether (是否, 能否, 来得及, 有没有必要).
+_YES_NO_ZH = (
+    r"能不能|可不可以|行不行|够不够|是不是|会不会|值不值|要不要|需不需要|适不适合|划不划算|靠不靠谱|有没有必要|"
+    r"(?P<a>[\u4e00-\u9fff])不(?P=a)|"  # any A-not-A: 稳不稳, 快不快, 好不好
+    r"是否|能否|可否|来得及|来不来得及|有必要|真的假的|对不对|"
+    r"吗\s*(?:[?？!！。，,]|$)|(?:得住|得动|得下|得了|靠谱|够|行|可以|能行|划算|稳)\s*不\s*(?:[?？]|$)|"
+    r"[了得]\s*么\s*(?:[?？]|$)|吧\s*[?？]"
+)
+# An English yes/no question opens with an auxiliary verb, or ends on a one-word check ("viable?", "true?").
+_YES_NO_EN = (
+    r"(?:^|[.!?;:,]\s+|\b(?:so|and|but|ok|okay|hmm|also|then|well|honestly|seriously)\s+)"
+    r"(?:can|could|will|would|is|are|was|does|do|did|should|shall|am|has|have|may|might|must)"
+    r"(?:n'?t)?\s+(?:i|we|it|this|that|these|those|they|you|a|an|one|two|three|four|eight|the|my|our|\d+|"
+    r"[a-z0-9][\w.\-]*)\b|"
+    r"\b(?:viable|feasible|realistic|doable|possible|true|right|correct|enough|ok(?:ay)?|fine|sensible|"
+    r"reasonable|legit|overkill|worth\s+it)\s*\?|"
+    r"\bany\s+(?:chance|way|hope)\b|\bis\s+it\s+(?:possible|realistic|feasible|ok(?:ay)?)\b|"
+    r"\bget\s+away\s+with\b|\bam\s+i\s+(?:dreaming|crazy|wrong)\b|\bor\s+not\s*\?|"
+    r"\bgood\s+(?:idea|choice|pick|option|fit)\b|\bmake\s+sense\b|\bworth\s+(?:it|getting|using|paying)\b"
+)
+# Two or more named options weighed against each other: the first line names the winner (i8cmp3's leads).
+_WHICH = (
+    r"\bvs\.?\b|\bversus\b|compared?\s+(?:to|with)|\bor\b(?!\s+not\b)(?!\s+so\b)|还是|或者|对比|比较|哪个(?:更|好|快|便宜|划算)|"
+    r"\bwhich\s+(?:is|one|of)\b|\bbetter\b|更(?:快|便宜|好|划算|合适)|相比|比起"
+)
+_HOW_LONG = (
+    r"多久|多长时间|几天|多少天|多少小时|how\s+long|how\s+many\s+(?:gpu[\s\-]*)?(?:hours|days|weeks)|"
+    r"time\s+to\s+train|how\s+much\s+time|要多少时间|training\s+time|(?:would|will|does)\s+it\s+take"
+)
+_HOW_MUCH = r"how\s+much|\bcost\b|\bprice\b|多少钱|费用|价格|花多少|多贵|贵不贵|what\s+does\s+.{0,40}\bcost"
+_HOW_MANY = r"how\s+many|多少(?:个|张|台|人|路|并发|用户|请求)|几(?:个|张|台|路)|最多.{0,12}多少"
+_WHAT_TO_RENT = (
+    r"\bwhich\s+(?:instance|gpu|machine|card|box|type|setup|config)|"
+    r"\bwhat\s+(?:instance|gpu|machine|card|hardware|setup|config|should\s+(?:i|we)\s+(?:rent|use|get|buy|pick))|"
+    r"推荐|选(?:什么|哪)|用(?:什么|哪)|租(?:什么|哪)|哪(?:个|款|种|一款)(?:实例|规格|机器|卡|GPU|配置)|"
+    r"需要(?:什么|哪些)(?:实例|卡|配置|机器)"
+)
+
+# A deadline: "within 24 hours", "in under 3 days", "by tomorrow", "两天之内", "24 小时内", "一周内训完".
+_UNIT_HOURS = {"hour": 1.0, "hr": 1.0, "h": 1.0, "day": 24.0, "week": 168.0, "month": 730.0, "小时": 1.0,
+               "钟头": 1.0, "天": 24.0, "日": 24.0, "周": 168.0, "星期": 168.0, "礼拜": 168.0, "月": 730.0}  # fmt: skip
+_NUM = r"\d+(?:\.\d+)?|[一二两三四五六七八九十]+"
+_DEADLINE_EN = (
+    rf"\b(?:within|in\s+under|in\s+less\s+than|under|inside|in)\s+(?:a\s+|an\s+|(?P<n>{_NUM})\s*)"
+    r"(?P<u>hours?|hrs?|h|days?|weeks?|months?)\b"
+)
+_DEADLINE_ZH = rf"(?P<n>{_NUM})\s*(?:个)?\s*(?P<u>小时|钟头|天|日|周|星期|礼拜|月)\s*(?:之内|以内|内|之前|前|里|能|要)"
+_TOMORROW = r"\bby\s+tomorrow\b|\bovernight\b|明天(?:早上|上午|之前|前)|一晚上|一个晚上|一夜"
+# An amount of money the question weighs: "3000 块能拿下吗", "is 20k RMB a month enough".
+_MONEY = (
+    r"(?:¥|￥|rmb\s*|cny\s*)?(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<k>k|w|万|千)?\s*(?:块|元|rmb|cny|yuan|¥|￥|(?:的)?预算)"
+    r"|(?:¥|￥|rmb\s*|cny\s*|预算\s*(?:只有|才|是|为|就)?\s*|budget\s+(?:of|is)\s+)(?P<n2>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<k2>k|w|万|千)?"
+)
+# Whether it is worth it: a card that fits but costs more than another that also fits answers "no" here.
+_WORTH = (
+    r"\bworth\b|good\s+value|cost[\s\-]effective|value\s+for\s+money|bang\s+for|"
+    r"值不值|值得|划算|划不划算|性价比|浪费"
+)
+# A speed the answer is judged against: "30 tokens/s per user", "每秒 50 个 token", "50 tok/s".
+_SPEED = (
+    r"(?P<n>\d+(?:\.\d+)?)\s*(?:tokens?|toks?|个\s*token|字)\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?|每秒|一秒)|"
+    r"(?:每秒|一秒)\s*(?:能)?(?:出|生成|输出|到|达到)?\s*(?P<n2>\d+(?:\.\d+)?)\s*(?:个)?\s*(?:tokens?|字)"
+)
+_SPEED_TOTAL = r"\b(?:total|aggregate|overall|combined)\b|总(?:吞吐|共|计)?|合计|整体"
+_SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4}
+
+
+class QuestionForm(BaseModel):
+    """What the first line of the answer must be, and the limits a yes/no is judged against."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    form: Form = Field(description="the question's form; 'yes_no' above all others when both are asked")
+    also: list[Form] = Field(default_factory=list, description="other forms the same turn asks ('行不行，要多久')")
+    deadline_hours: float | None = Field(default=None, description="'within 24 hours': the time a run must fit in")
+    amount_cny: float | None = Field(default=None, description="'包月 3000 块能拿下吗': money the yes/no is about")
+    speed_tokens_s: float | None = Field(default=None, description="'at least 30 tokens/s', '每秒 50 个 token'")
+    speed_total: bool = Field(default=False, description="the speed is the whole deployment's, not one user's")
+    worth: bool = Field(default=False, description="'is it worth it', '值不值', '划算吗': asks about value, not fit")
+
+
+def read_form(question: str) -> QuestionForm:
+    """Read the form of one user turn (Chinese or English) and the deadline or amount it states."""
+    text = question.strip()
+    found: list[Form] = []
+    if compiled(_WHICH, re.IGNORECASE).search(text):
+        found.append("which")
+    if compiled(_YES_NO_ZH, 0).search(text) or compiled(_YES_NO_EN, re.IGNORECASE).search(text.lower()):
+        found.append("yes_no")
+    for form, pattern in (("how_long", _HOW_LONG), ("how_much", _HOW_MUCH), ("how_many", _HOW_MANY),
+                          ("what_to_rent", _WHAT_TO_RENT)):  # fmt: skip
+        if compiled(pattern, re.IGNORECASE).search(text):
+            found.append(form)  # type: ignore[arg-type]
+    first: Form = found[0] if found else "open"
+    return QuestionForm(form=first, also=found[1:], deadline_hours=deadline_hours(text), amount_cny=amount_cny(text),
+                        worth=bool(compiled(_WORTH, re.IGNORECASE).search(text)), **_speed(text))  # fmt: skip
+
+
+def deadline_hours(text: str) -> float | None:
+    """Return the time a run must finish in, in hours ("within 24 hours" -> 24, "两天之内" -> 48), or None."""
+    for pattern in (_DEADLINE_EN, _DEADLINE_ZH):
+        if m := compiled(pattern, re.IGNORECASE).search(text):
+            n = parse_number(m.group("n")) if m.group("n") else 1.0
+            unit = m.group("u").lower()
+            per = next((h for u, h in _UNIT_HOURS.items() if unit.startswith(u)), None)
+            if n and per:
+                return n * per
+    if compiled(_TOMORROW, re.IGNORECASE).search(text):
+        return 24.0
+    return None
+
+
+def amount_cny(text: str) -> float | None:
+    """Return an amount of money named in the turn, CNY ("3000 块" -> 3000, "20k RMB" -> 20000), or None."""
+    m = compiled(_MONEY, re.IGNORECASE).search(text)
+    if m is None:
+        return None
+    number, scale = (m.group("n"), m.group("k")) if m.group("n") else (m.group("n2"), m.group("k2"))
+    return float(number.replace(",", "")) * _SCALE.get((scale or "").lower(), 1.0)
+
+
+def _speed(text: str) -> dict[str, float | bool | None]:
+    m = compiled(_SPEED, re.IGNORECASE).search(text)
+    if m is None:
+        return {}
+    total = bool(compiled(_SPEED_TOTAL, re.IGNORECASE).search(text))
+    return {"speed_tokens_s": float(m.group("n") or m.group("n2")), "speed_total": total}
