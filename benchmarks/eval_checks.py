@@ -420,7 +420,11 @@ def first_line(text: str) -> str:
 _NO_EN = r"no|not|doesn'?t|does not|won'?t|will not|cannot|can'?t|isn'?t|insufficient|too small|too little"
 _YES_EN = r"yes|fits?|enough|can|sufficient|suffices|good choice|works?|is a good"
 # "不是"/"不对" answer a claim ("gn7i 是 A100 吧?" -> "不是。"); "是的" confirms one.
-_NO_ZH = "不能|不够|不行|不可以|放不下|装不下|跑不了|跑不动|跑不起来|不合适|不建议|不适合|不足以|无法|不是|不对|不正确"
+_NO_ZH = (
+    "不能|不够|不行|不可以|放不下|装不下|跑不了|跑不动|跑不起来|不合适|不建议|不适合|不足以|无法|不是|不对|不正确|"
+    # refusals that are no answers too ("不支持。", "来不及", "没必要"); hedged ones ("不太合适") are still no
+    "不支持|来不及|赶不上|达不到|没必要|不必要|不需要|用不着|不值得|不值|不划算|不太合适|不太适合|不太够|超出预算"
+)
 # 能 only as a verb: not inside 性能/功能/可能/智能/效能/本能, nor the question form 能否.
 _YES_ZH = "(?<![性功智效可本])能(?!否)|可以|够|放得下|装得下|跑得动|跑得起来|合适|适合|足够|没问题|是的|正确"
 _VERDICT = re.compile(rf"(?P<no>\b(?:{_NO_EN})\b|{_NO_ZH})|(?P<yes>\b(?:{_YES_EN})\b|{_YES_ZH})", re.IGNORECASE)

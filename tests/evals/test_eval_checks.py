@@ -54,6 +54,10 @@ def _answer(text: str, language: str = "en", calls: list[ToolCall] | None = None
         ("不对：H800 的稠密 BF16 算力是 989.5 TFLOPS", "no"),
         ("是的，A100 的稠密 FP16 是 312 TFLOPS", "yes"),
         ("这个说法不正确", "no"),
+        ("不支持。A10 没有 FP8 Tensor Core", "no"),
+        ("来不及：按 6·N·D 要 30 天", "no"),
+        ("没必要上 A100，一张 A10 就够", "no"),
+        ("不太合适：余量只有 2%", "no"),
     ],
 )
 def test_verdict_is_read_from_the_first_yes_or_no_word(line: str, verdict: str | None) -> None:
