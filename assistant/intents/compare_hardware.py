@@ -15,6 +15,7 @@ from typing import Any
 
 from assistant import render
 from assistant.intents.arguments import plan_args
+from assistant.intents.compare_lead import SideOutcome, lead_line
 from assistant.intents.verdict_words import COST_RE, USERS_RE
 from assistant.messages import say
 from assistant.run import Events, Reply, Run
@@ -83,7 +84,11 @@ class CompareHardware(Run):
             "hardware": s.model_copy(update={"gpu": labels, "gpus": None, "instance_types": []}),
         }.get(kind, s)
         head = self.winner(results, prices, shown)
-        if len(counts) >= 2 and len(set(counts.values())) > 1 and re.search(USERS_RE, self.question, re.I):
+        sides_out = [self.outcome(label, fit, options.get(label), prices.get(label), shown.get(label),
+                                  counts.get(label)) for label, fit in results]  # fmt: skip
+        if sum(fit.fits for _, fit in results) >= 2 and (lead := lead_line(sides_out, self.question, self.lang)):
+            head = lead  # the winner of what was asked, or of cost and speed together
+        elif len(counts) >= 2 and len(set(counts.values())) > 1 and re.search(USERS_RE, self.question, re.I):
             label = max(counts, key=lambda k: counts[k])  # "which fits more users?": the count decides
             head = say("compare.most_users", self.lang, label=label, n=counts[label],
                        context=render.fig(s.context or DEFAULT_CONTEXT_TOKENS))  # fmt: skip
@@ -102,6 +107,18 @@ class CompareHardware(Run):
             parts += self.fit_lines(min(results, key=lambda r: r[1].shortfall_gib)[1])[1:]
         parts.append(self.understood_line(understood))
         return Reply(text="\n\n".join(parts), kind="recommendation")
+
+    @staticmethod
+    def outcome(label: str, fit: HardwareFit, option: DeploymentOption | None, hourly: float | None,
+                shown: str | None, users: int | None) -> SideOutcome:  # fmt: skip
+        """One side's typed outcome for the lead: the fit's figures, the planned option's speed and cost."""
+        return SideOutcome(
+            label=label, fits=fit.fits, gpus=fit.hardware.gpus, hourly=hourly, hourly_shown=shown,
+            per_million=option.cost_cny_per_million_tokens if option else None,
+            tokens_per_s=option.decode_tokens_per_s if option else None,
+            training_hours=option.training_hours if option else None,
+            headroom_pct=fit.headroom_pct if fit.fits else None, users=users,
+        )  # fmt: skip
 
     def side_type(self, fit: HardwareFit, region: str | None) -> Events:
         """Return (instance type, hourly price or None) standing for one side ((None, None): no such type).

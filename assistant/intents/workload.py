@@ -12,6 +12,7 @@ from assistant.intents.arguments import (
     plan_args,
     same_size_suggestion,
 )
+from assistant.intents.compare_lead import SideOutcome, lead_line, option_outcome
 from assistant.intents.compare_sides import model_settings
 from assistant.messages import say
 from assistant.run import Events, Reply, Run
@@ -211,8 +212,11 @@ class WorkloadIntent(Run):
         budget = variants[0][1].budget_cny_month
         if budget and len(priced) < len(variants):  # "which stays under ¥20k?": the budget decides first
             parts.append(self.budget_head(budget, priced, over_budget))
+        lead = self.plans_lead(variants, fitted)
+        parts += [lead] if lead else []
         if len(priced) >= 2:
-            parts += [self.price_verdict(priced), *self.criterion_winners(fitted), *self.token_winner(priced)]
+            verdict = [] if lead else [self.price_verdict(priced)]
+            parts += [*verdict, *self.criterion_winners(fitted), *self.token_winner(priced)]
         elif budget and parts:
             parts += self.criterion_winners(fitted)
         elif len(variants) >= 2:
@@ -228,6 +232,18 @@ class WorkloadIntent(Run):
             parts.append(say("compare.unpriced", self.lang, labels=self.t("、", ", ").join(unpriced)))
         parts += ["\n".join(rows) if len(rows) > 2 else "", "\n".join(lines), understood]
         return Reply(text="\n\n".join(p for p in parts if p), kind="recommendation")
+
+    def plans_lead(self, variants: list[tuple[str, Slots]], fitted: list[tuple[str, DeploymentOption]]) -> str | None:
+        """Return the winner-first line of compared plans: the only side that fits, or the winner of what was asked."""
+        found = {label for label, _ in fitted}
+        if len(fitted) == 1 and len(variants) >= 2:
+            label, o = fitted[0]
+            others = self.t("、", ", ").join(lb for lb, _ in variants if lb not in found)
+            return say("compare.only_fits", self.lang, label=label, others=others,
+                       need=render.fig(o.per_gpu_gib_needed), usable=render.fig(o.per_gpu_capacity_gib))  # fmt: skip
+        sides = [option_outcome(label, o) for label, o in fitted]
+        sides += [SideOutcome(label=label, fits=False) for label, _ in variants if label not in found]
+        return lead_line(sides, self.question, self.lang)
 
     def over_budget(self, label: str, variant: Slots) -> Events:
         """Return the line of a variant nothing fits within the budget: its cheapest priced fit, or None."""
