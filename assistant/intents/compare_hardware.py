@@ -16,7 +16,9 @@ from typing import Any
 from assistant import render
 from assistant.intents.arguments import plan_args
 from assistant.intents.compare_lead import SideOutcome, lead_line
+from assistant.intents.compare_sides import gpu_settings, methods_named, setting_label
 from assistant.intents.verdict_words import COST_RE, USERS_RE
+from assistant.intents.workload import catalog_gpu
 from assistant.messages import say
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
@@ -45,7 +47,8 @@ class CompareHardware(Run):
         results: list[tuple[str, HardwareFit]] = []
         changes: dict[str, dict[str, Any]] = {}
         for label, change, hardware in sides:
-            args = self.fit_args(s.model_copy(update=change), task) | hardware
+            side = s.model_copy(update=change)  # a side may change the method too ("full vs LoRA on one A100")
+            args = self.fit_args(side, side.task or task) | hardware
             if "gpu" in args:
                 args["gpu"] = self.one_gpu(args["gpu"])
             fit, _ = yield from self.call("evaluate_hardware_fit", evaluate_hardware_fit, **args)
@@ -119,6 +122,31 @@ class CompareHardware(Run):
             training_hours=option.training_hours if option else None,
             headroom_pct=fit.headroom_pct if fit.fits else None, users=users,
         )  # fmt: skip
+
+    def method_sides(self, s: Slots, hardware: dict[str, Any] | None) -> list[Side] | None:
+        """'Full fine-tuning vs LoRA on one A100': each method on the named hardware, else None."""
+        if hardware is None or not (methods := methods_named(self.question)):
+            return None
+        names = {"full": self.t("全参微调", "full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}
+        if "gpu" in hardware:
+            hardware = {**hardware, "gpu": self.one_gpu(hardware["gpu"])}
+        return [(names[m], {"task": m, "task_hint": None}, hardware) for m in methods[:3]]
+
+    def sides_as_written(self, s: Slots) -> list[Side] | None:
+        """GPU sides that each carry their own count and settings ("AWQ on 2x A100 vs FP8 on one H20"), else None."""
+        gpus = s.gpu_mentions[:3]
+        if len(gpus) < 2 or s.instance_types or len(self.conv.turn.models) >= 2:
+            return None
+        own = gpu_settings(self.question, gpus)
+        if not own or not all("gpus" in own[g] for g in gpus) or not any(len(own[g]) > 1 for g in gpus):
+            return None
+        sides: list[Side] = []
+        for g in gpus:
+            change = {k: v for k, v in own[g].items() if k != "gpus"}
+            hardware = {"gpu": catalog_gpu(g), "gpus": own[g]["gpus"], "instances": 1}
+            label = say("hardware.gpus", self.lang, count=own[g]["gpus"], gpu=hardware["gpu"]).strip()
+            sides.append((label + setting_label(change, self.lang), change, hardware))
+        return sides
 
     def side_type(self, fit: HardwareFit, region: str | None) -> Events:
         """Return (instance type, hourly price or None) standing for one side ((None, None): no such type).
@@ -196,6 +224,7 @@ class CompareHardware(Run):
                 continue
             args = {"model": s.model, "context": s.context or DEFAULT_CONTEXT_TOKENS, "precision": s.precision,
                     "quant": s.quant, "architecture": s.architecture} | change | hardware  # fmt: skip
+            args.pop("concurrency", None)  # a side's own user count is checked by the fit, not the capacity
             if "gpu" in args:
                 args["gpu"] = self.one_gpu(args["gpu"])
             cap, _ = yield from self.call("concurrent_users", concurrent_users, **args)

@@ -20,7 +20,7 @@ from assistant.messages import say
 from assistant.run import Language
 from tools.plan import DeploymentOption
 
-Criterion = Literal["cost", "speed", "users", "room"]
+Criterion = Literal["cost", "speed", "users", "room", "gpus"]
 
 # What the question weighs the sides by, in the order a criterion is written; none: the overall winner.
 _CRITERIA: dict[Criterion, str] = {
@@ -28,9 +28,9 @@ _CRITERIA: dict[Criterion, str] = {
     r"便宜|划算|成本|价格|费用|多少钱|性价比|省钱|预算|花费|每月|包月|贵",
     "speed": r"fast|quick|speed|throughput|tokens?/s|tok/s|latency|finish(?:es)?\s+first|sooner|slow|"
     r"快|速度|吞吐|延迟|用时|多久|几天|多少天|耗时|慢",
-    "users": r"(?:more|most)\s+(?:users|concurren\w*|sequences|requests|people|chats|sessions)|"
-    r"how\s+many\s+(?:users|concurrent)|"
-    r"(?:更多|最多).{0,4}(?:并发|用户|人)|并发.{0,4}(?:更多|最多|更高)|(?:撑|扛|支持|接待)(?:得|的)?(?:住)?更多",
+    "users": r"(?:more|most)\s+(?:users|concurren\w*|sequences|requests|people|chats|sessions|conversations|streams)|"
+    r"how\s+many\s+(?:users|concurrent|conversations|chats|sessions)|"
+    r"(?:更多|最多).{0,4}(?:并发|用户|人|会话|对话)|并发.{0,4}(?:更多|最多|更高)|(?:撑|扛|支持|接待)(?:得|的)?(?:住)?更多",
     "room": r"headroom|(?:more|most)\s+(?:memory\s+)?room|余量|富余|宽裕",
 }
 
@@ -50,6 +50,7 @@ class SideOutcome(BaseModel):
     training_hours: float | None = None
     headroom_pct: float | None = None
     users: int | None = None
+    per: int = 1  # users and speed are ranked per this many GPUs ("per card": the side's GPU count)
 
 
 def option_outcome(label: str, o: DeploymentOption) -> SideOutcome:
@@ -58,6 +59,17 @@ def option_outcome(label: str, o: DeploymentOption) -> SideOutcome:
                        per_million=o.cost_cny_per_million_tokens, tokens_per_s=o.decode_tokens_per_s,
                        training_hours=o.training_hours, headroom_pct=o.headroom_pct,
                        users=o.max_concurrent_sequences)  # fmt: skip
+
+
+# "per card", "每张卡": figures of fleets of different sizes are compared per GPU.
+_PER_GPU_RE = r"per\s+(?:card|gpu)|each\s+(?:card|gpu)|每(?:张|块)?(?:卡|显卡|gpu)"
+
+
+def per_gpu(sides: list[SideOutcome], question: str) -> list[SideOutcome]:
+    """Return the sides with users and speed per GPU when the question asks "per card" (else unchanged)."""
+    if not re.search(_PER_GPU_RE, question, re.IGNORECASE):
+        return sides
+    return [side.model_copy(update={"per": side.gpus or 1}) for side in sides]
 
 
 def asked_criteria(question: str) -> list[Criterion]:
@@ -71,11 +83,16 @@ def asked_criteria(question: str) -> list[Criterion]:
 
 def _best(sides: list[SideOutcome], key: str, low: bool) -> tuple[SideOutcome, SideOutcome] | None:
     """Return (winner, loser) on one figure when at least two sides have it and they differ, else None."""
+
+    def value(side: SideOutcome) -> float:
+        scale = side.per if key in ("users", "tokens_per_s") else 1
+        return float(getattr(side, key)) / scale
+
     valued = [s for s in sides if getattr(s, key) is not None]
     if len(valued) < 2:
         return None
-    ranked = sorted(valued, key=lambda s: getattr(s, key), reverse=not low)
-    if getattr(ranked[0], key) == getattr(ranked[-1], key):
+    ranked = sorted(valued, key=value, reverse=not low)
+    if value(ranked[0]) == value(ranked[-1]):
         return None
     return ranked[0], ranked[-1]
 
@@ -102,9 +119,16 @@ def _figures(win: tuple[SideOutcome, SideOutcome], criterion: Criterion, lang: L
     if criterion == "speed":
         if a.training_hours is not None and b.training_hours is not None:
             return say("lead.fig_hours", lang, a=render.fig(a.training_hours), b=render.fig(b.training_hours))
+        if a.per != 1 or b.per != 1:  # per card: the totals with their GPU counts (the figures the tools gave)
+            return say("lead.fig_tps_on", lang, a=render.fig(a.tokens_per_s), ga=a.per,
+                       b=render.fig(b.tokens_per_s), gb=b.per)  # fmt: skip
         return say("lead.fig_tps", lang, a=render.fig(a.tokens_per_s), b=render.fig(b.tokens_per_s))
     if criterion == "users":
+        if a.per != 1 or b.per != 1:
+            return say("lead.fig_users_on", lang, a=a.users, ga=a.per, b=b.users, gb=b.per)
         return say("lead.fig_users", lang, a=a.users, b=b.users)
+    if criterion == "gpus":
+        return say("lead.fig_gpu_count", lang, a=a.gpus, b=b.gpus)
     if a.gpus is not None and b.gpus is not None and a.gpus != b.gpus:
         return say("lead.fig_gpus", lang, a=a.gpus, b=b.gpus)
     return say("lead.fig_room", lang, a=render.fig(a.headroom_pct), b=render.fig(b.headroom_pct))
@@ -117,6 +141,8 @@ def _winner(sides: list[SideOutcome], criterion: Criterion) -> tuple[SideOutcome
         return _speed(sides)
     if criterion == "users":
         return _best(sides, "users", low=False)
+    if criterion == "gpus":
+        return _best(sides, "gpus", low=True)
     # Headroom of fleets of different sizes compares 4 cards with 8: the side holding it on fewer GPUs has the
     # roomier cards.
     return _best(sides, "gpus", low=True) or _best(sides, "headroom_pct", low=False)
@@ -133,14 +159,17 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
         return None  # "only X fits" is said by the caller with its memory figures
     if len(fitting) < 2:
         return None
+    fitting = per_gpu(fitting, question)
     asked = asked_criteria(question)
-    wanted: list[Criterion] = [c for c in asked if _winner(fitting, c)] or ["cost", "speed"]
+    # Without two prices, the GPU count stands in for cost: fewer cards of the same workload cost less to run.
+    overall: list[Criterion] = ["cost" if _cost(fitting) else "gpus", "speed"]
+    wanted: list[Criterion] = [c for c in asked if _winner(fitting, c)] or overall
     wins = [(c, w) for c in wanted[:2] if (w := _winner(fitting, c)) is not None]
     if not wins:
         wins = [(c, w) for c in ("speed", "users", "room") if (w := _winner(fitting, c)) is not None][:1]
     if not wins:
         return None
-    names = {c: say(f"lead.crit_{c}", lang) for c in ("cost", "speed", "users", "room")}
+    names = {c: say(f"lead.crit_{c}", lang) for c in ("cost", "speed", "users", "room", "gpus")}
     if len(wins) == 1 or wins[0][1][0].label == wins[1][1][0].label:
         label = wins[0][1][0].label
         which = say("lead.and", lang).join(names[c] for c, _ in wins)

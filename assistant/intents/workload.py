@@ -13,7 +13,7 @@ from assistant.intents.arguments import (
     same_size_suggestion,
 )
 from assistant.intents.compare_lead import SideOutcome, lead_line, option_outcome
-from assistant.intents.compare_sides import model_settings
+from assistant.intents.compare_sides import gpu_settings, model_settings, setting_label
 from assistant.messages import say
 from assistant.run import Events, Reply, Run
 from assistant.tool_text import note_zh
@@ -152,7 +152,13 @@ class WorkloadIntent(Run):
             own = model_settings(self.question, models)  # "32B in bf16 vs 72B-AWQ": each model as written
             return [(m, s.model_copy(update={"model": m, **own.get(m, {})})) for m in models]
         if not s.gpu and len(s.gpu_mentions) >= 2:
-            return [(g, s.model_copy(update={"gpu": catalog_gpu(g)})) for g in s.gpu_mentions[:3]]
+            gpus = s.gpu_mentions[:3]
+            own = gpu_settings(self.question, gpus)  # "A10 上跑 int4，L20 上跑 bf16": each GPU as written
+            changes = {g: {k: v for k, v in own.get(g, {}).items() if k != "gpus"} for g in gpus}
+            return [
+                (g + setting_label(changes[g], self.lang), s.model_copy(update={"gpu": catalog_gpu(g), **changes[g]}))
+                for g in gpus
+            ]
         if not s.gpu and len(s.families) >= 2:
             # "gn7i vs gn8is for Qwen2.5-7B": each family's GPU under the same workload.
             out = []
