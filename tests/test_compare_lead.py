@@ -118,3 +118,17 @@ def test_a_side_named_against_the_earlier_ones_is_added() -> None:
     earlier = "LoRA fine-tuning Qwen2.5-7B: A10 or A100, which trains faster?"
     added = sides_added(question, earlier, understand(question))
     assert added == {"gpu_mentions": ["A10", "A100", "H800"]}
+
+
+def test_training_speed_is_the_sides_compute_shown_as_the_spec_sheets_give_it() -> None:
+    a100 = SideOutcome(label="8 x A100-80GB", gpus=8, train_tflops=8 * 312.0, headroom_pct=71.7)
+    h20 = SideOutcome(label="8 x H20", gpus=8, train_tflops=8 * 148.0, headroom_pct=76.1)
+    line = lead_line([h20, a100], "which is better for full-parameter training?", "en")
+    assert line is not None and line.startswith("**8 x A100-80GB is the pick on speed:**")
+    assert "8 × 312 vs 8 × 148" in line
+
+
+def test_three_sides_show_the_margin_to_the_runner_up() -> None:
+    v100 = SideOutcome(label="V100", gpus=1, hourly=19.74, tokens_per_s=150.0)
+    line = lead_line([v100, A10, T4], "which is cheapest?", "en")
+    assert line is not None and "¥9.53/h vs ¥11.63/h" in line  # the A10 against the next cheapest, the T4

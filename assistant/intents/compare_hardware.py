@@ -25,6 +25,7 @@ from assistant.toolbox import (
     concurrent_users,
     evaluate_hardware_fit,
     find_instance_types,
+    gpu_specs,
     plan_gpu_deployment,
     price_of_instance,
 )
@@ -89,6 +90,8 @@ class CompareHardware(Run):
         head = self.winner(results, prices, shown)
         sides_out = [self.outcome(label, fit, options.get(label), prices.get(label), shown.get(label),
                                   counts.get(label)) for label, fit in results]  # fmt: skip
+        if task != "inference":  # training speed: the sides' dense BF16 compute, from the spec sheets
+            sides_out = yield from self.with_compute(sides_out, results)
         if sum(fit.fits for _, fit in results) >= 2 and (lead := lead_line(sides_out, self.question, self.lang)):
             head = lead  # the winner of what was asked, or of cost and speed together
         elif len(counts) >= 2 and len(set(counts.values())) > 1 and re.search(USERS_RE, self.question, re.I):
@@ -122,6 +125,15 @@ class CompareHardware(Run):
             training_hours=option.training_hours if option else None,
             headroom_pct=fit.headroom_pct if fit.fits else None, users=users,
         )  # fmt: skip
+
+    def with_compute(self, sides: list[SideOutcome], results: list[tuple[str, HardwareFit]]) -> Events:
+        """Return the sides with their GPUs' dense BF16 TFLOPS together (training is compute-bound)."""
+        out = []
+        for side, (_, fit) in zip(sides, results, strict=True):
+            spec, _ = yield from self.call("gpu_specs", gpu_specs, name=fit.hardware.gpu)
+            tflops = getattr(spec, "bf16_dense_tflops", None)
+            out.append(side.model_copy(update={"train_tflops": tflops * fit.hardware.gpus} if tflops else {}))
+        return out
 
     def method_sides(self, s: Slots, hardware: dict[str, Any] | None) -> list[Side] | None:
         """'Full fine-tuning vs LoRA on one A100': each method on the named hardware, else None."""

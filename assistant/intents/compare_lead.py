@@ -32,6 +32,7 @@ _CRITERIA: dict[Criterion, str] = {
     r"how\s+many\s+(?:users|concurrent|conversations|chats|sessions)|"
     r"(?:更多|最多).{0,4}(?:并发|用户|人|会话|对话)|并发.{0,4}(?:更多|最多|更高)|(?:撑|扛|支持|接待)(?:得|的)?(?:住)?更多",
     "room": r"headroom|(?:more|most)\s+(?:memory\s+)?room|余量|富余|宽裕",
+    "gpus": r"how\s+many\s+(?:gpus|cards)|fewe(?:r|st)\s+(?:gpus|cards)|几张卡|几块卡|多少张|多少块|各(?:需要|要)几",
 }
 
 
@@ -50,6 +51,7 @@ class SideOutcome(BaseModel):
     training_hours: float | None = None
     headroom_pct: float | None = None
     users: int | None = None
+    train_tflops: float | None = None  # dense BF16 TFLOPS of the side's GPUs together: training speed
     per: int = 1  # users and speed are ranked per this many GPUs ("per card": the side's GPU count)
 
 
@@ -92,9 +94,9 @@ def _best(sides: list[SideOutcome], key: str, low: bool) -> tuple[SideOutcome, S
     if len(valued) < 2:
         return None
     ranked = sorted(valued, key=value, reverse=not low)
-    if value(ranked[0]) == value(ranked[-1]):
+    if value(ranked[0]) == value(ranked[1]):
         return None
-    return ranked[0], ranked[-1]
+    return ranked[0], ranked[1]  # the winner and the runner-up: the margin that decides it
 
 
 def _cost(sides: list[SideOutcome]) -> tuple[SideOutcome, SideOutcome] | None:
@@ -105,7 +107,11 @@ def _cost(sides: list[SideOutcome]) -> tuple[SideOutcome, SideOutcome] | None:
 
 
 def _speed(sides: list[SideOutcome]) -> tuple[SideOutcome, SideOutcome] | None:
-    return _best(sides, "training_hours", low=True) or _best(sides, "tokens_per_s", low=False)
+    return (
+        _best(sides, "training_hours", low=True)
+        or _best(sides, "train_tflops", low=False)
+        or _best(sides, "tokens_per_s", low=False)
+    )
 
 
 def _figures(win: tuple[SideOutcome, SideOutcome], criterion: Criterion, lang: Language) -> str:
@@ -119,6 +125,10 @@ def _figures(win: tuple[SideOutcome, SideOutcome], criterion: Criterion, lang: L
     if criterion == "speed":
         if a.training_hours is not None and b.training_hours is not None:
             return say("lead.fig_hours", lang, a=render.fig(a.training_hours), b=render.fig(b.training_hours))
+        if a.train_tflops is not None and b.train_tflops is not None:  # shown as the spec sheets give them
+            na, nb = a.gpus or 1, b.gpus or 1
+            return say("lead.fig_tflops", lang, na=na, a=render.fig(a.train_tflops / na), nb=nb,
+                       b=render.fig(b.train_tflops / nb))  # fmt: skip
         if a.per != 1 or b.per != 1:  # per card: the totals with their GPU counts (the figures the tools gave)
             return say("lead.fig_tps_on", lang, a=render.fig(a.tokens_per_s), ga=a.per,
                        b=render.fig(b.tokens_per_s), gb=b.per)  # fmt: skip
@@ -161,6 +171,10 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
         return None
     fitting = per_gpu(fitting, question)
     asked = asked_criteria(question)
+    if "gpus" in asked and all(side.gpus for side in fitting):  # "各需要几张卡": the counts, fewest first
+        ranked = sorted(fitting, key=lambda side: side.gpus or 0)
+        items = say("lead.sep", lang).join(say("lead.count_item", lang, label=s.label, n=s.gpus) for s in ranked)
+        return say("lead.counts", lang, items=items)
     # Without two prices, the GPU count stands in for cost: fewer cards of the same workload cost less to run.
     overall: list[Criterion] = ["cost" if _cost(fitting) else "gpus", "speed"]
     wanted: list[Criterion] = [c for c in asked if _winner(fitting, c)] or overall

@@ -40,6 +40,8 @@ class VerdictLeads(Run):
 
     def lead_with_spec_winner(self, s: Slots, reply: Reply) -> Events:
         """'H800 vs A100 for full fine-tuning': the faster GPU for the job leads the compared plans."""
+        if self.compared_lead:  # the comparison already leads with its winner (compute included for training)
+            return
         specs = []
         for name in s.gpu_mentions[:3]:
             gpu = yield from self.lookup_gpu(name)

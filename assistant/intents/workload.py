@@ -14,12 +14,14 @@ from assistant.intents.arguments import (
 )
 from assistant.intents.compare_lead import SideOutcome, lead_line, option_outcome
 from assistant.intents.compare_sides import gpu_settings, model_settings, setting_label
+from assistant.intents.verdict_words import offered
 from assistant.messages import say
-from assistant.run import Events, Reply, Run
+from assistant.run import TRAINING, Events, Reply, Run
 from assistant.tool_text import note_zh
 from assistant.toolbox import (
     estimate_gpu_memory,
     find_instance_types,
+    gpu_specs,
     model_card,
     plan_gpu_deployment,
     text_length_tokens,
@@ -218,7 +220,7 @@ class WorkloadIntent(Run):
         budget = variants[0][1].budget_cny_month
         if budget and len(priced) < len(variants):  # "which stays under ¥20k?": the budget decides first
             parts.append(self.budget_head(budget, priced, over_budget))
-        lead = self.plans_lead(variants, fitted)
+        lead = yield from self.plans_lead(variants, fitted)
         parts += [lead] if lead else []
         if len(priced) >= 2:
             verdict = [] if lead else [self.price_verdict(priced)]
@@ -239,17 +241,34 @@ class WorkloadIntent(Run):
         parts += ["\n".join(rows) if len(rows) > 2 else "", "\n".join(lines), understood]
         return Reply(text="\n\n".join(p for p in parts if p), kind="recommendation")
 
-    def plans_lead(self, variants: list[tuple[str, Slots]], fitted: list[tuple[str, DeploymentOption]]) -> str | None:
+    def plans_lead(self, variants: list[tuple[str, Slots]], fitted: list[tuple[str, DeploymentOption]]) -> Events:
         """Return the winner-first line of compared plans: the only side that fits, or the winner of what was asked."""
         found = {label for label, _ in fitted}
-        if len(fitted) == 1 and len(variants) >= 2:
+        # A GPU no instance type offers ("H800") is not offered, which is not "does not fit".
+        missing = [(lb, v) for lb, v in variants if lb not in found]
+        unfit = [lb for lb, v in missing if not v.gpu or offered(v.gpu)]
+        if len(fitted) == 1 and len(variants) >= 2 and len(unfit) == len(missing):
             label, o = fitted[0]
-            others = self.t("、", ", ").join(lb for lb, _ in variants if lb not in found)
-            return say("compare.only_fits", self.lang, label=label, others=others,
+            return say("compare.only_fits", self.lang, label=label, others=self.t("、", ", ").join(unfit),
                        need=render.fig(o.per_gpu_gib_needed), usable=render.fig(o.per_gpu_capacity_gib))  # fmt: skip
+        if len(unfit) < len(missing):  # a side could not be planned at all: the spec sheets compare it instead
+            return None
         sides = [option_outcome(label, o) for label, o in fitted]
-        sides += [SideOutcome(label=label, fits=False) for label, _ in variants if label not in found]
-        return lead_line(sides, self.question, self.lang)
+        if variants and variants[0][1].task in TRAINING and not all(o.training_hours for _, o in fitted):
+            sides = yield from self.with_plan_compute(sides, [o for _, o in fitted])
+        sides += [SideOutcome(label=label, fits=False) for label in unfit]
+        lead = lead_line(sides, self.question, self.lang)
+        self.compared_lead = lead is not None  # the spec sheet's line need not lead as well
+        return lead
+
+    def with_plan_compute(self, sides: list[SideOutcome], options: list[DeploymentOption]) -> Events:
+        """Return the sides with their fleets' dense BF16 TFLOPS (training speed without a token count)."""
+        out = []
+        for side, o in zip(sides, options, strict=True):
+            spec, _ = yield from self.call("gpu_specs", gpu_specs, name=o.gpu_model or o.gpu_model_likely or "")
+            tflops = getattr(spec, "bf16_dense_tflops", None)
+            out.append(side.model_copy(update={"train_tflops": tflops * o.total_gpus} if tflops else {}))
+        return out
 
     def over_budget(self, label: str, variant: Slots) -> Events:
         """Return the line of a variant nothing fits within the budget: its cheapest priced fit, or None."""
