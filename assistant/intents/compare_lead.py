@@ -36,6 +36,11 @@ _CRITERIA: dict[Criterion, str] = {
 }
 
 
+# Punctuation joining two figures or two criteria in a lead (the words themselves are in the catalogue).
+_SEP = {"zh": "；", "en": "; "}
+_AND = {"zh": "和", "en": " and "}
+
+
 class SideOutcome(BaseModel):
     """One side of a comparison, as its tool calls came out (None: the tools gave no figure)."""
 
@@ -173,7 +178,7 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
     asked = asked_criteria(question)
     if "gpus" in asked and all(side.gpus for side in fitting):  # "各需要几张卡": the counts, fewest first
         ranked = sorted(fitting, key=lambda side: side.gpus or 0)
-        items = say("lead.sep", lang).join(say("lead.count_item", lang, label=s.label, n=s.gpus) for s in ranked)
+        items = _SEP[lang].join(say("lead.count_item", lang, label=s.label, n=s.gpus) for s in ranked)
         return say("lead.counts", lang, items=items)
     # Without two prices, the GPU count stands in for cost: fewer cards of the same workload cost less to run.
     overall: list[Criterion] = ["cost" if _cost(fitting) else "gpus", "speed"]
@@ -186,8 +191,8 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
     names = {c: say(f"lead.crit_{c}", lang) for c in ("cost", "speed", "users", "room", "gpus")}
     if len(wins) == 1 or wins[0][1][0].label == wins[1][1][0].label:
         label = wins[0][1][0].label
-        which = say("lead.and", lang).join(names[c] for c, _ in wins)
-        figures = say("lead.sep", lang).join(_figures(w, c, lang) for c, w in wins)
+        which = _AND[lang].join(names[c] for c, _ in wins)
+        figures = _SEP[lang].join(_figures(w, c, lang) for c, w in wins)
         code = "lead.one" if len(wins) == 1 else "lead.both"
         return say(code, lang, label=label, which=which, figures=figures)
     (c1, w1), (c2, w2) = wins
