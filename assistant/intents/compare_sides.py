@@ -8,10 +8,12 @@ third side without one is taken at the default, BF16); otherwise the question's 
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
 from assistant import render
+from assistant.hardware_words import find_gpus
 from assistant.reading import Scan
 from assistant.task_words import find_task
 from assistant.understanding import understand
@@ -57,6 +59,12 @@ def _gpu_key(name: str) -> str:
 
 
 def gpu_settings(question: str, gpus: list[str]) -> dict[str, dict[str, Any]]:
+    """Return, per compared GPU, the settings written beside it that differ by side (see :func:`_gpu_settings`)."""
+    return {g: dict(v) for g, v in _gpu_settings(question, tuple(gpus)).items()}
+
+
+@functools.lru_cache(maxsize=256)  # one answer asks several times; each part is read with the full rules
+def _gpu_settings(question: str, gpus: tuple[str, ...]) -> dict[str, dict[str, Any]]:
     """Return, per compared GPU (as named in ``gpus``), the settings written beside it that differ by side.
 
     "A10 上跑 int4，或者 L20 上跑 bf16", "one A10 with 4 users or one L20 with 16 users", "A10 上开 4k，L20 上开
@@ -67,7 +75,8 @@ def gpu_settings(question: str, gpus: list[str]) -> dict[str, dict[str, Any]]:
     stated: dict[str, dict[str, Any]] = {}
     for sentence in _SENTENCE_RE.split(question):
         for part in _SPLIT_RE.split(sentence):
-            read = understand(part) if part and part.strip() else None
+            # Only a part naming a GPU can carry a side's settings; the rest is not read twice.
+            read = understand(part) if part and part.strip() and find_gpus(Scan(part)) else None
             found = dict.fromkeys(_gpu_key(g) for g in read.gpu_mentions) if read else {}
             named = [keys[k] for k in found if k in keys]
             if read is None or len(named) != 1 or named[0] in stated:
