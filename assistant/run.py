@@ -66,6 +66,7 @@ class Run:
         self.passages: list[Passage] = []
         self.warnings: list[str] = []
         self.named_fits = False  # the hardware the user named holds the workload (set by the hardware intent)
+        self.compared_lead = False  # a comparison's winner line leads (set by compare_plans, i8cmp3)
         # Tools are pure: two handlers asking the same question in one answer get one call and one record.
         self._done: dict[str, tuple[Any, str | None]] = {}
 

@@ -20,6 +20,7 @@ from assistant.architecture_words import architecture_dims, complete_architectur
 from assistant.bad_names import endless_numbers, find_branded_gpu, impossible_hardware_counts, respell_families
 from assistant.billing_words import asks_price, asks_region
 from assistant.concepts import asks_concept
+from assistant.gpu_variants import with_memory_variants
 from assistant.hardware_words import (
     find_catalog_names,
     find_excluded_gpus,
@@ -231,6 +232,7 @@ def understand(question: str) -> Slots:
     # Reads, does not claim: "4 张 L20" is a count too. A branded name the catalog lacks stays as written.
     gpu_mentions = find_gpus(scan) or find_unknown_gpu(scan) or find_branded_gpu(text)
     gpu_mentions = [g for g in gpu_mentions if g not in excluded_gpus and g not in replaced]
+    gpu_mentions = with_memory_variants(text, gpu_mentions)  # "A100 40GB or 80GB": both variants are sides
     budget = find_budget(scan)
     train_tokens = find_train_tokens(scan)
     rate = rates.find_daily_requests(scan) or rates.find_group_concurrency(scan) or rates.find_user_share(scan)

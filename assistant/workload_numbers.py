@@ -22,6 +22,7 @@ def find_budget(scan: Scan) -> float | None:
         r"(?:不超过|最多|大约|约|大概|around|about|under|up\s+to|of)?\s*"
     )
     money = rf"{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}?"
+    spend = r"(?:每个?月|一个?月|月)\s*(?:最多|顶多|只能|能|可以)?\s*(?:花|用|出|掏)\s*(?:不超过|最多)?\s*"
     m = scan.first(
         rf"(?:预算|budget){mid}{money}",
         rf"(?:每个?月|一个?月|月)\s*{money}\s*(?:的)?\s*(?:预算|budget)",  # "每月一万的预算"
@@ -29,6 +30,9 @@ def find_budget(scan: Scan) -> float | None:
         rf"{cur}{NUM}\s*{SUFFIX}\s*{cur_after}?\s*{per_month}",
         rf"{NUM}\s*{SUFFIX}\s*{cur_after}\s*{per_month}",
         rf"(?:不超过|最多|以内|under|below|at\s+most|up\s+to|within)\s*{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}",
+        # "每个月最多花 3 万": what the user can spend a month is the budget (i8cmp3)
+        rf"{spend}{cur}{NUM}\s*{SUFFIX}",
+        rf"{spend}{NUM}\s*{SUFFIX}\s*{cur_after}?(?<=[万千kKwW元块])",  # a sum of money, not "用 8 张卡"
     )
     if not m:
         return None

@@ -78,7 +78,12 @@ def test_two_models_are_both_planned_and_compared() -> None:
     answer = shared_engine().answer(question)
     planned = [a["model"] for a in _calls(answer, "plan_gpu_deployment")]
     assert planned == ["Qwen3-30B-A3B", "Qwen2.5-32B-Instruct"]
-    assert "**Verdict:**" in answer.text and "| Qwen2.5-32B-Instruct |" in answer.text
+    # the winner leads: the cheaper per million tokens (both cheapest options cost the same per hour)
+    plans = {c.args["model"]: c.result["options"] for c in answer.tool_calls if c.name == "plan_gpu_deployment"}
+    priced = {m: [o for o in opts if o["price_cny_per_hour"]] for m, opts in plans.items()}
+    best = {m: min(opts, key=lambda o: o["price_cny_per_hour"]) for m, opts in priced.items()}
+    cheaper = min(best, key=lambda m: (best[m]["price_cny_per_hour"], best[m]["cost_cny_per_million_tokens"]))
+    assert answer.text.startswith(f"**{cheaper} is the pick on cost:**") and "| Qwen2.5-32B-Instruct |" in answer.text
     assert ungrounded(answer, question) == []
 
 

@@ -8,9 +8,12 @@ usually does ("what about on L20?").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
+from assistant.hardware_words import find_replaced_gpus
 from assistant.phrases import ADDS_SIDE_RE
+from assistant.reading import Scan
 from assistant.run import Run
 from assistant.understanding import Slots, understand
 from tools import catalog
@@ -18,6 +21,10 @@ from tools.errors import UnknownNameError
 
 # Words that add to a comparison rather than replace it.
 _MAX_SIDES = 3
+# "and against an H800?", "vs an L40S?", "跟 H20 比呢": one more side weighed against the earlier ones.
+_AGAINST_RE = re.compile(
+    r"\bagainst\b|\bvs\.?\b|\bversus\b|compared?\s+(?:to|with)|(?:跟|和|与|同).{0,12}比|相比|对比", re.IGNORECASE
+)
 
 
 def _gpu_key(name: str) -> str:
@@ -34,14 +41,31 @@ def _joined(before: list[str], new: list[str], key: Callable[[str], str] = str.l
     return [*before, *[x for x in new if key(x) not in seen]][:_MAX_SIDES]
 
 
+def _replaced(question: str, earlier: Slots, turn: Slots) -> dict[str, list[str]] | None:
+    """'把 T4 换成 L20 再比', 'swap the T4 for an L20': the earlier GPU sides with the replaced one swapped."""
+    gone = {_gpu_key(g) for g in find_replaced_gpus(Scan(question))}
+    if not gone or len(earlier.gpu_mentions) < 2 or not turn.gpu_mentions:
+        return None
+    new = iter(turn.gpu_mentions)
+    sides = [next(new, g) if _gpu_key(g) in gone else g for g in earlier.gpu_mentions]
+    return {"gpu_mentions": _joined(sides, list(new), _gpu_key)}
+
+
 def sides_added(question: str, previous: str | None, turn: Slots) -> dict[str, list[str]] | None:
     """Return the sides to compare when ``question`` adds one to ``previous``'s comparison, else None.
 
-    Keys are the slot names to update: ``models``, ``gpu_mentions`` or ``families``.
+    Keys are the slot names to update: ``models``, ``gpu_mentions`` or ``families``. A side named "against"
+    the earlier ones ("and against an H800?", "跟 H20 比呢") adds to them too; one that replaces an earlier
+    side ("把 T4 换成 L20") takes its place.
     """
-    if previous is None or not ADDS_SIDE_RE.search(question):
+    if previous is None:
         return None
     earlier = understand(previous)
+    if swapped := _replaced(question, earlier, turn):
+        return swapped
+    one_new = len(turn.gpu_mentions) + len(turn.families) + len(turn.models) == 1
+    if not (ADDS_SIDE_RE.search(question) or (one_new and _AGAINST_RE.search(question))):
+        return None
     if len(earlier.models) >= 2 and turn.models:
         return {"models": _joined(earlier.models, turn.models)}
     if len(earlier.gpu_mentions) >= 2 and turn.gpu_mentions:

@@ -15,13 +15,17 @@ from typing import Any
 
 from assistant import render
 from assistant.intents.arguments import plan_args
+from assistant.intents.compare_lead import SideOutcome, lead_line
+from assistant.intents.compare_sides import gpu_settings, methods_named, setting_label
 from assistant.intents.verdict_words import COST_RE, USERS_RE
+from assistant.intents.workload import catalog_gpu
 from assistant.messages import say
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
     concurrent_users,
     evaluate_hardware_fit,
     find_instance_types,
+    gpu_specs,
     plan_gpu_deployment,
     price_of_instance,
 )
@@ -44,7 +48,8 @@ class CompareHardware(Run):
         results: list[tuple[str, HardwareFit]] = []
         changes: dict[str, dict[str, Any]] = {}
         for label, change, hardware in sides:
-            args = self.fit_args(s.model_copy(update=change), task) | hardware
+            side = s.model_copy(update=change)  # a side may change the method too ("full vs LoRA on one A100")
+            args = self.fit_args(side, side.task or task) | hardware
             if "gpu" in args:
                 args["gpu"] = self.one_gpu(args["gpu"])
             fit, _ = yield from self.call("evaluate_hardware_fit", evaluate_hardware_fit, **args)
@@ -83,7 +88,13 @@ class CompareHardware(Run):
             "hardware": s.model_copy(update={"gpu": labels, "gpus": None, "instance_types": []}),
         }.get(kind, s)
         head = self.winner(results, prices, shown)
-        if len(counts) >= 2 and len(set(counts.values())) > 1 and re.search(USERS_RE, self.question, re.I):
+        sides_out = [self.outcome(label, fit, options.get(label), prices.get(label), shown.get(label),
+                                  counts.get(label)) for label, fit in results]  # fmt: skip
+        if task != "inference":  # training speed: the sides' dense BF16 compute, from the spec sheets
+            sides_out = yield from self.with_compute(sides_out, results)
+        if sum(fit.fits for _, fit in results) >= 2 and (lead := lead_line(sides_out, self.question, self.lang)):
+            head = lead  # the winner of what was asked, or of cost and speed together
+        elif len(counts) >= 2 and len(set(counts.values())) > 1 and re.search(USERS_RE, self.question, re.I):
             label = max(counts, key=lambda k: counts[k])  # "which fits more users?": the count decides
             head = say("compare.most_users", self.lang, label=label, n=counts[label],
                        context=render.fig(s.context or DEFAULT_CONTEXT_TOKENS))  # fmt: skip
@@ -102,6 +113,52 @@ class CompareHardware(Run):
             parts += self.fit_lines(min(results, key=lambda r: r[1].shortfall_gib)[1])[1:]
         parts.append(self.understood_line(understood))
         return Reply(text="\n\n".join(parts), kind="recommendation")
+
+    @staticmethod
+    def outcome(label: str, fit: HardwareFit, option: DeploymentOption | None, hourly: float | None,
+                shown: str | None, users: int | None) -> SideOutcome:  # fmt: skip
+        """One side's typed outcome for the lead: the fit's figures, the planned option's speed and cost."""
+        return SideOutcome(
+            label=label, fits=fit.fits, gpus=fit.hardware.gpus, hourly=hourly, hourly_shown=shown,
+            per_million=option.cost_cny_per_million_tokens if option else None,
+            tokens_per_s=option.decode_tokens_per_s if option else None,
+            training_hours=option.training_hours if option else None,
+            headroom_pct=fit.headroom_pct if fit.fits else None, users=users,
+        )  # fmt: skip
+
+    def with_compute(self, sides: list[SideOutcome], results: list[tuple[str, HardwareFit]]) -> Events:
+        """Return the sides with their GPUs' dense BF16 TFLOPS together (training is compute-bound)."""
+        out = []
+        for side, (_, fit) in zip(sides, results, strict=True):
+            spec, _ = yield from self.call("gpu_specs", gpu_specs, name=fit.hardware.gpu)
+            tflops = getattr(spec, "bf16_dense_tflops", None)
+            out.append(side.model_copy(update={"train_tflops": tflops * fit.hardware.gpus} if tflops else {}))
+        return out
+
+    def method_sides(self, s: Slots, hardware: dict[str, Any] | None) -> list[Side] | None:
+        """'Full fine-tuning vs LoRA on one A100': each method on the named hardware, else None."""
+        if hardware is None or not (methods := methods_named(self.question)):
+            return None
+        names = {"full": self.t("全参微调", "full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}
+        if "gpu" in hardware:
+            hardware = {**hardware, "gpu": self.one_gpu(hardware["gpu"])}
+        return [(names[m], {"task": m, "task_hint": None}, hardware) for m in methods[:3]]
+
+    def sides_as_written(self, s: Slots) -> list[Side] | None:
+        """GPU sides that each carry their own count and settings ("AWQ on 2x A100 vs FP8 on one H20"), else None."""
+        gpus = s.gpu_mentions[:3]
+        if len(gpus) < 2 or s.instance_types or len(self.conv.turn.models) >= 2:
+            return None
+        own = gpu_settings(self.question, gpus)
+        if not own or not all("gpus" in own[g] for g in gpus) or not any(len(own[g]) > 1 for g in gpus):
+            return None
+        sides: list[Side] = []
+        for g in gpus:
+            change = {k: v for k, v in own[g].items() if k != "gpus"}
+            hardware = {"gpu": catalog_gpu(g), "gpus": own[g]["gpus"], "instances": 1}
+            label = say("hardware.gpus", self.lang, count=own[g]["gpus"], gpu=hardware["gpu"]).strip()
+            sides.append((label + setting_label(change, self.lang), change, hardware))
+        return sides
 
     def side_type(self, fit: HardwareFit, region: str | None) -> Events:
         """Return (instance type, hourly price or None) standing for one side ((None, None): no such type).
@@ -179,6 +236,7 @@ class CompareHardware(Run):
                 continue
             args = {"model": s.model, "context": s.context or DEFAULT_CONTEXT_TOKENS, "precision": s.precision,
                     "quant": s.quant, "architecture": s.architecture} | change | hardware  # fmt: skip
+            args.pop("concurrency", None)  # a side's own user count is checked by the fit, not the capacity
             if "gpu" in args:
                 args["gpu"] = self.one_gpu(args["gpu"])
             cap, _ = yield from self.call("concurrent_users", concurrent_users, **args)

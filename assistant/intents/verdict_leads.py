@@ -40,15 +40,19 @@ class VerdictLeads(Run):
 
     def lead_with_spec_winner(self, s: Slots, reply: Reply) -> Events:
         """'H800 vs A100 for full fine-tuning': the faster GPU for the job leads the compared plans."""
+        if self.compared_lead:  # the comparison already leads with its winner (compute included for training)
+            return
         specs = []
-        for name in s.gpu_mentions[:2]:
+        for name in s.gpu_mentions[:3]:
             gpu = yield from self.lookup_gpu(name)
             if gpu is not None:
                 specs.append(gpu)
         if len(specs) < 2:
             return
         metric = "compute" if (s.task or "inference") in TRAINING else "bandwidth"
-        line = winner_line(specs[0], specs[1], metric, self.lang)
+        field = "bf16_dense_tflops" if metric == "compute" else "memory_bandwidth_gb_s"
+        specs.sort(key=lambda g: getattr(g, field) or 0, reverse=True)  # three sides: the best against the worst
+        line = winner_line(specs[0], specs[-1], metric, self.lang)
         first = reply.text.partition("\n\n")[0]
         # Serving compared on a workload is judged by the plans (speed of the whole fleet, price); the spec
         # sheet leads only for training, or when the plans could not be compared.

@@ -134,6 +134,9 @@ class VerdictIntent(VerdictLeads, CompareHardware, CompareFollowUp, WorkloadInte
                 sides = [(self.side_label(h), {}, h) for h in (earlier_hw, hardware)]
                 return (yield from self.compare_on_hardware(s, sides, "hardware"))
         named_types = [t for t in s.instance_types if known_type(t)]  # "ecs.X (4x A10) vs ecs.Y": types lead
+        own_sides = self.method_sides(s, hardware) or self.sides_as_written(s)  # "full vs LoRA on one A100"
+        if own_sides:  # each method, or each GPU side with its own count and settings ("AWQ on 2x A100 vs FP8 ...")
+            return (yield from self.compare_on_hardware(s, own_sides, "hardware"))
         if len(sets) >= 2 and len(models) < 2 and len(named_types) < 2:  # "4 张 L20 还是 2 张 H20": each set
             sides = [(self.side_label(h), {}, h) for h in sets[:3]]
             return (yield from self.compare_on_hardware(s, sides, "hardware"))

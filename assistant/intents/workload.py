@@ -12,13 +12,16 @@ from assistant.intents.arguments import (
     plan_args,
     same_size_suggestion,
 )
-from assistant.intents.compare_sides import model_settings
+from assistant.intents.compare_lead import SideOutcome, lead_line, option_outcome
+from assistant.intents.compare_sides import gpu_settings, model_settings, setting_label
+from assistant.intents.verdict_words import offered
 from assistant.messages import say
-from assistant.run import Events, Reply, Run
+from assistant.run import TRAINING, Events, Reply, Run
 from assistant.tool_text import note_zh
 from assistant.toolbox import (
     estimate_gpu_memory,
     find_instance_types,
+    gpu_specs,
     model_card,
     plan_gpu_deployment,
     text_length_tokens,
@@ -151,7 +154,13 @@ class WorkloadIntent(Run):
             own = model_settings(self.question, models)  # "32B in bf16 vs 72B-AWQ": each model as written
             return [(m, s.model_copy(update={"model": m, **own.get(m, {})})) for m in models]
         if not s.gpu and len(s.gpu_mentions) >= 2:
-            return [(g, s.model_copy(update={"gpu": catalog_gpu(g)})) for g in s.gpu_mentions[:3]]
+            gpus = s.gpu_mentions[:3]
+            own = gpu_settings(self.question, gpus)  # "A10 上跑 int4，L20 上跑 bf16": each GPU as written
+            changes = {g: {k: v for k, v in own.get(g, {}).items() if k != "gpus"} for g in gpus}
+            return [
+                (g + setting_label(changes[g], self.lang), s.model_copy(update={"gpu": catalog_gpu(g), **changes[g]}))
+                for g in gpus
+            ]
         if not s.gpu and len(s.families) >= 2:
             # "gn7i vs gn8is for Qwen2.5-7B": each family's GPU under the same workload.
             out = []
@@ -211,8 +220,11 @@ class WorkloadIntent(Run):
         budget = variants[0][1].budget_cny_month
         if budget and len(priced) < len(variants):  # "which stays under ¥20k?": the budget decides first
             parts.append(self.budget_head(budget, priced, over_budget))
+        lead = yield from self.plans_lead(variants, fitted)
+        parts += [lead] if lead else []
         if len(priced) >= 2:
-            parts += [self.price_verdict(priced), *self.criterion_winners(fitted), *self.token_winner(priced)]
+            verdict = [] if lead else [self.price_verdict(priced)]
+            parts += [*verdict, *self.criterion_winners(fitted), *self.token_winner(priced)]
         elif budget and parts:
             parts += self.criterion_winners(fitted)
         elif len(variants) >= 2:
@@ -228,6 +240,35 @@ class WorkloadIntent(Run):
             parts.append(say("compare.unpriced", self.lang, labels=self.t("、", ", ").join(unpriced)))
         parts += ["\n".join(rows) if len(rows) > 2 else "", "\n".join(lines), understood]
         return Reply(text="\n\n".join(p for p in parts if p), kind="recommendation")
+
+    def plans_lead(self, variants: list[tuple[str, Slots]], fitted: list[tuple[str, DeploymentOption]]) -> Events:
+        """Return the winner-first line of compared plans: the only side that fits, or the winner of what was asked."""
+        found = {label for label, _ in fitted}
+        # A GPU no instance type offers ("H800") is not offered, which is not "does not fit".
+        missing = [(lb, v) for lb, v in variants if lb not in found]
+        unfit = [lb for lb, v in missing if not v.gpu or offered(v.gpu)]
+        if len(fitted) == 1 and len(variants) >= 2 and len(unfit) == len(missing):
+            label, o = fitted[0]
+            return say("compare.only_fits", self.lang, label=label, others=self.t("、", ", ").join(unfit),
+                       need=render.fig(o.per_gpu_gib_needed), usable=render.fig(o.per_gpu_capacity_gib))  # fmt: skip
+        if len(unfit) < len(missing):  # a side could not be planned at all: the spec sheets compare it instead
+            return None
+        sides = [option_outcome(label, o) for label, o in fitted]
+        if variants and variants[0][1].task in TRAINING and not all(o.training_hours for _, o in fitted):
+            sides = yield from self.with_plan_compute(sides, [o for _, o in fitted])
+        sides += [SideOutcome(label=label, fits=False) for label in unfit]
+        lead = lead_line(sides, self.question, self.lang)
+        self.compared_lead = lead is not None  # the spec sheet's line need not lead as well
+        return lead
+
+    def with_plan_compute(self, sides: list[SideOutcome], options: list[DeploymentOption]) -> Events:
+        """Return the sides with their fleets' dense BF16 TFLOPS (training speed without a token count)."""
+        out = []
+        for side, o in zip(sides, options, strict=True):
+            spec, _ = yield from self.call("gpu_specs", gpu_specs, name=o.gpu_model or o.gpu_model_likely or "")
+            tflops = getattr(spec, "bf16_dense_tflops", None)
+            out.append(side.model_copy(update={"train_tflops": tflops * o.total_gpus} if tflops else {}))
+        return out
 
     def over_budget(self, label: str, variant: Slots) -> Events:
         """Return the line of a variant nothing fits within the budget: its cheapest priced fit, or None."""

@@ -1,0 +1,200 @@
+"""The first line of a comparison: the winner for what the user asked, decided from each side's typed outcome.
+
+Both comparison paths (plans per GPU, family or model in :mod:`assistant.intents.workload`, and named hardware
+in :mod:`assistant.intents.compare_hardware`) reduce each side to a :class:`SideOutcome` (fits, GPUs, ¥/h,
+¥/M tokens, tokens/s, training hours, headroom, users). :func:`lead_line` then names the winner of the
+criterion the question asks about (cheaper / faster / more users / more room), or, when nothing is asked,
+the side that wins on cost and speed, or "X for cost, Y for speed" when they differ (issue 8: "the first
+line states the overall winner ... never only a neutral fact such as 'Fewest GPUs: ...'").
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from assistant import render
+from assistant.messages import say
+from assistant.run import Language
+from tools.plan import DeploymentOption
+
+Criterion = Literal["cost", "speed", "users", "room", "gpus"]
+
+# What the question weighs the sides by, in the order a criterion is written; none: the overall winner.
+_CRITERIA: dict[Criterion, str] = {
+    "cost": r"cheap|cost|price|pric(?:ey|ier)|\bdeal\b|value|budget|afford|yuan|rmb|¥|per\s+(?:m|million)\b|"
+    r"便宜|划算|成本|价格|费用|多少钱|性价比|省钱|预算|花费|每月|包月|贵",
+    "speed": r"fast|quick|speed|throughput|tokens?/s|tok/s|latency|finish(?:es)?\s+first|sooner|slow|"
+    r"快|速度|吞吐|延迟|用时|多久|几天|多少天|耗时|慢",
+    "users": r"(?:more|most)\s+(?:users|concurren\w*|sequences|requests|people|chats|sessions|conversations|streams)|"
+    r"how\s+many\s+(?:users|concurrent|conversations|chats|sessions)|"
+    r"(?:更多|最多).{0,4}(?:并发|用户|人|会话|对话)|并发.{0,4}(?:更多|最多|更高)|(?:撑|扛|支持|接待)(?:得|的)?(?:住)?更多",
+    "room": r"headroom|(?:more|most)\s+(?:memory\s+)?room|余量|富余|宽裕",
+    "gpus": r"how\s+many\s+(?:gpus|cards)|fewe(?:r|st)\s+(?:gpus|cards)|几张卡|几块卡|多少张|多少块|各(?:需要|要)几",
+}
+
+
+# Punctuation joining two figures or two criteria in a lead (the words themselves are in the catalogue).
+_SEP = {"zh": "；", "en": "; "}
+_AND = {"zh": "和", "en": " and "}
+
+
+class SideOutcome(BaseModel):
+    """One side of a comparison, as its tool calls came out (None: the tools gave no figure)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    label: str
+    fits: bool = True
+    gpus: int | None = None
+    hourly: float | None = None
+    hourly_shown: str | None = None  # as the answer shows it: "¥9.53" or "2 × ¥26.62"
+    per_million: float | None = None
+    tokens_per_s: float | None = None
+    training_hours: float | None = None
+    headroom_pct: float | None = None
+    users: int | None = None
+    train_tflops: float | None = None  # dense BF16 TFLOPS of the side's GPUs together: training speed
+    per: int = 1  # users and speed are ranked per this many GPUs ("per card": the side's GPU count)
+
+
+def option_outcome(label: str, o: DeploymentOption) -> SideOutcome:
+    """One side from the plan option standing for it (its cheapest that fits)."""
+    return SideOutcome(label=label, gpus=o.total_gpus, hourly=o.price_cny_per_hour,
+                       per_million=o.cost_cny_per_million_tokens, tokens_per_s=o.decode_tokens_per_s,
+                       training_hours=o.training_hours, headroom_pct=o.headroom_pct,
+                       users=o.max_concurrent_sequences)  # fmt: skip
+
+
+# "per card", "每张卡": figures of fleets of different sizes are compared per GPU.
+_PER_GPU_RE = r"per\s+(?:card|gpu)|each\s+(?:card|gpu)|每(?:张|块)?(?:卡|显卡|gpu)"
+
+
+def per_gpu(sides: list[SideOutcome], question: str) -> list[SideOutcome]:
+    """Return the sides with users and speed per GPU when the question asks "per card" (else unchanged)."""
+    if not re.search(_PER_GPU_RE, question, re.IGNORECASE):
+        return sides
+    return [side.model_copy(update={"per": side.gpus or 1}) for side in sides]
+
+
+def asked_criteria(question: str) -> list[Criterion]:
+    """Return the criteria the question weighs the sides by, in the order it writes them."""
+    found = []
+    for name, pattern in _CRITERIA.items():
+        if m := re.search(pattern, question, re.IGNORECASE):
+            found.append((m.start(), name))
+    return [name for _, name in sorted(found)]
+
+
+def _best(sides: list[SideOutcome], key: str, low: bool) -> tuple[SideOutcome, SideOutcome] | None:
+    """Return (winner, loser) on one figure when at least two sides have it and they differ, else None."""
+
+    def value(side: SideOutcome) -> float:
+        scale = side.per if key in ("users", "tokens_per_s") else 1
+        return float(getattr(side, key)) / scale
+
+    valued = [s for s in sides if getattr(s, key) is not None]
+    if len(valued) < 2:
+        return None
+    ranked = sorted(valued, key=value, reverse=not low)
+    if value(ranked[0]) == value(ranked[1]):
+        return None
+    return ranked[0], ranked[1]  # the winner and the runner-up: the margin that decides it
+
+
+def _cost(sides: list[SideOutcome]) -> tuple[SideOutcome, SideOutcome] | None:
+    hourly = _best(sides, "hourly", low=True)
+    if hourly is None:
+        return _best(sides, "per_million", low=True)  # the same hourly price: per token decides
+    return hourly
+
+
+def _speed(sides: list[SideOutcome]) -> tuple[SideOutcome, SideOutcome] | None:
+    return (
+        _best(sides, "training_hours", low=True)
+        or _best(sides, "train_tflops", low=False)
+        or _best(sides, "tokens_per_s", low=False)
+    )
+
+
+def _figures(win: tuple[SideOutcome, SideOutcome], criterion: Criterion, lang: Language) -> str:
+    """Return the figures behind one criterion's winner: "¥9.53/h vs ¥11.63/h", "579 vs 201 tokens/s"."""
+    a, b = win
+    if criterion == "cost":
+        if a.hourly is not None and b.hourly is not None and a.hourly != b.hourly:
+            return say("lead.fig_hourly", lang, a=a.hourly_shown or f"¥{render.fig(a.hourly)}",
+                       b=b.hourly_shown or f"¥{render.fig(b.hourly)}")  # fmt: skip
+        return say("lead.fig_per_million", lang, a=render.fig(a.per_million), b=render.fig(b.per_million))
+    if criterion == "speed":
+        if a.training_hours is not None and b.training_hours is not None:
+            return say("lead.fig_hours", lang, a=render.fig(a.training_hours), b=render.fig(b.training_hours))
+        if a.train_tflops is not None and b.train_tflops is not None:  # shown as the spec sheets give them
+            na, nb = a.gpus or 1, b.gpus or 1
+            return say("lead.fig_tflops", lang, na=na, a=render.fig(a.train_tflops / na), nb=nb,
+                       b=render.fig(b.train_tflops / nb))  # fmt: skip
+        if a.per != 1 or b.per != 1:  # per card: the totals with their GPU counts (the figures the tools gave)
+            return say("lead.fig_tps_on", lang, a=render.fig(a.tokens_per_s), ga=a.per,
+                       b=render.fig(b.tokens_per_s), gb=b.per)  # fmt: skip
+        return say("lead.fig_tps", lang, a=render.fig(a.tokens_per_s), b=render.fig(b.tokens_per_s))
+    if criterion == "users":
+        if a.per != 1 or b.per != 1:
+            return say("lead.fig_users_on", lang, a=a.users, ga=a.per, b=b.users, gb=b.per)
+        return say("lead.fig_users", lang, a=a.users, b=b.users)
+    if criterion == "gpus":
+        return say("lead.fig_gpu_count", lang, a=a.gpus, b=b.gpus)
+    if a.gpus is not None and b.gpus is not None and a.gpus != b.gpus:
+        return say("lead.fig_gpus", lang, a=a.gpus, b=b.gpus)
+    return say("lead.fig_room", lang, a=render.fig(a.headroom_pct), b=render.fig(b.headroom_pct))
+
+
+def _winner(sides: list[SideOutcome], criterion: Criterion) -> tuple[SideOutcome, SideOutcome] | None:
+    if criterion == "cost":
+        return _cost(sides)
+    if criterion == "speed":
+        return _speed(sides)
+    if criterion == "users":
+        return _best(sides, "users", low=False)
+    if criterion == "gpus":
+        return _best(sides, "gpus", low=True)
+    # Headroom of fleets of different sizes compares 4 cards with 8: the side holding it on fewer GPUs has the
+    # roomier cards.
+    return _best(sides, "gpus", low=True) or _best(sides, "headroom_pct", low=False)
+
+
+def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | None:
+    """Return the winner-first line for these sides and this question, or None (nothing decides it).
+
+    A side that does not fit never wins; when only one fits, it is the answer. Otherwise the criteria the
+    question asks for decide; with none asked, cost and speed together ("X for cost, Y for speed").
+    """
+    fitting = [s for s in sides if s.fits]
+    if len(fitting) == 1 and len(sides) >= 2:
+        return None  # "only X fits" is said by the caller with its memory figures
+    if len(fitting) < 2:
+        return None
+    fitting = per_gpu(fitting, question)
+    asked = asked_criteria(question)
+    if "gpus" in asked and all(side.gpus for side in fitting):  # "各需要几张卡": the counts, fewest first
+        ranked = sorted(fitting, key=lambda side: side.gpus or 0)
+        items = _SEP[lang].join(say("lead.count_item", lang, label=s.label, n=s.gpus) for s in ranked)
+        return say("lead.counts", lang, items=items)
+    # Without two prices, the GPU count stands in for cost: fewer cards of the same workload cost less to run.
+    overall: list[Criterion] = ["cost" if _cost(fitting) else "gpus", "speed"]
+    wanted: list[Criterion] = [c for c in asked if _winner(fitting, c)] or overall
+    wins = [(c, w) for c in wanted[:2] if (w := _winner(fitting, c)) is not None]
+    if not wins:
+        wins = [(c, w) for c in ("speed", "users", "room") if (w := _winner(fitting, c)) is not None][:1]
+    if not wins:
+        return None
+    names = {c: say(f"lead.crit_{c}", lang) for c in ("cost", "speed", "users", "room", "gpus")}
+    if len(wins) == 1 or wins[0][1][0].label == wins[1][1][0].label:
+        label = wins[0][1][0].label
+        which = _AND[lang].join(names[c] for c, _ in wins)
+        figures = _SEP[lang].join(_figures(w, c, lang) for c, w in wins)
+        code = "lead.one" if len(wins) == 1 else "lead.both"
+        return say(code, lang, label=label, which=which, figures=figures)
+    (c1, w1), (c2, w2) = wins
+    return say("lead.split", lang, a=w1[0].label, ca=names[c1], b=w2[0].label, cb=names[c2],
+               fa=_figures(w1, c1, lang), fb=_figures(w2, c2, lang))  # fmt: skip
