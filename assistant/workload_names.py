@@ -48,7 +48,10 @@ _LLM_CUE = (
     r"大模型|语言模型|language\s+models?|\bllms?\b|chat\s*bots?|聊天|对话|客服|问答|\brag\b|知识库|\bagents?\b|"
     r"\btokens?\b|上下文|\bcontext\b|\bprompts?\b|文本生成|text\s+generation|\bgpt\b|\bchat\b|\bbots?\b|"
     r"assistants?\b|copilot|customer\s+(?:service|support)|summari[sz]\w*|translat\w*|翻译|摘要|写作|文案|"
-    r"code\s+(?:completion|generation|assistant)|代码(?:补全|生成)|机器人"
+    r"code\s+(?:completion|generation|assistant)|代码(?:补全|生成)|机器人|"
+    # LLM serving and application stacks: the model behind them is the workload, so "which model?" is right.
+    r"xinference|lmdeploy|fastchat|\btgi\b|text[\s\-]generation[\s\-]inference|localai|open[\s\-]?webui|lobechat|"
+    r"chatglm|dify|fastgpt|maxkb|ragflow|anythingllm|langchain|llama[\s\-]?index|autogen|crewai|qwen|llama|deepseek"
 )
 _OWN_MODEL = (
     r"(?:our|my)\s+(?:own\s+)?(?:in[\s\-]?house|proprietary|custom|internal)\s+(?:\w+\s+)?model|"
