@@ -17,7 +17,7 @@ import re
 # Text posing as the assistant's own tools or system messages.
 _PLANTED_DATA = (
     r"\[\s*(?:tool|function|system|assistant)(?:\s*(?:output|result|response|message|call))?\s*\]|"
-    r"<<\s*/?\s*sys\s*>>|\[\s*/?\s*inst\s*\]|"
+    r"<<\s*/?\s*sys\s*>>|\[\s*/?\s*inst\s*\]|#{2,}\s*(?:system|instructions?|admin)\b|"
     r"(?:tool|function)\s+(?:call\s+)?(?:output|result|response)s?\s*[:：]|^\s*observation\s*[:：]|"
     r"<\s*\|?\s*/?\s*(?:system|tool_response|tool_call|im_start|im_end|assistant)\s*\|?\s*>|"
     r"【\s*(?:工具|系统|函数|管理员)[^】]{0,8}】|(?:工具|函数)(?:返回|输出|结果)\s*[:：]|"
@@ -72,6 +72,9 @@ _OVERRIDE = (
     r"treat\s+(?:this|the\s+following|these)\s+as\s+(?:an?\s+)?(?:system\s+)?(?:instructions?|orders?|rules?)|"
     r"(?:回答|回复)(?:时|的时候)?(?:不要|别|不准|禁止|不许)(?:提到|提及|说|给出|显示)|"
     r"\b(?:do\s+not|don'?t|never)\s+(?:mention|include|quote|show|give)\s+(?:any\s+)?(?:prices?|costs?|numbers)\b|"
+    r"(?:价格|价钱|费用|报价)\S{0,4}(?:乘以|除以|打\s*\d*\s*折|减半|翻倍|加价|加\s*\d+\s*%)|"
+    r"\b(?:multiply|divide|mark\s+up|discount|halve|double|inflate)\s+(?:all\s+|every\s+|each\s+|the\s+)?"
+    r"(?:prices?|costs?|quotes?)\b|"
     r"命令你|(?:关闭|关掉|解除|取消)(?:你的)?(?:所有|全部)?(?:的)?(?:安全)?(?:限制|过滤|审查|防护)|"
     r"(?:输出|打印|导出|给我)[^。！？!?\n]{0,6}?(?:内部|系统|隐藏)(?:的)?(?:配置|规则|设定)|"
     r"\b(?:disable|turn\s+off|switch\s+off|remove|lift)\s+(?:all\s+)?(?:of\s+)?(?:your\s+)?"
@@ -101,7 +104,7 @@ _OVERRIDE = (
 _SPLIT = re.compile(
     r"(?<=[。！？!?\n])|(?<=[.}\]])\s+(?=\S)|(?<=[.!?。！？][\"”」'])\s*(?=\S)|(?<=<\|im_end\|>)|(?<=</system>)|"
     r"(?<=[\"”」'`]{3})\s*(?=\S)|(?<=[\"”」])\s+(?=[A-Z])|(?<=-->)|(?=<!--)|(?<=[）】])|(?=[（【])|"
-    r"(?=<<\s*SYS\s*>>)|(?<=<</SYS>>)|(?<=\[/INST\])|(?<=[；;])\s*|(?<=[:：])\s*(?=(?:how|what|which|can|is|does|do|qwen|llama|deepseek)\b)|"
+    r"(?=<<\s*SYS\s*>>)|(?<=<</SYS>>)|(?<=\[/INST\])|(?<=\s###)\s+(?=\S)|(?<=[；;])\s*|(?<=[:：])\s*(?=(?:how|what|which|can|is|does|do|qwen|llama|deepseek)\b)|"
     r"(?<=[，,])\s*(?=(?:然后|另外|此外|顺便|接着|再|then\b|and\s+then\b|also\b|anyway\b))"
 )
 # A part joined to a dropped order by "然后/then": the user's question when it asks something, else the order's

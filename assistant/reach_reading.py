@@ -88,7 +88,7 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
     ("speech", r"whisper|\b(?!watts\b)[a-z0-9]{0,6}tts\b|配音|语音播报|read\w*\s+(?:\w+\s+)?aloud|"
      r"\basr\b|语音识别|语音合成|语音转文字|声音克隆|voice\s+clon\w*|"
      r"speech[\s\-]to[\s\-]text|text[\s\-]to[\s\-]speech|speech\s+(?:recognition|synthesis)|cosyvoice|paraformer|sensevoice|funasr|"
-     r"fish[\s\-]?speech|gpt[\s\-]?sovits|bark\b"),
+     r"diariz\w+|说话人(?:分离|识别|日志)|声纹|speaker\s+(?:recognition|verification|identification)|fish[\s\-]?speech|gpt[\s\-]?sovits|bark\b"),
     ("embedding", r"embedding|向量模型|嵌入模型|向量化|\bbge\b|bge[\s\-]|text-embedding|rerank\w*|重排|"
      r"\bm3e\b|gte[\s\-]"),
     ("image", r"stable[\s\-]?diffusion|sdxl|\bsd\s*(?:1\.5|2|3)|\bflux\b|midjourney|文生图|图像生成|生成图片|生图|画图|"
@@ -107,7 +107,7 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"upscal\w*\s+(?:\w+\s+){0,3}?(?:images?|photos?|pictures?|videos?)|(?:image|photo|video)\s+upscal\w*|esrgan|"
      r"人脸检测|摄像头|camera\s+(?:feeds?|streams?)|"
      r"object\s+detect\w*|image\s+classif\w*|(?:semantic|instance)\s+segmentation|detectron\w*|"
-     r"segment\s+anything|\bsam\b|cnn\b|卷积神经网络|imagenet|coco\s+dataset"),
+     r"segment\s+anything|\bsam\s?\d?\b|目标分割|视频分割|cnn\b|卷积神经网络|imagenet|coco\s+dataset"),
     ("cloud_price", r"(?:带宽|流量|egress|bandwidth|\bcdn\b|\bslb\b|负载均衡|load\s+balancers?|\brds\b|polardb|"
      r"云数据库|公网\s*ip|\beip\b|data\s+transfer).{0,40}(?:价|费|多少钱|收费|price|pricing|cost|per\s+gb)|"
      r"(?:价|费|多少钱|收费|price|pricing|cost)\w*.{0,40}"
@@ -183,8 +183,11 @@ def out_of_reach(text: str) -> ReachAsk | None:
             rest = re.sub(_GENERIC[topic], " ", text, flags=re.IGNORECASE) if topic in _GENERIC else text
             generic = not re.search(pattern, rest, re.IGNORECASE)
             named = None if generic else re.search(pattern, rest, re.IGNORECASE)
+            name = named.group(0).strip() if named else None
+            if name and re.fullmatch(r"[a-z\s\-]+(?:tion|sion|ing|ment)s?", name):
+                name = None  # "diarization" names an activity, not a model
             return ReachAsk(topic=topic, training=bool(re.search(_TRAINS, text, re.IGNORECASE)), generic=generic,
-                            name=named.group(0).strip() if named else None)
+                            name=name)
     return None
 
 

@@ -306,7 +306,8 @@ def understand(question: str) -> Slots:
         slots.max_gpus, slots.gpus = cap, None if slots.gpus == cap else slots.gpus
     slots.instances = instance_count(text)
     slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE))
-    slots.reach = out_of_reach(text) or unsizable(slots, text)
+    # Read before numbers are spelled out too: "two-tower" is a recommender, not "2-tower".
+    slots.reach = out_of_reach(text) or out_of_reach(normalise(legit)) or unsizable(slots, text)
     slots.intent = "out_of_reach" if slots.reach and not slots.model else intent(scan, slots, text)
     if asks_concept(text, slots):
         slots.intent = "guidance"  # a conceptual question: answered from the guidance, no model asked for

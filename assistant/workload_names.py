@@ -40,7 +40,7 @@ _SIZING_ASK = (
     r"what(?:'s|\s+is)?\s+(?:\w+\s+){0,2}?(?:gpus?|instances?|hardware|setup|machines?|box(?:es)?|cards?|config\w*)|"
     r"how\s+many\s+(?:\w+\s+){0,2}?(?:gpus?|cards?|instances?|servers?|machines?|nodes?|boxes|[a-z]\d{1,3}s)\b|"
     r"how\s+much\s+(?:gpu|vram|memory)|\bvram\b|gpu\s+memory|\benough\b|\boverkill\b|how\s+long|\brent\b|"
-    r"什么\s*(?:gpu|显卡|卡|实例|配置|机器|服务器|规格)|哪(?:种|个|款|类)\s*(?:gpu|显卡|卡|实例|机器|服务器|配置|规格)|"
+    r"(?:什么|啥)\s*(?:样的)?\s*(?:gpu|显卡|卡|实例|配置|机器|服务器|规格)|哪(?:种|个|款|类)\s*(?:gpu|显卡|卡|实例|机器|服务器|配置|规格)|"
     r"几张|几台|几块|多少张|多少台|多少块|显存|够(?:不够|吗|用)|多久|多长时间|需要.{0,6}(?:gpu|显卡|卡)|租"
 )
 # Signs that the workload is a language model after all: then the usual "which model?" is the right question.

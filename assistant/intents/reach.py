@@ -117,7 +117,8 @@ class ReachIntent(Run):
     def unknown_setting(self) -> Reply | None:
         """Refuse a region or precision the user wrote that no table has, with the valid values; None when none."""
         if name := unknown_region(self.question):
-            shown = [self.t(_city_zh(r), r) for r in price_regions()]
+            priced = set(price_regions())  # in the region table's order: the mainland first, by area
+            shown = [self.t(_city_zh(r.id), r.id) for r in region_names() if r.id in priced]
             return Reply(text=say("bad.unknown_region", self.lang, name=name, regions=self.t("、", ", ").join(shown)),
                          kind="error")  # fmt: skip
         if name := unknown_precision(self.question):
