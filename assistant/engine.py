@@ -131,6 +131,4 @@ class _Answering(
         if self.conv.turn.injection:  # the legitimate part is answered; the rest is refused in one line
             reply.text += "\n\n" + say("injection.refused", self.lang)
         reply = self.with_other_cloud(reply)  # "the Alibaba equivalent of a p4d", "is RunPod cheaper?"
-        if reply.kind not in ("out_of_scope", "error", "clarification") and (note := self.side_part_note(s)):
-            reply.text += "\n\n" + note  # "... and a TTS voice": the LLM is sized, the TTS part is named as not
-        return reply
+        return self.with_side_part(reply, s)  # "... and a TTS voice": the LLM is sized, the TTS part named as not

@@ -97,6 +97,13 @@ def test_a_model_like_name_beside_a_sized_llm_is_named_as_not_sized() -> None:
     assert "LayoutLMv3" in answer.text and "do not size" in answer.text
 
 
+def test_a_yes_for_the_sized_half_says_but_for_the_other_half_on_its_first_line() -> None:
+    zh = ask("一张 L20 能同时跑 Qwen2.5-7B 客服和一个 YOLO 检测模型吗？")
+    assert "能放下" in first_line(zh.text) and "但" in first_line(zh.text) and "视觉" in first_line(zh.text)
+    en = ask("Can one L20 run Qwen2.5-7B-Instruct for 10 users and also a TTS voice for the replies?")
+    assert "But the speech part" in first_line(en.text)
+
+
 def test_a_price_comparison_with_another_cloud_leads_with_what_is_unknown() -> None:
     answer = ask("AutoDL 上租 4090 和阿里云的 A10 比，跑 Qwen2.5-7B 推理哪个便宜？")
     assert "无法" in first_line(answer.text) and "阿里云" in answer.text

@@ -40,6 +40,8 @@ _DOCS = {"storage_price": "storage-and-models"}
 # A CPU run has no GPU memory to compare with: the yardstick is for machines with their own (a Mac, a laptop GPU).
 _CPU_RUN = r"cpu|(?:没有|不用)\s*(?:显卡|gpu)|without\s+(?:a\s+)?gpu|no\s+gpu"
 _COMPARES_PRICE = r"cheaper|pricier|more\s+expensive|less\s+expensive|便宜|更贵|划算|省钱|price|cost|价格|价钱|费用"
+# A question asked for a yes or a no, in its form: "Can one A10 ...?", "能同时跑 ... 吗？".
+_YES_NO = r"^\s*(?:can|could|will|would|is|are|does|do|should)\b|吗\s*[?？]?\s*$|能不能|可不可以|行不行|够不够"
 _SIDE_PARTS = ("speech", "vision", "image", "video", "encoder", "other_ml", "classic_ml", "purchase", "non_ml",
                "storage_price", "cloud_price")
 
@@ -81,8 +83,25 @@ class ReachIntent(Run):
         ask, model = s.reach, s.model or (s.media.model if s.media else None)
         if ask is None or s.intent == "out_of_reach" or ask.topic not in (*_SIDE_PARTS, "unknown") or not model:
             return ""
-        what = ask.name if ask.topic == "unknown" else say(f"reach.part.{ask.topic}", self.lang)
-        return say("reach.part", self.lang, what=what, model=model)
+        return say("reach.part", self.lang, what=self._part(ask), model=model)
+
+    def _part(self, ask: ReachAsk | None) -> str:
+        """Name an out-of-reach part: as written when it is a name, else by its kind ("the speech part")."""
+        if ask is None:
+            return ""
+        return ask.name or "" if ask.topic == "unknown" else say(f"reach.part.{ask.topic}", self.lang)
+
+    def with_side_part(self, reply: Reply, s: Slots) -> Reply:
+        """Name the out-of-reach part under a sized answer; a yes/no answer's first line says "but" it too."""
+        if reply.kind in ("out_of_scope", "error", "clarification") or not (note := self.side_part_note(s)):
+            return reply
+        # "能同时跑 Qwen2.5-7B 和一个 YOLO 吗": yes for the LLM, but YOLO is not in the figures.
+        if s.asks_verdict or re.search(_YES_NO, self.question, re.IGNORECASE):
+            first, _, rest = reply.text.partition("\n")
+            lead = say("reach.part_lead", self.lang, what=self._part(s.reach))
+            reply.text = first + lead + ("\n" + rest if rest else "")
+        reply.text += "\n\n" + note
+        return reply
 
     def with_other_cloud(self, reply: Reply) -> Reply:
         """Say that another cloud's instances and prices are unknown: first when the question compares prices."""
