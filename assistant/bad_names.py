@@ -264,6 +264,7 @@ _PRECISION_WORD = re.compile(
     r"(?<![\w.\-])(?:(u?int|fp|bf|nf|mxfp)\s?-?(\d{1,2})|(\d{1,2})\s?-?\s?bits?|(\d{1,2})\s*(?:比特|位(?=量化|精度)))(?![\w])",
     re.IGNORECASE,
 )
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 _KNOWN_PRECISIONS = {("int", "4"), ("int", "8"), ("fp", "8"), ("fp", "16"), ("fp", "32"), ("bf", "16"), ("nf", "4")}
 _KNOWN_BITS = {"4", "8", "16", "32"}
 
@@ -278,7 +279,7 @@ def unknown_region(text: str) -> str | None:
             return word
     for m in _REGION_PLACE_ZH.finditer(text):
         place = m.group(1)
-        if not any(place.endswith(a) or a.endswith(place) for a in aliases if re.search(r"[\u4e00-\u9fff]", a)):
+        if not any(place.endswith(a) or a.endswith(place) for a in aliases if _CJK.search(a)):
             return place
     return None
 

@@ -115,6 +115,8 @@ _ASKS = re.compile(
     re.IGNORECASE,
 )
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
+_PLANTED_RE = re.compile(_PLANTED_DATA, re.IGNORECASE)
+_WORDS = re.compile(r"\w{3}")
 
 
 def planted_sentence(sentence: str) -> bool:
@@ -158,7 +160,7 @@ def _order_goes_on(parts: list[str], i: int) -> bool:
     """
     if i == 0 or not planted_sentence(parts[i - 1]) or _ASKS.search(parts[i]):
         return False
-    header = not re.search(r"\w{3}", re.sub(_PLANTED_DATA, "", parts[i - 1], flags=re.IGNORECASE))
+    header = not _WORDS.search(_PLANTED_RE.sub("", parts[i - 1]))
     return header or bool(_CONTINUES.match(parts[i]))
 
 

@@ -176,6 +176,9 @@ class ReachAsk(BaseModel):
     name: str | None = None  # the model name as written, when one was named
 
 
+_ACTIVITY = re.compile(r"[a-z\s\-]+(?:tion|sion|ing|ment)s?")  # "diarization": no model's name
+
+
 def out_of_reach(text: str) -> ReachAsk | None:
     """Name the out-of-reach workload ``text`` is about, or None (serving a registry model is in reach)."""
     for topic, pattern in _TOPICS:
@@ -184,7 +187,7 @@ def out_of_reach(text: str) -> ReachAsk | None:
             generic = not re.search(pattern, rest, re.IGNORECASE)
             named = None if generic else re.search(pattern, rest, re.IGNORECASE)
             name = named.group(0).strip() if named else None
-            if name and re.fullmatch(r"[a-z\s\-]+(?:tion|sion|ing|ment)s?", name):
+            if name and _ACTIVITY.fullmatch(name):
                 name = None  # "diarization" names an activity, not a model
             return ReachAsk(topic=topic, training=bool(re.search(_TRAINS, text, re.IGNORECASE)), generic=generic,
                             name=name)

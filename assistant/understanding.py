@@ -307,7 +307,8 @@ def understand(question: str) -> Slots:
     slots.instances = instance_count(text)
     slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE))
     # Read before numbers are spelled out too: "two-tower" is a recommender, not "2-tower".
-    slots.reach = out_of_reach(text) or out_of_reach(normalise(legit)) or unsizable(slots, text)
+    raw = normalise(legit)
+    slots.reach = out_of_reach(text) or (out_of_reach(raw) if raw != text else None) or unsizable(slots, text)
     slots.intent = "out_of_reach" if slots.reach and not slots.model else intent(scan, slots, text)
     if asks_concept(text, slots):
         slots.intent = "guidance"  # a conceptual question: answered from the guidance, no model asked for
@@ -374,15 +375,15 @@ def _is_follow_up(text: str) -> bool:
         or re.search(r"\bfor\s+(?:that|this|it|the\s+same(?:\s+\w+)?)\s*[?？.!]*\s*$|同样的负载|这个负载", text, re.I)
         or re.search(_POINTS_BACK_RE, text, re.IGNORECASE)
         # "Confirm that, and also: what if we needed 32k context?": the change comes after a first clause.
-        or re.search(
-            r"[,，:：;；.。!！?？]\s*(?:and\s+)?(?:also\s+)?(?:what\s+if|what\s+about|how\s+about)\b|"
-            r"[,，:：;；。！？]\s*(?:另外|顺便问下?|还有)?\s*(?:那|如果|要是|换成|改成)",
-            text,
-            re.IGNORECASE,
-        )
+        or _LATER_CHANGE_RE.search(text)
     )
 
 
+_LATER_CHANGE_RE = re.compile(
+    r"[,，:：;；.。!！?？]\s*(?:and\s+)?(?:also\s+)?(?:what\s+if|what\s+about|how\s+about)\b|"
+    r"[,，:：;；。！？]\s*(?:另外|顺便问下?|还有)?\s*(?:那|如果|要是|换成|改成)",
+    re.IGNORECASE,
+)
 # "ok, same thing but with Qwen2.5-32B", "right, and with 4 GPUs?", "Qwen2.5-14B instead of the 7B",
 # "其他不变，换成 L20": the workload of the conversation, one thing changed.
 _POINTS_BACK_RE = (

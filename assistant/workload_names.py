@@ -29,6 +29,14 @@ if TYPE_CHECKING:
 _DATA_DIR = Path(__file__).resolve().parents[1] / "tools" / "data"
 # A written name: letters, digits, dashes and dots ("Real-ESRGAN", "XTTS-v2", "instant-ngp", "DCN-v2").
 _TOKEN = re.compile(r"(?<![\w.\-])([A-Za-z][A-Za-z0-9]*(?:[\-.][A-Za-z0-9]+)*)(?![\w\-])")
+_PARTS = re.compile(r"[\-.]")
+_INNER_CAPITAL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
+_LETTER_DIGIT = re.compile(r"[A-Za-z]\d|\d[A-Za-z]")
+_DIGIT = re.compile(r"\d")
+_CAPITALISED = re.compile(r"[A-Z][a-z]{3,}")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;。！？：；\n\"'(（]\s*)$")
+_MODEL_WORD = re.compile(r"\s+model\b", re.IGNORECASE)
+_SUFFIX = re.compile(r"-(?:style|like|based|type|ish)$", re.IGNORECASE)
 # Words common in any question that are no product name, whatever their case ("GPU", "QPS", "SLA").
 _COMMON = frozenset(
     "gpu gpus cpu cpus vcpu vcpus api apis ai ml llm llms rag qps rps tps sla slo http https json yaml csv sql "
@@ -68,7 +76,7 @@ def known_words() -> frozenset[str]:
     for path in files:
         for token in _TOKEN.findall(path.read_text(encoding="utf-8")):
             words.add(token.lower())
-            words.update(part.lower() for part in re.split(r"[\-.]", token) if part)
+            words.update(part.lower() for part in _PARTS.split(token) if part)
     return frozenset(words)
 
 
@@ -77,9 +85,9 @@ def _is_name(token: str) -> bool:
     if len(token) < 3:
         return False
     return bool(
-        re.search(r"[a-z][A-Z]|[A-Z]{2}[a-z]", token)  # OpenFOAM, MMPose, StyleGAN
+        _INNER_CAPITAL.search(token)  # OpenFOAM, MMPose, StyleGAN
         or (token.isupper() and len(token) >= 4)  # COLMAP, GROMACS
-        or re.search(r"[A-Za-z]\d|\d[A-Za-z]", token)  # XTTS-v2, YOLOv8
+        or _LETTER_DIGIT.search(token)  # XTTS-v2, YOLOv8
         or "-" in token  # instant-ngp, Real-ESRGAN
     )
 
@@ -94,9 +102,9 @@ _PLAIN_CAPITALS = frozenset(
 
 def _is_capitalised_name(text: str, start: int, token: str) -> bool:
     """Tell whether a Capitalised word inside a sentence ("to run Demucs for ...") is a name, not a plain word."""
-    if not re.fullmatch(r"[A-Z][a-z]{3,}", token) or token.lower() in _PLAIN_CAPITALS:
+    if not _CAPITALISED.fullmatch(token) or token.lower() in _PLAIN_CAPITALS:
         return False
-    return not re.search(r"(?:^|[.!?:;。！？：；\n\"'(（]\s*)$", text[:start])  # the first word of a sentence
+    return not _SENTENCE_START.search(text[:start])  # the first word of a sentence
 
 
 def unknown_name(text: str, *, model_like: bool = False) -> str | None:
@@ -108,12 +116,12 @@ def unknown_name(text: str, *, model_like: bool = False) -> str | None:
     known = known_words()
     for m in _TOKEN.finditer(text):
         token = m.group(1)
-        parts = [p.lower() for p in re.split(r"[\-.]", token) if p]
+        parts = [p.lower() for p in _PARTS.split(token) if p]
         named = _is_name(token) or (not model_like and _is_capitalised_name(text, m.start(), token))
-        if model_like and not (re.search(r"\d", token) or re.match(r"\s+model\b", text[m.end() :], re.I)):
+        if model_like and not (_DIGIT.search(token) or _MODEL_WORD.match(text, m.end())):
             continue
         if named and token.lower() not in known and not all(p in known for p in parts):
-            return re.sub(r"-(?:style|like|based|type|ish)$", "", token, flags=re.IGNORECASE)  # "AlphaZero-style"
+            return _SUFFIX.sub("", token)  # "AlphaZero-style"
     return None
 
 

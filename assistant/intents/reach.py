@@ -39,9 +39,14 @@ _DOCS = {"storage_price": "storage-and-models"}
 # with TTS", "OCR first, then Qwen2.5-14B"): the LLM is answered, and this part is named as not in the figures.
 # A CPU run has no GPU memory to compare with: the yardstick is for machines with their own (a Mac, a laptop GPU).
 _CPU_RUN = r"cpu|(?:没有|不用)\s*(?:显卡|gpu)|without\s+(?:a\s+)?gpu|no\s+gpu"
-_COMPARES_PRICE = r"cheaper|pricier|more\s+expensive|less\s+expensive|便宜|更贵|划算|省钱|price|cost|价格|价钱|费用"
+_COMPARES_PRICE = re.compile(
+    r"cheaper|pricier|more\s+expensive|less\s+expensive|便宜|更贵|划算|省钱|price|cost|价格|价钱|费用", re.IGNORECASE
+)
 # A question asked for a yes or a no, in its form: "Can one A10 ...?", "能同时跑 ... 吗？".
-_YES_NO = r"^\s*(?:can|could|will|would|is|are|does|do|should)\b|吗\s*[?？]?\s*$|能不能|可不可以|行不行|够不够"
+_YES_NO = re.compile(
+    r"^\s*(?:can|could|will|would|is|are|does|do|should)\b|吗\s*[?？]?\s*$|能不能|可不可以|行不行|够不够", re.IGNORECASE
+)
+_CJK_WORD = re.compile(r"[\u4e00-\u9fff]+")
 _SIDE_PARTS = ("speech", "vision", "image", "video", "encoder", "other_ml", "classic_ml", "purchase", "non_ml",
                "storage_price", "cloud_price")
 
@@ -96,7 +101,7 @@ class ReachIntent(Run):
         if reply.kind in ("out_of_scope", "error", "clarification") or not (note := self.side_part_note(s)):
             return reply
         # "能同时跑 Qwen2.5-7B 和一个 YOLO 吗": yes for the LLM, but YOLO is not in the figures.
-        if s.asks_verdict or re.search(_YES_NO, self.question, re.IGNORECASE):
+        if s.asks_verdict or _YES_NO.search(self.question):
             first, _, rest = reply.text.partition("\n")
             lead = say("reach.part_lead", self.lang, what=self._part(s.reach))
             reply.text = first + lead + ("\n" + rest if rest else "")
@@ -107,7 +112,7 @@ class ReachIntent(Run):
         """Say that another cloud's instances and prices are unknown: first when the question compares prices."""
         if not other_cloud(self.question) or reply.kind == "out_of_scope":
             return reply
-        if re.search(_COMPARES_PRICE, self.question, re.IGNORECASE):  # "is RunPod cheaper than Alibaba?"
+        if _COMPARES_PRICE.search(self.question):  # "is RunPod cheaper than Alibaba?"
             reply.text = say("reach.other_cloud", self.lang) + "\n\n" + reply.text
         else:  # "the Alibaba equivalent of a p4d": the plan, and a note that the figures are Alibaba's
             reply.text += "\n\n" + say("reach.other_cloud_note", self.lang)
@@ -175,7 +180,7 @@ def _city_zh(region: str) -> str:
     """Return the Chinese city name of a region ("北京" for cn-beijing), or its id when the table has none."""
     for r in region_names():
         if r.id == region:
-            return next((a for a in r.aliases if re.fullmatch(r"[\u4e00-\u9fff]+", a)), region)
+            return next((a for a in r.aliases if _CJK_WORD.fullmatch(a)), region)
     return region
 
 
