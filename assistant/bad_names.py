@@ -16,7 +16,7 @@ from annotated_types import Le
 
 from assistant.hardware_words import GPU_NAME
 from assistant.messages import say
-from tools import catalog, vocabulary
+from tools import catalog, regions, vocabulary
 from tools.errors import UnknownNameError
 from tools.workload import Workload
 
@@ -37,7 +37,7 @@ _HARDWARE_COUNT = re.compile(
 # A fraction right before a unit that comes whole; "1.5万 users" and "1.5k users" have a scale word between.
 _FRACTION = re.compile(
     r"(?<![\w.])(?<!\d,)\d+\.\d+\s*(?:(?:concurrent\s+|simultaneous\s+)?users?\b|people\b|gpus?\b|cards?\b|instances?\b|"
-    r"machines?\b|nodes?\b|个?并发|个?用户|人(?:同时)?|张|块|台)",
+    r"machines?\b|nodes?\b|个?并发|个?用户|人(?:同时)?|张|块|台|(?:x\s*)?(?:nvidia\s+)?(?:" + GPU_NAME + r")s?\b)",
     re.IGNORECASE,
 )
 
@@ -50,6 +50,12 @@ _ZERO_BUDGET = re.compile(
     r"(?:预算|budget)\s*(?:is|of|=|为|是|:|：)?\s*(?:¥|￥|\$|cny|rmb)?\s*0+(?:\.0+)?(?![\d.,])\s*(?:元|块|cny|rmb|yuan)?",
     re.IGNORECASE,
 )
+# A batch of nothing ("batch 设成 0", "批大小为 0") and a negative written in words ("并发改成负 8").
+_ZERO_BATCH = re.compile(
+    r"(?:batch(?:[\s_]*size)?|批大小|批量大小)\s*(?:is|of|=|为|是|设成|设为|设置为|改成|改为|:|：)?\s*0+(?![\d.])",
+    re.IGNORECASE,
+)
+_NEGATIVE_WORD = re.compile(r"负\s*(?:\d+(?:\.\d+)?|[一二两三四五六七八九十百千万]+)(?!\s*(?:载|责|面|担|荷))")
 # More GPUs than any one job is sized for (the largest clusters are tens of thousands): said, not ignored.
 _MAX_GPUS = 100_000
 _MANY_GPUS = re.compile(
@@ -61,19 +67,24 @@ _MANY_GPUS = re.compile(
 
 # A bare GPU-shaped name ("H300", "B300", "L40", "K80"): a letter NVIDIA uses and two to four digits.
 _BARE_GPU = re.compile(r"(?<![\w.\-])([ABHLTVPK]\d{2,4}[A-Z]?)(?![\w.\-])")
+# A card counted like a GPU ("2x H2O", "两张 A1OO"): a name with a digit in it, whatever its letters.
+_COUNTED_GPU = re.compile(
+    r"(?:(?<![\w.])\d{1,3}\s*[x×*]\s*|(?:\d{1,3}|[两二三四五六八])\s*(?:张|块)\s*)"
+    r"([A-Z][A-Z0-9]{0,4}\d[A-Z0-9]{0,4})(?![\w.\-])"
+)
 
 
 def find_branded_gpu(text: str) -> list[str]:
     """GPU names the catalog does not know ("RTX 5090", "MI300X", "H300"), as written."""
     found = []
-    for m in [*_BRANDED_GPU.finditer(text), *_BARE_GPU.finditer(text)]:
+    for m in [*_BRANDED_GPU.finditer(text), *_BARE_GPU.finditer(text), *_COUNTED_GPU.finditer(text)]:
         name = re.sub(r"\s+", " ", m.group(1)).strip()
         try:
             catalog.get_gpu(name)
         except UnknownNameError as exc:
             if not exc.suggestions or name.upper() not in {s.upper() for s in exc.suggestions}:
                 found.append(name)
-    return found
+    return list(dict.fromkeys(found))
 
 
 def impossible_hardware_counts(text: str) -> list[str]:
@@ -86,6 +97,7 @@ def impossible_hardware_counts(text: str) -> list[str]:
     found = [m.group(0).strip() for m in _HARDWARE_COUNT.finditer(text) if not _in_table_cell(text, m.start())]
     found += [m.group(0).strip() for m in _MANY_GPUS.finditer(text) if float(m.group(1).replace(",", "")) > _MAX_GPUS]
     found += [m.group(0).strip() for m in (*_ZERO_CONTEXT.finditer(text), *_ZERO_BUDGET.finditer(text))]
+    found += [m.group(0).strip() for m in (*_ZERO_BATCH.finditer(text), *_NEGATIVE_WORD.finditer(text))]
     return found + [m.group(0).strip() for m in _FRACTION.finditer(text) if not any(m.group(0) in f for f in found)]
 
 
@@ -235,3 +247,48 @@ def per_gpu_memory_asked(text: str) -> tuple[str, float] | None:
         return None
     gib = float(m.group(1)) * (1024 if m.group(2).lower().startswith("t") else 1)
     return f"{m.group(1)} {m.group(2).upper().replace('G', 'GB') if len(m.group(2)) == 1 else m.group(2)}", gib
+
+
+# Settings written as such but known to no table: a region id-like word after "region"/"in" ("mars-north-1"),
+# a place before 地域/区域/节点 after 在/部署在 ("在阿里云西安地域"), a precision no format has ("int3", "FP2",
+# "3-bit"). Refused with the valid values, never silently dropped for the default.
+_REGION_ID_WORD = re.compile(
+    r"(?:\bregions?\s*[:：=]?\s*|\bin\s+(?:the\s+)?|地域\s*|区域\s*)([a-z]{2,}(?:-[a-z]+)+-\d{1,2}[a-z]?)(?![\w\-])|"
+    r"(?<![\w\-])([a-z]{2,}(?:-[a-z]+)+-\d{1,2}[a-z]?)\s+(?:region|地域|区域)",
+    re.IGNORECASE,
+)
+_REGION_PLACE_ZH = re.compile(
+    r"(?:在|到|放在|部署在|选|用)\s*(?:阿里云)?(?:的)?\s*([\u4e00-\u9fff]{2,4})\s*(?:地域|区域|节点|region)"
+)
+_PRECISION_WORD = re.compile(
+    r"(?<![\w.\-])(?:(u?int|fp|bf|nf|mxfp)\s?-?(\d{1,2})|(\d{1,2})\s?-?\s?bits?|(\d{1,2})\s*(?:比特|位(?=量化|精度)))(?![\w])",
+    re.IGNORECASE,
+)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_KNOWN_PRECISIONS = {("int", "4"), ("int", "8"), ("fp", "8"), ("fp", "16"), ("fp", "32"), ("bf", "16"), ("nf", "4")}
+_KNOWN_BITS = {"4", "8", "16", "32"}
+
+
+def unknown_region(text: str) -> str | None:
+    """Return a region the user wrote that Alibaba Cloud does not have (no id or alias of regions.yaml), as written."""
+    known_ids = {r.id for r in regions.region_names()}
+    aliases = regions.region_aliases()
+    for m in _REGION_ID_WORD.finditer(text):
+        word = (m.group(1) or m.group(2)).lower()
+        if word not in known_ids:
+            return word
+    for m in _REGION_PLACE_ZH.finditer(text):
+        place = m.group(1)
+        if not any(place.endswith(a) or a.endswith(place) for a in aliases if _CJK.search(a)):
+            return place
+    return None
+
+
+def unknown_precision(text: str) -> str | None:
+    """Return a precision the user wrote that no weight format has ("int3", "FP2", "3-bit"), as written."""
+    for m in _PRECISION_WORD.finditer(text):
+        kind, bits = (m.group(1) or "").lower(), m.group(2) or m.group(3) or m.group(4)
+        known = (kind, bits) in _KNOWN_PRECISIONS if kind else bits in _KNOWN_BITS
+        if not known:
+            return m.group(0).strip()
+    return None

@@ -31,7 +31,6 @@ from assistant.intents.reach import ReachIntent
 from assistant.intents.verdicts import VerdictIntent
 from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
-from assistant.reach_reading import other_cloud
 from assistant.run import Events, Reply, Run, answer_language
 from assistant.toolbox import GuidanceSearch
 from assistant.understanding import rag_pipeline
@@ -110,10 +109,12 @@ class _Answering(
                 return self.refusal()
         if self.conv.turn.greeting:
             return Reply(text=render.introduction(self.lang), kind="guidance")
+        if self.conv.turn.invalid:  # "那并发改成负 8 呢": the value is refused even where no other word is ours
+            return self.invalid_values(self.conv.turn.invalid)
         if s.intent == "out_of_scope":
             return Reply(text=render.scope_statement(self.lang), kind="out_of_scope")
-        if self.conv.turn.invalid:
-            return self.invalid_values(self.conv.turn.invalid)
+        if s.intent not in ("guidance", "out_of_reach") and (unknown_setting := self.unknown_setting()):
+            return unknown_setting  # "region mars-north-1", "int3": the valid values, not the default silently
         if not s.model and (asked := per_gpu_memory_asked(self.question)):  # "单卡 5000TB 显存的实例"
             if (none := (yield from self.no_gpu_that_large(*asked))) is not None:
                 return none
@@ -133,10 +134,7 @@ class _Answering(
         reply = yield from self.lead_for_form(s, reply)  # a yes/no question is answered yes or no first
         if self.conv.turn.injection:  # the legitimate part is answered; the rest is refused in one line
             reply.text += "\n\n" + say("injection.refused", self.lang)
-        if other_cloud(self.question) and reply.kind != "out_of_scope":  # "the Alibaba equivalent of a p4d"
-            reply.text += "\n\n" + say("reach.other_cloud_note", self.lang)
+        reply = self.with_other_cloud(reply)  # "the Alibaba equivalent of a p4d", "is RunPod cheaper?"
         if reply.kind not in ("out_of_scope", "error", "clarification") and rag_pipeline(s):
             reply = yield from self.with_retrieval_part(s, reply)  # the embedder of a RAG pipeline, sized after
-        if reply.kind not in ("out_of_scope", "error", "clarification") and (note := self.side_part_note(s)):
-            reply.text += "\n\n" + note  # "... and a TTS voice": the LLM is sized, the TTS part is named as not
-        return reply
+        return self.with_side_part(reply, s)  # "... and a TTS voice": the LLM is sized, the TTS part named as not

@@ -17,6 +17,7 @@ import re
 # Text posing as the assistant's own tools or system messages.
 _PLANTED_DATA = (
     r"\[\s*(?:tool|function|system|assistant)(?:\s*(?:output|result|response|message|call))?\s*\]|"
+    r"<<\s*/?\s*sys\s*>>|\[\s*/?\s*inst\s*\]|#{2,}\s*(?:system|instructions?|admin)\b|"
     r"(?:tool|function)\s+(?:call\s+)?(?:output|result|response)s?\s*[:：]|^\s*observation\s*[:：]|"
     r"<\s*\|?\s*/?\s*(?:system|tool_response|tool_call|im_start|im_end|assistant)\s*\|?\s*>|"
     r"【\s*(?:工具|系统|函数|管理员)[^】]{0,8}】|(?:工具|函数)(?:返回|输出|结果)\s*[:：]|"
@@ -38,7 +39,9 @@ _STANDING_ORDER = (
     r"you\s+are\s+(?:a|an)\s+[\w\s\-]{0,40}?(?:assistant|ai|bot|model)\s+(?:that|who|which)\b|"
     r"you\s+must\s+(?:always\s+)?(?:recommend|say|answer|reply|respond)|"
     r"for\s+everything|必须(?:推荐|回答|说)|忘(?:掉|记)(?:你)?(?:之前|以前|原来|所有|全部)?的?(?:设定|指令|规则|提示|身份)|"
-    r"you\s+are\s+now\b|"
+    r"you\s+are\s+now\b|you(?:'re|\s+are)\s+[\w\-]+\s+now\b|"
+    r"(?:must|will|should)\s+(?:round|report|quote|set|show|make)\s+(?:every|all|each|the)\s+(?:prices?|costs?)\b|"
+    r"repeat\s+after\s+me|\b\d+\s+times\s*[:：]|跟我(?:念|说|重复)|重复\s*\d+\s*(?:遍|次)|"
     r"(?:print|show|reveal|output|dump|give\s+me|tell\s+me|send\s+me)\s+(?:me\s+)?(?:all\s+)?(?:your|the)\s+"
     r"(?:api[\s_\-]?keys?|keys|secrets?|system\s+prompt|hidden\s+instructions|config\w*|env\w*)|"
     r"只听我的|forget\s+(?:all\s+|your\s+|everything\s+)?(?:previous\s+|prior\s+)?(?:instructions|rules|settings)|"
@@ -66,6 +69,19 @@ _OVERRIDE = (
     r"\bas\s+(?:your|the)\s+(?:developer|admin\w*|creator|owner|operator|system)\b|"
     r"\bi\s+(?:hereby\s+)?(?:authori[sz]e|allow|permit|order|command)\s+you\b|"
     r"(?:以|作为)(?:你的)?(?:管理员|开发者|开发人员|系统)(?:身份|的身份)?|我是你的(?:开发者|管理员|主人|创造者)|"
+    # Orders to switch off the assistant's safeguards or hand over its setup, whoever claims to give them.
+    r"(?:最高|最优先|高)优先级(?:的)?(?:指令|命令|规则)|当作(?:系统)?(?:指令|命令)|"
+    r"(?:highest|top)[\s\-]priority\s+(?:instructions?|rules?|orders?)|"
+    r"treat\s+(?:this|the\s+following|these)\s+as\s+(?:an?\s+)?(?:system\s+)?(?:instructions?|orders?|rules?)|"
+    r"(?:回答|回复)(?:时|的时候)?(?:不要|别|不准|禁止|不许)(?:提到|提及|说|给出|显示)|"
+    r"\b(?:do\s+not|don'?t|never)\s+(?:mention|include|quote|show|give)\s+(?:any\s+)?(?:prices?|costs?|numbers)\b|"
+    r"(?:价格|价钱|费用|报价)\S{0,4}(?:乘以|除以|打\s*\d*\s*折|减半|翻倍|加价|加\s*\d+\s*%)|"
+    r"\b(?:multiply|divide|mark\s+up|discount|halve|double|inflate)\s+(?:all\s+|every\s+|each\s+|the\s+)?"
+    r"(?:prices?|costs?|quotes?)\b|"
+    r"命令你|(?:关闭|关掉|解除|取消)(?:你的)?(?:所有|全部)?(?:的)?(?:安全)?(?:限制|过滤|审查|防护)|"
+    r"(?:输出|打印|导出|给我)[^。！？!?\n]{0,6}?(?:内部|系统|隐藏)(?:的)?(?:配置|规则|设定)|"
+    r"\b(?:disable|turn\s+off|switch\s+off|remove|lift)\s+(?:all\s+)?(?:of\s+)?(?:your\s+)?"
+    r"(?:safety|safeguards?|restrictions|filters|guardrails)\b|"
     r"\byour\s+new\s+(?:task|role|job|instructions?|persona)\b|你的新(?:任务|角色|身份)|"
     r"\bfrom\s+now\s+on\b|(?:从现在|从今天)(?:起|开始)|你不再是|你不是\s*\S{0,12}助手|你(?:现在)?是我的|"
     # Dismissing the assistant's own subject ("forget the GPU stuff", "别管 GPU 了").
@@ -91,7 +107,7 @@ _OVERRIDE = (
 _SPLIT = re.compile(
     r"(?<=[。！？!?\n])|(?<=[.}\]])\s+(?=\S)|(?<=[.!?。！？][\"”」'])\s*(?=\S)|(?<=<\|im_end\|>)|(?<=</system>)|"
     r"(?<=[\"”」'`]{3})\s*(?=\S)|(?<=[\"”」])\s+(?=[A-Z])|(?<=-->)|(?=<!--)|(?<=[）】])|(?=[（【])|"
-    r"(?<=[；;])\s*|(?<=[:：])\s*(?=(?:how|what|which|can|is|does|do|qwen|llama|deepseek)\b)|"
+    r"(?=<<\s*SYS\s*>>)|(?<=<</SYS>>)|(?<=\[/INST\])|(?<=\s###)\s+(?=\S)|(?<=[；;])\s*|(?<=[:：])\s*(?=(?:how|what|which|can|is|does|do|qwen|llama|deepseek)\b)|"
     r"(?<=[，,])\s*(?=(?:然后|另外|此外|顺便|接着|再|then\b|and\s+then\b|also\b|anyway\b))"
 )
 # A part joined to a dropped order by "然后/then": the user's question when it asks something, else the order's
@@ -102,6 +118,8 @@ _ASKS = re.compile(
     re.IGNORECASE,
 )
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
+_PLANTED_RE = re.compile(_PLANTED_DATA, re.IGNORECASE)
+_WORDS = re.compile(r"\w{3}")
 
 
 def planted_sentence(sentence: str) -> bool:
@@ -139,8 +157,14 @@ _REPLACES = re.compile(r"\binstead\b|改为|改成|转而|而是|只(?:回答|�
 
 
 def _order_goes_on(parts: list[str], i: int) -> bool:
-    """Tell whether part ``i`` continues a dropped order rather than asking the user's own question."""
-    return i > 0 and planted_sentence(parts[i - 1]) and bool(_CONTINUES.match(parts[i])) and not _ASKS.search(parts[i])
+    """Tell whether part ``i`` continues a dropped order rather than asking the user's own question.
+
+    A bare planted header ("[function result]", "【工具返回】") is followed by its planted body.
+    """
+    if i == 0 or not planted_sentence(parts[i - 1]) or _ASKS.search(parts[i]):
+        return False
+    header = not _WORDS.search(_PLANTED_RE.sub("", parts[i - 1]))
+    return header or bool(_CONTINUES.match(parts[i]))
 
 
 def _after_override(sentence: str) -> str:

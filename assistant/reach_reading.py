@@ -19,7 +19,10 @@ from assistant.reading import compiled
 
 # Other clouds and their instance names: not in the catalog, and "p4d" or "A100 v4" is no request for a GPU.
 OTHER_CLOUD = (
-    r"\baws\b|amazon\s+web\s+services|\bec2\b|azure|\bgcp\b|google\s+cloud|腾讯云|华为云|火山引擎|百度智能云|ucloud"
+    r"\baws\b|amazon\s+web\s+services|\bec2\b|azure|\bgcp\b|google\s+cloud|腾讯云|华为云|火山引擎|百度智能云|ucloud|"
+    # GPU rental clouds and marketplaces: their prices are in no catalog here either.
+    r"runpod|\blambda(?:\s+labs|\s+cloud)?\b|vast\.?ai|coreweave|paperspace|autodl|恒源云|矩池云|oracle\s+cloud|"
+    r"\boci\b|digitalocean|vultr|linode|together\s+ai|hyperstack|nebius"
 )
 _OTHER_CLOUD_TYPES = (
     r"\b(?:p[345][a-z]{0,2}|g[456][a-z]{0,2}|trn1n?|inf[12])\.\d*x?large\b|"  # AWS: p4d.24xlarge, g5.12xlarge
@@ -30,7 +33,8 @@ _OTHER_CLOUD_TYPES = (
 
 ReachTopic = Literal[
     "non_ml", "local", "image", "speech", "embedding", "video", "vlm", "encoder", "vision", "other_ml", "classic_ml",
-    "cpu", "purchase", "other_cloud", "storage_price", "closed_model", "rl_llm", "cloud_price",
+    "cpu", "purchase", "other_cloud", "storage_price", "closed_model", "rl_llm", "cloud_price", "science",
+    "own_model", "unknown",
 ]
 
 # Checked in this order: a question about a video model is not an image question because it says "生成".
@@ -51,8 +55,18 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"(?:纯|只用|只有|仅用)\s*cpu\s*(?:来)?(?:跑|推理|部署|运行)|cpu[\s\-]*only\s+(?:inference|serving|run)|"
      r"(?:没有|不用)\s*(?:显卡|gpu).{0,12}(?:跑|推理|部署)|"
      r"(?:tokens?/s|tok/s|tokens?\s+per\s+second|速度|每秒).{0,60}\bcpu|\bcpu.{0,60}(?:tokens?/s|tok/s|速度|每秒)"),
+    # Scientific computing: simulation codes and scientific models, sized by their own benchmarks, not by ours.
+    ("science", r"\bcfd\b|openfoam|ansys|fluent\b|comsol|有限元|finite[\s\-]element|流体(?:力学|仿真|模拟)|"
+     r"molecular\s+dynamics|分子动力学|分子模拟|gromacs|lammps|\bnamd\b|\bvasp\b|第一性原理|量子化学|"
+     r"气象|天气预报|weather\s+(?:models?|forecast\w*|prediction)|climate\s+(?:models?|simulation)|"
+     r"genom\w*|基因组|测序|monte[\s\-]carlo|蒙特卡[洛罗]|科学计算|scientific\s+computing|"
+     r"(?:physics|engineering|crash|fluid)\s+simulations?|(?:物理|工程)仿真"),
     ("other_ml", r"dlrm|recommend(?:ation|er)\s+(?:model|system)s?|推荐(?:模型|系统|算法)|ctr\s+(?:model|prediction)|"
-     r"点击率|deepfm|双塔|two[\s\-]tower|召回模型|排序模型|ranking\s+model|"
+     r"点击率|deepfm|双塔|two[\s\-]tower|召回模型|排序模型|ranking\s+model|click[\s\-]?through|\bctr\b|"
+     r"猜你喜欢|recsys|\bdcn\b|ads?\s+ranking|广告(?:排序|推荐|点击)|"
+     r"pytorch\s+geometric|\bpyg\b|\bdgl\b|graphsage|link\s+prediction|node\s+classification|图计算|"
+     r"self[\s\-]play|自博弈|alphazero|alphago|muzero|"
+     r"三维重建|3d\s+reconstruct\w*|photogrammetry|colmap|instant[\s\-]?ngp|点云|point[\s\-]clouds?|"
      r"wide\s*(?:&|and)\s*deep|graph\s+neural|\bgnn\b|图神经网络|time[\s\-]series\s+forecast\w*|时序预测|"
      r"reinforcement\s+learning|强化学习|\bppo\b\s+(?:for\s+)?(?:robot|game)|alphafold|protein\s+folding|蛋白质|"
      # Generators of other media: music and sound, 3D assets and scenes.
@@ -64,26 +78,36 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"gaussian\s+splatting|高斯泼溅"),
     ("classic_ml", r"xgboost|lightgbm|catboost|sklearn|scikit[\s\-]?learn|随机森林|random\s+forests?|逻辑回归|"
      r"logistic\s+regression|\bsvm\b|决策树|decision\s+trees?|gradient[\s\-]boost\w*|梯度提升|表格数据|tabular|"
-     r"k[\s\-]?means|聚类|线性回归|linear\s+regression|传统机器学习|classic(?:al)?\s+(?:ml|machine\s+learning)"),
+     r"k[\s\-]?means|聚类|线性回归|linear\s+regression|传统机器学习|classic(?:al)?\s+(?:ml|machine\s+learning)|"
+     r"isolation\s+forest|anomaly\s+detection|异常检测|\barima\b|\bprophet\b|(?:sales|demand)\s+forecast\w*|"
+     r"销量预测|需求预测|时间序列"),
     ("video", r"视频生成|生成视频|文生视频|图生视频|出视频|text[\s\-]to[\s\-]video|image[\s\-]to[\s\-]video|"
-     r"video\s+(?:generation|diffusion|model)|generat\w+\s+videos?|\bsora\b|hunyuan[\s\-]?video|混元视频|cogvideo\w*|"
-     r"可灵|kling|stable\s+video(?:\s+diffusion)?|\bsvd\b|wan2|万相"),
-    ("speech", r"whisper|\btts\b|\basr\b|语音识别|语音合成|语音转文字|声音克隆|voice\s+clon\w*|"
+     r"video\s+(?:generation|diffusion|model)|generat\w+\s+videos?|(?<![\w\-])sora\b|hunyuan[\s\-]?video|混元视频|cogvideo\w*|"
+     r"可灵|kling|stable\s+video(?:\s+diffusion)?|\bsvd\b|wan2|万相|ltx[\s\-]?video|open[\s\-]?sora|mochi[\s\-]?1|"
+     r"animatediff|pyramid[\s\-]?flow"),
+    ("speech", r"whisper|\b(?!watts\b)[a-z0-9]{0,6}tts\b|配音|语音播报|read\w*\s+(?:\w+\s+)?aloud|"
+     r"\basr\b|语音识别|语音合成|语音转文字|声音克隆|voice\s+clon\w*|"
      r"speech[\s\-]to[\s\-]text|text[\s\-]to[\s\-]speech|speech\s+(?:recognition|synthesis)|cosyvoice|paraformer|sensevoice|funasr|"
-     r"fish[\s\-]?speech|gpt[\s\-]?sovits|bark\b"),
+     r"diariz\w+|说话人(?:分离|识别|日志)|声纹|speaker\s+(?:recognition|verification|identification)|fish[\s\-]?speech|gpt[\s\-]?sovits|bark\b"),
     ("embedding", r"embedding|向量模型|嵌入模型|向量化|\bbge\b|bge[\s\-]|text-embedding|rerank\w*|重排|"
      r"\bm3e\b|gte[\s\-]"),
     ("image", r"stable[\s\-]?diffusion|sdxl|\bsd\s*(?:1\.5|2|3)|\bflux\b|midjourney|文生图|图像生成|生成图片|生图|画图|"
-     r"text[\s\-]to[\s\-]image|image\s+generation|diffusion\s+models?|扩散模型|comfyui|controlnet|qwen[\s\-]?image"),
+     r"text[\s\-]to[\s\-]image|image\s+generation|diffusion\s+models?|扩散模型|comfyui|controlnet|qwen[\s\-]?image|"
+     r"stylegan\w*|\bgans?\b|生成对抗网络"),
     ("vlm", r"qwen[\d.]*[\s\-]?vl|\bvlm\b|vision[\s\-]language|视觉语言|多模态|llava|internvl|minicpm[\s\-]?v|"
      r"glm[\s\-]?4v"),
     ("encoder", r"(?<![a-z])(?:bert|roberta|albert|deberta\w*|electra|ernie)(?![a-z])|bert[\s\-]|文本分类|"
      r"text\s+classif\w*|情感分析|sentiment\s+(?:analysis|classif\w*|model)|命名实体|\bner\b|token\s+classif\w*"),
     ("vision", r"ocr\b|paddle\w*|文字识别|换脸|face[\s\-]?swap\w*|deepfake|人脸识别|face\s+recognition|超分|"
      r"super[\s\-]resolution|抠图|background\s+removal|数字人|digital\s+human|yolo\w*|resnet\w*|\bvit\b|efficientnet|目标检测|图像分类|图片分类|"
-     r"语义分割|实例分割|检测模型|"
+     r"语义分割|实例分割|检测模型|(?:图像|影像|器官|病灶|医学)\s*分割|分割模型|u[\s\-]?net|医学影像|"
+     r"pose\s+estimation|姿态(?:估计|识别|检测)|keypoint|关键点检测|object\s+tracking|目标跟踪|车牌|license\s+plates?|"
+     r"(?:照片|图片|图像)\S{0,4}修复|修复\S{0,3}(?:照片|图片|图像)|上色|coloriz\w*|colouris\w*|"
+     r"restor\w+\s+(?:old\s+)?(?:photos?|images?|pictures?)|"
+     r"upscal\w*\s+(?:\w+\s+){0,3}?(?:images?|photos?|pictures?|videos?)|(?:image|photo|video)\s+upscal\w*|esrgan|"
+     r"人脸检测|摄像头|camera\s+(?:feeds?|streams?)|"
      r"object\s+detect\w*|image\s+classif\w*|(?:semantic|instance)\s+segmentation|detectron\w*|"
-     r"segment\s+anything|\bsam\b|cnn\b|卷积神经网络|imagenet|coco\s+dataset"),
+     r"segment\s+anything|\bsam\s?\d?\b|目标分割|视频分割|cnn\b|卷积神经网络|imagenet|coco\s+dataset"),
     ("cloud_price", r"(?:带宽|流量|egress|bandwidth|\bcdn\b|\bslb\b|负载均衡|load\s+balancers?|\brds\b|polardb|"
      r"云数据库|公网\s*ip|\beip\b|data\s+transfer).{0,40}(?:价|费|多少钱|收费|price|pricing|cost|per\s+gb)|"
      r"(?:价|费|多少钱|收费|price|pricing|cost)\w*.{0,40}"
@@ -152,6 +176,9 @@ class ReachAsk(BaseModel):
     name: str | None = None  # the model name as written, when one was named
 
 
+_ACTIVITY = re.compile(r"[a-z\s\-]+(?:tion|sion|ing|ment)s?")  # "diarization": no model's name
+
+
 def out_of_reach(text: str) -> ReachAsk | None:
     """Name the out-of-reach workload ``text`` is about, or None (serving a registry model is in reach)."""
     for topic, pattern in _TOPICS:
@@ -159,8 +186,11 @@ def out_of_reach(text: str) -> ReachAsk | None:
             rest = re.sub(_GENERIC[topic], " ", text, flags=re.IGNORECASE) if topic in _GENERIC else text
             generic = not re.search(pattern, rest, re.IGNORECASE)
             named = None if generic else re.search(pattern, rest, re.IGNORECASE)
+            name = named.group(0).strip() if named else None
+            if name and _ACTIVITY.fullmatch(name):
+                name = None  # "diarization" names an activity, not a model
             return ReachAsk(topic=topic, training=bool(re.search(_TRAINS, text, re.IGNORECASE)), generic=generic,
-                            name=named.group(0).strip() if named else None)
+                            name=name)
     return None
 
 
@@ -171,6 +201,32 @@ def cpu_only(text: str) -> ReachAsk | None:
         if named and re.search(_TOPICS_BY_NAME[topic], text, re.IGNORECASE):
             return ReachAsk(topic=topic)
     return None
+
+
+# A run with no GPU in it, in so many words: whatever model it names, there is no GPU instance to size.
+_NO_GPU_RUN = (
+    r"(?:no|without(?:\s+a(?:ny)?)?)\s+gpus?\b|cpu[\s\-]*only|only\s+(?:a\s+)?cpus?\b|(?:纯|只用|只有|仅用)\s*cpu|"
+    r"(?:没有|不用|不上|不要|不想(?:花钱)?上)\s*(?:显卡|gpu)|"
+    r"cpu\s*(?:实例|机器|服务器|box|instance|server|machine)"
+)
+
+
+# Parts that can sit beside a sized model, in the order they are looked for.
+_BESIDE: tuple[ReachTopic, ...] = ("speech", "vision", "image", "video", "encoder", "other_ml", "classic_ml")
+
+
+def other_part(text: str, kind: str | None) -> ReachAsk | None:
+    """Return an out-of-reach part beside a registry media model of ``kind`` (not that model's own kind)."""
+    own = _KIND_TOPIC.get(kind or "")
+    for topic in _BESIDE:
+        if topic != own and compiled(_TOPICS_BY_NAME[topic]).search(text):
+            return ReachAsk(topic=topic)
+    return None
+
+
+def cpu_run(text: str) -> ReachAsk | None:
+    """Read a run said to have no GPU ("with no GPU at all", "纯 CPU 机器"), as a CPU-only run."""
+    return ReachAsk(topic="local") if compiled(_NO_GPU_RUN).search(text.lower()) else None
 
 
 def about(topic: ReachTopic, text: str) -> bool:

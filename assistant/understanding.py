@@ -57,9 +57,10 @@ from assistant.phrases import (
 )
 from assistant.question_form import read_form
 from assistant.rate_words import Billing, RateBasis, UsageHours
-from assistant.reach_reading import ReachAsk, cpu_only, media_training, out_of_reach, without_other_cloud_types
+from assistant.reach_reading import ReachAsk, out_of_reach, without_other_cloud_types
 from assistant.reading import Scan, as_int, chinese_int, compiled, normalise, parse_number
 from assistant.task_words import TaskHint, find_precision, find_task
+from assistant.workload_names import settle_reach, unsizable
 from assistant.workload_numbers import (
     find_batch,
     find_budget,
@@ -315,24 +316,17 @@ def understand(question: str) -> Slots:
     slots.instances = instance_count(text)
     # A yes/no question by its form ("靠谱不", "any chance ...", "viable?") is a verdict whatever its words (i8form).
     slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE)) or read_form(text).form == "yes_no"
-    slots.reach = out_of_reach(text)
+    # Read before numbers are spelled out too: "two-tower" is a recommender, not "2-tower".
+    raw = normalise(legit)
+    slots.reach = out_of_reach(text) or (out_of_reach(raw) if raw != text else None) or unsizable(slots, text)
     slots.intent = "out_of_reach" if slots.reach and not slots.model else intent(scan, slots, text)
     if asks_concept(text, slots):
         slots.intent = "guidance"  # a conceptual question: answered from the guidance, no model asked for
     if _asks_length_only(slots, text):
         slots.intent = "lengths"
     slots.media = read_media(text)
-    if slots.media is not None and slots.media.model is not None and rag_pipeline(slots):
-        pass  # an LLM answering over an embedder's retrieval: the LLM's question, the embedder sized beside it
-    elif slots.media is not None and slots.media.model is not None:
-        # A named image/speech/embedding model is more specific than any LLM name it contains
-        # ("千问VL 7B" is not Qwen-7B); training these models is still out of reach.
-        trained = media_training(slots.media.kind, text) if _trains(slots) else None
-        if trained is None:
-            trained = cpu_only(text)  # "只用 CPU 跑 bge-m3": no GPU instance to size, said so instead of a GPU plan
-        slots.intent, slots.reach = ("out_of_reach", trained) if trained else ("media", None)
-    elif slots.reach and slots.reach.topic in ("local", "rl_llm") and slots.intent != "out_of_reach":
-        slots.intent = "out_of_reach"  # a laptop or CPU-only run of a named LLM: not an instance to size
+    if not rag_pipeline(slots):  # an LLM answering over an embedder's retrieval keeps the LLM's question
+        settle_reach(slots, text, trains=_trains(slots))  # media models, CPU-only runs, parts beside the model
     return settle(slots, legit)  # where the rules are unsure, the bundled embedder may decide the intent
 
 
@@ -396,9 +390,16 @@ def _is_follow_up(text: str) -> bool:
         # "how does L20 stack up against A10 for that?": "for that" points back at the workload
         or re.search(r"\bfor\s+(?:that|this|it|the\s+same(?:\s+\w+)?)\s*[?？.!]*\s*$|同样的负载|这个负载", text, re.I)
         or re.search(_POINTS_BACK_RE, text, re.IGNORECASE)
+        # "Confirm that, and also: what if we needed 32k context?": the change comes after a first clause.
+        or _LATER_CHANGE_RE.search(text)
     )
 
 
+_LATER_CHANGE_RE = re.compile(
+    r"[,，:：;；.。!！?？]\s*(?:and\s+)?(?:also\s+)?(?:what\s+if|what\s+about|how\s+about)\b|"
+    r"[,，:：;；。！？]\s*(?:另外|顺便问下?|还有)?\s*(?:那|如果|要是|换成|改成)",
+    re.IGNORECASE,
+)
 # "ok, same thing but with Qwen2.5-32B", "right, and with 4 GPUs?", "Qwen2.5-14B instead of the 7B",
 # "其他不变，换成 L20": the workload of the conversation, one thing changed.
 _POINTS_BACK_RE = (

@@ -12,15 +12,18 @@ import re
 
 from assistant import render
 from assistant.answer import AnswerDetail
+from assistant.bad_names import unknown_precision, unknown_region
 from assistant.intents.arguments import memory_args, plan_args
 from assistant.messages import say
-from assistant.reach_reading import ABOUT, MEDIA_KINDS, ReachAsk, about, out_of_reach
+from assistant.reach_reading import ABOUT, MEDIA_KINDS, ReachAsk, about, other_cloud, out_of_reach
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import estimate_gpu_memory, find_instance_types, plan_gpu_deployment
 from assistant.understanding import Slots
 from tools.errors import UnknownNameError
 from tools.media_models import load_media_models
 from tools.memory import MemoryEstimate
+from tools.prices import price_regions
+from tools.regions import region_names
 
 _DOC = "image-speech-embedding-models"
 _QUERY = {
@@ -36,6 +39,14 @@ _DOCS = {"storage_price": "storage-and-models"}
 # with TTS", "OCR first, then Qwen2.5-14B"): the LLM is answered, and this part is named as not in the figures.
 # A CPU run has no GPU memory to compare with: the yardstick is for machines with their own (a Mac, a laptop GPU).
 _CPU_RUN = r"cpu|(?:没有|不用)\s*(?:显卡|gpu)|without\s+(?:a\s+)?gpu|no\s+gpu"
+_COMPARES_PRICE = re.compile(
+    r"cheaper|pricier|more\s+expensive|less\s+expensive|便宜|更贵|划算|省钱|price|cost|价格|价钱|费用", re.IGNORECASE
+)
+# A question asked for a yes or a no, in its form: "Can one A10 ...?", "能同时跑 ... 吗？".
+_YES_NO = re.compile(
+    r"^\s*(?:can|could|will|would|is|are|does|do|should)\b|吗\s*[?？]?\s*$|能不能|可不可以|行不行|够不够", re.IGNORECASE
+)
+_CJK_WORD = re.compile(r"[\u4e00-\u9fff]+")
 _SIDE_PARTS = ("speech", "vision", "image", "video", "encoder", "other_ml", "classic_ml", "purchase", "non_ml",
                "storage_price", "cloud_price")
 
@@ -46,12 +57,15 @@ class ReachIntent(Run):
     def out_of_reach(self, s: Slots) -> Events:
         """State the limit, what can be computed, and any passage that is about this workload."""
         ask = s.reach or out_of_reach(self.question) or ReachAsk(topic="image")
+        if ask.topic == "own_model":  # sizable once its size is known: ask for it
+            return Reply(text=say("reach.own_model", self.lang), kind="clarification")
         trains = ask.training and ask.topic in MEDIA_KINDS
         if ask.generic and not trains and (models := _registry_models(ask)):
             # "Pick a GPU for video generation": no model named, and the registry has some: ask which.
             names = self.t("、", ", ").join(models)
             return Reply(text=say("reach.which_model", self.lang, models=names), kind="clarification")
-        first = say(f"reach.{ask.topic}" + (".train" if trains else ""), self.lang)
+        key = f"reach.{ask.topic}" + (".train" if trains else "")
+        first = say(key, self.lang, name=ask.name or "")  # "reach.unknown" names what it cannot size
         if ask.name and ask.topic in MEDIA_KINDS and not trains and not _in_registry(ask.name):
             first = say("reach.named", self.lang, name=ask.name)  # "HunyuanVideo is not in my registry"
         elif ask.name and ask.topic == "closed_model":
@@ -71,11 +85,38 @@ class ReachIntent(Run):
 
     def side_part_note(self, s: Slots) -> str:
         """One line naming the out-of-reach part of a question whose LLM part was answered ("" when none)."""
-        ask = s.reach
-        if ask is None or s.intent == "out_of_reach" or ask.topic not in _SIDE_PARTS or not s.model:
+        ask, model = s.reach, s.model or (s.media.model if s.media else None)
+        if ask is None or s.intent == "out_of_reach" or ask.topic not in (*_SIDE_PARTS, "unknown") or not model:
             return ""
-        what = say(f"reach.part.{ask.topic}", self.lang)
-        return say("reach.part", self.lang, what=what, model=s.model)
+        return say("reach.part", self.lang, what=self._part(ask), model=model)
+
+    def _part(self, ask: ReachAsk | None) -> str:
+        """Name an out-of-reach part: as written when it is a name, else by its kind ("the speech part")."""
+        if ask is None:
+            return ""
+        return ask.name or "" if ask.topic == "unknown" else say(f"reach.part.{ask.topic}", self.lang)
+
+    def with_side_part(self, reply: Reply, s: Slots) -> Reply:
+        """Name the out-of-reach part under a sized answer; a yes/no answer's first line says "but" it too."""
+        if reply.kind in ("out_of_scope", "error", "clarification") or not (note := self.side_part_note(s)):
+            return reply
+        # "能同时跑 Qwen2.5-7B 和一个 YOLO 吗": yes for the LLM, but YOLO is not in the figures.
+        if s.asks_verdict or _YES_NO.search(self.question):
+            first, _, rest = reply.text.partition("\n")
+            lead = say("reach.part_lead", self.lang, what=self._part(s.reach))
+            reply.text = first + lead + ("\n" + rest if rest else "")
+        reply.text += "\n\n" + note
+        return reply
+
+    def with_other_cloud(self, reply: Reply) -> Reply:
+        """Say that another cloud's instances and prices are unknown: first when the question compares prices."""
+        if not other_cloud(self.question) or reply.kind == "out_of_scope":
+            return reply
+        if _COMPARES_PRICE.search(self.question):  # "is RunPod cheaper than Alibaba?"
+            reply.text = say("reach.other_cloud", self.lang) + "\n\n" + reply.text
+        else:  # "the Alibaba equivalent of a p4d": the plan, and a note that the figures are Alibaba's
+            reply.text += "\n\n" + say("reach.other_cloud_note", self.lang)
+        return reply
 
     def _model_memory(self, s: Slots) -> Events:
         """Say how much GPU memory the named model needs, a yardstick for hardware the tools do not size."""
@@ -96,6 +137,17 @@ class ReachIntent(Run):
             for name, value, limit in found
         ]  # fmt: skip
         return Reply(text=say("bad.beyond_limits", self.lang, items=self.t("；", "; ").join(items)), kind="error")
+
+    def unknown_setting(self) -> Reply | None:
+        """Refuse a region or precision the user wrote that no table has, with the valid values; None when none."""
+        if name := unknown_region(self.question):
+            priced = set(price_regions())  # in the region table's order: the mainland first, by area
+            shown = [self.t(_city_zh(r.id), r.id) for r in region_names() if r.id in priced]
+            return Reply(text=say("bad.unknown_region", self.lang, name=name, regions=self.t("、", ", ").join(shown)),
+                         kind="error")  # fmt: skip
+        if name := unknown_precision(self.question):
+            return Reply(text=say("bad.unknown_precision", self.lang, name=name), kind="error")
+        return None
 
     def no_gpu_that_large(self, written: str, gib: float) -> Events:
         """Say no instance has this much memory per GPU, with the catalog's largest; None when some have it."""
@@ -122,6 +174,14 @@ class ReachIntent(Run):
             hint = say("bad.did_you_mean", self.lang, names=near) if near else ""
             lines.append(say("bad.unknown_instance", self.lang, name=exc.name, hint=hint))
         return Reply(text="\n\n".join([*lines, say("bad.name_one", self.lang)]), kind="error")
+
+
+def _city_zh(region: str) -> str:
+    """Return the Chinese city name of a region ("北京" for cn-beijing), or its id when the table has none."""
+    for r in region_names():
+        if r.id == region:
+            return next((a for a in r.aliases if _CJK_WORD.fullmatch(a)), region)
+    return region
 
 
 def _registry_models(ask: ReachAsk) -> list[str]:
