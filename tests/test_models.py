@@ -24,11 +24,19 @@ FIXTURES = Path(__file__).parent / "fixtures" / "configs"
 CALIBRATION_SOURCE = "shared/calibration/model_configs_dev.csv (params_b_exact_if_known)"
 
 
-def _published_tolerance(published_b: float) -> float:
+# Published totals rounded more coarsely than their digits show. Kimi K2's card says "1 trillion"
+# (one significant figure); the count is 1,026.4B and agrees with the checkpoint's safetensors inventory
+# to 0.01 % (tests/test_models_2025.py), so 3 % ("a few %") is the card's own rounding, not slack.
+_COARSE_PUBLISHED_TOTALS = {"Kimi-K2-Instruct": 0.03}
+
+
+def _published_tolerance(published_b: float, name: str = "") -> float:
     """Relative tolerance for a published total: 1 %, or half its last published digit if coarser.
 
     "1.7B" on a model card means 1.65-1.75B, so a 1.72B count agrees with it.
     """
+    if name in _COARSE_PUBLISHED_TOTALS:
+        return _COARSE_PUBLISHED_TOTALS[name]
     exponent = Decimal(repr(published_b)).as_tuple().exponent
     assert isinstance(exponent, int)
     half_digit = 0.5 * 10.0**exponent
@@ -62,7 +70,7 @@ def test_total_params_match_published_total(arch: ModelArchitecture) -> None:
     published = arch.official_params_b
     assert published is not None
     computed_b = arch.param_breakdown().total / 1e9
-    assert computed_b == pytest.approx(published, rel=_published_tolerance(published)), (
+    assert computed_b == pytest.approx(published, rel=_published_tolerance(published, arch.name)), (
         arch.official_params_source
     )
 

@@ -42,8 +42,8 @@ _TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
 # Most config classes default to untied embeddings; Gemma ties them.
 _TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3_text", "gpt_bigcode", "falcon"}
 _KNOWN_TYPES = frozenset(
-    "llama mistral mixtral qwen2 qwen2_moe qwen3 qwen3_moe deepseek_v2 deepseek_v3 gemma gemma2"
-    " gemma3_text chatglm glm glm4 baichuan internlm2 qwen gpt_bigcode falcon gpt_neox phi".split()
+    "llama mistral mixtral qwen2 qwen2_moe qwen3 qwen3_moe deepseek_v2 deepseek_v3 kimi_k2 gemma gemma2"
+    " gemma3_text chatglm glm glm4 glm4_moe baichuan internlm2 qwen gpt_bigcode falcon gpt_neox phi".split()
 )
 # Two-matrix MLPs (up, activation, down) instead of SwiGLU's three: GPT-BigCode/StarCoder, Falcon,
 # GPT-NeoX/Pythia and Phi-1/2 (``fc1``/``fc2`` or ``dense_h_to_4h``/``dense_4h_to_h``).
@@ -55,8 +55,11 @@ _FOUR_H_MLP_TYPES = {"gpt_bigcode", "falcon"}
 _HALVED_INTERMEDIATE_TYPES = {"qwen"}
 # Qwen2 hard-codes bias=True on q/k/v (and False on o_proj) instead of reading attention_bias.
 _QKV_BIAS_ALWAYS = {"qwen2", "qwen2_moe", "qwen"}
-# attention_bias covers q/k/v only here; in Llama-style code it also covers o_proj.
-_ATTENTION_BIAS_QKV_ONLY = {"glm", "glm4"}
+# attention_bias covers q/k/v only here; in Llama-style code it also covers o_proj (GLM-4.5's
+# Glm4MoeAttention builds o_proj with bias=False; its Megatron recipe says --add-qkv-bias
+# --disable-bias-linear). kimi_k2 is DeepSeek-V3 code under its own model_type (the Kimi-K2 README
+# says to rename it to deepseek_v3 for engines that lack it), so the DeepSeek keys below read it.
+_ATTENTION_BIAS_QKV_ONLY = {"glm", "glm4", "glm4_moe"}
 _QK_NORM_TYPES = {"qwen3", "qwen3_moe", "gemma3_text"}
 # Extra RMSNorms after attention and after the MLP (Gemma 2/3 sandwich norms, GLM-4-0414).
 _FOUR_NORM_TYPES = {"gemma2", "gemma3_text", "glm4"}
