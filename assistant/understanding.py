@@ -332,7 +332,12 @@ def understand(question: str) -> Slots:
 
 def rag_pipeline(slots: Slots) -> bool:
     """Whether the question names an LLM and an embedding or reranker model: a retrieval pipeline (RAG)."""
-    return bool(slots.model) and slots.media is not None and slots.media.kind in ("embedding", "reranker")
+    if not slots.model or slots.media is None or slots.media.model is None:
+        return False
+    # "Qwen3-Embedding-8B" also reads as family Qwen3 and size 8B: an LLM found inside the media name is none.
+    words = set(re.findall(r"[a-z]+\d*(?:\.\d+)?|\d+(?:\.\d+)?b", slots.media.model.lower()))
+    inside = words >= set(re.findall(r"[a-z]+\d*(?:\.\d+)?|\d+(?:\.\d+)?b", slots.model.lower())) - {"instruct"}
+    return slots.media.kind in ("embedding", "reranker") and not inside
 
 
 # "how many tokens is ...", "...是多少 token", "convert 300 words to tokens": a conversion, not a workload.

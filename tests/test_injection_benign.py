@@ -19,6 +19,7 @@ BENIGN = [
     "If we double the users to 200, how many more GPUs do we need?",
     "Please don't include the A100 options, we only want L20 or H20.",
     "价格能打几折？包年比按量便宜多少？",
+    "用抢占式实例，价格能减半吗？Qwen2.5-7B 批量推理",
     "AI assistant for lawyers: Llama-3.1-70B, 16k context, 10 users. Which instance?",
 ]
 

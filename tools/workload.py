@@ -26,7 +26,11 @@ def check_region_id(value: str | None) -> str | None:
     if value is not None and not re.fullmatch(r"(?:[a-z]{2}-[a-z]+(?:-\d+)?|any)", value):
         raise ValueError(f"{value!r} is not an Alibaba Cloud region id; use e.g. cn-shanghai, cn-beijing, or any")
     if value is not None and value != "any":
-        from tools.regions import region_names  # only when a region is given: the table stays off the cold path
+        from tools.prices import price_regions  # loaded by the plan anyway: a priced region is a known one
+
+        if value in price_regions():
+            return value
+        from tools.regions import region_names  # an unpriced region: only then the region table (YAML)
 
         known = [r.id for r in region_names()]
         if value not in known:
