@@ -46,12 +46,7 @@ class PlanIntent(TrainingLeads, CostPeriods):
         assert isinstance(plan, Plan)
         head: list[str] = [*lead, *self.count_line(plan, only_type)]
         if s.gpu and not any(r.gpu_model == s.gpu for r in plan.rejected) and not plan.options:
-            head.append(
-                self.t(
-                    f"目录中没有可用的 {s.gpu} 实例规格。",
-                    f"No available instance type in the catalog has the {s.gpu}.",
-                )
-            )
+            head.append(say("plan.no_type_with_gpu", self.lang, gpu=s.gpu))
         elif only_type:
             pass  # "how many ecs.X": the count line answers; a verdict on its GPU would answer another question
         elif s.gpu and not lead and self.conv.turn.asks_verdict and not s.gpus:
@@ -131,30 +126,12 @@ class PlanIntent(TrainingLeads, CostPeriods):
         notes = []
         top = plan.options[0] if plan.options else None
         if self.conv.turn.asks_token_cost and (top is None or top.cost_cny_per_million_tokens is None):
-            notes.append(
-                self.t(
-                    "注意：推荐方案没有价格或吞吐数据，算不出每百万 tokens 成本。",
-                    "Note: the recommended option has no price or throughput figure, so its cost per million "
-                    "tokens is unknown.",
-                )
-            )
+            notes.append(say("plan.note_no_token_cost", self.lang))
         if s.qps and not s.context:
             qps = render.fig(s.qps)
-            notes.append(
-                self.t(
-                    f"注意：能否达到 QPS {qps} 取决于每个请求的输入和输出长度；问题没有给出，"
-                    "上面按默认长度（见关键假设）计算。",
-                    f"Note: QPS {qps} depends on each request's prompt and output lengths; the question gives none, "
-                    "so the plan uses default lengths (see the assumptions).",
-                )
-            )
+            notes.append(say("plan.note_qps_lengths", self.lang, qps=qps))
         if s.budget_cny_month and top is not None and top.price_cny_per_month is None:
-            notes.append(
-                self.t(
-                    "注意：推荐方案没有价格数据，无法核对预算。",
-                    "Note: the recommended option has no price data, so the budget could not be checked.",
-                )
-            )
+            notes.append(say("plan.note_no_price_budget", self.lang))
         return notes
 
     def without_gpu(self, s: Slots) -> Events:
@@ -166,42 +143,26 @@ class PlanIntent(TrainingLeads, CostPeriods):
             )
             fits = small.options[0] if isinstance(small, Plan) and small.options else None
             verdict = (
-                self.t(
-                    f"这样 `{fits.instance_type}` 每卡需要 {render.fig(fits.per_gpu_gib_needed)} GiB，放得下。",
-                    f"`{fits.instance_type}` then needs {render.fig(fits.per_gpu_gib_needed)} GiB per GPU and fits.",
-                )
+                say("plan.batch_one_fits", self.lang, instance_type=fits.instance_type,
+                    gib=render.fig(fits.per_gpu_gib_needed))
                 if fits
-                else self.t(f"但这样 {s.gpu} 仍然放不下。", f"Even then no {s.gpu} type fits.")
-            )
-            lines.append(
-                self.t(
-                    f"- 把 batch 从 {s.batch} 降到 1，用梯度累积保持等效 batch：{verdict}",
-                    f"- Lower the batch from {s.batch} to 1 and use gradient accumulation to keep the effective "
-                    f"batch: {verdict}",
-                )
-            )
+                else say("plan.batch_one_still_no", self.lang, gpu=s.gpu)
+            )  # fmt: skip
+            lines.append(say("plan.lower_batch", self.lang, batch=s.batch, verdict=verdict))
         elif s.task == "inference" and s.context:
-            lines.append(
-                self.t("- 缩短上下文或降低并发，KV cache 会变小。", "- Shorten the context or lower the concurrency.")
-            )
+            lines.append(say("plan.shorten_context", self.lang))
         wider, _ = yield from self.call(
             "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
         )
         if isinstance(wider, Plan) and wider.options:
             top = wider.options[0]
             lines.append(
-                self.t(
-                    f"- 不限 GPU 时最好的方案：{top.instances} 台 `{top.instance_type}`（{top.gpu_count} × "
-                    f"{render.gpu_label(top, self.lang)}），每卡需要 {render.fig(top.per_gpu_gib_needed)} GiB，"
-                    f"可用 {render.fig(top.per_gpu_capacity_gib)} GiB，"
-                    f"¥{render.fig(top.price_cny_per_hour, self.lang)}/小时。",
-                    f"- Best option on any GPU: {top.instances} × `{top.instance_type}` ({top.gpu_count} × "
-                    f"{render.gpu_label(top, self.lang)}), {render.fig(top.per_gpu_gib_needed)} GiB needed of "
-                    f"{render.fig(top.per_gpu_capacity_gib)} GiB per GPU, "
-                    f"¥{render.fig(top.price_cny_per_hour, self.lang)}/h.",
-                )
-            )
-        head = self.t(f"**{s.gpu} 放不下时可以：**", f"**What would fit instead of {s.gpu}:**")
+                say("plan.best_any_gpu", self.lang, instances=top.instances, instance_type=top.instance_type,
+                    count=top.gpu_count, gpu=render.gpu_label(top, self.lang),
+                    need=render.fig(top.per_gpu_gib_needed), usable=render.fig(top.per_gpu_capacity_gib),
+                    price=render.fig(top.price_cny_per_hour, self.lang))
+            )  # fmt: skip
+        head = say("plan.instead_of_gpu", self.lang, gpu=s.gpu)
         return head + "\n" + "\n".join(lines) if lines else ""
 
     def single_gpu_line(self, plan: Plan, gpu: str) -> list[str]:
@@ -210,37 +171,23 @@ class PlanIntent(TrainingLeads, CostPeriods):
         if one is None:
             return []
         reason = (notes_in(self.lang, [one.reason]) or [""])[0]
-        return [
-            self.t(
-                f"**单张 {gpu} 不够：** `{one.instance_type}`" + (f" — {reason}" if reason else ""),
-                f"**One {gpu} is not enough:** `{one.instance_type}` — {reason}",
-            )
-        ]
+        return [say("plan.one_gpu_short", self.lang, gpu=gpu, instance_type=one.instance_type)
+                + (f" — {reason}" if reason else "")]  # fmt: skip
 
     def gpu_count_section(self, s: Slots, plan: Plan, lead: bool = False) -> Events:
         """Estimate per-GPU memory on the number of GPUs the user named; list the options of that size."""
         est, err = yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=s.gpus))
         if err or not isinstance(est, MemoryEstimate):
-            return self.t(f"无法估算 {s.gpus} 张卡的情况：{err}", f"Could not estimate {s.gpus} GPUs: {err}")
+            return self.error(err or "").text
         same = [o for o in plan.options if o.total_gpus == s.gpus]
-        where_zh, where_en = ("下表", "below") if lead else ("上表", "above")
-        head = self.t(
-            f"**按 {s.gpus} 张卡算：** 每卡约需 {render.fig(est.per_gpu_total_gib)} GiB"
-            + "".join(f"（{z}）" for z in notes_in("zh", [est.layout]))
-            + "。",
-            f"**On {s.gpus} GPUs:** about {render.fig(est.per_gpu_total_gib)} GiB per GPU ({est.layout}).",
-        )
+        where = say("plan.where_below" if lead else "plan.where_above", self.lang)
+        layout = "".join(say("plan.layout_note", self.lang, layout=n) for n in notes_in(self.lang, [est.layout]))
+        head = say("plan.on_gpus_one" if s.gpus == 1 else "plan.on_gpus", self.lang, gpus=s.gpus,
+                   gib=render.fig(est.per_gpu_total_gib), layout=layout)  # fmt: skip
         if same:
             names = ", ".join(f"`{o.instance_type}`" for o in same)
-            return head + self.t(
-                f" {where_zh}中正好 {s.gpus} 张卡的方案：{names}。",
-                f" Options {where_en} with exactly {s.gpus} GPUs: {names}.",
-            )
-        return head + self.t(
-            f" {where_zh}中没有正好 {s.gpus} 张卡的方案；规划器选的是能放下负载的最小布局。",
-            f" None of the options {where_en} uses exactly {s.gpus} GPUs; the planner picks the smallest layout "
-            "that fits.",
-        )
+            return head + say("plan.exactly_options", self.lang, where=where, gpus=s.gpus, names=names)
+        return head + say("plan.no_exact_options", self.lang, where=where, gpus=s.gpus)
 
     def memory_answer(self, s: Slots, understood: str) -> Events:
         """Estimate memory per GPU term by term and cite the sizing guidance."""
