@@ -120,8 +120,10 @@ def test_the_embedder_decides_where_the_rules_default(question: str, intent: str
 @pytest.mark.parametrize(
     ("question", "flag"),
     [
-        ("Could I squeeze Qwen2.5-32B onto a single L20 if I quantize it to 4 bits?", "asks_verdict"),
-        ("一台 ecs.gn8is-4x.16xlarge 上跑 Qwen2.5-32B，每段对话 8k，能让多少人一起聊", "asks_capacity"),
+        # Wording the rules do not read (the earlier examples, "Could I squeeze ... if I quantize it?" and
+        # "能让多少人一起聊", are read by the rules now: the question-form and capacity readers of stop 19).
+        ("Qwen2.5-32B at 4 bits on one L20 — realistic or wishful thinking?", "asks_verdict"),
+        ("一台 ecs.gn8is-4x.16xlarge 上跑 Qwen2.5-32B，每段对话 8k，容得下几位同时在聊", "asks_capacity"),
     ],
 )
 def test_the_embedder_sets_the_ask_on_named_hardware(question: str, flag: str) -> None:
@@ -236,3 +238,15 @@ def test_api_gpu_spec(bundled_client: httpx.Client) -> None:
     response = bundled_client.post("/v1/ask", json={"question": "Tell me about the H20."})
     assert response.status_code == 200
     _gpu_spec(response.json())
+
+
+@pytest.mark.parametrize(
+    ("question", "flag"),
+    [
+        ("Could I squeeze Qwen2.5-32B onto a single L20 if I quantize it to 4 bits?", "asks_verdict"),
+        ("一台 ecs.gn8is-4x.16xlarge 上跑 Qwen2.5-32B，每段对话 8k，能让多少人一起聊", "asks_capacity"),
+    ],
+)
+def test_the_rules_read_these_asks_without_the_embedder(question: str, flag: str) -> None:
+    slots = understand(question)
+    assert getattr(slots, flag) and slots.intent == "plan"
