@@ -33,7 +33,7 @@ from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
 from assistant.run import Events, Reply, Run, answer_language
 from assistant.toolbox import GuidanceSearch
-from assistant.understanding import rag_pipeline
+from assistant.workload_names import rag_pipeline
 from knowledge.base import KnowledgeBase
 from tools.errors import ToolInputError
 

@@ -60,7 +60,7 @@ from assistant.rate_words import Billing, RateBasis, UsageHours
 from assistant.reach_reading import ReachAsk, out_of_reach, without_other_cloud_types
 from assistant.reading import Scan, as_int, chinese_int, compiled, normalise, parse_number
 from assistant.task_words import TaskHint, find_precision, find_task
-from assistant.workload_names import settle_reach, unsizable
+from assistant.workload_names import rag_pipeline, settle_reach, unsizable
 from assistant.workload_numbers import (
     find_batch,
     find_budget,
@@ -328,16 +328,6 @@ def understand(question: str) -> Slots:
     if not rag_pipeline(slots):  # an LLM answering over an embedder's retrieval keeps the LLM's question
         settle_reach(slots, text, trains=_trains(slots))  # media models, CPU-only runs, parts beside the model
     return settle(slots, legit)  # where the rules are unsure, the bundled embedder may decide the intent
-
-
-def rag_pipeline(slots: Slots) -> bool:
-    """Whether the question names an LLM and an embedding or reranker model: a retrieval pipeline (RAG)."""
-    if not slots.model or slots.media is None or slots.media.model is None:
-        return False
-    # "Qwen3-Embedding-8B" also reads as family Qwen3 and size 8B: an LLM found inside the media name is none.
-    words = set(re.findall(r"[a-z]+\d*(?:\.\d+)?|\d+(?:\.\d+)?b", slots.media.model.lower()))
-    inside = words >= set(re.findall(r"[a-z]+\d*(?:\.\d+)?|\d+(?:\.\d+)?b", slots.model.lower())) - {"instruct"}
-    return slots.media.kind in ("embedding", "reranker") and not inside
 
 
 # "how many tokens is ...", "...是多少 token", "convert 300 words to tokens": a conversion, not a workload.

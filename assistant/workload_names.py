@@ -168,3 +168,13 @@ def settle_reach(slots: Slots, text: str, *, trains: bool) -> None:
         slots.intent = "out_of_reach"  # a laptop or CPU-only run of a named LLM: not an instance to size
     elif slots.model and (cpu := cpu_run(text)):
         slots.intent, slots.reach = "out_of_reach", cpu  # "Qwen2.5-3B on a plain ECS box with no GPU at all"
+
+
+def rag_pipeline(slots: Slots) -> bool:
+    """Whether the question names an LLM and an embedding or reranker model: a retrieval pipeline (RAG)."""
+    if not slots.model or slots.media is None or slots.media.model is None:
+        return False
+    # "Qwen3-Embedding-8B" also reads as family Qwen3 and size 8B: an LLM found inside the media name is none.
+    words = set(re.findall(r"[a-z]+\d*(?:\.\d+)?|\d+(?:\.\d+)?b", slots.media.model.lower()))
+    inside = words >= set(re.findall(r"[a-z]+\d*(?:\.\d+)?|\d+(?:\.\d+)?b", slots.model.lower())) - {"instruct"}
+    return slots.media.kind in ("embedding", "reranker") and not inside
