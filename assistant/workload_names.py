@@ -175,6 +175,10 @@ def rag_pipeline(slots: Slots) -> bool:
     if not slots.model or slots.media is None or slots.media.model is None:
         return False
     # "Qwen3-Embedding-8B" also reads as family Qwen3 and size 8B: an LLM found inside the media name is none.
-    words = set(re.findall(r"[a-z]+\d*(?:\.\d+)?|\d+(?:\.\d+)?b", slots.media.model.lower()))
-    inside = words >= set(re.findall(r"[a-z]+\d*(?:\.\d+)?|\d+(?:\.\d+)?b", slots.model.lower())) - {"instruct"}
+    inside = _name_words(slots.media.model) >= _name_words(slots.model) - {"instruct"}
     return slots.media.kind in ("embedding", "reranker") and not inside
+
+
+def _name_words(name: str) -> set[str]:
+    """Split a model name into its words: "Qwen3-Embedding-8B" -> {"qwen3", "embedding", "8b"}."""
+    return set(re.findall(r"[a-z]+\d*(?:\.\d+)?|\d+(?:\.\d+)?b", name.lower()))

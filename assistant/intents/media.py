@@ -115,16 +115,13 @@ class MediaIntent(Run):
         args = {**_plan_args(s, ask, model), "gpus": s.gpus} if s.gpus else {
             **_plan_args(s, ask, model), "within_hours": _NO_DEADLINE_HOURS}  # fmt: skip
         plan, error = yield from self.call("plan_media_deployment", plan_media_deployment, **args)
-        top = plan.options[0] if plan is not None and plan.options and not error else None
-        if top is None or top.batch_job_hours is None:
+        if error or plan is None or not plan.options or plan.options[0].batch_job_hours is None:
             return (yield from self._plan(s, ask, model))
-        gpu = top.gpu_model or f"{top.gpu_model_likely or '?'}?"
-        hardware = say("hardware.one_gpu", self.lang, gpu=gpu) if top.total_gpus == 1 else say(
-            "hardware.gpus", self.lang, count=top.total_gpus, gpu=gpu)  # fmt: skip
-        w = plan.workload if plan is not None else None
+        top, w = plan.options[0], plan.workload
+        hardware = self._hardware(top.total_gpus, _gpu_of(top))
         load = (
             say("media.load.docs_only", self.lang, n=render.fig(w.docs), t=render.fig(w.doc_tokens or 512))
-            if w is not None and w.docs
+            if w.docs
             else say("media.load.audio_only", self.lang, n=render.fig(ask.audio_hours))
         )
         price = (
@@ -135,8 +132,8 @@ class MediaIntent(Run):
         )
         text = say("media.batch_time", self.lang, hardware=hardware, hours=render.fig(top.batch_job_hours),
                    model=model.display_name, load=load, price=price)  # fmt: skip
-        return Reply(text=text + "\n\n" + self._table(plan.options[:_SHOWN] if plan else []), kind="estimate",
-                     details=self._plan_details(plan) if plan else [])  # fmt: skip
+        return Reply(text=text + "\n\n" + self._table(plan.options[:_SHOWN]), kind="estimate",
+                     details=self._plan_details(plan))  # fmt: skip
 
     def _verdict(self, s: Slots, ask: MediaAsk, model: MediaModel) -> Events:
         count = s.gpus or 1
@@ -144,8 +141,7 @@ class MediaIntent(Run):
         fit, error = yield from self.call("evaluate_media_fit", evaluate_media_fit, **args)
         if error or fit is None:
             return self.error(error or "")
-        hardware = say("hardware.one_gpu", self.lang, gpu=fit.gpu) if count == 1 else say(
-            "hardware.gpus", self.lang, count=count, gpu=fit.gpu)
+        hardware = self._hardware(count, fit.gpu)
         figures = {"hardware": hardware, "model": model.display_name, "need": render.fig(fit.needed_gib),
                    "usable": render.fig(fit.usable_gib)}
         if not fit.fits:
@@ -246,8 +242,7 @@ class MediaIntent(Run):
 
     def _vlm_verdict(self, plan: Plan, model: MediaModel, s: Slots) -> str:
         count = s.gpus or 1
-        hardware = say("hardware.one_gpu", self.lang, gpu=s.gpu) if count == 1 else say(
-            "hardware.gpus", self.lang, count=count, gpu=s.gpu)
+        hardware = self._hardware(count, s.gpu or "")
         top = plan.options[0] if plan.options else None
         if top is None or top.total_gpus > count:
             return self.t(f"**放不下。** {hardware}不够运行 {model.display_name}，至少要 {top.total_gpus} 张。",
@@ -260,8 +255,14 @@ class MediaIntent(Run):
 
     # ------------------------------------------------------------------ pieces
 
+    def _hardware(self, count: int, gpu: str) -> str:
+        """Name the hardware as answers do: "One A10" or "2 x A10", in the answer's language."""
+        if count == 1:
+            return say("hardware.one_gpu", self.lang, gpu=gpu)
+        return say("hardware.gpus", self.lang, count=count, gpu=gpu)
+
     def _plan_line(self, top: MediaOption, plan: MediaPlan, model: MediaModel, ask: MediaAsk, s: Slots) -> str:
-        gpu = top.gpu_model or f"{top.gpu_model_likely or '?'}?"
+        gpu = _gpu_of(top)
         fields = {"count": top.instances, "instance": top.instance_type, "gpu": gpu, "gpus": top.total_gpus,
                   "model": model.display_name, "load": self._load(plan, ask, s),
                   "need": render.fig(top.per_gpu_gib_needed), "usable": render.fig(top.per_gpu_capacity_gib)}
