@@ -178,6 +178,14 @@ _PEOPLE = (
     r"(?:users?|people|ppl|persons|folks|clients|customers|employees|staff|students|agents|members|requests?|"
     r"sessions?)"
 )
+# People by their role, for whom a service is run ("20 个销售", "40 analysts").
+_ROLES_ZH = (
+    r"(?:员工|同事|销售|客服|坐席|学生|同学|老师|医生|律师|分析师|工程师|研发|开发|用户|客户|成员|学员|运营|员|人员)"
+)
+_ROLES_EN = (
+    r"(?:sales\s*people|salespeople|sales\s+reps|reps|analysts|lawyers|doctors|nurses|engineers|developers|devs|"
+    r"agents|teachers|researchers|colleagues|coworkers|co-workers|employees|staff|students|members|testers)"
+)
 # "at the same time", and the non-native "in same time" / "at same time": the people served at once.
 _AT_ONCE = r"(?:(?:at|in)\s+(?:the\s+)?same\s+time|at\s+once|concurrently|simultaneously|in\s+parallel)"
 
@@ -209,6 +217,9 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s+of\s+(?:them|whom|those|these|which)\s+(?:[a-z']+\s+){{0,4}}?{_AT_ONCE}",
         rf"(?:for|serve|serving|with)\s+{NUM}\s*{SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
         rf"{NUM}\s*{SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
+        # "给 20 个销售用", "供 30 名客服同事使用", "for 20 salespeople": the people it is for, by their role
+        rf"(?:给|供|让|提供给)\s*{NUM}\s*{SUFFIX}\s*(?:个|位|名)\s*{_ROLES_ZH}(?:人员|同事|同学|们)?\s*(?:同时)?\s*(?:用|使用|访问|在用)",
+        rf"\bfor\s+{NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?{_ROLES_EN}\b",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|ppl|clients)\b",
         # "maybe 5 internal users", "a small team of 10", "a 12-person team": the people served at once.
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:internal|in-house|beta|paying|pilot|test)\s+(?:users|people|clients|staff)\b",
