@@ -25,6 +25,7 @@ from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.hardware import HardwareIntent
 from assistant.intents.lengths import LengthsIntent
 from assistant.intents.media import MediaIntent
+from assistant.intents.model_search import ModelSearchIntent
 from assistant.intents.plan import PlanIntent
 from assistant.intents.prices import PricesIntent
 from assistant.intents.reach import ReachIntent
@@ -81,6 +82,7 @@ class _Answering(
     FormLeads,
     VerdictIntent,
     WorkloadIntent,
+    ModelSearchIntent,
     HardwareIntent,
     PlanIntent,
     DescribeIntent,

@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 from assistant.billing_words import asks_price, price_question
+from assistant.model_search_words import asks_model_search
 from assistant.reading import Scan
 from tools import prices
 from tools.errors import UnknownNameError
@@ -157,6 +158,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     if re.search(OUT_OF_SCOPE_RE, text) and not (has_workload or s.gpu_mentions or s.families):
         return "out_of_scope"
     named = bool(s.gpu_mentions or s.families or s.instance_types)
+    if (named or s.budget_cny_month) and not s.model and not s.media and asks_model_search(text):
+        return "model_search"  # "一张 L20 最大能跑多大的模型": the hardware is given, the model is asked for
     explains = re.search(r"为什么|区别|适合|\bwhy\b|difference|suit", text)
     # "how much is ecs.gn8is.4xlarge in Beijing?" with no price known there: the price answer gives the
     # nearest known price (the catalog answer only says there is none)

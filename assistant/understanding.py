@@ -92,6 +92,7 @@ Intent = Literal[
     "media",
     "prices",
     "lengths",
+    "model_search",
 ]
 """What the user asks for.
 
@@ -101,7 +102,8 @@ family has some GPU ("gn7i 是 A100 吗"). guidance: a question the guidance doc
 a workload the tools cannot size (training image, speech or embedding models). media: serving or sizing
 an image/video, vision-language, speech, embedding or reranker model. prices: region and billing
 prices of an instance type or GPU ("哪个地域最便宜", "包月多少钱"). lengths: how many tokens a text length
-in characters, words or pages is, asked on its own. out_of_scope:
+in characters, words or pages is, asked on its own. model_search: the largest model the named hardware
+serves ("一张 L20 最大能跑多大的模型"). out_of_scope:
 nothing about GPUs, models or Alibaba Cloud.
 """
 

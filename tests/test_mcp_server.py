@@ -34,6 +34,8 @@ CALLS: dict[str, dict[str, Any]] = {
     "plan_gpu_deployment": {"model": "qwen2.5-7b", "concurrency": 4, "context": 8192},
     "estimate_gpu_memory": {"model": "Qwen2.5-7B-Instruct", "prompt_tokens": 2048, "gen_tokens": 256},
     "evaluate_hardware_fit": {"model": "Qwen2.5-7B-Instruct", "gpu": "L20", "gpus": 1, "concurrency": 8},
+    "largest_models_that_fit": {"gpu": "L20", "gpus": 2, "family": "Qwen3"},
+    "largest_models_within_budget": {"budget_cny_month": 20000, "concurrency": 8},
     "concurrent_users": {"model": "Qwen2.5-7B-Instruct", "context": 8192, "gpu": "A10", "gpus": 1},
     "text_length_tokens": {"amount": 800, "unit": "zh_characters"},
     "training_run": {"model": "Qwen2.5-7B-Instruct", "gpu": "A100-80GB", "gpus": 8, "tokens": 1e9},

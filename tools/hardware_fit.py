@@ -123,6 +123,8 @@ def evaluate_hardware(
     batch: int | None = None,
     seq_len: int | None = None,
     arch: ModelArchitecture | None = None,
+    *,
+    with_changes: bool = True,
 ) -> HardwareFit:
     """Check whether a workload fits exactly the named hardware, then the smallest change that fits.
 
@@ -141,6 +143,7 @@ def evaluate_hardware(
         batch: Micro-batch per GPU (training).
         seq_len: Training sequence length.
         arch: An already-built architecture (a custom model); None resolves ``model``.
+        with_changes: False skips the search for changes (a caller judging many models only needs the verdict).
 
     Raises:
         ToolInputError: unknown names or impossible values.
@@ -160,7 +163,7 @@ def evaluate_hardware(
         est = estimate_memory(base, arch)
     need = est.per_gpu_total_gib
     fits = need <= usable
-    changes = [] if fits else _changes(base, usable, hw.gpus, arch)
+    changes = [] if fits or not with_changes else _changes(base, usable, hw.gpus, arch)
     return HardwareFit(
         fits=fits,
         reason="fits" if fits else "memory_per_gpu",

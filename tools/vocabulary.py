@@ -86,6 +86,13 @@ def model_family_words() -> tuple[str, ...]:
 
 
 @cache
+def model_family_pattern() -> re.Pattern[str]:
+    """Match a model family or brand named without a size ("Qwen3", "Llama 3.1", "deepseek")."""
+    labels = {m.family for m in list_models()} | set(model_family_words())
+    return re.compile(rf"(?<![A-Za-z0-9.])({_alternation(sorted(labels))})(?![A-Za-z0-9.])", re.I)
+
+
+@cache
 def model_labels() -> dict[str, str]:
     """Every model name and alias in ``models.yaml`` (lower case) -> the canonical model name."""
     return {label.lower(): m.name for m in list_models() for label in (m.name, *m.aliases)}

@@ -15,6 +15,7 @@ from assistant.intents.gpus import GpuIntent
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.lengths import LengthsIntent
 from assistant.intents.media import MediaIntent
+from assistant.intents.model_search import ModelSearchIntent
 from assistant.intents.prices import PricesIntent
 from assistant.intents.reach import ReachIntent
 from assistant.intents.verdicts import VerdictIntent
@@ -35,4 +36,5 @@ HANDLERS: dict[Intent, Handler] = {
     "media": MediaIntent.media,
     "prices": PricesIntent.prices,
     "lengths": LengthsIntent.tokens,
+    "model_search": ModelSearchIntent.largest_models,
 }
