@@ -56,6 +56,14 @@ _TOKENS_PER_DAY = (
     rf"{_NUM}\s*tokens?\s*(?:per\s+day|a\s+day|/\s*day|daily|每天|一天)|(?:每天|一天)\D{{0,8}}?{_NUM}\s*tokens?"
 )
 _WITHIN = rf"(?:within|in|overnight\s*\(?)\s*{_NUM}\s*(?:hours?|h\b)|{_NUM}\s*(?:个)?\s*小时\s*(?:内|之内|以内)"
+# "by tomorrow morning (12 hours)", "in the next 8 hours", "6 hours from now", "10 小时后要": a deadline in hours
+# said another way; it beats a vaguer "by tomorrow" in the same sentence.
+_WITHIN_SAID_OTHERWISE = (
+    rf"\(\s*(?:about|~|约)?\s*{_NUM}\s*(?:hours?|hrs?|h|个?小时)\s*\)",
+    rf"\bnext\s+{_NUM}\s*(?:hours?|hrs?|h)\b",
+    rf"{_NUM}\s*(?:hours?|hrs?)\s+from\s+now",
+    rf"{_NUM}\s*(?:个)?\s*小时\s*(?:后|之后|以后|里)",
+)
 _DOC_TOKENS_AFTER = rf"(?:about|~|约|每篇|每条|each|平均)?\s*{_NUM}\s*tokens?\s*(?:each|per\s+doc\w*|一篇|每篇)"
 _IMAGES_PER_REQUEST = (
     rf"(?:每次|每个)?(?:请求)?(?:带|含|with)?\s*{_NUM}\s*{_IMAGE}\s*(?:的图)?\s*"
@@ -166,8 +174,11 @@ def read_media(text: str) -> MediaAsk | None:
         ask.images_per_hour = _number(m) * 60
     if m := _first(_AUDIO_HOURS, text) or _first(_AUDIO_HOURS_NAMED, text):
         ask.audio_hours = _number(m)
+    said_otherwise = next((m for p in _WITHIN_SAID_OTHERWISE if (m := _first(p, text))), None)
     if m := _first(_WITHIN, text):
         ask.within_hours = _number(m) if m.group(1) else _number(m, 3)
+    elif said_otherwise is not None:
+        ask.within_hours = _number(said_otherwise)
     elif _first(_WITHIN_DAY, text):
         ask.within_hours = 24.0
     if m := _first(_STREAMS, text):

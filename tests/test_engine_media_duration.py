@@ -11,6 +11,8 @@ from typing import Any
 import httpx
 from engine_helpers import ask_api, ask_cli, first_line
 
+from assistant.understanding import understand
+
 Body = dict[str, Any]
 
 
@@ -58,3 +60,19 @@ def test_cli_duration_with_no_gpu_named_is_the_smallest_fleet(cli_env: dict[str,
     assert call["args"]["within_hours"] > 24 and "gpus" not in call["args"]  # the 24-hour default is not the answer
     top = call["result"]["options"][0]
     assert str(top["batch_job_hours"]) in first_line(body["text"]) and body["language"] == "zh"
+
+
+def test_a_deadline_said_in_hours_another_way_is_the_deadline(client: httpx.Client) -> None:
+    # "by tomorrow morning (12 hours)" was sized to finish within 24 hours; the hours said are the deadline.
+    for question, hours in (
+        ("whisper-large-v3 transcribe 200 hours of audio by tomorrow morning (12 hours), how many GPUs?", 12),
+        ("whisper large v3, 500 hours of recordings, need it done in the next 8 hours", 8),
+        ("用 whisper 转写 300 小时录音，10 小时后要交，几张 A10", 10),
+    ):
+        media = understand(question).media
+        assert media is not None and media.within_hours == hours
+    body = ask_api(
+        client, "whisper-large-v3 transcribe 200 hours of audio by tomorrow morning (12 hours), how many GPUs?"
+    )
+    call = _media_plan(body)
+    assert call["args"]["within_hours"] == 12 and call["result"]["options"][0]["batch_job_hours"] <= 12
