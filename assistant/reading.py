@@ -132,7 +132,9 @@ def matches(pattern: str | re.Pattern[str], text: str) -> Iterator[re.Match[str]
 
 
 def normalise(text: str) -> str:
-    # Full-width digits, letters and punctuation occur in Chinese input ("３２Ｋ", "，", "？").
+    # Full-width digits, letters and punctuation occur in Chinese input ("３２Ｋ", "，", "？"). A Chinese comma
+    # separates clauses, never thousands: "输出 500，100 并发" is 500 and 100, so it keeps a space after it.
+    text = text.replace("\uff0c", ", ")
     text = text.translate({cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)})
     return text.replace("\u3000", " ")
 

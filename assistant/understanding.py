@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from assistant import rate_words as rates
 from assistant.architecture_words import architecture_dims, complete_architecture
 from assistant.bad_names import endless_numbers, find_branded_gpu, impossible_hardware_counts, respell_families
+from assistant.bare_lengths import bare_lengths
 from assistant.billing_words import asks_price, asks_region
 from assistant.concepts import asks_concept
 from assistant.gpu_variants import with_memory_variants
@@ -214,6 +215,7 @@ def understand(question: str) -> Slots:
     invalid += [w for w in impossible_hardware_counts(text) if not any(w in v or v in w for v in invalid)]
     invalid += [w for w in endless_numbers(text) if not any(w in v or v in w for v in invalid)]
     lengths = stated_lengths(text)
+    lengths += bare_lengths(text, lengths)  # "2k prompts", "input 2k output 500": tokens without the word
     for length in lengths:
         scan.claim(length.span)
     dims = architecture_dims(text)
