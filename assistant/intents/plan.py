@@ -22,6 +22,8 @@ from assistant.toolbox import (
     plan_gpu_deployment,
 )
 from assistant.understanding import Slots
+from tools import catalog
+from tools.errors import UnknownNameError
 from tools.memory import MemoryEstimate
 from tools.plan import Plan
 
@@ -45,7 +47,7 @@ class PlanIntent(TrainingLeads, CostPeriods):
             return self.error(err)
         assert isinstance(plan, Plan)
         head: list[str] = [*lead, *self.count_line(plan, only_type)]
-        if s.gpu and not any(r.gpu_model == s.gpu for r in plan.rejected) and not plan.options:
+        if s.gpu and not any(r.gpu_model in _variants(s.gpu) for r in plan.rejected) and not plan.options:
             head.append(say("plan.no_type_with_gpu", self.lang, gpu=s.gpu))
         elif only_type:
             pass  # "how many ecs.X": the count line answers; a verdict on its GPU would answer another question
@@ -156,8 +158,9 @@ class PlanIntent(TrainingLeads, CostPeriods):
         )
         if isinstance(wider, Plan) and wider.options:
             top = wider.options[0]
+            key = "plan.best_any_gpu" if top.price_cny_per_hour is not None else "plan.best_any_gpu_unpriced"
             lines.append(
-                say("plan.best_any_gpu", self.lang, instances=top.instances, instance_type=top.instance_type,
+                say(key, self.lang, instances=top.instances, instance_type=top.instance_type,
                     count=top.gpu_count, gpu=render.gpu_label(top, self.lang),
                     need=render.fig(top.per_gpu_gib_needed), usable=render.fig(top.per_gpu_capacity_gib),
                     price=render.fig(top.price_cny_per_hour, self.lang))
@@ -207,3 +210,11 @@ class PlanIntent(TrainingLeads, CostPeriods):
             details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
         details += self.length_details(s)
         return Reply(text="\n\n".join(parts), kind="estimate", details=details)
+
+
+def _variants(gpu: str) -> set[str]:
+    """The catalog GPUs a name covers: "A100" is both the 40 GB and the 80 GB card."""
+    try:
+        return catalog.gpu_names_for_filter(gpu)
+    except UnknownNameError:
+        return {gpu}
