@@ -213,7 +213,7 @@ class PlanIntent(TrainingLeads, CostPeriods):
 
 
 def _variants(gpu: str) -> set[str]:
-    """The catalog GPUs a name covers: "A100" is both the 40 GB and the 80 GB card."""
+    """Return the catalog GPUs a name covers: "A100" is both the 40 GB and the 80 GB card."""
     try:
         return catalog.gpu_names_for_filter(gpu)
     except UnknownNameError:
