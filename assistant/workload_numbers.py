@@ -102,7 +102,8 @@ def find_context(scan: Scan, *, explicit: bool = False) -> int | None:
     ]
     if not explicit:
         patterns += [
-            rf"{NUM}\s*([kK])?[\s\-]*(?:tokens?|token)(?!\s*/)",
+            # not a speed: "200 tokens/s", "50 tokens per second" (\b stops "token" backtracking before "s/")
+            rf"{NUM}\s*([kK])?[\s\-]*tokens?\b(?!\s*(?:/|per\s+sec|a\s+sec|每秒))",
             r"(?<![\w.¥￥])(2|4|8|16|32|64|128|256|200|100)\s*([kK])(?![\w])",
         ]
     m = scan.first(*patterns)

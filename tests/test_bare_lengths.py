@@ -50,3 +50,17 @@ def test_api_plans_the_whole_request(client: httpx.Client) -> None:
     [plan] = [c for c in body["tool_calls"] if c["name"] == "plan_gpu_deployment"]
     assert plan["args"]["context"] == 2500 and plan["args"]["gen_tokens"] == 500
     assert plan["args"]["concurrency"] == 100
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "need ~200 tok/s single stream for qwen2.5-7b, what gpu?",
+        "need 200 tokens/s for qwen2.5-7b",
+        "qwen2.5-7b at 50 tokens per second per user, 10 users",
+        "qwen2.5-7b 单路要 100 tokens/s，用什么卡？",
+    ],
+)
+def test_a_speed_is_not_a_context(question: str) -> None:
+    # "200 tokens/s" planned a 200-token context: the regex backtracked from "tokens/" to "token" + "s/".
+    assert understand(question).context is None
