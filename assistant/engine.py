@@ -111,6 +111,8 @@ class _Answering(
                 return self.refusal()
         if self.conv.turn.greeting:
             return Reply(text=render.introduction(self.lang), kind="guidance")
+        if s.gpu_memory_gb and s.gpu:  # "显存 24G": say which card of that size the answer evaluates
+            self.warnings.append(say("memory_card.read_as", self.lang, size=s.gpu_memory_gb, gpu=s.gpu))
         if self.conv.turn.invalid:  # "那并发改成负 8 呢": the value is refused even where no other word is ours
             return self.invalid_values(self.conv.turn.invalid)
         if s.intent == "out_of_scope":

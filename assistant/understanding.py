@@ -45,6 +45,7 @@ from assistant.intent_rules import (
 )
 from assistant.limit_words import max_gpus, max_instances
 from assistant.media_reading import MediaAsk, read_media
+from assistant.memory_words import card_by_memory
 from assistant.model_mentions import find_model, find_size
 from assistant.phrases import (
     DailyUsers,
@@ -138,6 +139,7 @@ class Slots(BaseModel):
     gpu: str | None = Field(default=None, description="the one GPU the user wants to use")
     gpus: int | None = Field(default=None, description="number of GPUs the user has in mind")
     gpu_mentions: list[str] = Field(default_factory=list, description="GPU names as written, in order")
+    gpu_memory_gb: int | None = Field(default=None, description="'显存 24G': the GPU was named by its memory only")
     exclude_gpus: list[str] = Field(default_factory=list, description="GPUs ruled out: 'not on A10s', '不要 T4'")
     families: list[str] = Field(default_factory=list)
     instance_types: list[str] = Field(default_factory=list)
@@ -320,6 +322,7 @@ def understand(question: str) -> Slots:
     slots.instances = instance_count(text)
     # A yes/no question by its form ("靠谱不", "any chance ...", "viable?") is a verdict whatever its words (i8form).
     slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE)) or read_form(text).form == "yes_no"
+    card_by_memory(slots, text)  # "显存 24G 能不能微调": a card of that size is the hardware
     # Read before numbers are spelled out too: "two-tower" is a recommender, not "2-tower".
     raw = normalise(legit)
     slots.reach = out_of_reach(text) or (out_of_reach(raw) if raw != text else None) or unsizable(slots, text)
