@@ -23,10 +23,11 @@ from assistant.toolbox_media import (
     plan_vlm_deployment,
 )
 from knowledge.models import Passage
-from tools import capacity, catalog, hardware_fit, lengths, model_search, training_volume
+from tools import capacity, catalog, hardware_fit, lengths, training_volume
 from tools.errors import ToolInputError
 from tools.hf_config import architecture_from_config
 from tools.memory import MemoryEstimate, estimate_memory, parse_request
+from tools.model_search import largest_models_that_fit, largest_models_within_budget
 from tools.models import ModelArchitecture, resolve_model
 from tools.plan import Plan, plan_deployment
 from tools.workload import BillingBasis, Precision, Quant, Task, parse_workload
@@ -261,55 +262,6 @@ def evaluate_hardware_fit(
         model, task, gpu, gpus, instance_type, instances, precision, quant, context, gen_tokens, concurrency, batch,
         seq_len, arch,
     )  # fmt: skip
-
-
-def largest_models_that_fit(
-    gpu: str | None = None,
-    gpus: int | None = None,
-    instance_type: str | None = None,
-    instances: int = 1,
-    family: str | None = None,
-    context: int = 4096,
-    concurrency: int = 1,
-) -> model_search.ModelSearch:
-    """Find the largest models that can be served on exactly the named hardware, per weight format.
-
-    Use this when the hardware is given and the model is the question ("biggest Qwen on 8 H20?", "一张 L20 最大能跑
-    多大的模型"). Judges every registry model (or one family) with the same estimator as evaluate_hardware_fit at
-    BF16, FP8 (GPUs with FP8 Tensor Cores) and 4-bit, and returns the largest that fits and the next larger one.
-
-    Args:
-        gpu: GPU name when no instance type is named, e.g. "L20".
-        gpus: How many of that GPU (per instance).
-        instance_type: An ECS instance type, judged as named, e.g. "ecs.gn8is.4xlarge".
-        instances: How many instances together.
-        family: Only this brand or family, e.g. "Qwen", "Qwen3", "Llama"; omit to search every model.
-        context: Tokens per sequence (prompt + output).
-        concurrency: Sequences served at once.
-    """
-    return model_search.largest_models(gpu, gpus, instance_type, instances, family, context, concurrency)
-
-
-def largest_models_within_budget(
-    budget_cny_month: float,
-    region: str | None = None,
-    family: str | None = None,
-    context: int = 4096,
-    concurrency: int = 1,
-) -> model_search.BudgetSearch:
-    """Find the one instance type within a monthly budget that serves the largest model, and those models.
-
-    Use this when only a budget is given and the model is the question ("每月 5000 块能跑什么模型"). Each GPU's
-    widest instance type at or under the budget is searched like largest_models_that_fit.
-
-    Args:
-        budget_cny_month: CNY per month (subscription where listed, else 730 h of pay-as-you-go).
-        region: Region whose list prices count, e.g. "cn-hangzhou"; omit for the default.
-        family: Only this brand or family, e.g. "Qwen"; omit to search every model.
-        context: Tokens per sequence (prompt + output).
-        concurrency: Sequences served at once.
-    """
-    return model_search.largest_models_within_budget(budget_cny_month, region, family, context, concurrency)
 
 
 def concurrent_users(

@@ -16,7 +16,8 @@ from engine_helpers import ask_api, ask_cli, first_line
 from assistant.understanding import understand
 from tools.errors import ToolInputError, UnknownNameError
 from tools.hardware_fit import evaluate_hardware
-from tools.model_search import largest_models
+from tools.model_search import largest_models_that_fit as largest_models
+from tools.model_search import largest_models_within_budget
 from tools.models import resolve_model
 
 
@@ -134,7 +135,6 @@ def test_api_family_alone_is_its_widest_instance(client: httpx.Client) -> None:
 
 def test_a_budget_buys_the_type_that_serves_the_largest_model() -> None:
     from tools import prices
-    from tools.model_search import largest_models_within_budget
 
     within = largest_models_within_budget(5000)
     assert within.quote is not None and within.quote.monthly is not None and within.quote.monthly <= 5000

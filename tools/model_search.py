@@ -72,7 +72,7 @@ class ModelSearch(BaseModel):
     results: list[FormatResult]
 
 
-def largest_models(
+def largest_models_that_fit(
     gpu: str | None = None,
     gpus: int | None = None,
     instance_type: str | None = None,
@@ -82,6 +82,10 @@ def largest_models(
     concurrency: int = 1,
 ) -> ModelSearch:
     """Find the largest registry models that can be served on exactly this hardware, per weight format.
+
+    Use this when the hardware is given and the model is the question ("biggest Qwen on 8 H20?", "一张 L20 最大能跑
+    多大的模型"). Judges every registry model (or one family) with the same estimator as evaluate_hardware_fit at
+    BF16, FP8 (GPUs with FP8 Tensor Cores) and 4-bit, and returns the largest that fits and the next larger one.
 
     Args:
         gpu: GPU name when no instance type is named, e.g. "L20".
@@ -130,6 +134,9 @@ def largest_models_within_budget(
 ) -> BudgetSearch:
     """Find the one instance type within a monthly budget that serves the largest model, and those models.
 
+    Use this when only a budget is given and the model is the question ("每月 5000 块能跑什么模型"). Each GPU's
+    widest instance type at or under the budget is searched like largest_models_that_fit.
+
     Args:
         budget_cny_month: CNY per month (subscription where listed, else 730 h of pay-as-you-go).
         region: Region whose list prices count; None prices each type where :func:`tools.prices.quote` does.
@@ -160,7 +167,7 @@ def largest_models_within_budget(
             widest[gpu] = (inst, quote)
     best: tuple[float, float, ModelSearch, prices.PriceQuote] | None = None
     for inst, quote in widest.values():
-        found = largest_models(instance_type=inst.instance_type, family=family, context=context,
+        found = largest_models_that_fit(instance_type=inst.instance_type, family=family, context=context,
                                concurrency=concurrency)  # fmt: skip
         size = max((r.largest.params_b for r in found.results if r.largest and r.largest.fits), default=0.0)
         assert quote.monthly is not None
