@@ -11,8 +11,8 @@ articles), then the newer one; the others are kept and can be listed. A monthly 
 subscription price or :data:`HOURS_PER_MONTH` hours of pay-as-you-go, and says which.
 """
 
-from __future__ import annotations
-
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
+# compile each field's annotation string again on every cold start (see README, Cold starts).
 import functools
 import logging
 import pickle
@@ -114,7 +114,7 @@ class Price(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _consistent(self) -> Price:
+    def _consistent(self) -> "Price":
         if not self.instance_type.startswith("ecs."):
             raise ValueError("instance_type must start with 'ecs.'")
         if "http" not in self.source and not (self.authority == "live" and self.source.startswith("Describe")):
@@ -182,7 +182,7 @@ def _clear_caches() -> None:
 
 
 @functools.cache
-def _live_snapshot() -> LiveSnapshot | None:
+def _live_snapshot() -> "LiveSnapshot | None":
     if _live_root is None:
         return None
     from tools.price_snapshot import latest_snapshot
