@@ -4,8 +4,8 @@ The numbers come from a model's HuggingFace ``config.json``. Everything downstre
 planning) reads a :class:`ModelArchitecture`, never a raw config dict.
 """
 
-from __future__ import annotations
-
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
+# compile each field's annotation string again on every cold start (see README, Cold starts).
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field

@@ -13,8 +13,8 @@ Conventions:
       keep ``gpu_model`` empty and put the likely GPU in ``gpu_model_likely`` with a confidence.
 """
 
-from __future__ import annotations
-
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
+# compile each field's annotation string again on every cold start (see README, Cold starts).
 import functools
 import re
 from collections.abc import Sequence
@@ -92,7 +92,7 @@ class GPU(BaseModel):
     notes: str | None = None
 
     @model_validator(mode="after")
-    def _consistent(self) -> GPU:
+    def _consistent(self) -> "GPU":
         if "http" not in self.source:
             raise ValueError("source must contain at least one URL")
         for flag, value, what in (
@@ -151,7 +151,7 @@ class InstanceType(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _consistent(self) -> InstanceType:
+    def _consistent(self) -> "InstanceType":
         match = re.fullmatch(r"ecs\.([a-z0-9-]+)\.([a-z0-9]+)", self.instance_type)
         if not match:
             raise ValueError(f"instance_type {self.instance_type!r} is not 'ecs.<family...>.<size>'")

@@ -60,8 +60,8 @@ Assumptions and limits
   speculative decoding, prefix caching, multimodal encoders' activations.
 """
 
-from __future__ import annotations
-
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
+# compile each field's annotation string again on every cold start (see README, Cold starts).
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field

@@ -22,8 +22,8 @@ nvidia-smi and ``max_memory_allocated`` (``tools/data/memory_reserve.yaml``, fit
 unfitted middle share below.
 """
 
-from __future__ import annotations
-
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
+# compile each field's annotation string again on every cold start (see README, Cold starts).
 import math
 from functools import cache
 from pathlib import Path

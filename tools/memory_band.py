@@ -5,8 +5,8 @@ published measurements that no estimator constant was fitted on (``benchmarks/da
 one row per stack and task group. The planner checks fits against the band's upper end.
 """
 
-from __future__ import annotations
-
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
+# compile each field's annotation string again on every cold start (see README, Cold starts).
 from functools import cache
 from pathlib import Path
 from typing import Literal

@@ -1,7 +1,7 @@
 """Inference memory per GPU: HF transformers ``generate`` peak and the vLLM budget view."""
 
-from __future__ import annotations
-
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
+# compile each field's annotation string again on every cold start (see README, Cold starts).
 import math
 from dataclasses import dataclass, field
 

@@ -1,7 +1,7 @@
 """The input of the memory estimator: one validated request, with clear messages for bad input."""
 
-from __future__ import annotations
-
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
+# compile each field's annotation string again on every cold start (see README, Cold starts).
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -184,7 +184,7 @@ class EstimateRequest(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _consistent(self) -> EstimateRequest:
+    def _consistent(self) -> "EstimateRequest":
         if self.fsdp_sharding_strategy is not None and self.task != "inference":
             stage = fsdp_zero_stage(self.fsdp_sharding_strategy)
             if "zero" in self.model_fields_set and self.zero != stage:

@@ -10,8 +10,8 @@ Coefficients come from the tensors the frameworks keep alive, counted operation 
 the result against published measurements.
 """
 
-from __future__ import annotations
-
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
+# compile each field's annotation string again on every cold start (see README, Cold starts).
 import math
 from functools import lru_cache
 from typing import Literal

@@ -6,8 +6,8 @@ after normalisation (see :func:`normalize_name`); a bare "Qwen <size>" (or åƒé—
 the newest Qwen generation that has that size.
 """
 
-from __future__ import annotations
-
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
+# compile each field's annotation string again on every cold start (see README, Cold starts).
 import math
 import re
 import unicodedata
@@ -68,7 +68,7 @@ class RegistryRow(BaseModel):
     config: dict[str, Any]
 
     @model_validator(mode="after")
-    def _published_figures_cite_a_source(self) -> RegistryRow:
+    def _published_figures_cite_a_source(self) -> "RegistryRow":
         has_figure = self.official_params_b is not None or self.official_active_params_b is not None
         if has_figure and not self.official_params_source:
             raise ValueError("official_params_b needs official_params_source")

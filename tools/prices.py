@@ -11,9 +11,11 @@ articles), then the newer one; the others are kept and can be listed. A monthly 
 subscription price or :data:`HOURS_PER_MONTH` hours of pay-as-you-go, and says which.
 """
 
-from __future__ import annotations
-
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
+# compile each field's annotation string again on every cold start (see README, Cold starts).
 import functools
+import logging
+import pickle
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from tools.price_snapshot import LiveSnapshot
 
 PRICES_FILE = DATA_DIR / "prices.csv"
+_log = logging.getLogger(__name__)
 
 HOURS_PER_MONTH = 730
 """Hours in an average month (8760 h / 12), used to turn an hourly price into a monthly one."""
@@ -111,7 +114,7 @@ class Price(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _consistent(self) -> Price:
+    def _consistent(self) -> "Price":
         if not self.instance_type.startswith("ecs."):
             raise ValueError("instance_type must start with 'ecs.'")
         if "http" not in self.source and not (self.authority == "live" and self.source.startswith("Describe")):
@@ -174,11 +177,12 @@ def use_live_prices(snapshot_root: Path | None) -> None:
 def _clear_caches() -> None:
     _live_snapshot.cache_clear()
     load_prices.cache_clear()
-    _prices_by_type.cache_clear()
+    _live_by_type.cache_clear()
+    _rows_of.cache_clear()
 
 
 @functools.cache
-def _live_snapshot() -> LiveSnapshot | None:
+def _live_snapshot() -> "LiveSnapshot | None":
     if _live_root is None:
         return None
     from tools.price_snapshot import latest_snapshot
@@ -224,13 +228,58 @@ def in_stock(instance_type: str, region: str) -> bool | None:
     return any(a.instance_type == name and a.region == region and a.in_stock for a in snapshot.availability)
 
 
+class _ShippedIndex:
+    """The shipped rows by instance type, each type's rows pickled on their own, and the priced regions.
+
+    A plan prices a few dozen types from about a sixth of the rows, and rebuilding the rows' objects is
+    most of what reading them costs (about 2% of a cold ``gpu-advisor plan``), so a type's rows are
+    unpickled only when it is first asked for. Kept in the catalog cache beside the rows themselves.
+    A plain class: a dataclass would cost a cold start more to create than it saves.
+    """
+
+    __slots__ = ("regions", "rows")
+
+    def __init__(self, rows: dict[str, bytes], regions: tuple[str, ...]) -> None:
+        self.rows = rows
+        self.regions = regions  # exact regions with a price, in file order
+
+
 @functools.cache
-def _prices_by_type() -> dict[str, tuple[Price, ...]]:
-    # The planner asks for every instance type's price on each plan; a scan of all rows each time showed.
+def _shipped_index() -> _ShippedIndex:
+    return data_cache.cached("prices_by_type", [PRICES_FILE], _build_shipped_index)
+
+
+def _build_shipped_index() -> _ShippedIndex:
+    shipped = load_shipped_prices()
+    rows = {name: pickle.dumps(group, protocol=pickle.HIGHEST_PROTOCOL) for name, group in _by_type(shipped).items()}
+    return _ShippedIndex(rows, tuple(dict.fromkeys(p.region for p in shipped if p.exact_region)))
+
+
+def _by_type(prices: Iterable[Price]) -> dict[str, tuple[Price, ...]]:
     index: dict[str, list[Price]] = {}
-    for price in load_prices():
+    for price in prices:
         index.setdefault(price.instance_type, []).append(price)
     return {name: tuple(rows) for name, rows in index.items()}
+
+
+@functools.cache
+def _live_by_type() -> dict[str, tuple[Price, ...]]:
+    snapshot = _live_snapshot()
+    return _by_type(snapshot.prices) if snapshot else {}
+
+
+@functools.cache
+def _rows_of(instance_type: str) -> tuple[Price, ...]:
+    # The planner asks for every instance type's price on each plan; a scan of all rows each time showed.
+    blob = _shipped_index().rows.get(instance_type)
+    shipped: tuple[Price, ...] = ()
+    if blob is not None:
+        try:
+            shipped = pickle.loads(blob)
+        except Exception as exc:  # noqa: BLE001 - a damaged cache file only costs the speed-up
+            _log.debug("ignoring unreadable cached prices of %s: %s", instance_type, exc)
+            shipped = _by_type(load_shipped_prices()).get(instance_type, ())
+    return shipped + _live_by_type().get(instance_type, ())
 
 
 def prices_for(instance_type: str, region: str | None = None, billing: Billing | None = None) -> list[Price]:
@@ -247,7 +296,7 @@ def prices_for(instance_type: str, region: str | None = None, billing: Billing |
     name = get_instance(instance_type).instance_type
     return [
         p
-        for p in _prices_by_type().get(name, ())
+        for p in _rows_of(name)
         if (region is None or p.region == region) and (billing is None or p.billing == billing)
     ]
 
@@ -285,7 +334,9 @@ def listed_regions(instance_type: str, billing: Billing = "pay-as-you-go") -> li
 
 def price_regions() -> list[str]:
     """Regions that have at least one exact-region price, in file order."""
-    return list(dict.fromkeys(p.region for p in load_prices() if p.exact_region))
+    snapshot = _live_snapshot()
+    live = [p.region for p in snapshot.prices if p.exact_region] if snapshot else []
+    return list(dict.fromkeys([*_shipped_index().regions, *live]))
 
 
 def is_region(region: str) -> bool:

@@ -9,8 +9,8 @@ Group-quantised formats store, per group of ``g`` consecutive input weights of o
 16-bit scale and a packed zero point, so their cost per weight is ``bits/8 + (2 + zero_bytes)/g``.
 """
 
-from __future__ import annotations
-
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
+# compile each field's annotation string again on every cold start (see README, Cold starts).
 from functools import lru_cache
 from typing import Literal
 

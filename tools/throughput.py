@@ -32,8 +32,8 @@ Assumptions and limits
 These are planning figures (±30%), not benchmarks: measure before you commit to a fleet.
 """
 
-from __future__ import annotations
-
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
+# compile each field's annotation string again on every cold start (see README, Cold starts).
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field

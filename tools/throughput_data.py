@@ -12,8 +12,8 @@ the held-out speed set. Three kinds of rows:
   relative to the A100-80GB the dense efficiency was calibrated on (1.0 = same share).
 """
 
-from __future__ import annotations
-
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
+# compile each field's annotation string again on every cold start (see README, Cold starts).
 from functools import cache
 from pathlib import Path
 from typing import Literal

@@ -1,7 +1,7 @@
 """What the user wants to run: the input of the planner, validated with clear messages."""
 
-from __future__ import annotations
-
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
+# compile each field's annotation string again on every cold start (see README, Cold starts).
 import re
 from typing import Literal
 
@@ -85,7 +85,7 @@ class Workload(BaseModel):
         return check_region_id(value)
 
     @model_validator(mode="after")
-    def _consistent(self) -> Workload:
+    def _consistent(self) -> "Workload":
         if self.task == "inference" and (self.train_tokens is not None or self.seq_len is not None):
             raise ValueError("train_tokens and seq_len are for training tasks; use context for inference")
         if self.task != "inference" and (self.concurrency is not None or self.qps is not None):
