@@ -102,7 +102,8 @@ def find_context(scan: Scan, *, explicit: bool = False) -> int | None:
     ]
     if not explicit:
         patterns += [
-            rf"{NUM}\s*([kK])?[\s\-]*(?:tokens?|token)(?!\s*/)",
+            # not a speed: "50 tokens/s", "20 tokens per second" (no backtracking from "tokens" into "token")
+            rf"{NUM}\s*([kK])?[\s\-]*tokens?(?![\w/])(?!\s*(?:/|per\s+sec|a\s+sec|每秒))",
             r"(?<![\w.¥￥])(2|4|8|16|32|64|128|256|200|100)\s*([kK])(?![\w])",
         ]
     m = scan.first(*patterns)
