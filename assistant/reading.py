@@ -150,9 +150,26 @@ _SPOKEN_AMOUNTS = (
 )
 
 
+_AMOUNT = r"(\d[\d,]*(?:\.\d+)?\s*[kK]?)"
+# Workload words as English speakers abbreviate them, respelled into the words the readers know: "a dozen
+# folks" (users), "1k in / 256 out" (input and output tokens), "500 completion" (output tokens), "1500 users a
+# day" (daily users, so a peak share applies instead of 1,500 at once).
+_COLLOQUIAL = (
+    (r"\b(?:folks|peeps)\b", "users"),
+    (rf"{_AMOUNT}\s*(?:tokens?\s+)?in\s*(?:/|,|and|\+)\s*{_AMOUNT}\s*(?:tokens?\s+)?out\b",
+     r"\1 input tokens, \2 output tokens"),  # fmt: skip
+    (rf"{_AMOUNT}\s+(?:tokens?\s+(?:of\s+)?)?completions?(?!\s*tokens?)\b", r"\1 output tokens"),
+    (rf"{_AMOUNT}\s+(prompt|input|output)(?!\s*(?:tokens?|words?|char\w*|pages?|lengths?)\b)\b", r"\1 \2 tokens"),
+    (rf"{_AMOUNT}\s+(?:users|people|visitors|customers)\s+(?:a|per|each|every|/)\s*day\b", r"\1 daily users"),
+)
+
+
 def spoken_amounts(text: str) -> str:
-    """Replace spoken quantities by digits ("a couple of hundred" 200, "half a trillion" 0.5 trillion)."""
-    for pattern, repl in _SPOKEN_AMOUNTS:
+    """Replace spoken quantities by digits ("a couple of hundred" 200, "half a trillion" 0.5 trillion).
+
+    Then colloquial workload words by the plain ones ("a dozen folks" is 12 users, "1k in / 256 out").
+    """
+    for pattern, repl in (*_SPOKEN_AMOUNTS, *_COLLOQUIAL):
         text = compiled(pattern).sub(repl, text)
     return text
 

@@ -113,6 +113,8 @@ _PER_TOKEN_RE = (
     r"每\s*(?:个\s*)?token|性价比"
 )
 
+_PER_HOUR_RE = r"per\s+hour|hourly|/\s*h(?:ou)?r?\b|an\s+hour|每小时|一小时|小时多少"
+
 
 def _cost(sides: list[SideOutcome], per_token: bool = False) -> tuple[SideOutcome, SideOutcome] | None:
     if per_token and (cheapest := _best(sides, "per_million", low=True)):
@@ -198,7 +200,8 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
         items = _SEP[lang].join(say("lead.count_item", lang, label=s.label, n=s.gpus) for s in ranked)
         return say("lead.counts", lang, items=items)
     # Without two prices, the GPU count stands in for cost: fewer cards of the same workload cost less to run.
-    per_token = bool(re.search(_PER_TOKEN_RE, question, re.IGNORECASE))
+    # per token only when asked instead of per hour ("每小时多少钱、每百万 tokens 多少钱": the hour first, as written)
+    per_token = bool(re.search(_PER_TOKEN_RE, question, re.I)) and not re.search(_PER_HOUR_RE, question, re.I)
     overall: list[Criterion] = ["cost" if _cost(fitting) else "gpus", "speed"]
     wanted: list[Criterion] = [c for c in asked if _winner(fitting, c, per_token)] or overall
     wins = [(c, w) for c in wanted[:2] if (w := _winner(fitting, c, per_token)) is not None]
