@@ -140,6 +140,12 @@ def normalise(text: str) -> str:
 # Quantities as people say them: "a couple of hundred users", "half a trillion tokens", "a million docs",
 # "32 thousand tokens" (read "32k", so a context stays the models' 32,768).
 _SPOKEN_AMOUNTS = (
+    # vague amounts at their usual reading, shown back in the "understood" line: a handful 5, a few dozen 36
+    (r"\ba\s+couple\s+(?:of\s+)?dozen\b", "24"),
+    (r"\ba\s+few\s+dozen\b", "36"),
+    (r"\ba\s+few\s+hundred\b", "300"),
+    (r"\ba\s+few\s+thousand\b", "3000"),
+    (r"\ba\s+handful\s+of\b", "5"),
     (r"\ba\s+couple\s+(?:of\s+)?hundred\b", "200"),
     (r"\ba\s+couple\s+(?:of\s+)?thousand\b", "2000"),
     (r"\ba\s+couple\s+of\b", "2"),

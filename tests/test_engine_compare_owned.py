@@ -116,6 +116,21 @@ FIRST = "plan qwen2.5-14b for 16 users, 8k ctx"
 FOLLOW = "and if we go q4 instead?"
 
 
+PICKED_FIRST = "qwen2.5-32b awq for 16 users at 8k ctx"
+PICKED_FOLLOW = "what about on H20 instead - better or worse than that?"
+
+
+def _against_the_earlier_pick(body: Body) -> None:
+    plans = _calls(body, "plan_gpu_deployment")
+    earlier = plans[0][1]["options"][0]["gpu_model"]  # the earlier workload planned again, on any GPU
+    assert "gpu" not in plans[0][0] and earlier != "H20"
+    sides = {a["gpu"]: p["options"][0] for a, p in plans[1:] if a.get("gpu")}
+    assert set(sides) == {earlier, "H20"}
+    assert {(a["quant"], a["concurrency"], a["context"]) for a, _ in plans} == {("awq-int4", 16, 8192)}
+    fast = max(sides, key=lambda g: sides[g]["decode_tokens_per_s"])
+    assert fast in first_line(body["text"]) and render.fig(sides[fast]["decode_tokens_per_s"]) in body["text"]
+
+
 def _q4_follow_up(body: Body) -> None:
     (args, plan), *_ = _calls(body, "plan_gpu_deployment")
     assert (args["model"], args["concurrency"], args["context"]) == ("Qwen2.5-14B-Instruct", 16, 8192)  # kept
@@ -132,6 +147,11 @@ def test_cli_follow_up_q4(cli_env: dict[str, str], tmp_path: Path) -> None:
     _q4_follow_up(ask_cli_follow_up(cli_env, tmp_path, FIRST, first["text"], FOLLOW))
 
 
+def test_cli_follow_up_against_earlier_pick(cli_env: dict[str, str], tmp_path: Path) -> None:
+    first = ask_cli(cli_env, PICKED_FIRST)
+    _against_the_earlier_pick(ask_cli_follow_up(cli_env, tmp_path, PICKED_FIRST, first["text"], PICKED_FOLLOW))
+
+
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
 def test_api_ask(client: httpx.Client, case: str, question: str, check: Callable[[Body], None]) -> None:
     check(ask_api(client, question))
@@ -140,3 +160,8 @@ def test_api_ask(client: httpx.Client, case: str, question: str, check: Callable
 def test_api_follow_up_q4(client: httpx.Client) -> None:
     _, follow = ask_api_follow_up(client, FIRST, FOLLOW)
     _q4_follow_up(follow)
+
+
+def test_api_follow_up_against_earlier_pick(client: httpx.Client) -> None:
+    _, follow = ask_api_follow_up(client, PICKED_FIRST, PICKED_FOLLOW)
+    _against_the_earlier_pick(follow)

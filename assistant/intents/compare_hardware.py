@@ -157,7 +157,10 @@ class CompareHardware(Run):
         if len(gpus) < 2 or s.instance_types or len(self.conv.turn.models) >= 2:
             return None
         own = gpu_settings(self.question, gpus)
-        if not own or not all("gpus" in own[g] for g in gpus) or not any(len(own[g]) > 1 for g in gpus):
+        if not own or not all("gpus" in own[g] for g in gpus):
+            return None
+        # each side's own settings, or at least its own count ("a single A100 40GB ... than 2x A10")
+        if not any(len(own[g]) > 1 for g in gpus) and len({own[g]["gpus"] for g in gpus}) < 2:
             return None
         sides: list[Side] = []
         for g in gpus:

@@ -21,7 +21,8 @@ from tools import catalog
 from tools.errors import UnknownNameError
 
 _SPLIT_RE = re.compile(
-    r"\s*(?:和|与|跟|还是|或者|或是|对比|比较|,|，|、|;|；|\bvs\.?|\bversus\b|\bor\b|\band\b|\bcompared\s+(?:to|with)\b)\s*",
+    r"\s*(?:和|与|跟|还是|或者|或是|对比|比较|,|，|、|;|；|\bvs\.?|\bversus\b|\bor\b|\band\b|\bthan\b|"
+    r"\bcompared\s+(?:to|with)\b)\s*",
     re.IGNORECASE,
 )
 

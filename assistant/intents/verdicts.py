@@ -55,6 +55,7 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
     def verdict_or_workload(self, s: Slots) -> Events:
         """Answer a comparison or verdict on named hardware, else plan or estimate as usual."""
         s = self.with_added_side(s)  # "add A100 to the comparison": every side, the same workload
+        s = yield from self.with_previous_pick(s)  # "what about H20 - better than that?": the earlier pick vs H20
         s, sized = self.size_stands_for_a_model(s)
         if sized and "model" in self.conv.missing:  # the representative model is said with the answer, not asked
             self.conv = self.conv.model_copy(update={"missing": [m for m in self.conv.missing if m != "model"]})

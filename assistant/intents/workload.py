@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from assistant import render
 from assistant.answer import AnswerDetail
@@ -41,15 +42,20 @@ _HOW_MANY_RE = (
 _ROPE_SCALING_FACTOR = 4
 
 
-def catalog_gpu(name: str) -> str:
+def catalog_gpu(name: str, families: Sequence[str] = ()) -> str:
     """Return the catalog's name of a GPU ("A100 80G" -> A100-80GB, "A100" -> its stated default), else as typed.
 
     Every side of a comparison then calls the tools with the GPU it is priced and sized as, so the recorded
-    calls say which variant was assumed.
+    calls say which variant was assumed. A family named beside an ambiguous GPU says which variant it is
+    ("V100s (gn6e)" -> V100-32GB).
     """
     try:
         return catalog.choose_gpu(name).gpu.name
     except UnknownNameError:
+        for family in families:
+            variants = {i.gpu_name for i in catalog.list_instances(family=family)} - {None}
+            if len(variants) == 1 and (gpu := variants.pop()).upper().startswith(name.upper()):
+                return gpu
         return name  # ambiguous without a default ("V100") or unknown: the tool answers with the variants
 
 
@@ -158,7 +164,8 @@ class WorkloadIntent(Run):
             own = gpu_settings(self.question, gpus)  # "A10 上跑 int4，L20 上跑 bf16": each GPU as written
             changes = {g: {k: v for k, v in own.get(g, {}).items() if k != "gpus"} for g in gpus}
             return [
-                (g + setting_label(changes[g], self.lang), s.model_copy(update={"gpu": catalog_gpu(g), **changes[g]}))
+                (g + setting_label(changes[g], self.lang),
+                 s.model_copy(update={"gpu": catalog_gpu(g, s.families), **changes[g]}))  # fmt: skip
                 for g in gpus
             ]
         if not s.gpu and len(s.families) >= 2:
