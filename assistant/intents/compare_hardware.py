@@ -145,7 +145,7 @@ class CompareHardware(Run):
         if "gpu" in hardware:
             hardware = {**hardware, "gpu": self.one_gpu(hardware["gpu"])}
         if methods := methods_named(self.question):
-            names = {"full": self.t("全参微调", "full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}
+            names = {"full": say("describe.task_full", self.lang), "lora": "LoRA", "qlora": "QLoRA"}
             return [(names[m], {"task": m, "task_hint": None}, hardware) for m in methods[:3]]
         if len(self.conv.turn.models) < 2 and (precisions := precisions_named(self.question)):
             return [(setting_label(p, self.lang).strip(" ()"), p, hardware) for p in precisions[:3]]
