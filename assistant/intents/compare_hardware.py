@@ -268,7 +268,7 @@ class CompareHardware(Run):
         line = say("side.fits" if fit.fits else "side.no", self.lang, **figures)
         if price is not None:
             line += say("side.price", self.lang, price=price)
-        if users is not None:
+        if users is not None and fit.fits:  # a side that does not fit holds no sequence worth counting
             line += say("side.users", self.lang, n=users)
         return "- " + line
 

@@ -30,7 +30,11 @@ _OWNED_RE = re.compile(
     r"自己有|自己的(?:卡|显卡|机器|服务器)|手上有|手头有|手里有|已经有|现有|实验室(?:里)?有|公司(?:里)?有|机房(?:里)?有|本地有|自建",
     re.IGNORECASE,
 )
-_RENT_RE = re.compile(r"\brent\w*|\blease\w*|\bthe\s+cloud\b|alibaba|aliyun|租|上云|阿里云|云上", re.IGNORECASE)
+# Renting weighed as the alternative ("rent a gn7i", "go to the cloud", "去阿里云租"); "on Alibaba Cloud" alone
+# says where owned-by-subscription boxes run, not that renting is weighed.
+_RENT_RE = re.compile(
+    r"\brent\w*|\blease\w*|\b(?:go|move|switch)\w*\s+to\s+(?:the\s+)?cloud\b|租|上云", re.IGNORECASE
+)
 
 
 def owns_and_weighs_renting(question: str) -> bool:
@@ -43,7 +47,7 @@ class CompareOwned(Run):
 
     def owned_or_rented(self, s: Slots) -> Events:
         """Answer 'keep our cards or rent?' (None: the question is not one)."""
-        if not (s.gpu_mentions and s.gpus and owns_and_weighs_renting(self.question)):
+        if not (s.gpu_mentions and s.gpus and not s.instance_types and owns_and_weighs_renting(self.question)):
             return None
         owned, *others = s.gpu_mentions
         hardware = {"gpu": self.one_gpu(catalog_gpu(owned)), "gpus": s.gpus, "instances": 1}
