@@ -65,17 +65,26 @@ def find_unknown_gpu(scan: Scan) -> list[str]:
     return [m.group(1).upper()] if m else []
 
 
+# "something 4090-class", "4090 级别的卡": a class of card, not the one GPU to plan on (often none is offered).
+_CLASS_RE = re.compile(r"[\s\-]*(?:class\b|tier\b|level\b|grade\b|级别|级的|同级|档次|档的)", re.I)
+
+
 def find_gpus(scan: Scan) -> list[str]:
     found: list[tuple[int, str]] = []
     covered: list[tuple[int, int]] = []
     # Every GPU name and alias in the catalog ("A100 SXM4 80GB", "L40S"), read to its canonical name.
     for m in vocabulary.gpu_pattern().finditer(scan.text):
+        if _CLASS_RE.match(scan.text, m.end()):
+            covered.append(m.span())
+            continue
         if not scan.is_used(m.start(), m.start() + 1) and (name := vocabulary.gpu_of_label(m.group(1))):
             found.append((m.start(), name))
             covered.append(m.span())
     # Then what users type beyond the aliases ("A100", "v100 32g"): ambiguous names stay as written.
     for m in _GPU_RE.finditer(scan.text):
         if scan.is_used(m.start(), m.start() + 1) or any(a <= m.start() < b for a, b in covered):
+            continue
+        if _CLASS_RE.match(scan.text, m.end()):
             continue
         name = m.group(1).upper().replace("RTX", "RTX ").replace("  ", " ")
         found.append((m.start(), f"{name} {m.group(2)}GB" if m.group(2) else name))

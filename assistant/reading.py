@@ -142,6 +142,12 @@ def normalise(text: str) -> str:
 # Quantities as people say them: "a couple of hundred users", "half a trillion tokens", "a million docs",
 # "32 thousand tokens" (read "32k", so a context stays the models' 32,768).
 _SPOKEN_AMOUNTS = (
+    # vague amounts at their usual reading, shown back in the "understood" line: a handful 5, a few dozen 36
+    (r"\ba\s+couple\s+(?:of\s+)?dozen\b", "24"),
+    (r"\ba\s+few\s+dozen\b", "36"),
+    (r"\ba\s+few\s+hundred\b", "300"),
+    (r"\ba\s+few\s+thousand\b", "3000"),
+    (r"\ba\s+handful\s+of\b", "5"),
     (r"\ba\s+couple\s+(?:of\s+)?hundred\b", "200"),
     (r"\ba\s+couple\s+(?:of\s+)?thousand\b", "2000"),
     (r"\ba\s+couple\s+of\b", "2"),
@@ -152,9 +158,26 @@ _SPOKEN_AMOUNTS = (
 )
 
 
+_AMOUNT = r"(\d[\d,]*(?:\.\d+)?\s*[kK]?)"
+# Workload words as English speakers abbreviate them, respelled into the words the readers know: "a dozen
+# folks" (users), "1k in / 256 out" (input and output tokens), "500 completion" (output tokens), "1500 users a
+# day" (daily users, so a peak share applies instead of 1,500 at once).
+_COLLOQUIAL = (
+    (r"\b(?:folks|peeps)\b", "users"),
+    (rf"{_AMOUNT}\s*(?:tokens?\s+)?in\s*(?:/|,|and|\+)\s*{_AMOUNT}\s*(?:tokens?\s+)?out\b",
+     r"\1 input tokens, \2 output tokens"),  # fmt: skip
+    (rf"{_AMOUNT}\s+(?:tokens?\s+(?:of\s+)?)?completions?(?!\s*tokens?)\b", r"\1 output tokens"),
+    (rf"{_AMOUNT}\s+(prompt|input|output)(?!\s*(?:tokens?|words?|char\w*|pages?|lengths?)\b)\b", r"\1 \2 tokens"),
+    (rf"{_AMOUNT}\s+(?:users|people|visitors|customers)\s+(?:a|per|each|every|/)\s*day\b", r"\1 daily users"),
+)
+
+
 def spoken_amounts(text: str) -> str:
-    """Replace spoken quantities by digits ("a couple of hundred" 200, "half a trillion" 0.5 trillion)."""
-    for pattern, repl in _SPOKEN_AMOUNTS:
+    """Replace spoken quantities by digits ("a couple of hundred" 200, "half a trillion" 0.5 trillion).
+
+    Then colloquial workload words by the plain ones ("a dozen folks" is 12 users, "1k in / 256 out").
+    """
+    for pattern, repl in (*_SPOKEN_AMOUNTS, *_COLLOQUIAL):
         text = compiled(pattern).sub(repl, text)
     return text
 

@@ -60,8 +60,10 @@ _PRECISIONS: tuple[tuple[str, Precision, Quant | None], ...] = (
     (r"\bgptq\b", "int4", "gptq-int4"),
     (r"\bnf4\b|bnb[\s\-_]*(?:4|nf4)|bitsandbytes", "int4", "bnb-nf4"),
     (r"\bfp8\b|\bw8a8[\s\-]*fp8\b|8\s*位浮点", "fp8", None),
-    (r"\bint8\b|\bw8a8\b|\b8[\s\-]?bits?\b|8\s*比特|8\s*位\s*(?:量化|精度|整)|8bit", "int8", None),
-    (r"\bint4\b|\bw4a16\b|\b4[\s\-]?bits?\b|4\s*比特|4\s*位\s*(?:量化|精度|整)|4bit", "int4", None),
+    (r"\bint8\b|\bq8(?:_0)?\b|\bw8a8\b|\b8[\s\-]?bits?\b|8\s*比特|8\s*位\s*(?:量化|精度|整)|8bit", "int8", None),
+    # "q4", "Q4_K_M" (llama.cpp's 4-bit formats), not "in Q4" (a quarter of the year)
+    (r"(?<!in\s)(?<!by\s)\bq4(?:_k(?:_[ms])?|_[01])?\b|"
+     r"\bint4\b|\bw4a16\b|\b4[\s\-]?bits?\b|4\s*比特|4\s*位\s*(?:量化|精度|整)|4bit", "int4", None),
     (r"\bbf16\b|bfloat16", "bf16", None),
     (r"\bfp16\b|float16|half[\s\-]precision|半精度", "fp16", None),
     (r"\bfp32\b|float32|全精度|单精度", "fp32", None),

@@ -120,7 +120,8 @@ def unknown_name(text: str, *, model_like: bool = False) -> str | None:
         named = _is_name(token) or (not model_like and _is_capitalised_name(text, m.start(), token))
         if model_like and not (_DIGIT.search(token) or _MODEL_WORD.match(text, m.end())):
             continue
-        if named and token.lower() not in known and not all(p in known for p in parts):
+        plural_of_known = token[-1:] == "s" and token[:-1].lower() in known  # "V100s", "A10s": cards, no product
+        if named and token.lower() not in known and not all(p in known for p in parts) and not plural_of_known:
             return _SUFFIX.sub("", token)  # "AlphaZero-style"
     return None
 

@@ -12,18 +12,27 @@ import re
 from collections.abc import Callable
 
 from assistant.hardware_words import find_replaced_gpus
+from assistant.intents.arguments import plan_args
 from assistant.phrases import ADDS_SIDE_RE
 from assistant.reading import Scan
-from assistant.run import Run
+from assistant.run import Events, Run
+from assistant.toolbox import plan_gpu_deployment
 from assistant.understanding import Slots, understand
 from tools import catalog
 from tools.errors import UnknownNameError
+from tools.plan import Plan
 
 # Words that add to a comparison rather than replace it.
 _MAX_SIDES = 3
 # "and against an H800?", "vs an L40S?", "跟 H20 比呢": one more side weighed against the earlier ones.
 _AGAINST_RE = re.compile(
     r"\bagainst\b|\bvs\.?\b|\bversus\b|compared?\s+(?:to|with)|(?:跟|和|与|同).{0,12}比|相比|对比", re.IGNORECASE
+)
+# "what about H20 - better or worse than that?", "换 H20 会更好吗": the new GPU weighed against the earlier answer.
+_BETTER_RE = re.compile(
+    r"\bbetter\b|\bworse\b|\bbeat\b|\bcompare\w*|\bvs\.?\b|\bversus\b|than\s+(?:that|this|it|before)|"
+    r"更好|更差|更划算|更便宜|更快|好还是|哪个好|比.{0,6}(?:好|强|差)|相比|对比|(?:跟|和|与|同).{0,12}比",
+    re.IGNORECASE,
 )
 
 
@@ -90,3 +99,25 @@ class CompareFollowUp(Run):
             update = {**added, "model": added["models"][0]}  # models on the same hardware: the hardware stays
         self.conv.turn = self.conv.turn.model_copy(update=added)
         return s.model_copy(update=update)
+
+
+    def with_previous_pick(self, s: Slots) -> Events:
+        """Return the slots comparing the earlier answer's GPU with the one this follow-up names (else unchanged).
+
+        "what about on H20 instead - better or worse than that?" after a plan on any GPU: the earlier workload is
+        planned again as it was (the recorded call says which GPU it picked), and both GPUs become the sides.
+        """
+        turn = self.conv.turn
+        previous = next((m.content for m in reversed(self.history) if m.role == "user"), None)
+        if not (previous and turn.follow_up and len(turn.gpu_mentions) == 1 and _BETTER_RE.search(self.question)):
+            return s
+        if turn.models or understand(previous).gpu_mentions or not s.model:
+            return s  # another model, or the earlier turn fixed a GPU itself: the usual follow-up reading
+        earlier, _ = yield from self.call("plan_gpu_deployment", plan_gpu_deployment,
+                                          **plan_args(s.model_copy(update={"gpu": None, "gpus": None})))  # fmt: skip
+        picked = earlier.options[0].gpu_model if isinstance(earlier, Plan) and earlier.options else None
+        if not picked or _gpu_key(picked) == _gpu_key(turn.gpu_mentions[0]):
+            return s
+        sides = [picked, turn.gpu_mentions[0]]
+        self.conv.turn = turn.model_copy(update={"gpu_mentions": sides})
+        return s.model_copy(update={"gpu_mentions": sides, "gpu": None, "gpus": None})

@@ -16,7 +16,7 @@ from typing import Any
 from assistant import render
 from assistant.intents.arguments import plan_args
 from assistant.intents.compare_lead import SideOutcome, lead_line
-from assistant.intents.compare_sides import gpu_settings, methods_named, setting_label
+from assistant.intents.compare_sides import gpu_settings, methods_named, precisions_named, setting_label
 from assistant.intents.verdict_words import COST_RE, USERS_RE
 from assistant.intents.workload import catalog_gpu
 from assistant.messages import say
@@ -87,6 +87,9 @@ class CompareHardware(Run):
             "models": s.model_copy(update={"model": labels}),
             "hardware": s.model_copy(update={"gpu": labels, "gpus": None, "instance_types": []}),
         }.get(kind, s)
+        if kind == "hardware" and all(h == sides[0][2] for _, _, h in sides):  # one hardware, varied settings
+            varied = {k: None for _, change, _ in sides for k in change if k in ("task", "precision", "quant")}
+            understood = s.model_copy(update=varied)  # "int8 vs int4 on one L20": the sides' lines say each setting
         head = self.winner(results, prices, shown)
         sides_out = [self.outcome(label, fit, options.get(label), prices.get(label), shown.get(label),
                                   counts.get(label)) for label, fit in results]  # fmt: skip
@@ -136,13 +139,17 @@ class CompareHardware(Run):
         return out
 
     def method_sides(self, s: Slots, hardware: dict[str, Any] | None) -> list[Side] | None:
-        """'Full fine-tuning vs LoRA on one A100': each method on the named hardware, else None."""
-        if hardware is None or not (methods := methods_named(self.question)):
+        """'Full fine-tuning vs LoRA on one A100', 'int8 还是 int4' on one L20: each variant on that hardware."""
+        if hardware is None:
             return None
-        names = {"full": self.t("全参微调", "full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}
         if "gpu" in hardware:
             hardware = {**hardware, "gpu": self.one_gpu(hardware["gpu"])}
-        return [(names[m], {"task": m, "task_hint": None}, hardware) for m in methods[:3]]
+        if methods := methods_named(self.question):
+            names = {"full": say("describe.task_full", self.lang), "lora": "LoRA", "qlora": "QLoRA"}
+            return [(names[m], {"task": m, "task_hint": None}, hardware) for m in methods[:3]]
+        if len(self.conv.turn.models) < 2 and (precisions := precisions_named(self.question)):
+            return [(setting_label(p, self.lang).strip(" ()"), p, hardware) for p in precisions[:3]]
+        return None
 
     def sides_as_written(self, s: Slots) -> list[Side] | None:
         """GPU sides that each carry their own count and settings ("AWQ on 2x A100 vs FP8 on one H20"), else None."""
@@ -150,7 +157,10 @@ class CompareHardware(Run):
         if len(gpus) < 2 or s.instance_types or len(self.conv.turn.models) >= 2:
             return None
         own = gpu_settings(self.question, gpus)
-        if not own or not all("gpus" in own[g] for g in gpus) or not any(len(own[g]) > 1 for g in gpus):
+        if not own or not all("gpus" in own[g] for g in gpus):
+            return None
+        # each side's own settings, or at least its own count ("a single A100 40GB ... than 2x A10")
+        if not any(len(own[g]) > 1 for g in gpus) and len({own[g]["gpus"] for g in gpus}) < 2:
             return None
         sides: list[Side] = []
         for g in gpus:
@@ -258,7 +268,7 @@ class CompareHardware(Run):
         line = say("side.fits" if fit.fits else "side.no", self.lang, **figures)
         if price is not None:
             line += say("side.price", self.lang, price=price)
-        if users is not None:
+        if users is not None and fit.fits:  # a side that does not fit holds no sequence worth counting
             line += say("side.users", self.lang, n=users)
         return "- " + line
 

@@ -25,6 +25,7 @@ Criterion = Literal["cost", "speed", "users", "room", "gpus"]
 # What the question weighs the sides by, in the order a criterion is written; none: the overall winner.
 _CRITERIA: dict[Criterion, str] = {
     "cost": r"cheap|cost|price|pric(?:ey|ier)|\bdeal\b|value|budget|afford|yuan|rmb|¥|per\s+(?:m|million)\b|"
+    r"bang\s+for|econom|"
     r"便宜|划算|成本|价格|费用|多少钱|性价比|省钱|预算|花费|每月|包月|贵",
     "speed": r"fast|quick|speed|throughput|tokens?/s|tok/s|latency|finish(?:es)?\s+first|sooner|slow|"
     r"快|速度|吞吐|延迟|用时|多久|几天|多少天|耗时|慢",
@@ -104,7 +105,20 @@ def _best(sides: list[SideOutcome], key: str, low: bool) -> tuple[SideOutcome, S
     return ranked[0], ranked[1]  # the winner and the runner-up: the margin that decides it
 
 
-def _cost(sides: list[SideOutcome]) -> tuple[SideOutcome, SideOutcome] | None:
+# Cost per token asked ("cheaper per 1M tokens", "bang for buck", "性价比"): the per-million figure decides
+# before the hourly price (a dearer card that decodes faster can cost less per token).
+_PER_TOKEN_RE = (
+    r"per\s+(?:1\s*)?(?:m|million|mtok)\b|per[\s\-]+(?:output\s+)?tokens?\b|/\s*(?:1\s*)?m\s*tok|"
+    r"bang\s+for|value\s+for\s+(?:the\s+)?money|cost[\s\-]effective|每\s*(?:百万|一百万|1\s*m)|百万\s*tokens?|"
+    r"每\s*(?:个\s*)?token|性价比"
+)
+
+_PER_HOUR_RE = r"per\s+hour|hourly|/\s*h(?:ou)?r?\b|an\s+hour|每小时|一小时|小时多少"
+
+
+def _cost(sides: list[SideOutcome], per_token: bool = False) -> tuple[SideOutcome, SideOutcome] | None:
+    if per_token and (cheapest := _best(sides, "per_million", low=True)):
+        return cheapest
     hourly = _best(sides, "hourly", low=True)
     if hourly is None:
         return _best(sides, "per_million", low=True)  # the same hourly price: per token decides
@@ -119,11 +133,14 @@ def _speed(sides: list[SideOutcome]) -> tuple[SideOutcome, SideOutcome] | None:
     )
 
 
-def _figures(win: tuple[SideOutcome, SideOutcome], criterion: Criterion, lang: Language) -> str:
+def _figures(
+    win: tuple[SideOutcome, SideOutcome], criterion: Criterion, lang: Language, per_token: bool = False
+) -> str:
     """Return the figures behind one criterion's winner: "¥9.53/h vs ¥11.63/h", "579 vs 201 tokens/s"."""
     a, b = win
     if criterion == "cost":
-        if a.hourly is not None and b.hourly is not None and a.hourly != b.hourly:
+        by_token = per_token and a.per_million is not None and b.per_million is not None
+        if not by_token and a.hourly is not None and b.hourly is not None and a.hourly != b.hourly:
             return say("lead.fig_hourly", lang, a=a.hourly_shown or f"¥{render.fig(a.hourly)}",
                        b=b.hourly_shown or f"¥{render.fig(b.hourly)}")  # fmt: skip
         return say("lead.fig_per_million", lang, a=render.fig(a.per_million), b=render.fig(b.per_million))
@@ -149,9 +166,11 @@ def _figures(win: tuple[SideOutcome, SideOutcome], criterion: Criterion, lang: L
     return say("lead.fig_room", lang, a=render.fig(a.headroom_pct), b=render.fig(b.headroom_pct))
 
 
-def _winner(sides: list[SideOutcome], criterion: Criterion) -> tuple[SideOutcome, SideOutcome] | None:
+def _winner(
+    sides: list[SideOutcome], criterion: Criterion, per_token: bool = False
+) -> tuple[SideOutcome, SideOutcome] | None:
     if criterion == "cost":
-        return _cost(sides)
+        return _cost(sides, per_token)
     if criterion == "speed":
         return _speed(sides)
     if criterion == "users":
@@ -181,9 +200,11 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
         items = _SEP[lang].join(say("lead.count_item", lang, label=s.label, n=s.gpus) for s in ranked)
         return say("lead.counts", lang, items=items)
     # Without two prices, the GPU count stands in for cost: fewer cards of the same workload cost less to run.
+    # per token only when asked instead of per hour ("每小时多少钱、每百万 tokens 多少钱": the hour first, as written)
+    per_token = bool(re.search(_PER_TOKEN_RE, question, re.I)) and not re.search(_PER_HOUR_RE, question, re.I)
     overall: list[Criterion] = ["cost" if _cost(fitting) else "gpus", "speed"]
-    wanted: list[Criterion] = [c for c in asked if _winner(fitting, c)] or overall
-    wins = [(c, w) for c in wanted[:2] if (w := _winner(fitting, c)) is not None]
+    wanted: list[Criterion] = [c for c in asked if _winner(fitting, c, per_token)] or overall
+    wins = [(c, w) for c in wanted[:2] if (w := _winner(fitting, c, per_token)) is not None]
     if not wins:
         wins = [(c, w) for c in ("speed", "users", "room") if (w := _winner(fitting, c)) is not None][:1]
     if not wins:
@@ -192,9 +213,9 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
     if len(wins) == 1 or wins[0][1][0].label == wins[1][1][0].label:
         label = wins[0][1][0].label
         which = _AND[lang].join(names[c] for c, _ in wins)
-        figures = _SEP[lang].join(_figures(w, c, lang) for c, w in wins)
+        figures = _SEP[lang].join(_figures(w, c, lang, per_token) for c, w in wins)
         code = "lead.one" if len(wins) == 1 else "lead.both"
         return say(code, lang, label=label, which=which, figures=figures)
     (c1, w1), (c2, w2) = wins
     return say("lead.split", lang, a=w1[0].label, ca=names[c1], b=w2[0].label, cb=names[c2],
-               fa=_figures(w1, c1, lang), fb=_figures(w2, c2, lang))  # fmt: skip
+               fa=_figures(w1, c1, lang, per_token), fb=_figures(w2, c2, lang, per_token))  # fmt: skip

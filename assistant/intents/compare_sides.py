@@ -15,21 +15,26 @@ from typing import Any
 from assistant import render
 from assistant.hardware_words import find_gpus
 from assistant.reading import Scan
-from assistant.task_words import find_task
+from assistant.task_words import find_precision, find_task
 from assistant.understanding import understand
 from tools import catalog
 from tools.errors import UnknownNameError
 
 _SPLIT_RE = re.compile(
-    r"\s*(?:和|与|跟|还是|或者|或是|对比|比较|,|，|、|;|；|\bvs\.?|\bversus\b|\bor\b|\band\b|\bcompared\s+(?:to|with)\b)\s*",
+    r"\s*(?:和|与|跟|还是|或者|或是|对比|比较|,|，|、|;|；|\bvs\.?|\bversus\b|\bor\b|\band\b|\bthan\b|"
+    r"\bcompared\s+(?:to|with)\b)\s*",
     re.IGNORECASE,
 )
+
+# Sentence ends separate sides too: "Option A: 72B AWQ on 2x A100. Option B: FP8 on one H20."
+_SENTENCE_RE = re.compile(r"(?<=[a-z0-9\)])\.\s+|。", re.IGNORECASE)
 
 
 def model_settings(question: str, models: list[str]) -> dict[str, dict[str, Any]]:
     """Return, per compared model, the precision and quantisation written beside it (empty: none differ)."""
     stated: dict[str, dict[str, Any]] = {}
-    for part in _SPLIT_RE.split(question):
+    # "Option 1: 7B in bf16 on one A10. Option 2: 14B AWQ on one A10.": sentences separate the sides too
+    for part in (p for sentence in _SENTENCE_RE.split(question) for p in _SPLIT_RE.split(sentence)):
         if not part:
             continue
         read = understand(part)
@@ -41,8 +46,6 @@ def model_settings(question: str, models: list[str]) -> dict[str, dict[str, Any]
     return {m: stated.get(m, {"precision": "bf16", "quant": "none"}) for m in models}
 
 
-# Sentence ends separate sides too: "Option A: 72B AWQ on 2x A100. Option B: FP8 on one H20."
-_SENTENCE_RE = re.compile(r"(?<=[a-z0-9\)])\.\s+|。", re.IGNORECASE)
 _GROUPS: dict[str, tuple[str, ...]] = {
     "quant": ("precision", "quant"),
     "context": ("context",),
@@ -126,4 +129,20 @@ def methods_named(question: str) -> list[str]:
             task = find_task(Scan(part))[0] if part and part.strip() else None
             if task in ("full", "lora", "qlora") and task not in found:
                 found.append(task)
+    return found if len(found) >= 2 else []
+
+
+def precisions_named(question: str) -> list[dict[str, Any]]:
+    """Return the precisions a question weighs against each other ("int8 还是 int4", "bf16 or AWQ"), in order.
+
+    Like :func:`methods_named`: each part between the words that separate sides is read for its precision or
+    format; two or more different ones make a precision comparison (one, or none, returns []).
+    """
+    found: list[dict[str, Any]] = []
+    for sentence in _SENTENCE_RE.split(question):
+        for part in _SPLIT_RE.split(sentence):
+            precision, quant, guessed = find_precision(Scan(part)) if part and part.strip() else (None, None, True)
+            setting = {"precision": precision, "quant": quant or "none"}
+            if precision and not guessed and setting not in found:
+                found.append(setting)
     return found if len(found) >= 2 else []

@@ -26,84 +26,64 @@ class DescribeIntent(Run):
         first = missing[0]
         assume = [v for m in missing if (v := default_for(m, s))]
         if first == "model":
-            question = self.t(
-                "请问是哪个模型（例如 Qwen2.5-72B-Instruct、Llama-3.1-8B-Instruct 或 DeepSeek-R1）？",
-                "Which model is it (for example Qwen2.5-72B-Instruct, Llama-3.1-8B-Instruct or DeepSeek-R1)?",
-            )
-            if "task" in missing or "method" in missing:  # one question covering both
-                question = self.t(
-                    question[:-1] + "，用来推理部署还是微调？",
-                    question[:-1] + ", and is it for serving or fine-tuning?",
-                )
+            # one question covering both when the task (or method) is missing too
+            both = "task" in missing or "method" in missing
+            question = say("describe.clarify_model_task" if both else "describe.clarify_model", self.lang)
         elif first == "method":
-            question = self.t(
-                f"{s.model} 打算用哪种微调方式：全参微调、LoRA 还是 QLoRA？",
-                f"Which fine-tuning method for {s.model}: full fine-tuning, LoRA or QLoRA?",
-            )
+            question = say("describe.clarify_method", self.lang, model=s.model)
         else:
-            question = self.t(
-                f"{s.model} 是用来推理部署，还是微调（全参、LoRA、QLoRA）？",
-                f"Do you want to serve {s.model} (inference) or fine-tune it (full, LoRA or QLoRA)?",
-            )
+            question = say("describe.clarify_task", self.lang, model=s.model)
         if assume:
-            labels = {"inference": self.t("推理部署", "inference"), "lora": "LoRA"}
+            labels = {"inference": say("describe.task_inference", self.lang), "lora": "LoRA"}
             said = ", ".join(labels.get(a, a) for a in assume)
-            padded = f" {said} " if said[:1].isascii() else said
-            question += self.t(f"如果不说明，我将按{padded}计算。", f" If you don't say, I'll assume {said}.")
+            padded = f" {said} " if self.lang == "zh" and said[:1].isascii() else said
+            question += say("describe.assume", self.lang, said=padded)
         return Reply(text=question, kind="clarification")
 
     def understood_line(self, s: Slots) -> str:
         """Show what the engine took from the conversation, so the user can correct it."""
         task_names = {
-            "inference": self.t("推理部署", "inference"),
-            "full": self.t("全参微调", "full fine-tuning"),
+            "inference": say("describe.task_inference", self.lang),
+            "full": say("describe.task_full", self.lang),
             "lora": "LoRA",
             "qlora": "QLoRA",
         }
         if s.task == "full" and re.search(PRETRAIN_RE, self.question, re.IGNORECASE):
-            task_names["full"] = self.t("全参训练（预训练）", "full training (pretraining)")
+            task_names["full"] = say("describe.task_pretraining", self.lang)
         items = [f"{s.model}", task_names.get(s.task or "", s.task or "")]
         if s.precision:
             fmt = f"{s.precision}" + (f" ({s.quant})" if s.quant else "")
-            items.append(
-                fmt + (self.t("（“量化”按 4 bit 理解）", " ('quantised' read as 4-bit)") if s.quant_guessed else "")
-            )
+            items.append(fmt + (say("describe.quant_guessed", self.lang) if s.quant_guessed else ""))
         training = s.task in TRAINING
+        label = lambda code: say(f"describe.label_{code}", self.lang)  # noqa: E731
         labels = (
-            ("context", self.t("序列长度", "sequence length") if training else self.t("上下文", "context"), ""),
-            ("concurrency", self.t("并发", "concurrency"), ""),
+            ("context", label("seq_len") if training else label("context"), ""),
+            ("concurrency", label("concurrency"), ""),
             ("qps", "QPS", ""),
-            ("prompt_tokens", self.t("输入", "prompt"), " tokens"),
-            ("gen_tokens", self.t("输出", "output"), " tokens"),
+            ("prompt_tokens", label("prompt"), " tokens"),
+            ("gen_tokens", label("output"), " tokens"),
             ("batch", "batch", ""),
-            ("train_tokens", self.t("训练 tokens", "training tokens"), ""),
-            ("budget_cny_month", self.t("预算 ¥", "budget ¥"), self.t("/月", "/month")),
-            ("region", self.t("地域", "region"), ""),
+            ("train_tokens", label("train_tokens"), ""),
+            ("budget_cny_month", label("budget"), say("describe.per_month", self.lang)),
+            ("region", label("region"), ""),
             ("gpu", "GPU", ""),
-            ("gpus", self.t("卡数", "GPUs"), ""),
-            ("max_instances", self.t("最多台数", "at most instances"), ""),
+            ("gpus", label("gpus"), ""),
+            ("max_instances", label("max_instances"), ""),
         )
         unused = (
             ("concurrency", "qps", "prompt_tokens", "gen_tokens") if training else ("train_tokens",)
         )  # plan_args drops these
-        for field, label, unit in labels:
+        for field, name, unit in labels:
             value = None if field in unused else getattr(s, field)
             if value is not None:
                 shown = value if isinstance(value, str) else render.fig(value)
-                items.append(f"{label}{'' if label.endswith('¥') else ' '}{shown}{unit}")
+                items.append(f"{name}{'' if name.endswith('¥') else ' '}{shown}{unit}")
         if s.exclude_gpus:  # "not on A10s": said back, so the user sees it was honoured
-            items.append(self.t("不用 ", "not on ") + "/".join(s.exclude_gpus))
-        line = self.t("**理解的需求：** ", "**Understood:** ") + " · ".join(i for i in items if i)
+            items.append(say("describe.not_on", self.lang) + "/".join(s.exclude_gpus))
+        line = say("describe.understood", self.lang) + " · ".join(i for i in items if i)
         line += "".join(f"\n\n_{note}_" for note in self.workload_notes(s))
         for item, value in self.conv.defaulted.items():
-            note = {
-                "model": self.t(
-                    f"模型按 {value} 计算（同规模的代表模型）", f"model taken as {value} (a model of that size)"
-                ),
-                "task": self.t("任务按推理部署计算", "task taken as inference"),
-                "method": self.t("微调方式按 LoRA 计算", "fine-tuning method taken as LoRA"),
-            }[item]
-            line += f"\n\n_{note}_"
+            line += "\n\n_" + say(f"describe.defaulted_{item}", self.lang, value=value) + "_"
         return line
 
     def workload_notes(self, s: Slots) -> list[str]:
@@ -145,19 +125,16 @@ class DescribeIntent(Run):
         family = plan.options[0].family if plan.options else ""
         modes = billing_modes(self.question)
         if "spot" in modes:  # the billing verdict leads: cite where spot fits
-            return self.t("抢占式实例 回收 保护期 检查点", "preemptible spot instances interruption where spot fits")
+            return say("query.spot", self.lang)
         if len(modes) >= 2:
-            return self.t("计费方式 包年包月 按量付费", "billing methods subscription pay-as-you-go")
+            return say("query.billing", self.lang)
         if s.gpu and s.size_b:
             return f"{s.gpu} {size_words(s.size_b)} {s.precision or ''} {self.question}"
         if s.task in TRAINING:
-            return self.t(f"{family} 训练 显存 {s.task}", f"{family} training memory {s.task} fine-tuning")
+            return say("query.training", self.lang, family=family, task=s.task)
         if s.quant or s.precision in ("int4", "int8", "fp8"):
-            return self.t(
-                f"{family} 量化 {s.quant or s.precision} 部署",
-                f"{family} quantization {s.quant or s.precision} serving",
-            )
-        return self.t(f"{family} 上下文 并发 KV cache 显存", f"{family} context length concurrency KV cache memory")
+            return say("query.quant", self.lang, family=family, quant=s.quant or s.precision)
+        return say("query.memory", self.lang, family=family)
 
     def plan_docs(self, s: Slots) -> tuple[str, ...]:
         """Guidance documents to prefer for a plan about ``s``."""

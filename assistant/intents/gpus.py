@@ -48,13 +48,7 @@ class GpuIntent(Run):
         if flag is None:
             return None
         name = (precision or "").upper()
-        if flag:
-            return self.t(
-                f"**支持。** {gpu.name} 原生支持 {name}。", f"**Yes.** The {gpu.name} supports {name} natively."
-            )
-        return self.t(
-            f"**不支持。** {gpu.name} 没有 {name} 硬件支持。", f"**No.** The {gpu.name} has no native {name} support."
-        )
+        return say("gpus.supports" if flag else "gpus.no_support", self.lang, gpu=gpu.name, name=name)
 
     def compare(self, s: Slots) -> Events:
         """Two or three GPUs (or the GPUs of families) side by side, verdicts, and the guidance."""
@@ -102,21 +96,14 @@ class GpuIntent(Run):
     def verdicts(self, a: GPU, b: GPU) -> list[str]:
         """Which GPU is ahead on dense BF16, memory bandwidth and memory, stating both figures."""
         out = []
-        for field, zh, en, unit in (
-            ("bf16_dense_tflops", "稠密 BF16 算力（训练和预填充）", "dense BF16 compute (training, prefill)", "TFLOPS"),
-            ("memory_bandwidth_gb_s", "显存带宽（解码速度）", "memory bandwidth (decode speed)", "GB/s"),
-            ("memory_gib", "显存容量", "memory", "GB"),
-        ):
+        for field, unit in (("bf16_dense_tflops", "TFLOPS"), ("memory_bandwidth_gb_s", "GB/s"), ("memory_gib", "GB")):
             va, vb = getattr(a, field), getattr(b, field)
             if va is None or vb is None or va == vb:
                 continue
             hi, lo, vh, vl = (a, b, va, vb) if va > vb else (b, a, vb, va)
-            out.append(
-                self.t(
-                    f"{zh}：**{hi.name} 更高**（{render.fig(vh)} 对 {render.fig(vl)} {unit}）。",
-                    f"{en[0].upper() + en[1:]}: **{hi.name} is higher** ({render.fig(vh)} vs {render.fig(vl)} {unit}).",
-                )
-            )
+            what = say(f"gpus.what_{field}", self.lang)
+            out.append(say("gpus.higher", self.lang, what=what, gpu=hi.name, high=render.fig(vh), low=render.fig(vl),
+                           unit=unit))  # fmt: skip
         return out
 
     def lookup_gpu(self, name: str) -> Events:
@@ -127,12 +114,7 @@ class GpuIntent(Run):
             if named and named[0].lower().startswith(name.lower().replace(" ", "-")[:4]):
                 gpu, err = yield from self.call("gpu_specs", gpu_specs, name=named[0])
                 if gpu is not None:
-                    self.warnings.append(
-                        self.t(
-                            f"“{name}”有多个型号，这里显示 {named[0]}",
-                            f"'{name}' has several variants; showing {named[0]}",
-                        )
-                    )
+                    self.warnings.append(say("gpus.variant_shown", self.lang, name=name, variant=named[0]))
         return gpu
 
     # ------------------------------------------------------------------ general guidance

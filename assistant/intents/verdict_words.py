@@ -21,7 +21,10 @@ COMPARE_WITH_RE = (
     r"compare[sd]?\s+(?:with|to|against)|compared\s+(?:with|to)|versus|\bvs\.?\s|(?:跟|和|与|同).{0,20}(?:比|相比)|对比"
 )
 # The question is about money ("which is cheaper", "划算", "性价比").
-COST_RE = r"cheap|cost|price|pric(?:ey|ier)|\bdeal\b|value|yuan|rmb|¥|便宜|划算|成本|价格|费用|多少钱|性价比|省钱"
+COST_RE = (
+    r"cheap|cost|price|pric(?:ey|ier)|\bdeal\b|value|bang\s+for|econom|yuan|rmb|¥|"
+    r"便宜|划算|成本|价格|费用|多少钱|性价比|省钱"
+)
 # The question asks which side holds more users (not merely states a user count).
 USERS_RE = (
     r"(?:more|most)\s+(?:users|concurren\w*|sequences|requests|people)|how\s+many\s+(?:users|concurrent)|"

@@ -14,7 +14,7 @@ from assistant import render
 from assistant.answer import Language, ToolCall
 from assistant.messages import say
 
-WORTH_RE = re.compile(r"值不值|值得|有必要|worth|necessary", re.IGNORECASE)
+WORTH_RE = re.compile(r"值不值|值得|有必要|worth|necessary|good\s+idea|makes?\s+sense", re.IGNORECASE)
 # the word before the GPU switched to: "换成 A10", "上 H800", "going H800", "paying for H800", "upgrade to L20"
 _TARGET_CUE = (
     r"(?:换成|换到|改用|升级到|升到|上|用|to|going(?:\s+with)?|for|get(?:ting)?|rent(?:ing)?)\s*(?:an?\s+|the\s+)?"
@@ -36,7 +36,43 @@ def worth_line(question: str, gpus: Sequence[str], calls: Sequence[ToolCall], la
     theirs = cheapest[other][1] if cheapest[other] else None
     if price is not None and theirs is not None and price <= theirs:
         return say("claim.worth_yes", lang, target=target, other=other, low=render.fig(price), high=render.fig(theirs))
+    if no := _dearer_per_token(target, other, calls, lang) or _slower_unpriced(target, other, calls, lang):
+        return no
     return say("claim.worth_yes_but", lang, winner=target)
+
+
+def _slower_unpriced(target: str, other: str, calls: Sequence[ToolCall], lang: Language) -> str | None:
+    """Return the hedged line when the GPU switched to has no list price and decodes slower (speed not bought)."""
+    ours, theirs = _top_option(target, calls), _top_option(other, calls)
+    if ours is None or theirs is None or ours.get("price_cny_per_hour") is not None:
+        return None
+    fast, slow = theirs.get("decode_tokens_per_s"), ours.get("decode_tokens_per_s")
+    if fast is None or slow is None or slow >= fast:
+        return None
+    return say("claim.worth_unclear", lang, target=target, other=other, n=ours["total_gpus"], m=theirs["total_gpus"],
+               slow=render.fig(slow), fast=render.fig(fast))  # fmt: skip
+
+
+def _dearer_per_token(target: str, other: str, calls: Sequence[ToolCall], lang: Language) -> str | None:
+    """Return the no line when the other GPU holds the workload for less per hour and per token (only speed)."""
+    ours, theirs = _top_option(target, calls), _top_option(other, calls)
+    keys = ("price_cny_per_hour", "cost_cny_per_million_tokens", "decode_tokens_per_s")
+    if ours is None or theirs is None or any(o.get(k) is None for o in (ours, theirs) for k in keys):
+        return None
+    if ours[keys[0]] <= theirs[keys[0]] or ours[keys[1]] < theirs[keys[1]]:
+        return None
+    return say("claim.worth_no_cost", lang, target=target, other=other, low=render.fig(theirs[keys[0]]),
+               high=render.fig(ours[keys[0]]), low_m=render.fig(theirs[keys[1]]), high_m=render.fig(ours[keys[1]]),
+               fast=render.fig(ours[keys[2]]), slow=render.fig(theirs[keys[2]]))  # fmt: skip
+
+
+def _top_option(gpu: str, calls: Sequence[ToolCall]) -> dict | None:
+    """Return the first (best-ranked) option of the plan restricted to ``gpu``, as the tool returned it."""
+    for call in calls:
+        if call.name == "plan_gpu_deployment" and call.args.get("gpu") == gpu and isinstance(call.result, dict):
+            options = call.result.get("options") or []
+            return options[0] if options else None
+    return None
 
 
 def _target(question: str, gpus: Sequence[str]) -> str:

@@ -16,6 +16,7 @@ from assistant.conversation import read_conversation, representative_model
 from assistant.intents.arguments import memory_args, plan_args
 from assistant.intents.compare_followup import CompareFollowUp
 from assistant.intents.compare_hardware import CompareHardware
+from assistant.intents.compare_owned import CompareOwned
 from assistant.intents.compare_sides import model_settings
 from assistant.intents.speed_lead import speed_line
 from assistant.intents.verdict_leads import VerdictLeads
@@ -48,12 +49,13 @@ from tools.plan import Plan
 _METHODS = ("full", "lora", "qlora")
 
 
-class VerdictIntent(VerdictLeads, CompareHardware, CompareFollowUp, WorkloadIntent):
+class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp, WorkloadIntent):
     """Named-hardware comparisons and verdicts; the rest is the workload handler's."""
 
     def verdict_or_workload(self, s: Slots) -> Events:
         """Answer a comparison or verdict on named hardware, else plan or estimate as usual."""
         s = self.with_added_side(s)  # "add A100 to the comparison": every side, the same workload
+        s = yield from self.with_previous_pick(s)  # "what about H20 - better than that?": the earlier pick vs H20
         s, sized = self.size_stands_for_a_model(s)
         if sized and "model" in self.conv.missing:  # the representative model is said with the answer, not asked
             self.conv = self.conv.model_copy(update={"missing": [m for m in self.conv.missing if m != "model"]})
@@ -128,6 +130,8 @@ class VerdictIntent(VerdictLeads, CompareHardware, CompareFollowUp, WorkloadInte
             sets = sets or (gpu_sets(earlier) if earlier else [])
         if not ready:
             return None
+        if (owned := (yield from self.owned_or_rented(s))) is not None:  # "we own 2x 4090: rent or keep them?"
+            return owned
         if hardware and re.search(COMPARE_WITH_RE, self.question, re.I):
             earlier_hw = self.earlier_hardware()
             if earlier_hw and earlier_hw != hardware:  # "how does that compare with two A10s?": both, one workload

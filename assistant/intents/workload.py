@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from assistant import render
 from assistant.answer import AnswerDetail
@@ -41,15 +42,20 @@ _HOW_MANY_RE = (
 _ROPE_SCALING_FACTOR = 4
 
 
-def catalog_gpu(name: str) -> str:
+def catalog_gpu(name: str, families: Sequence[str] = ()) -> str:
     """Return the catalog's name of a GPU ("A100 80G" -> A100-80GB, "A100" -> its stated default), else as typed.
 
     Every side of a comparison then calls the tools with the GPU it is priced and sized as, so the recorded
-    calls say which variant was assumed.
+    calls say which variant was assumed. A family named beside an ambiguous GPU says which variant it is
+    ("V100s (gn6e)" -> V100-32GB).
     """
     try:
         return catalog.choose_gpu(name).gpu.name
     except UnknownNameError:
+        for family in families:
+            variants = {i.gpu_name for i in catalog.list_instances(family=family)} - {None}
+            if len(variants) == 1 and (gpu := variants.pop()).upper().startswith(name.upper()):
+                return gpu
         return name  # ambiguous without a default ("V100") or unknown: the tool answers with the variants
 
 
@@ -81,11 +87,8 @@ class WorkloadIntent(Run):
             message = err or s.model_error
             if self.lang == "zh":  # the tool's own words, rendered in Chinese: one language per answer
                 message = note_zh(message) or message
-            note = self.t(
-                f"**没有 {s.model_mention} 这个模型**（工具提示：{message}）下面按同规模的 {substitute} 计算。",
-                f"**There is no {s.model_mention} model** ({message}) The figures below are for {substitute}, "
-                "the same size.",
-            )
+            note = say("workload.no_such_model", self.lang, mention=s.model_mention, message=message,
+                       substitute=substitute)  # fmt: skip
             s = s.model_copy(update={"model": substitute, "model_error": None})
             planned = yield from self.sized(s)
             planned.text = "\n\n".join([note, *quotes, planned.text]) if quotes else f"{note}\n\n{planned.text}"
@@ -131,7 +134,8 @@ class WorkloadIntent(Run):
         else:
             reply = yield from self.plan_answer(s, understood, lead=verdict)
         if checks and verdict:  # the verdict answers; that the named type exists is a detail
-            reply.details.insert(0, AnswerDetail(title=self.t("规格", "Instance type"), markdown="\n\n".join(checks)))
+            detail = AnswerDetail(title=say("workload.type_details", self.lang), markdown="\n\n".join(checks))
+            reply.details.insert(0, detail)
         elif checks:
             reply.text = "\n\n".join([*checks, reply.text])
         return reply
@@ -158,7 +162,8 @@ class WorkloadIntent(Run):
             own = gpu_settings(self.question, gpus)  # "A10 上跑 int4，L20 上跑 bf16": each GPU as written
             changes = {g: {k: v for k, v in own.get(g, {}).items() if k != "gpus"} for g in gpus}
             return [
-                (g + setting_label(changes[g], self.lang), s.model_copy(update={"gpu": catalog_gpu(g), **changes[g]}))
+                (g + setting_label(changes[g], self.lang),
+                 s.model_copy(update={"gpu": catalog_gpu(g, s.families), **changes[g]}))  # fmt: skip
                 for g in gpus
             ]
         if not s.gpu and len(s.families) >= 2:
@@ -189,10 +194,7 @@ class WorkloadIntent(Run):
 
     def compare_plans(self, variants: list[tuple[str, Slots]], understood: str) -> Events:
         """Plan each variant and compare their cheapest fitting options (price per hour, month, M tokens)."""
-        head = self.t(
-            "| 方案 | 最便宜的可行规格 | 卡数 | 每卡需要 / 可用 (GiB) | ¥/小时 | ¥/月 | ¥/百万 tokens |",
-            "| variant | cheapest option that fits | GPUs | per-GPU need / usable (GiB) | ¥/h | ¥/month | ¥/M tokens |",
-        )
+        head = say("workload.table_head", self.lang)
         rows, priced, lines = [head, "|---|---|---|---|---|---|---|"], [], []
         fitted: list[tuple[str, DeploymentOption]] = []
         over_budget: list[str] = []  # variants that fit only above the stated budget
@@ -200,7 +202,7 @@ class WorkloadIntent(Run):
             plan, err = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(variant))
             if err or not isinstance(plan, Plan) or not plan.options:
                 over = None if err else (yield from self.over_budget(label, variant))
-                reason = err or self.t("没有能放下该负载的规格", "no instance type fits this workload")
+                reason = err or say("workload.none_fits", self.lang)
                 lines.append(over or f"- **{label}**: {reason}")
                 over_budget += [label] if over else []
                 continue
@@ -229,12 +231,7 @@ class WorkloadIntent(Run):
             parts += self.criterion_winners(fitted)
         elif len(variants) >= 2:
             parts += self.criterion_winners(fitted)  # without prices, speed and headroom decide first
-            parts.append(
-                self.t(
-                    "**结论：** 价格数据不全，无法按价格比较；下表列出各方案的可行规格。",
-                    "**Verdict:** price data is missing for some variants, so they cannot be compared on price.",
-                )
-            )
+            parts.append(say("workload.prices_missing", self.lang))
         unpriced = [label for label, _ in fitted if label not in {p[2] for p in priced}]
         if unpriced and (len(priced) >= 2 or budget):  # said once: a missing price is neither "free" nor skipped
             parts.append(say("compare.unpriced", self.lang, labels=self.t("、", ", ").join(unpriced)))
@@ -328,19 +325,10 @@ class WorkloadIntent(Run):
         priced.sort(key=lambda p: (p[0], p[1]))
         (low, _, a, oa), (high, _, b, ob) = priced[0], priced[-1]
         if low < high:
-            return self.t(
-                f"**结论：** 按小时价，**{a}** 更便宜（`{oa.instance_type}` ¥{render.fig(low)}/小时，"
-                f"{b} 的 `{ob.instance_type}` 为 ¥{render.fig(high)}/小时）。",
-                f"**Verdict:** by hourly price, **{a}** is cheaper (`{oa.instance_type}` at ¥{render.fig(low)}/h vs "
-                f"`{ob.instance_type}` at ¥{render.fig(high)}/h for {b}).",
-            )
+            return say("workload.cheaper_hourly", self.lang, a=a, b=b, type_a=oa.instance_type,
+                       type_b=ob.instance_type, low=render.fig(low), high=render.fig(high))  # fmt: skip
         ca, cb = render.fig(oa.cost_cny_per_million_tokens), render.fig(ob.cost_cny_per_million_tokens)
-        return self.t(
-            f"**结论：** 两者最便宜的规格小时价相同（¥{render.fig(low)}/小时）；按每百万 tokens 成本，"
-            f"**{a}** 更便宜（¥{ca} 对 ¥{cb}）（同样的价格每小时生成更多 tokens）。",
-            f"**Verdict:** the cheapest options cost the same per hour (¥{render.fig(low)}/h); per million tokens "
-            f"**{a}** is cheaper (¥{ca} vs ¥{cb}) (it produces more tokens per hour for the price).",
-        )
+        return say("workload.cheaper_tokens", self.lang, a=a, low=render.fig(low), ca=ca, cb=cb)
 
     def family_gpu(self, s: Slots) -> Events:
         """Turn "on gn7i" into the GPU preference the planner filters by (the family's GPU)."""
@@ -365,11 +353,6 @@ class WorkloadIntent(Run):
             return None
         limit, asked = render.fig(card.max_context), render.fig(s.context)
         return Reply(
-            text=self.t(
-                f"上下文 {asked} tokens 远超 {s.model} 的最大上下文 {limit} tokens（模型配置），"
-                "即使用 YaRN 等 RoPE 扩展也达不到，无法按这个长度规划。",
-                f"A context of {asked} tokens is far beyond {s.model}'s maximum of {limit} tokens (its model "
-                "config), out of reach even with RoPE scaling such as YaRN, so it cannot be planned at that length.",
-            ),
+            text=say("workload.context_beyond", self.lang, asked=asked, model=s.model, limit=limit),
             kind="error",
         )

@@ -1,0 +1,39 @@
+"""English as people type it (issue 8, area i8cmp4): abbreviations and colloquial words read into the same slots.
+
+Each case states the figure the user meant (a dozen folks are 12 users; "1k in / 256 out" is a 1,000-token
+prompt and a 256-token answer; a speed target is no context length; "q4" is 4-bit, "in Q4" a quarter; a
+"4090-class" card is a class, not the one GPU to plan on), read through the real understanding.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from assistant.understanding import understand
+
+CASES: list[tuple[str, dict[str, Any]]] = [
+    ("qwen2.5-7b for a dozen folks", {"concurrency": 12}),
+    ("a single L20 for Qwen2.5-32B for a handful of users - am I right?", {"concurrency": 5, "gpus": 1}),
+    ("Qwen2.5-7B chatbot, a few dozen users, ~8k CNY/month", {"concurrency": 36, "budget_cny_month": 8000.0}),
+    ("qwen2.5-7b for a couple dozen people", {"concurrency": 24}),
+    ("qwen2.5-7b, 1k in / 256 out, 8 users", {"prompt_tokens": 1000, "gen_tokens": 256, "context": 1256}),
+    ("qwen2.5-7b, 3k prompt + 500 completion", {"prompt_tokens": 3000, "gen_tokens": 500, "context": 3500}),
+    ("qwen2.5-7b, 2k input, 512 output tokens", {"prompt_tokens": 2000, "gen_tokens": 512}),
+    ("qwen2.5-7b, fifteen hundred users a day", {"concurrency": 150}),  # daily users at the stated 10% peak
+    ("need ~50 tok/s per user for llama 3.1 8b, a dozen users", {"context": None, "concurrency": 12}),
+    ("qwen2.5-7b, 20 users, at least 20 tokens per second per user", {"context": None, "concurrency": 20}),
+    ("and if we go q4 instead?", {"precision": "int4"}),
+    ("llama-3.1-8b Q4_K_M on one card", {"precision": "int4"}),
+    ("qwen2.5-7b q8", {"precision": "int8"}),
+    ("we launch in Q4, qwen2.5-7b for 8 users", {"precision": None}),
+    ("something 4090-class for qwen2.5-7b, a couple of users", {"gpu": None, "gpu_mentions": [], "concurrency": 2}),
+    ("a 4090 for qwen2.5-7b", {"gpu": "RTX-4090"}),
+]
+
+
+@pytest.mark.parametrize(("question", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_english_wording_reads_the_meant_figure(question: str, expected: dict[str, Any]) -> None:
+    slots = understand(question)
+    assert {k: getattr(slots, k) for k in expected} == expected
