@@ -158,7 +158,7 @@ _SPOKEN_AMOUNTS = (
 )
 
 
-_AMOUNT = r"(\d[\d,]*(?:\.\d+)?\s*[kK]?)"
+_AMOUNT = r"(\d(?:[\d,]*\d)?(?:\.\d+)?\s*[kK]?)"  # a list comma after it ("1500, output") is no digit
 # Workload words as English speakers abbreviate them, respelled into the words the readers know: "a dozen
 # folks" (users), "1k in / 256 out" (input and output tokens), "500 completion" (output tokens), "1500 users a
 # day" (daily users, so a peak share applies instead of 1,500 at once).
@@ -167,7 +167,8 @@ _COLLOQUIAL = (
     (rf"{_AMOUNT}\s*(?:tokens?\s+)?in\s*(?:/|,|and|\+)\s*{_AMOUNT}\s*(?:tokens?\s+)?out\b",
      r"\1 input tokens, \2 output tokens"),  # fmt: skip
     (rf"{_AMOUNT}\s+(?:tokens?\s+(?:of\s+)?)?completions?(?!\s*tokens?)\b", r"\1 output tokens"),
-    (rf"{_AMOUNT}\s+(prompt|input|output)(?!\s*(?:tokens?|words?|char\w*|pages?|lengths?)\b)\b", r"\1 \2 tokens"),
+    # not "input 2k output 500": there the 2k is the input's, named before it (assistant/bare_lengths.py)
+    (rf"(?<!input )(?<!inputs )(?<!prompt )(?<!prompts )(?<!output ){_AMOUNT}\s+(prompt|input|output)(?!\s*(?:tokens?|words?|char\w*|pages?|lengths?)\b)\b", r"\1 \2 tokens"),
     (rf"{_AMOUNT}\s+(?:users|people|visitors|customers)\s+(?:a|per|each|every|/)\s*day\b", r"\1 daily users"),
 )
 
