@@ -45,8 +45,19 @@ def asks_region(text: str) -> bool:
     return bool(re.search(_REGION_ASK, text, re.IGNORECASE))
 
 
+# Commitment schemes the price list has no figures for, and advice between billing schemes: the guidance answers.
+_COMMITMENT_ADVICE = r"savings?\s+plans?|节省计划|makes?\s+(?:more\s+)?sense|break[\s\-]*even|盈亏平衡"
+
+
+def asks_commitment_advice(text: str) -> bool:
+    """Whether ``text`` asks advice on committing (savings plan, reserved instances, break-even), not a price."""
+    return bool(re.search(_COMMITMENT_ADVICE, text, re.IGNORECASE))
+
+
 def price_question(text: str, named: bool = False) -> bool:
     """Tell whether ``text`` asks for prices by region or billing mode ("哪个地域最便宜", "包月多少钱", "那按量呢?")."""
+    if re.search(_COMMITMENT_ADVICE, text, re.IGNORECASE):
+        return False  # "savings plan or reserved instances, which makes more sense?" asks the guidance
     priced = bool(re.search(_PRICE_ASK, text, re.IGNORECASE))
     if asks_region(text) and (priced or billings(text)):
         return True
@@ -112,3 +123,23 @@ def cost_period(text: str) -> CostPeriod | None:
     if day and not re.search(_HOURS_A_DAY, text[max(0, day.start() - 12) : day.end()], re.IGNORECASE):
         return "day"
     return "hour" if re.search(_HOUR_ASK, text, re.IGNORECASE) else None
+
+
+# A period named alone in a follow-up of a cost question ("what about per day?", "一天呢", "for a whole year?"):
+# the cost words are in the earlier turn, so these need none of their own.
+_BARE_PERIODS: tuple[tuple[CostPeriod, str], ...] = (
+    ("year", r"\b(?:whole|full|entire)\s+year\b|\bover\s+a\s+year\b|一整年|整年"),
+    ("week", r"\bper\s+week\b|\ba\s+week\b|\bweekly\b|一周|每周"),
+    ("day", r"\bper\s+day\b|\ba\s+day\b|\bdaily\b|一天|每天|每日"),
+    ("hour", r"\bper\s+hour\b|\ban\s+hour\b|\bhourly\b|每小时|一小时"),
+)
+
+
+def follow_up_period(text: str) -> CostPeriod | None:
+    """Return the period a follow-up turn names, with or without cost words of its own.
+
+    A bare period counts only in a turn without figures: "每天 10 小时" is usage, "每天 5 万次" a rate.
+    """
+    if (found := cost_period(text)) or re.search(r"\d|[一二两三四五六七八九十百千万]\s*(?:个|次|小时|人)", text):
+        return found
+    return next((period for period, pattern in _BARE_PERIODS if re.search(pattern, text, re.IGNORECASE)), None)

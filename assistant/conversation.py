@@ -22,6 +22,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.answer import Message
+from assistant.billing_words import follow_up_period
 from assistant.understanding import Slots, understand
 from tools.models import list_models, parse_size_b
 
@@ -94,7 +95,9 @@ def read_conversation(question: str, history: Sequence[Message] = ()) -> Convers
             workload = merged if merged.intent == "media" else workload
             previous_missing = []
         asked = previous_missing
-    merged = merge(workload, current, answering=bool(asked))
+    # "what about per day?" after "what does it cost a month?": the same workload, the cost in another period
+    period = bool(workload and workload.asks_cost and current.follow_up and follow_up_period(question))
+    merged = merge(workload, current, answering=bool(asked) or period)
     filled, defaulted = _fill_defaults(merged, asked) if merged.intent in _WORKLOAD_INTENTS else (merged, {})
     return Conversation(
         slots=filled,

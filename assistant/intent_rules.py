@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from assistant.billing_words import asks_price, price_question
+from assistant.billing_words import asks_commitment_advice, asks_price, price_question
 from assistant.reading import Scan
 from tools import prices
 from tools.errors import UnknownNameError
@@ -166,6 +166,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     gpu_priced = len(s.gpu_mentions) == 1 and not (s.families or s.instance_types) and asks_price(text)
     if not has_workload and (price_question(text, named) or priced_type or gpu_priced) and not explains:
         return "prices"  # "哪个地域 A10 最便宜", "gn7i 包月多少钱", "那按量呢?": region and billing prices
+    if asks_commitment_advice(text) and not has_workload:
+        return "guidance"  # "moving from A10 to L20: savings plan or reserved instances?" is about billing
     if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or len(s.gpu_mentions) == 2):
         return "compare"
     if len(s.families) >= 2 and not has_workload and not s.instance_types and re.search(_COMPARE_RE, text):

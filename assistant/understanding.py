@@ -237,9 +237,12 @@ def understand(question: str) -> Slots:
     budget = find_budget(scan)
     train_tokens = find_train_tokens(scan)
     rate = rates.find_daily_requests(scan) or rates.find_group_concurrency(scan) or rates.find_user_share(scan)
+    people = None if rate else rates.find_org_size(scan)  # "全公司 3000 人": a population, not 3,000 at once
     qps = rate.result if rate and rate.kind == "daily_requests" else find_qps(scan)
     usage_hours = rates.find_usage_hours(scan)
     concurrency = as_int(rate.result) if rate and rate.kind != "daily_requests" else find_concurrency(scan)
+    if concurrency is None and qps is None and (people := people or rates.find_head_count(scan)):
+        rate, concurrency = people, as_int(people.result)
     batch = find_batch(scan)
     gpus = find_gpu_count(scan)
     # "cheapest region to serve X?" names none: each option is priced in its cheapest region ("any")

@@ -51,7 +51,9 @@ _PER_REQUEST = (
 
 def find_train_tokens(scan: Scan) -> float | None:
     m = scan.find(
-        rf"{NUM}\s*(thousand|million|billion|trillion|百万|千万|[kKmMbBtT万亿])\s*(?:个)?\s*(?:tokens?|token|词元)"
+        # "100M-token dataset" is a volume; "64k-token sessions" a length (a volume is millions or more)
+        rf"{NUM}\s*(thousand|million|billion|trillion|百万|千万|[kKmMbBtT万亿])(?:(?<=[mMbBtTn])-)?(?:个)?\s*"
+        r"(?:tokens?|token|词元)"
         + r"(?![A-Za-z])"
         + _PER_REQUEST
     )

@@ -203,7 +203,7 @@ class PricesIntent(Run):
         )
         sources.append(best.source_line)
         rows = [f"| {r.region} | ¥{fig(r.price_cny)}{self._unit(mode)} | {r.as_of} |" for r in comparison.regions]
-        head = self.t("| 地域 | 价格 | 截至 |", "| Region | Price | As of |")
+        head = say("prices.table_head", self.lang)
         title = f"{comparison.instance_type} · " + say("prices.regions_head", self.lang, billing=billing)
         details.append(AnswerDetail(title=title, markdown="\n".join([head, "|---|---|---|", *rows])))
 
