@@ -54,6 +54,16 @@ def asks_commitment_advice(text: str) -> bool:
     return bool(re.search(_COMMITMENT_ADVICE, text, re.IGNORECASE))
 
 
+def asks_price_gap(text: str) -> bool:
+    """Whether ``text`` asks how far two prices are apart ("cost difference", "差多少钱"): figures, not a why."""
+    return bool(re.search(_PRICE_GAP, text, re.IGNORECASE))
+
+
+_PRICE_GAP = (
+    r"(?:cost|price|bill)\s+difference|difference\s+in\s+(?:cost|price)|差多少钱?|差价|价差|贵多少|便宜多少|省多少"
+)
+
+
 def price_question(text: str, named: bool = False) -> bool:
     """Tell whether ``text`` asks for prices by region or billing mode ("哪个地域最便宜", "包月多少钱", "那按量呢?")."""
     if re.search(_COMMITMENT_ADVICE, text, re.IGNORECASE):
@@ -106,6 +116,14 @@ _REQUESTS_ASK = (
 )
 
 
+# A budget's own period ("预算一年 8 万", "8 万预算一年", "年预算", "annual budget", "budget per year").
+_BUDGET_PERIOD = (
+    r"(?:预算|budget)\s*(?:是|为|:|：|of)?\s*(?:每年|一年|全年|per\s+year|a\s+year|annually|yearly|per\s+annum)|"
+    r"(?:每年|一年|全年|年度|年|annual|yearly)\s*(?:的)?\s*(?:预算|budget)|"
+    r"(?:per\s+year|a\s+year|/\s*(?:yr|year))(?=\s*(?:budget|预算))"
+)
+
+
 def cost_period(text: str) -> CostPeriod | None:
     """Return the period (or unit) a cost question asks the price in besides the month, if any.
 
@@ -113,6 +131,7 @@ def cost_period(text: str) -> CostPeriod | None:
     hour, "每千次调用成本" -> requests; None for a monthly or an unstated period. Hours a day the deployment runs
     ("每天只跑 8 小时") are usage, not a day's cost.
     """
+    text = re.sub(_BUDGET_PERIOD, " ", text, flags=re.IGNORECASE)  # "8 万预算一年" states a budget, asks no year
     if re.search(_REQUESTS_ASK, text, re.IGNORECASE):
         return "requests"
     if re.search(_YEAR_ASK, text, re.IGNORECASE):

@@ -95,9 +95,11 @@ def read_conversation(question: str, history: Sequence[Message] = ()) -> Convers
             workload = merged if merged.intent == "media" else workload
             previous_missing = []
         asked = previous_missing
-    # "what about per day?" after "what does it cost a month?": the same workload, the cost in another period
+    # "what about per day?" after "what does it cost a month?": the same workload, the cost in another period;
+    # "how much per month now?" after changes to a workload: its cost, with nothing named of its own
     period = bool(workload and workload.asks_cost and current.follow_up and follow_up_period(question))
-    merged = merge(workload, current, answering=bool(asked) or period)
+    costed = bool(workload and workload.model and current.asks_cost and _no_subject(current) and not current.gpu)
+    merged = merge(workload, current, answering=bool(asked) or period or costed)
     filled, defaulted = _fill_defaults(merged, asked) if merged.intent in _WORKLOAD_INTENTS else (merged, {})
     return Conversation(
         slots=filled,

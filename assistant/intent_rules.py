@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from assistant.billing_words import asks_commitment_advice, asks_price, price_question
+from assistant.billing_words import asks_commitment_advice, asks_price, asks_price_gap, price_question
 from assistant.reading import Scan
 from tools import prices
 from tools.errors import UnknownNameError
@@ -158,6 +158,7 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "out_of_scope"
     named = bool(s.gpu_mentions or s.families or s.instance_types)
     explains = re.search(r"为什么|区别|适合|\bwhy\b|difference|suit", text)
+    explains = explains and not asks_price_gap(text)  # "the monthly cost difference" asks for figures
     # "how much is ecs.gn8is.4xlarge in Beijing?" with no price known there: the price answer gives the
     # nearest known price (the catalog answer only says there is none)
     priced_type = bool(s.instance_types and s.region) and asks_price(text)

@@ -11,6 +11,7 @@ from engine_helpers import ask, call_args, first_line
 
 from assistant.billing_words import follow_up_period
 from assistant.rate_words import DEFAULT_ONLINE_SHARE
+from assistant.render import fig
 from assistant.understanding import understand
 
 
@@ -80,3 +81,35 @@ def test_a_year_on_subscription_asked_as_a_follow_up_leads_with_the_year() -> No
 def test_commitment_advice_is_guidance_not_a_price_or_gpu_comparison() -> None:
     answer = ask("we may move from A10 to L20 next year - savings plan or reserved instances, which makes more sense?")
     assert answer.kind == "guidance" and {c.doc for c in answer.citations} == {"cost-optimization"}
+
+
+@pytest.mark.parametrize(
+    ("question", "monthly"),
+    [
+        ("我们只有 8 万预算一年，想跑 Qwen2.5-14B 给 30 个人用，够吗", 80_000 / 12),
+        ("年预算 12 万，Qwen2.5-7B 20 并发", 10_000),
+        ("annual budget of 120k RMB, Qwen2.5-7B-Instruct for 20 users", 10_000),
+        ("预算每月 2 万，Qwen2.5-7B", 20_000),  # a month's budget stays a month's
+    ],
+)
+def test_a_yearly_budget_is_a_twelfth_a_month(question: str, monthly: float) -> None:
+    assert understand(question).budget_cny_month == pytest.approx(monthly, abs=1)
+
+
+def test_a_yearly_budget_asks_no_yearly_cost() -> None:
+    answer = ask("我们只有 8 万预算一年，想跑 Qwen2.5-14B 给 30 个人用，够吗")
+    assert first_line(answer.text).startswith("**不够。**")  # every priced option that fits costs more a month
+
+
+def test_a_price_gap_is_answered_with_the_tool_figures() -> None:
+    answer = ask("上海 A10 包月和按量每月差多少钱？")
+    quote = next(c.result for c in answer.tool_calls if c.name == "price_of_instance")
+    assert quote["subscription_saving_monthly"] == pytest.approx(quote["payg_monthly"] - quote["subscription_monthly"])
+    assert fig(quote["subscription_saving_monthly"]) in first_line(answer.text)
+
+
+def test_an_unknown_price_is_said_once_in_a_period_follow_up() -> None:
+    answer = ask("那一天呢", "Qwen2.5-7B-Instruct 10 并发 4k 上下文 上海，一个月多少钱？", "换成 L20 呢")
+    top = call_args(answer, "plan_gpu_deployment")
+    assert top["gpu"] == "L20"
+    assert answer.text.count("没有已知价格") == 1 and "最接近的已知价格" in answer.text

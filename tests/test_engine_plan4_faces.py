@@ -17,6 +17,8 @@ import httpx
 import pytest
 from engine_helpers import ask_api, ask_cli
 
+from assistant.render import fig
+
 pytestmark = pytest.mark.slow
 
 Body = dict[str, Any]
@@ -77,6 +79,13 @@ def _regions_zh(body: Body) -> None:
     assert "北京（cn-beijing）" in body["text"] and "新加坡（ap-southeast-1）" in body["text"]
 
 
+def _price_gap(body: Body) -> None:
+    # "the monthly cost difference": a month on each billing mode and the gap, all from the price tool.
+    quote = _calls(body, "price_of_instance")[0]["result"]
+    assert fig(quote["subscription_saving_monthly"]) in _first(body)
+    assert fig(quote["payg_monthly"]) in _first(body)
+
+
 CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("head-count", "全公司 3000 人要用内部知识库问答，模型用 Qwen2.5-14B，要几台机器？", _head_count),
     ("unpriced-top", "公司 2000 员工，高峰大概 5% 的人同时在用，Qwen2.5-14B，要几张 L20？", _unpriced_top),
@@ -88,20 +97,23 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("commitment", "moving from A10 to L20 next year - savings plan or reserved instances?", _commitment_guidance),
     ("mixed", "How does tensor parallelism work, and how many A10s for Qwen2.5-32B-Instruct at 8k, 10 users?", _mixed),
     ("regions-zh", "Qwen2.5-7B 20 并发，放北京和放新加坡，每月各要多少钱？", _regions_zh),
+    ("price-gap", "What's the monthly cost difference between pay-as-you-go and subscription for an A10?", _price_gap),
 ]
 
-# Three turns: the cost, the GPU changed, then only the period. The workload and the GPU stay.
+# Three turns: the cost, the load changed, then only the period. The rest of the workload stays.
 TURNS = [
     "Qwen2.5-7B-Instruct 10 并发 4k 上下文 上海，一个月多少钱？",
-    "换成 L20 呢",
+    "改成 20 并发呢",
     "那一天呢",
 ]
 
 
 def _third_turn(body: Body) -> None:
-    args = _calls(body, "plan_gpu_deployment")[0]["args"]
-    assert (args["concurrency"], args["context"], args["region"], args["gpu"]) == (10, 4096, "cn-shanghai", "L20")
-    assert "天" in _first(body)
+    call = _calls(body, "plan_gpu_deployment")[0]
+    args, top = call["args"], call["result"]["options"][0]
+    assert (args["concurrency"], args["context"], args["region"]) == (20, 4096, "cn-shanghai")
+    day = top["totals"]["payg_cny_per_day"]
+    assert "天" in _first(body) and f"{round(day):,}" in _first(body)
 
 
 @pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])

@@ -107,7 +107,8 @@ class GuidanceIntent(Run):
         # sentence is left to the quote below (a first line that merely repeats a passage's start is no answer).
         opening = next(iter(render.sentences(cited.text)), "")
         best = next((x for x in render.key_sentences(cited, split_planted(self.question)[0], 2) if x != opening), "")
-        return f"{head}{'' if self.lang == 'zh' else ' '}{best}".rstrip()
+        sep = " " if self.lang != "zh" or best.startswith("**") else ""  # "：** **包年包月**" keeps both bold
+        return f"{head}{sep}{best}".rstrip()
 
 
 # The explaining part of a mixed question, stricter than EXPLAIN_RE ("what's the cheapest ..." explains nothing).

@@ -82,6 +82,10 @@ class PlanIntent(TrainingLeads, CostPeriods):
         cost = [] if lead else (yield from self.cost_line(s, plan, asked))
         if not lead:  # "一年多少钱", "cost per 1,000 requests": the period asked answers before the month
             cost[:0] = yield from self.period_lines(s, plan, asked)
+            if plan.options:  # an unknown price is said once: the period's line already says it
+                name = plan.options[0].instance_type
+                if say("cost.period_unpriced", self.lang, instance_type=name) in cost:
+                    cost = [c for c in cost if c != say("cost.unpriced", self.lang, instance_type=name)]
         # "多少钱一个月": the month's cost answers first, before any line about the GPU; a yes/no on the GPU
         # ("is the A10 a cost-effective pick?") keeps the first line and the cost follows it
         at = 1 if head and self.conv.turn.asks_verdict and not s.budget_cny_month else 0
