@@ -131,6 +131,11 @@ TOPICS = {
 }
 
 
+# A serving engine's own settings (vLLM flags): asked about, they are guidance even next to a GPU name.
+_ENGINE_SETTING_RE = (
+    r"gpu[_\-\s]?memory[_\-\s]?utili[sz]ation|max[_\-\s]model[_\-\s]len|max[_\-\s]num[_\-\s](?:seqs|batched)|"
+    r"tensor[_\-\s]parallel[_\-\s]size|enforce[_\-\s]eager|kv[_\-\s]cache[_\-\s]dtype|swap[_\-\s]space"
+)
 GREETING_RE = (
     r"\s*(?:你好|您好|嗨|哈喽|hi|hello|hey|good\s+(?:morning|afternoon|evening))"
     r"[\s!.。！,，~]*(?:呀|啊)?[\s!.。！]*"
@@ -183,6 +188,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "plan"
     if (s.families or s.gpu_mentions) and re.search(_LIST_RE, text):
         return "instances"
+    if re.search(_ENGINE_SETTING_RE, text) and not has_workload:
+        return "guidance"  # "gpu-memory-utilization 0.95 on our A10?": a serving setting, not the card's spec
     # "an L40S" is one card, not a workload: "how many gigs of vram on an L40S?" asks for the spec.
     numbers = s.concurrency or s.qps or s.train_tokens or s.budget_cny_month or (s.gpus or 1) > 1 or s.context
     if len(s.gpu_mentions) == 1 and not s.families and not numbers and (s.precision or re.search(_SPEC_RE, text)):

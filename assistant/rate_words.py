@@ -148,13 +148,22 @@ def find_user_share(scan: Scan) -> RateBasis | None:
 # engine's one such assumption) and says it is assumed. Daily active users are read by phrases.daily_users.
 DEFAULT_ONLINE_SHARE = DEFAULT_PEAK_SHARE
 _POPULATION_EN = r"(?:employees|staff(?:\s+members)?|registered\s+users|subscribers|headcount)"
-_ORG_ZH = r"(?:全公司|公司|集团|企业|单位|全员|全校|学校|全院|医院)"
+_ORG_ZH = r"(?:全公司|公司|集团|企业|单位|全员|全校|学校|全院|医院|律所|事务所|银行)"
+_ORG_EN = r"(?:company|firm|organi[sz]ation|org|school|university|hospital|business|agency|bank|practice|workforce)"
+_STAFF_EN = (
+    r"(?:people|persons|employees|staff|lawyers|attorneys|doctors|nurses|engineers|developers|analysts|teachers|"
+    r"researchers|agents|consultants|accountants|salespeople|members)"
+)
+_STAFF_ZH = r"(?:人|员工|同事|学生|职工|律师|医生|护士|老师|教师|工程师|销售|客服|研发|员)"
 # An organisation's size: read before any concurrency, so "a company of 1,500 people" is not 1,500 at once.
 _ORG_SIZE = (
-    rf"\b(?:company|organi[sz]ation|org|firm|workforce|headcount)\s+of\s+(?:about\s+|around\s+|~)?{NUM}\s*{SUFFIX}",
+    rf"\b(?:{_ORG_EN}|headcount)\s+of\s+(?:about\s+|around\s+|~)?{NUM}\s*{SUFFIX}",
+    # "our law firm has 400 lawyers", "a hospital with 2,000 staff"
+    rf"\b{_ORG_EN}\s+(?:has|have|with|employs|employing)\s+(?:about\s+|around\s+|roughly\s+|~)?{NUM}\s*{SUFFIX}\s*"
+    rf"{_STAFF_EN}\b",
     rf"(?<![\w.]){NUM}\s*{SUFFIX}[\s\-]*(?:person|people|employee|staff)\s+(?:company|org\w*|firm|business)",
     rf"{_ORG_ZH}\s*(?:上下)?\s*(?:有|共|一共|总共|大概|大约|约)?\s*{NUM}\s*{SUFFIX}\s*(?:多)?\s*(?:个|名|位)?\s*"
-    r"(?:人|员工|同事|学生|职工)",
+    rf"{_STAFF_ZH}",
     rf"{NUM}\s*{SUFFIX}\s*(?:多)?\s*人的\s*(?:公司|团队|企业|单位)",
 )
 # A bare head-count ("2,000 employees", "2000 员工"): read only after the concurrency, so "给 20 个员工用"

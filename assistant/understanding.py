@@ -70,6 +70,7 @@ from assistant.workload_numbers import (
     find_qps,
     find_token_cost,
     find_train_tokens,
+    spoken_chinese_amounts,
 )
 from tools import catalog
 from tools.errors import UnknownNameError
@@ -197,7 +198,7 @@ def understand(question: str) -> Slots:
         question: The user's words, Chinese or English.
     """
     legit, planted = split_planted(without_other_cloud_types(question))  # planted text, "p4d" (AWS) are no workload
-    text = respell_families(spell_numbers(normalise(legit)))  # "qwne2.5" is Qwen2.5
+    text = respell_families(spoken_chinese_amounts(spell_numbers(normalise(legit))))  # "qwne2.5" is Qwen2.5
     scan = Scan(text)
     model = find_model(scan)
     models = [model.name] if model.name else []

@@ -11,6 +11,23 @@ from assistant.hardware_words import GPU_NAME
 from assistant.rate_words import ABOUT, CALLS_EN, CALLS_ZH
 from assistant.reading import NUM, OF, SUFFIX, Scan, as_int, parse_number
 
+_CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+# "一万五" is 15,000 and "两千五" 2,500, as people say it: the digit after the unit is the next place down.
+_CN_TAIL = (
+    r"(?<![\d.一二两三四五六七八九十百千])([一二两三四五六七八九]|\d{1,3})(万|千)([一二三四五六七八九]|\d)"
+    r"(?:千|百)?(?![\d一二两三四五六七八九十百千万])"
+)
+
+
+def spoken_chinese_amounts(text: str) -> str:
+    """Write "一万五", "三万二", "1万5", "两千五" as "1.5万", "3.2万", "1.5万", "2.5千" for the number readers."""
+
+    def digit(value: str) -> str:
+        return str(_CN_DIGITS.get(value, value))
+
+    return re.sub(_CN_TAIL, lambda m: f"{digit(m.group(1))}.{digit(m.group(3))}{m.group(2)}", text)
+
+
 _PER_YEAR = r"(?:每年|一年|全年|/\s*年|per\s+year|a\s+year|/\s*yr\b|annually|yearly|per\s+annum)"
 
 

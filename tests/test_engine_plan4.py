@@ -113,3 +113,33 @@ def test_an_unknown_price_is_said_once_in_a_period_follow_up() -> None:
     top = call_args(answer, "plan_gpu_deployment")
     assert top["gpu"] == "L20"
     assert answer.text.count("没有已知价格") == 1 and "最接近的已知价格" in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "budget"),
+    [
+        ("Qwen2.5-14B 15 并发，预算每月一万五", 15_000),
+        ("Qwen2.5-7B 预算每月三万二", 32_000),
+        ("预算 1万5/月，Qwen2.5-7B", 15_000),
+    ],
+)
+def test_colloquial_chinese_amounts(question: str, budget: float) -> None:
+    assert understand(question).budget_cny_month == budget
+
+
+@pytest.mark.parametrize(
+    ("question", "people"),
+    [
+        ("our law firm has 400 lawyers; we want Qwen2.5-14B-Instruct as a drafting assistant", 400),
+        ("我们律所有 200 个律师，想用 Qwen2.5-14B 做合同审查", 200),
+    ],
+)
+def test_an_organisation_with_its_staff_is_a_population(question: str, people: int) -> None:
+    s = understand(question)
+    assert s.rate is not None and s.rate.amount == people and s.concurrency == round(people * DEFAULT_ONLINE_SHARE)
+
+
+def test_a_serving_setting_next_to_a_gpu_is_guidance() -> None:
+    answer = ask("should I bump gpu-memory-utilization to 0.95 on our A10 box, or is that asking for trouble?")
+    assert answer.kind == "guidance" and "inference-serving" in {c.doc for c in answer.citations}
+    assert "gpu-memory-utilization" in first_line(answer.text)

@@ -86,6 +86,13 @@ def _price_gap(body: Body) -> None:
     assert fig(quote["payg_monthly"]) in _first(body)
 
 
+def _law_firm(body: Body) -> None:
+    # 200 lawyers at the assumed share, and "一万五" a month as ¥15,000: both honoured by the plan.
+    args = _calls(body, "plan_gpu_deployment")[0]["args"]
+    assert (args["concurrency"], args["budget_cny_month"], args["region"]) == (20, 15_000, "cn-beijing")
+    assert "假设" in body["text"]
+
+
 CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("head-count", "全公司 3000 人要用内部知识库问答，模型用 Qwen2.5-14B，要几台机器？", _head_count),
     ("unpriced-top", "公司 2000 员工，高峰大概 5% 的人同时在用，Qwen2.5-14B，要几张 L20？", _unpriced_top),
@@ -97,6 +104,7 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("commitment", "moving from A10 to L20 next year - savings plan or reserved instances?", _commitment_guidance),
     ("mixed", "How does tensor parallelism work, and how many A10s for Qwen2.5-32B-Instruct at 8k, 10 users?", _mixed),
     ("regions-zh", "Qwen2.5-7B 20 并发，放北京和放新加坡，每月各要多少钱？", _regions_zh),
+    ("law-firm-budget", "我们律所有 200 个律师，想用 Qwen2.5-14B，预算每月一万五，北京，推荐什么配置？", _law_firm),
     ("price-gap", "What's the monthly cost difference between pay-as-you-go and subscription for an A10?", _price_gap),
 ]
 
