@@ -42,6 +42,7 @@ from assistant.intent_rules import (
     VERDICT_RE,
     intent,
 )
+from assistant.length_words import more_lengths
 from assistant.limit_words import max_gpus, max_instances
 from assistant.media_reading import MediaAsk, read_media
 from assistant.model_mentions import find_model, find_size
@@ -212,7 +213,7 @@ def understand(question: str) -> Slots:
             invalid.append(written)
     invalid += [w for w in impossible_hardware_counts(text) if not any(w in v or v in w for v in invalid)]
     invalid += [w for w in endless_numbers(text) if not any(w in v or v in w for v in invalid)]
-    lengths = stated_lengths(text)
+    lengths = more_lengths(text, stated_lengths(text))  # "5 chunks of 512 tokens", "输出 1k", "summarise to 200 words"
     for length in lengths:
         scan.claim(length.span)
     dims = architecture_dims(text)

@@ -143,3 +143,18 @@ def test_a_serving_setting_next_to_a_gpu_is_guidance() -> None:
     answer = ask("should I bump gpu-memory-utilization to 0.95 on our A10 box, or is that asking for trouble?")
     assert answer.kind == "guidance" and "inference-serving" in {c.doc for c in answer.citations}
     assert "gpu-memory-utilization" in first_line(answer.text)
+
+
+@pytest.mark.parametrize(
+    ("question", "prompt", "gen"),
+    [
+        # retrieved chunks all go into the prompt: 5 x 512 + 100 words x 1.33
+        ("RAG: 5 chunks of 512 tokens plus a 100-word question, answers ~250 words; Qwen2.5-14B-Instruct", 2693, 333),
+        ("每个请求输入 8k token，输出 1k，Qwen2.5-72B AWQ，16 并发", 8000, 1000),  # "1k" beside token lengths
+        # the text is cut down to 200 words: that is the answer (5,000 x 1.33 in, 200 x 1.33 out)
+        ("our docs are about 5,000 words each and we summarise them to 200 words; Qwen2.5-32B-Instruct", 6650, 266),
+    ],
+)
+def test_lengths_as_users_state_them(question: str, prompt: int, gen: int) -> None:
+    s = understand(question)
+    assert (s.prompt_tokens, s.gen_tokens, s.context) == (prompt, gen, prompt + gen)
