@@ -93,6 +93,12 @@ def _law_firm(body: Body) -> None:
     assert "假设" in body["text"]
 
 
+def _chunks(body: Body) -> None:
+    # The retrieved chunks are part of every prompt: 5 x 512 tokens plus the question, then the answer.
+    args = _calls(body, "plan_gpu_deployment")[0]["args"]
+    assert args["context"] == 5 * 512 + 133 + 333 and args["gen_tokens"] == 333
+
+
 CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("head-count", "全公司 3000 人要用内部知识库问答，模型用 Qwen2.5-14B，要几台机器？", _head_count),
     ("unpriced-top", "公司 2000 员工，高峰大概 5% 的人同时在用，Qwen2.5-14B，要几张 L20？", _unpriced_top),
@@ -105,6 +111,7 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("mixed", "How does tensor parallelism work, and how many A10s for Qwen2.5-32B-Instruct at 8k, 10 users?", _mixed),
     ("regions-zh", "Qwen2.5-7B 20 并发，放北京和放新加坡，每月各要多少钱？", _regions_zh),
     ("law-firm-budget", "我们律所有 200 个律师，想用 Qwen2.5-14B，预算每月一万五，北京，推荐什么配置？", _law_firm),
+    ("rag-chunks", "RAG: 5 chunks of 512 tokens plus a 100-word question, answers ~250 words; Qwen2.5-14B, 40 users", _chunks),
     ("price-gap", "What's the monthly cost difference between pay-as-you-go and subscription for an A10?", _price_gap),
 ]
 
