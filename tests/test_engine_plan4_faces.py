@@ -112,7 +112,7 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("regions-zh", "Qwen2.5-7B 20 并发，放北京和放新加坡，每月各要多少钱？", _regions_zh),
     ("law-firm-budget", "我们律所有 200 个律师，想用 Qwen2.5-14B，预算每月一万五，北京，推荐什么配置？", _law_firm),
     ("rag-chunks", "RAG: 5 chunks of 512 tokens + a 100-word question, answers ~250 words; Qwen2.5-14B", _chunks),
-    ("price-gap", "What's the monthly cost difference between pay-as-you-go and subscription for an A10?", _price_gap),
+    ("price-gap", "monthly cost difference between pay-as-you-go and subscription for an A10 in Shanghai?", _price_gap),
 ]
 
 # Three turns: the cost, the load changed, then only the period. The rest of the workload stays.
