@@ -45,8 +45,29 @@ def asks_region(text: str) -> bool:
     return bool(re.search(_REGION_ASK, text, re.IGNORECASE))
 
 
+# Commitment schemes the price list has no figures for, and advice between billing schemes: the guidance answers.
+_COMMITMENT_ADVICE = r"savings?\s+plans?|节省计划|makes?\s+(?:more\s+)?sense|break[\s\-]*even|盈亏平衡"
+
+
+def asks_commitment_advice(text: str) -> bool:
+    """Whether ``text`` asks advice on committing (savings plan, reserved instances, break-even), not a price."""
+    return bool(re.search(_COMMITMENT_ADVICE, text, re.IGNORECASE))
+
+
+def asks_price_gap(text: str) -> bool:
+    """Whether ``text`` asks how far two prices are apart ("cost difference", "差多少钱"): figures, not a why."""
+    return bool(re.search(_PRICE_GAP, text, re.IGNORECASE))
+
+
+_PRICE_GAP = (
+    r"(?:cost|price|bill)\s+difference|difference\s+in\s+(?:cost|price)|差多少钱?|差价|价差|贵多少|便宜多少|省多少"
+)
+
+
 def price_question(text: str, named: bool = False) -> bool:
     """Tell whether ``text`` asks for prices by region or billing mode ("哪个地域最便宜", "包月多少钱", "那按量呢?")."""
+    if re.search(_COMMITMENT_ADVICE, text, re.IGNORECASE):
+        return False  # "savings plan or reserved instances, which makes more sense?" asks the guidance
     priced = bool(re.search(_PRICE_ASK, text, re.IGNORECASE))
     if asks_region(text) and (priced or billings(text)):
         return True
@@ -95,6 +116,14 @@ _REQUESTS_ASK = (
 )
 
 
+# A budget's own period ("预算一年 8 万", "8 万预算一年", "年预算", "annual budget", "budget per year").
+_BUDGET_PERIOD = (
+    r"(?:预算|budget)\s*(?:是|为|:|：|of)?\s*(?:每年|一年|全年|per\s+year|a\s+year|annually|yearly|per\s+annum)|"
+    r"(?:每年|一年|全年|年度|年|annual|yearly)\s*(?:的)?\s*(?:预算|budget)|"
+    r"(?:per\s+year|a\s+year|/\s*(?:yr|year))(?=\s*(?:budget|预算))"
+)
+
+
 def cost_period(text: str) -> CostPeriod | None:
     """Return the period (or unit) a cost question asks the price in besides the month, if any.
 
@@ -102,6 +131,7 @@ def cost_period(text: str) -> CostPeriod | None:
     hour, "每千次调用成本" -> requests; None for a monthly or an unstated period. Hours a day the deployment runs
     ("每天只跑 8 小时") are usage, not a day's cost.
     """
+    text = re.sub(_BUDGET_PERIOD, " ", text, flags=re.IGNORECASE)  # "8 万预算一年" states a budget, asks no year
     if re.search(_REQUESTS_ASK, text, re.IGNORECASE):
         return "requests"
     if re.search(_YEAR_ASK, text, re.IGNORECASE):
@@ -112,3 +142,23 @@ def cost_period(text: str) -> CostPeriod | None:
     if day and not re.search(_HOURS_A_DAY, text[max(0, day.start() - 12) : day.end()], re.IGNORECASE):
         return "day"
     return "hour" if re.search(_HOUR_ASK, text, re.IGNORECASE) else None
+
+
+# A period named alone in a follow-up of a cost question ("what about per day?", "一天呢", "for a whole year?"):
+# the cost words are in the earlier turn, so these need none of their own.
+_BARE_PERIODS: tuple[tuple[CostPeriod, str], ...] = (
+    ("year", r"\b(?:whole|full|entire)\s+year\b|\bover\s+a\s+year\b|一整年|整年"),
+    ("week", r"\bper\s+week\b|\ba\s+week\b|\bweekly\b|一周|每周"),
+    ("day", r"\bper\s+day\b|\ba\s+day\b|\bdaily\b|一天|每天|每日"),
+    ("hour", r"\bper\s+hour\b|\ban\s+hour\b|\bhourly\b|每小时|一小时"),
+)
+
+
+def follow_up_period(text: str) -> CostPeriod | None:
+    """Return the period a follow-up turn names, with or without cost words of its own.
+
+    A bare period counts only in a turn without figures: "每天 10 小时" is usage, "每天 5 万次" a rate.
+    """
+    if (found := cost_period(text)) or re.search(r"\d|[一二两三四五六七八九十百千万]\s*(?:个|次|小时|人)", text):
+        return found
+    return next((period for period, pattern in _BARE_PERIODS if re.search(pattern, text, re.IGNORECASE)), None)

@@ -22,6 +22,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.answer import Message
+from assistant.billing_words import follow_up_period
 from assistant.understanding import Slots, understand
 from tools.models import list_models, parse_size_b
 
@@ -94,7 +95,11 @@ def read_conversation(question: str, history: Sequence[Message] = ()) -> Convers
             workload = merged if merged.intent == "media" else workload
             previous_missing = []
         asked = previous_missing
-    merged = merge(workload, current, answering=bool(asked))
+    # "what about per day?" after "what does it cost a month?": the same workload, the cost in another period;
+    # "how much per month now?" after changes to a workload: its cost, with nothing named of its own
+    period = bool(workload and workload.asks_cost and current.follow_up and follow_up_period(question))
+    costed = bool(workload and workload.model and current.asks_cost and _no_subject(current) and not current.gpu)
+    merged = merge(workload, current, answering=bool(asked) or period or costed)
     filled, defaulted = _fill_defaults(merged, asked) if merged.intent in _WORKLOAD_INTENTS else (merged, {})
     return Conversation(
         slots=filled,

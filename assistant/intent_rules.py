@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from assistant.billing_words import asks_price, price_question
+from assistant.billing_words import asks_commitment_advice, asks_price, asks_price_gap, price_question
 from assistant.model_search_words import asks_model_search
 from assistant.reading import Scan
 from tools import prices
@@ -132,6 +132,11 @@ TOPICS = {
 }
 
 
+# A serving engine's own settings (vLLM flags): asked about, they are guidance even next to a GPU name.
+_ENGINE_SETTING_RE = (
+    r"gpu[_\-\s]?memory[_\-\s]?utili[sz]ation|max[_\-\s]model[_\-\s]len|max[_\-\s]num[_\-\s](?:seqs|batched)|"
+    r"tensor[_\-\s]parallel[_\-\s]size|enforce[_\-\s]eager|kv[_\-\s]cache[_\-\s]dtype|swap[_\-\s]space"
+)
 GREETING_RE = (
     r"\s*(?:你好|您好|嗨|哈喽|hi|hello|hey|good\s+(?:morning|afternoon|evening))"
     r"[\s!.。！,，~]*(?:呀|啊)?[\s!.。！]*"
@@ -161,6 +166,7 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     if (named or s.budget_cny_month) and not s.model and not s.media and asks_model_search(text):
         return "model_search"  # "一张 L20 最大能跑多大的模型": the hardware is given, the model is asked for
     explains = re.search(r"为什么|区别|适合|\bwhy\b|difference|suit", text)
+    explains = explains and not asks_price_gap(text)  # "the monthly cost difference" asks for figures
     # "how much is ecs.gn8is.4xlarge in Beijing?" with no price known there: the price answer gives the
     # nearest known price (the catalog answer only says there is none)
     priced_type = bool(s.instance_types and s.region) and asks_price(text)
@@ -169,6 +175,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     gpu_priced = len(s.gpu_mentions) == 1 and not (s.families or s.instance_types) and asks_price(text)
     if not has_workload and (price_question(text, named) or priced_type or gpu_priced) and not explains:
         return "prices"  # "哪个地域 A10 最便宜", "gn7i 包月多少钱", "那按量呢?": region and billing prices
+    if asks_commitment_advice(text) and not has_workload:
+        return "guidance"  # "moving from A10 to L20: savings plan or reserved instances?" is about billing
     if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or len(s.gpu_mentions) == 2):
         return "compare"
     if len(s.families) >= 2 and not has_workload and not s.instance_types and re.search(_COMPARE_RE, text):
@@ -183,6 +191,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "plan"
     if (s.families or s.gpu_mentions) and re.search(_LIST_RE, text):
         return "instances"
+    if re.search(_ENGINE_SETTING_RE, text) and not has_workload:
+        return "guidance"  # "gpu-memory-utilization 0.95 on our A10?": a serving setting, not the card's spec
     # "an L40S" is one card, not a workload: "how many gigs of vram on an L40S?" asks for the spec.
     numbers = s.concurrency or s.qps or s.train_tokens or s.budget_cny_month or (s.gpus or 1) > 1 or s.context
     if len(s.gpu_mentions) == 1 and not s.families and not numbers and (s.precision or re.search(_SPEC_RE, text)):

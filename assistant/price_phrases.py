@@ -10,6 +10,7 @@ import re
 
 from assistant.answer import Language
 from tools.prices import RegionComparison
+from tools.regions import region_names
 
 _BILLING_ZH = {
     "pay-as-you-go": "按量付费",
@@ -98,3 +99,14 @@ def region_comparison_phrase(comparison: RegionComparison, lang: Language) -> st
                 f"（截至 {best.as_of}）。")
     return (f"`{name}` is priced ({billing}) in {n} region(s); cheapest is {best.region} at "
             f"¥{best.price_cny:,.4g}{unit} (as of {best.as_of}).")
+
+
+def region_label(region: str, lang: Language) -> str:
+    """Name a region for the reader: "北京（cn-beijing）" in a zh answer (the console's city name), the id in en."""
+    if lang != "zh":
+        return region
+    named = next((r for r in region_names() if r.id == region), None)
+    if named is None:
+        return region
+    city = re.search(r"（([^）]+)）", named.name_zh)
+    return f"{city.group(1) if city else named.name_zh}（{region}）"

@@ -17,6 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.phrases import DEFAULT_PEAK_SHARE
 from assistant.reading import NUM, SUFFIX, Scan, as_int, compiled, parse_number
 from tools.prices import HOURS_PER_MONTH
 
@@ -140,6 +141,58 @@ def find_user_share(scan: Scan) -> RateBasis | None:
     scan.claim(base.span())
     scan.claim(share.span())
     return RateBasis(kind="user_share", amount=users, factor=pct / 100, result=max(1, round(users * pct / 100)))
+
+
+# A head-count is a population, not the people served at once ("全公司 3000 人", "2,000 employees"): with no
+# share online stated, the plan sizes for the share daily users have at peak (phrases.DEFAULT_PEAK_SHARE, the
+# engine's one such assumption) and says it is assumed. Daily active users are read by phrases.daily_users.
+DEFAULT_ONLINE_SHARE = DEFAULT_PEAK_SHARE
+_POPULATION_EN = r"(?:employees|staff(?:\s+members)?|registered\s+users|subscribers|headcount)"
+_ORG_ZH = r"(?:全公司|公司|集团|企业|单位|全员|全校|学校|全院|医院|律所|事务所|银行)"
+_ORG_EN = r"(?:company|firm|organi[sz]ation|org|school|university|hospital|business|agency|bank|practice|workforce)"
+_STAFF_EN = (
+    r"(?:people|persons|employees|staff|lawyers|attorneys|doctors|nurses|engineers|developers|analysts|teachers|"
+    r"researchers|agents|consultants|accountants|salespeople|members)"
+)
+_STAFF_ZH = r"(?:人|员工|同事|学生|职工|律师|医生|护士|老师|教师|工程师|销售|客服|研发|员)"
+# An organisation's size: read before any concurrency, so "a company of 1,500 people" is not 1,500 at once.
+_ORG_SIZE = (
+    rf"\b(?:{_ORG_EN}|headcount)\s+of\s+(?:about\s+|around\s+|~)?{NUM}\s*{SUFFIX}",
+    # "our law firm has 400 lawyers", "a hospital with 2,000 staff"
+    rf"\b{_ORG_EN}\s+(?:has|have|with|employs|employing)\s+(?:about\s+|around\s+|roughly\s+|~)?{NUM}\s*{SUFFIX}\s*"
+    rf"{_STAFF_EN}\b",
+    rf"(?<![\w.]){NUM}\s*{SUFFIX}[\s\-]*(?:person|people|employee|staff)\s+(?:company|org\w*|firm|business)",
+    rf"{_ORG_ZH}\s*(?:上下)?\s*(?:有|共|一共|总共|大概|大约|约)?\s*{NUM}\s*{SUFFIX}\s*(?:多)?\s*(?:个|名|位)?\s*"
+    rf"{_STAFF_ZH}",
+    rf"{NUM}\s*{SUFFIX}\s*(?:多)?\s*人的\s*(?:公司|团队|企业|单位)",
+)
+# A bare head-count ("2,000 employees", "2000 员工"): read only after the concurrency, so "给 20 个员工用"
+# (the people it is for) stays a concurrency.
+_HEAD_COUNT = (
+    rf"(?<![\w.%]){NUM}\s*{SUFFIX}\s*{_POPULATION_EN}\b",
+    rf"(?:注册用户|员工)(?:数|总数|人数)?\s*(?:约|大约|大概|有|共|是)?\s*{NUM}\s*{SUFFIX}",
+    rf"{NUM}\s*{SUFFIX}\s*(?:多)?\s*(?:个|名|位)?\s*(?:员工|职工)",
+)
+
+
+def find_org_size(scan: Scan) -> RateBasis | None:
+    """Return an organisation's size ("全公司 3000 人", "a company of 1,500 people") at the assumed share."""
+    return _population(scan, _ORG_SIZE)
+
+
+def find_head_count(scan: Scan) -> RateBasis | None:
+    """Return a bare head-count ("2,000 employees") at the assumed share; call it after the concurrency."""
+    return _population(scan, _HEAD_COUNT)
+
+
+def _population(scan: Scan, patterns: tuple[str, ...]) -> RateBasis | None:
+    """Claim the first population figure and size it at :data:`DEFAULT_ONLINE_SHARE` (stated=False)."""
+    m = _unclaimed(scan, *patterns)
+    if m is None or (users := parse_number(m.group(1), m.group(2))) < 1:
+        return None
+    scan.claim(m.span())
+    share = DEFAULT_ONLINE_SHARE
+    return RateBasis(kind="user_share", amount=users, factor=share, stated=False, result=max(1, round(users * share)))
 
 
 def _unclaimed(scan: Scan, *patterns: str) -> re.Match[str] | None:

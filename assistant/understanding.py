@@ -43,6 +43,7 @@ from assistant.intent_rules import (
     VERDICT_RE,
     intent,
 )
+from assistant.length_words import more_lengths
 from assistant.limit_words import max_gpus, max_instances
 from assistant.media_reading import MediaAsk, read_media
 from assistant.memory_words import card_by_memory
@@ -72,6 +73,7 @@ from assistant.workload_numbers import (
     find_qps,
     find_token_cost,
     find_train_tokens,
+    spoken_chinese_amounts,
 )
 from tools import catalog
 from tools.errors import UnknownNameError
@@ -202,7 +204,7 @@ def understand(question: str) -> Slots:
         question: The user's words, Chinese or English.
     """
     legit, planted = split_planted(without_other_cloud_types(question))  # planted text, "p4d" (AWS) are no workload
-    text = respell_families(spell_numbers(normalise(legit)))  # "qwne2.5" is Qwen2.5
+    text = respell_families(spoken_chinese_amounts(spell_numbers(normalise(legit))))  # "qwne2.5" is Qwen2.5
     scan = Scan(text)
     model = find_model(scan)
     models = [model.name] if model.name else []
@@ -216,7 +218,7 @@ def understand(question: str) -> Slots:
             invalid.append(written)
     invalid += [w for w in impossible_hardware_counts(text) if not any(w in v or v in w for v in invalid)]
     invalid += [w for w in endless_numbers(text) if not any(w in v or v in w for v in invalid)]
-    lengths = stated_lengths(text)
+    lengths = more_lengths(text, stated_lengths(text))  # "5 chunks of 512 tokens", "输出 1k", "summarise to 200 words"
     lengths += bare_lengths(text, lengths)  # "2k prompts", "input 2k output 500": tokens without the word
     for length in lengths:
         scan.claim(length.span)
@@ -243,9 +245,12 @@ def understand(question: str) -> Slots:
     budget = find_budget(scan)
     train_tokens = find_train_tokens(scan)
     rate = rates.find_daily_requests(scan) or rates.find_group_concurrency(scan) or rates.find_user_share(scan)
+    people = None if rate else rates.find_org_size(scan)  # "全公司 3000 人": a population, not 3,000 at once
     qps = rate.result if rate and rate.kind == "daily_requests" else find_qps(scan)
     usage_hours = rates.find_usage_hours(scan)
     concurrency = as_int(rate.result) if rate and rate.kind != "daily_requests" else find_concurrency(scan)
+    if concurrency is None and qps is None and (people := people or rates.find_head_count(scan)):
+        rate, concurrency = people, as_int(people.result)
     batch = find_batch(scan)
     gpus = find_gpu_count(scan)
     # "cheapest region to serve X?" names none: each option is priced in its cheapest region ("any")

@@ -11,6 +11,38 @@ from assistant.hardware_words import GPU_NAME
 from assistant.rate_words import ABOUT, CALLS_EN, CALLS_ZH
 from assistant.reading import NUM, OF, SUFFIX, Scan, as_int, parse_number
 
+_CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+# "一万五" is 15,000 and "两千五" 2,500, as people say it: the digit after the unit is the next place down.
+_CN_TAIL = (
+    r"(?<![\d.一二两三四五六七八九十百千])([一二两三四五六七八九]|\d{1,3})(万|千)([一二三四五六七八九]|\d)"
+    r"(?:千|百)?(?![\d一二两三四五六七八九十百千万])"
+)
+
+
+def spoken_chinese_amounts(text: str) -> str:
+    """Write "一万五", "三万二", "1万5", "两千五" as "1.5万", "3.2万", "1.5万", "2.5千" for the number readers."""
+
+    def digit(value: str) -> str:
+        return str(_CN_DIGITS.get(value, value))
+
+    return re.sub(_CN_TAIL, lambda m: f"{digit(m.group(1))}.{digit(m.group(3))}{m.group(2)}", text)
+
+
+_PER_YEAR = r"(?:每年|一年|全年|/\s*年|per\s+year|a\s+year|/\s*yr\b|annually|yearly|per\s+annum)"
+
+
+def _yearly_budget(scan: Scan, money: str, cur: str, cur_after: str) -> float | None:
+    """Return a budget stated per year ("8 万预算一年", "年预算 10 万", "annual budget of 100k") a month."""
+    year = r"(?:每年|一年|全年|年度|年|annual|yearly|per\s+year|a\s+year)"
+    m = scan.first(
+        rf"(?:预算|budget)\s*(?:是|为|:|：|of)?\s*{_PER_YEAR}\s*(?:的)?\s*(?:大概|大约|约|about|around)?\s*{money}",
+        rf"{year}\s*(?:的)?\s*(?:预算|budget)\s*(?:是|为|of|is|:|：)?\s*(?:大概|大约|约|about|around)?\s*{money}",
+        rf"{money}\s*(?:的)?\s*(?:预算|budget)\s*{_PER_YEAR}",
+        rf"{cur}{NUM}\s*{SUFFIX}\s*{cur_after}?\s*{_PER_YEAR}",
+        rf"{NUM}\s*{SUFFIX}\s*{cur_after}\s*{_PER_YEAR}",
+    )
+    return float(round(parse_number(m.group(1), m.group(2)) / 12)) if m else None  # whole yuan a month
+
 
 def find_budget(scan: Scan) -> float | None:
     cur = r"(?:¥|￥|cny\s*|rmb\s*)"
@@ -23,8 +55,10 @@ def find_budget(scan: Scan) -> float | None:
     )
     money = rf"{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}?"
     spend = r"(?:每个?月|一个?月|月)\s*(?:最多|顶多|只能|能|可以)?\s*(?:花|用|出|掏)\s*(?:不超过|最多)?\s*"
+    if yearly := _yearly_budget(scan, money, cur, cur_after):
+        return yearly
     m = scan.first(
-        rf"(?:预算|budget){mid}{money}",
+        rf"(?:预算|budget){mid}{money}(?!\s*年)",  # "预算一年 ..." is no budget of ¥1
         rf"(?:每个?月|一个?月|月)\s*{money}\s*(?:的)?\s*(?:预算|budget)",  # "每月一万的预算"
         rf"(?:每个?月|月|monthly)\s*(?:的)?\s*(?:预算|budget){mid}{money}",
         rf"{cur}{NUM}\s*{SUFFIX}\s*{cur_after}?\s*{per_month}",
@@ -51,7 +85,9 @@ _PER_REQUEST = (
 
 def find_train_tokens(scan: Scan) -> float | None:
     m = scan.find(
-        rf"{NUM}\s*(thousand|million|billion|trillion|百万|千万|[kKmMbBtT万亿])\s*(?:个)?\s*(?:tokens?|token|词元)"
+        # "100M-token dataset" is a volume; "64k-token sessions" a length (a volume is millions or more)
+        rf"{NUM}\s*(thousand|million|billion|trillion|百万|千万|[kKmMbBtT万亿])(?:(?<=[mMbBtTn])-)?(?:个)?\s*"
+        r"(?:tokens?|token|词元)"
         + r"(?![A-Za-z])"
         + _PER_REQUEST
     )

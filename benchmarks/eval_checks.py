@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from assistant.answer import Answer, Message, ToolCall
 from assistant.guards import Evidence, extract_numbers, ungrounded_numbers
 from tools.plan import Plan
+from tools.plan_pricing import monthly_cost
 
 Verdict = Literal["yes", "no", "yes_but"]
 
@@ -311,7 +312,8 @@ def _check_plan(e: Expect, answer: Answer) -> list[str]:
     if e.min_top_gpus and top.total_gpus < e.min_top_gpus:
         problems.append(f"top option has {top.total_gpus} GPUs, expected at least {e.min_top_gpus}")
     if e.max_monthly_cny is not None:
-        dear = [o.instance_type for o in plan.options if (o.price_cny_per_month or 0) > e.max_monthly_cny]
+        # A part-time deployment ("2 hours a day") pays for its hours: that is the month the budget bounds.
+        dear = [o.instance_type for o in plan.options if (monthly_cost(o) or 0) > e.max_monthly_cny]
         problems += [f"{name} is over the budget" for name in dear]
     return problems
 

@@ -427,6 +427,10 @@ class PriceQuote(BaseModel):
     monthly_basis: MonthlyBasis | None = Field(description="which of the two `monthly` is")
     subscription_monthly: float | None = Field(default=None, description="monthly subscription, if listed")
     subscription_as_of: str | None = Field(default=None, description="date of the subscription price")
+    payg_monthly: float | None = Field(default=None, description="730 h of pay-as-you-go, CNY, if priced")
+    subscription_saving_monthly: float | None = Field(
+        default=None, description="payg_monthly minus subscription_monthly (negative: subscription dearer)"
+    )
     spot_hourly: float | None = Field(default=None, description="spot (preemptible) CNY per hour, if known")
     spot_zone: str | None = Field(default=None, description="zone of the spot price")
     as_of: str = Field(description="date of the first price shown (pay-as-you-go where known)")
@@ -464,6 +468,9 @@ def quote(instance_type: str, region: str | None = None) -> PriceQuote | None:
         monthly, basis = round(hourly.price * HOURS_PER_MONTH, 2), "pay-as-you-go x 730 h/month"
     else:
         monthly, basis = None, None
+    payg_month = round(hourly.price * HOURS_PER_MONTH, 2) if hourly and hourly.price is not None else None
+    sub_price = subscription.price if subscription else None
+    saving = round(payg_month - sub_price, 2) if payg_month is not None and sub_price is not None else None
     suspect = any(p.suspect for p in shown)
     line = first.provenance + (" (flagged as inconsistent with sibling prices; verify)" if first.suspect else "")
     return PriceQuote(
@@ -474,6 +481,8 @@ def quote(instance_type: str, region: str | None = None) -> PriceQuote | None:
         monthly_basis=basis,  # type: ignore[arg-type]
         subscription_monthly=subscription.price if subscription else None,
         subscription_as_of=subscription.as_of if subscription else None,
+        payg_monthly=payg_month,
+        subscription_saving_monthly=saving,
         spot_hourly=spot.price if spot else None,
         spot_zone=spot.zone if spot else None,
         as_of=first.as_of,

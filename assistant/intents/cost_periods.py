@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from assistant import render
-from assistant.billing_words import CostPeriod, billings, cost_period
+from assistant.billing_words import CostPeriod, billings, cost_period, follow_up_period
 from assistant.messages import say
 from assistant.price_phrases import basis_label
 from assistant.run import TRAINING, Events, Run
@@ -41,6 +41,8 @@ class CostPeriods(Run):
         """Return the line that answers a yearly, daily or per-request cost question; [] for any other."""
         question = question or self.question
         period = cost_period(question)
+        if question != self.question:  # a follow-up of a cost question: its own period wins ("and per year?")
+            period = follow_up_period(self.question) or period
         if period is None or s.task in TRAINING or not re.search(_COST_WORDS, question, re.IGNORECASE):
             return []
         if not plan.options:

@@ -30,10 +30,10 @@ class GuidanceIntent(Run):
             found, err = yield from self.call("find_instance_types", find_instance_types, family=family)
             if found is not None and found.instances:
                 gpu_lines.append(_family_gpu(family, found.instances[0], self.lang))
-                head = self.t(f"**{family} 的实例规格：**", f"**{family} instance types:**")
+                head = say("guidance.family_types", self.lang, family=family)
                 parts.append(head + "\n\n" + render_tables.instances_table(found.instances, self.lang, limit=4))
             elif err:
-                parts.append(self.t(f"`{family}`：{err}", f"`{family}`: {err}"))
+                parts.append(say("guidance.family_error", self.lang, family=family, error=err))
         if len(s.gpu_mentions) == 1:  # "H20 适合训练吗": the GPU's own figures next to the guidance
             gpu = yield from self.lookup_gpu(s.gpu_mentions[0])
             if gpu is not None:
@@ -62,6 +62,21 @@ class GuidanceIntent(Run):
         lead = [self.guidance_lead(passages)] if quotes else []
         return Reply(text="\n\n".join(lead + quotes + parts), kind="guidance")
 
+    def concept_line(self, question: str) -> Events:
+        """Answer the concept a sizing question also asks about, in one cited sentence ([] when it asks none).
+
+        "How does TP work, and how many A10s?": the concept's reviewed answer with its citation, so both parts
+        of the question are answered.
+        """
+        if not re.search(_EXPLAINS, question, re.IGNORECASE) or (concept := find_concept(question)) is None:
+            return []
+        found = yield from self._concept_passage(concept)
+        if found is None:
+            return []
+        # Its first clause only: the sizing answers the rest of the question, within the length of a plan.
+        first = re.split(r"(?<=[;；。])\s*|(?<=\.)\s+", concept.answer[self.lang].strip())[0].rstrip(";；。. ")
+        return [f"{first}{'。' if self.lang == 'zh' else '.'} [{self.cite(found)}]"]
+
     def _concept_passage(self, concept: Concept) -> Events:
         """Return the concept's own section in the answer's language (searched by its heading), or None."""
         heading = concept.section[self.lang]
@@ -84,17 +99,23 @@ class GuidanceIntent(Run):
         """Return a first line naming the cited section, with its citation number."""
         cited = next((p for p in passages if any(q.chunk_id == p.chunk_id for q in self.passages)), None)
         if cited is None:
-            return self.t("**参考资料的说法：**", "**What the guidance says:**")
+            return say("guidance.says", self.lang)
         n = self.cite(cited)
         section = cited.section
-        head = self.t(f"**参考资料的说法（{section}）[{n}]：**", f"**What the guidance says ({section}) [{n}]:**")
+        head = say("guidance.says_section", self.lang, section=section, n=n)
         # The sentence of the section closest to the question answers on the first line; the section's opening
         # sentence is left to the quote below (a first line that merely repeats a passage's start is no answer).
         opening = next(iter(render.sentences(cited.text)), "")
         best = next((x for x in render.key_sentences(cited, split_planted(self.question)[0], 2) if x != opening), "")
-        return f"{head}{'' if self.lang == 'zh' else ' '}{best}".rstrip()
+        sep = " " if self.lang != "zh" or best.startswith("**") else ""  # "：** **包年包月**" keeps both bold
+        return f"{head}{sep}{best}".rstrip()
 
 
+# The explaining part of a mixed question, stricter than EXPLAIN_RE ("what's the cheapest ..." explains nothing).
+_EXPLAINS = (
+    r"how\s+(?:does|do)\s+(?:\S+\s+){1,4}?work|what\s+(?:is|are)\s+(?!the\s+(?:cheapest|best|cost|price))|\bwhy\b|"
+    r"\bexplain|原理|是什么|什么是|为什么|为啥|怎么理解|解释一下"
+)
 _ASKS_MODELS = (
     r"(?:which|what)\s+(?:other\s+)?models?\s+(?:can|do|does)\s+(?:you|it|gpu-advisor)\s+(?:size|support|handle|cover|plan)|"
     r"besides\s+llms?|other\s+than\s+llms?|(?:支持|能算|能估算|能规划)(?:哪些|什么)(?:模型)?|除了大模型"

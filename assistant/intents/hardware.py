@@ -34,6 +34,7 @@ from tools.errors import UnknownNameError
 from tools.hardware_fit import Hardware, HardwareFit
 from tools.memory_request import MAX_GPUS
 from tools.plan import Plan
+from tools.plan_pricing import monthly_cost
 from tools.workload import DEFAULT_CONTEXT_TOKENS
 
 # "It fits, but": another GPU's best option at two thirds of the hourly price or less is worth saying; so is
@@ -86,8 +87,7 @@ class HardwareIntent(Run):
             if not exc.suggestions:
                 return name  # the tool will answer with the error
             self.warnings.append(
-                self.t(f"“{name}”有多个型号，这里按 {exc.suggestions[0]} 计算", f"'{name}' has several variants; "
-                       f"evaluated as {exc.suggestions[0]}")
+                say("hardware.variant_assumed", self.lang, name=name, variant=exc.suggestions[0])
             )  # fmt: skip
             return exc.suggestions[0]
 
@@ -350,22 +350,25 @@ class HardwareIntent(Run):
         return label
 
     def budget_verdict(self, s: Slots, plan: Plan) -> Events:
-        """'预算 2 万够不够': yes with the cheapest option in budget, or no with the cheapest that fits."""
+        """'预算 2 万够不够': yes with the cheapest option in budget, or no with the cheapest that fits.
+
+        A part-time deployment ("2 hours a day") is judged at its cost for those hours, as the planner does.
+        """
         budget = render.fig(s.budget_cny_month)
-        priced = [o for o in plan.options if o.price_cny_per_month is not None]
+        priced = [o for o in plan.options if monthly_cost(o) is not None]
         if priced:
-            o = min(priced, key=lambda o: o.price_cny_per_month or 0)
+            o = min(priced, key=lambda o: monthly_cost(o) or 0)
             return [say("budget.yes", self.lang, budget=budget, instance_type=o.instance_type, gpus=o.total_gpus,
-                        monthly=render.fig(o.price_cny_per_month))]  # fmt: skip
+                        monthly=render.fig(monthly_cost(o)))]  # fmt: skip
         wider, _ = yield from self.call(
             "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"budget_cny_month": None}))
         )
-        fits = [o for o in (wider.options if isinstance(wider, Plan) else []) if o.price_cny_per_month is not None]
+        fits = [o for o in (wider.options if isinstance(wider, Plan) else []) if monthly_cost(o) is not None]
         if not fits:
             return [say("budget.unknown", self.lang, budget=budget)]
-        o = min(fits, key=lambda o: o.price_cny_per_month or 0)
+        o = min(fits, key=lambda o: monthly_cost(o) or 0)
         return [say("budget.no", self.lang, budget=budget, instance_type=o.instance_type, gpus=o.total_gpus,
-                    monthly=render.fig(o.price_cny_per_month))]  # fmt: skip
+                    monthly=render.fig(monthly_cost(o)))]  # fmt: skip
 
     def fit_lines(self, fit: HardwareFit) -> list[str]:
         """Render a fit: the verdict line, then the fixing changes (up to two)."""

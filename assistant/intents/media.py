@@ -245,10 +245,10 @@ class MediaIntent(Run):
         hardware = self._hardware(count, s.gpu or "")
         top = plan.options[0] if plan.options else None
         if top is None or top.total_gpus > count:
-            return self.t(f"**放不下。** {hardware}不够运行 {model.display_name}，至少要 {top.total_gpus} 张。",
-                          f"**No.** {hardware} is not enough for {model.display_name}; it needs {top.total_gpus} GPUs."
-                          ) if top else self.t(f"**放不下。** {hardware}不够运行 {model.display_name}。",
-                                               f"**No.** {hardware} is not enough for {model.display_name}.")
+            if top:
+                gpus = top.total_gpus
+                return say("media.fit_no_gpus", self.lang, hardware=hardware, model=model.display_name, gpus=gpus)
+            return say("media.fit_no", self.lang, hardware=hardware, model=model.display_name)
         return say("fit.yes", self.lang, hardware=hardware, model=model.display_name,
                    need=render.fig(top.per_gpu_gib_needed), usable=render.fig(top.per_gpu_capacity_gib),
                    pct=render.fig(top.headroom_pct))

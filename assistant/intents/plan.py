@@ -11,6 +11,8 @@ from assistant.intents.arguments import (
     plan_args,
 )
 from assistant.intents.cost_periods import CostPeriods
+from assistant.intents.guidance import GuidanceIntent
+from assistant.intents.prices import PricesIntent
 from assistant.intents.training_leads import TrainingLeads
 from assistant.intents.verdict_billing import billing_choice
 from assistant.messages import say
@@ -82,6 +84,10 @@ class PlanIntent(TrainingLeads, CostPeriods):
         cost = [] if lead else (yield from self.cost_line(s, plan, asked))
         if not lead:  # "一年多少钱", "cost per 1,000 requests": the period asked answers before the month
             cost[:0] = yield from self.period_lines(s, plan, asked)
+            if plan.options:  # an unknown price is said once: the period's line already says it
+                name = plan.options[0].instance_type
+                if say("cost.period_unpriced", self.lang, instance_type=name) in cost:
+                    cost = [c for c in cost if c != say("cost.unpriced", self.lang, instance_type=name)]
         # "多少钱一个月": the month's cost answers first, before any line about the GPU; a yes/no on the GPU
         # ("is the A10 a cost-effective pick?") keeps the first line and the cost follows it
         at = 1 if head and self.conv.turn.asks_verdict and not s.budget_cny_month else 0
@@ -102,7 +108,15 @@ class PlanIntent(TrainingLeads, CostPeriods):
             # The named hardware holds it: that is the answer; the planner's other options fold away.
             details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown="\n\n".join(brief)))
             brief = []
+        # "How does TP work, and how many A10s?": the concept is answered, cited, right after the sizing; the
+        # cost per million tokens (not asked) folds to keep the answer within a plan's length.
+        if concept := (yield from GuidanceIntent.concept_line(self, self.question)):  # type: ignore[arg-type]
+            token_cost = render.token_cost_phrase(plan.options[0], self.lang) if plan.options else ""
+            if token_cost in brief and not s.asks_cost:
+                brief.remove(token_cost)
+                details.append(AnswerDetail(title=say("details.assumptions", self.lang), markdown=token_cost))
         parts = [*head, *brief]
+        parts[1:1] = concept
         if s.gpu and not plan.options:
             parts.append((yield from self.without_gpu(s)))
         if s.gpus:
@@ -114,6 +128,8 @@ class PlanIntent(TrainingLeads, CostPeriods):
                 parts.insert(0, section)
             else:
                 details.insert(0, AnswerDetail(title=say("details.gpu_count", self.lang), markdown=section))
+        if not (cost or lead) and plan.options and plan.options[0].price_cny_per_hour is None:
+            parts += yield from self.nearest_price_note(s, plan)
         parts += self.plan_notes(s, plan)
         parts += [*self.rate_note(s), *self.architecture_note(s)]
         parts.append(understood)
@@ -122,6 +138,10 @@ class PlanIntent(TrainingLeads, CostPeriods):
             details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
         details += self.length_details(s)
         return Reply(text="\n\n".join(p for p in parts if p), kind="recommendation", details=details)
+
+    def nearest_price_note(self, s: Slots, plan: Plan) -> Events:
+        """Give the nearest known price, region and date for a top option whose price is unknown (said above)."""
+        return (yield from PricesIntent.nearest_line(self, plan.options[0].instance_type, s.region))  # type: ignore[arg-type]
 
     def plan_notes(self, s: Slots, plan: Plan) -> list[str]:
         """Short notes on what the plan could not check: token cost, QPS without lengths, the budget."""

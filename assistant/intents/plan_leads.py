@@ -15,7 +15,7 @@ from assistant.hardware_words import REGIONS
 from assistant.intents.arguments import plan_args
 from assistant.intents.prices import PricesIntent
 from assistant.messages import say
-from assistant.price_phrases import basis_label, source_label
+from assistant.price_phrases import basis_label, region_label, source_label
 from assistant.reading import compiled
 from assistant.run import TRAINING, Events, Run
 from assistant.tool_text import notes_in
@@ -108,7 +108,7 @@ class PlanLeads(Run):
         """Name what a monthly figure is; a subscription price keeps its own date (it may differ from the hourly)."""
         basis = basis_label(o.price_month_basis, self.lang)
         if o.price_month_basis == "monthly subscription" and o.subscription_as_of:
-            basis += self.t(f"，截至 {o.subscription_as_of}", f", as of {o.subscription_as_of}")
+            basis += say("plan.basis_as_of", self.lang, as_of=o.subscription_as_of)
         return basis
 
     def short_source(self, source: str | None) -> str:
@@ -214,18 +214,20 @@ class PlanLeads(Run):
             found.append((o.price_cny_per_hour or 0, region, o))
         found.sort(key=lambda f: f[0])
         lines = [
-            "- " + say("cost.region_item", self.lang, region=region, hourly=render.fig(hourly),
+            "- " + say("cost.region_item", self.lang, region=region_label(region, self.lang),
+                       hourly=render.fig(hourly),
                        monthly=render.fig(o.price_cny_per_month), basis=self.month_basis(o), instances=o.instances,
                        instance_type=o.instance_type, gpu=render.gpu_label(o, self.lang),
                        per_m=render.fig(o.cost_cny_per_million_tokens) if o.cost_cny_per_million_tokens else "?")
             for hourly, region, o in found
         ]  # fmt: skip
-        lines += ["- " + say("cost.region_none", self.lang, region=region) for region in missing]
+        lines += ["- " + say("cost.region_none", self.lang, region=region_label(r, self.lang)) for r in missing]
         if not found:
             return lines
         tied = [region for hourly, region, _ in found if hourly == found[0][0]]
         code = "cost.region_tie" if len(tied) > 1 else "cost.region_head"  # the same list price in both
-        head = say(code, self.lang, region=self.t("、", ", ").join(tied), hourly=render.fig(found[0][0]))
+        named = [region_label(region, self.lang) for region in tied]
+        head = say(code, self.lang, region=self.t("、", ", ").join(named), hourly=render.fig(found[0][0]))
         return [head, "\n".join(lines)]
 
     def plain_verdict(self, s: Slots, plan: Plan) -> list[str]:
@@ -248,7 +250,8 @@ class PlanLeads(Run):
         if r.kind == "groups":
             return [say("rate.groups", self.lang, groups=render.fig(r.amount), people=render.fig(r.factor),
                         n=render.fig(r.result))]  # fmt: skip
-        return [say("rate.user_share", self.lang, users=render.fig(r.amount), pct=render.fig(r.factor * 100),
+        code = "rate.user_share" if r.stated else "rate.user_share_assumed"  # "全公司 3000 人": share assumed
+        return [say(code, self.lang, users=render.fig(r.amount), pct=render.fig(r.factor * 100),
                     n=render.fig(r.result))]  # fmt: skip
 
     def count_words(self, amount: float) -> str:

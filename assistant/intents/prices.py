@@ -9,7 +9,7 @@ spot price carries the guidance's interruption caveat. A follow-up that names on
 from __future__ import annotations
 
 from assistant.answer import AnswerDetail
-from assistant.billing_words import asks_region, billings
+from assistant.billing_words import asks_price_gap, asks_region, billings
 from assistant.messages import say
 from assistant.price_phrases import basis_label, billing_label, source_label
 from assistant.render import fig
@@ -23,7 +23,7 @@ from assistant.toolbox import (
 )
 from assistant.understanding import Slots, understand
 from tools.price_nearest import NearestPrice
-from tools.prices import RegionComparison, RegionPrice
+from tools.prices import HOURS_PER_MONTH, RegionComparison, RegionPrice
 
 _MODES = ("pay-as-you-go", "subscription-monthly", "spot")
 _FAMILY_TYPES = 3  # a family question shows its smallest types; the catalog intent lists them all
@@ -147,6 +147,11 @@ class PricesIntent(Run):
         if others:
             own.append(say("prices.other_modes", self.lang, parts="; ".join(others)))
         lines.append(" ".join(own))
+        gap = quote.subscription_saving_monthly if quote else None
+        if asks_price_gap(self.question) and quote and gap is not None:  # "cost difference": each month, the gap
+            lines.insert(len(lines) - 1, say("prices.month_gap", self.lang, name=label, payg=fig(quote.payg_monthly),
+                                             hours=fig(HOURS_PER_MONTH), subscription=fig(quote.subscription_monthly),
+                                             gap=fig(abs(gap))))  # fmt: skip
 
     def nearest_line(self, name: str, region: str | None) -> Events:
         """Say the nearest known price for a type with none (same type elsewhere, else a similar type)."""
@@ -203,7 +208,7 @@ class PricesIntent(Run):
         )
         sources.append(best.source_line)
         rows = [f"| {r.region} | ¥{fig(r.price_cny)}{self._unit(mode)} | {r.as_of} |" for r in comparison.regions]
-        head = self.t("| 地域 | 价格 | 截至 |", "| Region | Price | As of |")
+        head = say("prices.table_head", self.lang)
         title = f"{comparison.instance_type} · " + say("prices.regions_head", self.lang, billing=billing)
         details.append(AnswerDetail(title=title, markdown="\n".join([head, "|---|---|---|", *rows])))
 
