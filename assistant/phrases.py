@@ -391,8 +391,17 @@ _INSTANCE_COUNT_RE = (
 )
 
 
+# "a single gn8v instance", "one gn8v box" (numbers are spelled as digits by then): one instance of a family
+_ONE_INSTANCE_RE = (
+    r"(?:\ba\s+single|\bsingle|\bone|(?<![\d.])1)\s+`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d[\w\-]*\s+"
+    r"(?:instances?|machines?|servers?|nodes?|box(?:es)?)\b"
+)
+
+
 def instance_count(text: str) -> int | None:
     """How many instances of a named type the user has ("2 台 ecs.gn7i-...", "two gn8is boxes"), or None."""
+    if re.search(_ONE_INSTANCE_RE, text, re.IGNORECASE):
+        return 1
     text = re.sub(r"([一二两三四五六七八九十])(?=\s*台)", lambda m: str(CN_SMALL[m.group(1)]), text)
     m = re.search(_INSTANCE_COUNT_RE, text, re.IGNORECASE)
     if not m:

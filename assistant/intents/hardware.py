@@ -75,9 +75,21 @@ class HardwareIntent(Run):
             sized = [i for i in (listed.instances if listed else []) if i.gpu_count == s.gpus and not i.vgpu]
             if sized:
                 return {"instance_type": sized[0].instance_type, "instances": instances}
+        if len(s.families) == 1 and s.instances and not s.gpus:
+            # "一台 gn8v", "a single gn8v instance": the family's widest type, the most one instance of it holds
+            return (yield from self.widest_in_family(s.families[0], instances))
         if s.gpu and s.gpus:
             return {"gpu": self.one_gpu(s.gpu), "gpus": s.gpus, "instances": instances}
         return None
+
+    def widest_in_family(self, family: str, instances: int) -> Events:
+        """Return the hardware arguments of the family's type with the most whole GPUs, or None."""
+        listed, _ = yield from self.call("find_instance_types", find_instance_types, family=family)
+        whole = [i for i in (listed.instances if listed else []) if isinstance(i.gpu_count, int) and not i.vgpu]
+        if not whole:
+            return None
+        widest = max(whole, key=lambda i: (i.gpu_count, -whole.index(i)))  # the first listed on a tie
+        return {"instance_type": widest.instance_type, "instances": instances}
 
     def one_gpu(self, name: str) -> str:
         """Return a GPU the fit can evaluate: an ambiguous family ("A100") becomes its first variant, said so."""

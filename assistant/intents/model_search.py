@@ -16,7 +16,6 @@ from assistant.messages import say
 from assistant.model_search_words import family_named
 from assistant.run import Events, Reply
 from assistant.toolbox import largest_models_that_fit, largest_models_within_budget
-from assistant.toolbox_catalog import find_instance_types
 from assistant.understanding import Slots
 from tools.model_search import BudgetSearch, FormatResult, ModelFit, ModelSearch
 
@@ -62,11 +61,7 @@ class ModelSearchIntent(HardwareIntent):
         if s.gpu:
             return {"gpu": self.one_gpu(s.gpu), "gpus": 1, "instances": s.instances or 1}
         if s.families:
-            listed, _ = yield from self.call("find_instance_types", find_instance_types, family=s.families[0])
-            whole = [i for i in (listed.instances if listed else []) if isinstance(i.gpu_count, int) and not i.vgpu]
-            if whole:
-                widest = max(whole, key=lambda i: (i.gpu_count, -whole.index(i)))
-                return {"instance_type": widest.instance_type, "instances": s.instances or 1}
+            return (yield from self.widest_in_family(s.families[0], s.instances or 1))
         return None
 
     def lead(self, found: ModelSearch) -> str:
