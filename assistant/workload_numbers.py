@@ -25,7 +25,9 @@ def find_budget(scan: Scan) -> float | None:
     spend = r"(?:每个?月|一个?月|月)\s*(?:最多|顶多|只能|能|可以)?\s*(?:花|用|出|掏)\s*(?:不超过|最多)?\s*"
     m = scan.first(
         rf"(?:预算|budget){mid}{money}",
-        rf"(?:每个?月|一个?月|月)\s*{money}\s*(?:的)?\s*(?:预算|budget)",  # "每月一万的预算"
+        # "每月一万的预算", "一个月就 1500 块的预算"
+        rf"(?:每个?月|一个?月|月)\s*(?:就|只有|才|只|大概|约)?\s*{money}\s*(?:的)?\s*(?:预算|budget)",
+        rf"{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}\s*(?:的)?\s*(?:预算|budget)",  # "就 1500 块预算", "3 万元的预算"
         rf"(?:每个?月|月|monthly)\s*(?:的)?\s*(?:预算|budget){mid}{money}",
         rf"{cur}{NUM}\s*{SUFFIX}\s*{cur_after}?\s*{per_month}",
         rf"{NUM}\s*{SUFFIX}\s*{cur_after}\s*{per_month}",
@@ -151,6 +153,8 @@ def find_invalid(scan: Scan) -> list[str]:
         # "Qwen2.5-7B", "1-2 卡", "10 - 20": a hyphen glued to a name, or between numbers, is no minus sign.
         if (glued.isascii() and (glued.isalnum() or glued in "._")) or (before and before[-1] in "0123456789~"):
             continue
+        if glued.isspace() and scan.text[m.start() + 1 : m.start() + 2].isspace():
+            continue  # "sanity check - 2x H20": a dash between words, spaced on both sides, is punctuation
         near = scan.text[max(0, m.start() - 12) : m.end() + 14]
         if not re.search(_QUANTITY_WORDS, near, re.IGNORECASE):
             continue
@@ -219,7 +223,7 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"{NUM}\s*{SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
         # "给 20 个销售用", "供 30 名客服同事使用", "for 20 salespeople": the people it is for, by their role
         rf"(?:给|供|让|提供给)\s*{NUM}\s*{SUFFIX}\s*(?:个|位|名)\s*{_ROLES_ZH}(?:人员|同事|同学|们)?\s*(?:同时)?\s*(?:用|使用|访问|在用)",
-        rf"\bfor\s+{NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?{_ROLES_EN}\b",
+        rf"\b(?:for|to)\s+(?:~|about\s+|around\s+|roughly\s+)?{NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?{_ROLES_EN}\b",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|ppl|clients)\b",
         # "maybe 5 internal users", "a small team of 10", "a 12-person team": the people served at once.
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:internal|in-house|beta|paying|pilot|test)\s+(?:users|people|clients|staff)\b",
