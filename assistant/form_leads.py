@@ -16,13 +16,13 @@ from typing import Any
 
 from assistant import render
 from assistant.intents.arguments import task_of
-from assistant.intents.hardware import HardwareIntent
 from assistant.intents.plan_leads import plan_verdict
 from assistant.messages import say
 from assistant.question_form import QuestionForm, read_form
 from assistant.run import TRAINING, Events, Reply
 from assistant.toolbox import cheapest_region_for_gpu, model_card, price_of_instance, training_run
 from assistant.understanding import Slots
+from assistant.why_leads import WhyLeads
 from tools.architecture import ModelArchitecture
 from tools.hardware_fit import HardwareFit
 from tools.plan import Plan
@@ -59,7 +59,7 @@ def lead_verdict(text: str) -> str | None:
     return "yes" if yes else None
 
 
-class FormLeads(HardwareIntent):
+class FormLeads(WhyLeads):
     """Puts the answer to the question's form in front of the reply another handler built."""
 
     def turn_form(self) -> QuestionForm:
@@ -75,6 +75,8 @@ class FormLeads(HardwareIntent):
     def lead_for_form(self, s: Slots, reply: Reply) -> Events:
         """Make the first line of ``reply`` answer a yes/no question with yes or no, from typed outcomes."""
         form = self.turn_form()
+        if form.why and reply.kind not in _SKIPPED_KINDS:  # "why does it OOM?": the reason, then the fix
+            return (yield from self.lead_for_why(s, reply))
         if form.form != "yes_no" or reply.kind in ("error", "out_of_scope"):
             return reply
         if reply.kind == "clarification":  # "is 500 RMB a month enough for a T4?": money or stock needs no model

@@ -83,6 +83,8 @@ _SPEED = (
     r"(?:每秒|一秒)\s*(?:能)?(?:出|生成|输出|到|达到)?\s*(?P<n2>\d+(?:\.\d+)?)\s*(?:个)?\s*(?:tokens?|字)"
 )
 _SPEED_TOTAL = r"\b(?:total|aggregate|overall|combined)\b|总(?:吞吐|共|计)?|合计|整体"
+# A why-question ("why does it OOM?", "为啥跑不起来"): the reason leads, whatever else the turn asks.
+_WHY = r"\bwhy\b|为什么|为啥|为何|怎么会|咋会|\bhow\s+come\b|what\s+causes|是什么原因|什么原因"
 _SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4}
 
 
@@ -98,6 +100,7 @@ class QuestionForm(BaseModel):
     speed_tokens_s: float | None = Field(default=None, description="'at least 30 tokens/s', '每秒 50 个 token'")
     speed_total: bool = Field(default=False, description="the speed is the whole deployment's, not one user's")
     worth: bool = Field(default=False, description="'is it worth it', '值不值', '划算吗': asks about value, not fit")
+    why: bool = Field(default=False, description="'why does it OOM?', '为什么跑不起来': the reason leads")
 
 
 def read_form(question: str) -> QuestionForm:
@@ -114,7 +117,8 @@ def read_form(question: str) -> QuestionForm:
             found.append(form)  # type: ignore[arg-type]
     first: Form = found[0] if found else "open"
     return QuestionForm(form=first, also=found[1:], deadline_hours=deadline_hours(text), amount_cny=amount_cny(text),
-                        worth=bool(compiled(_WORTH, re.IGNORECASE).search(text)), **_speed(text))  # fmt: skip
+                        worth=bool(compiled(_WORTH, re.IGNORECASE).search(text)),
+                        why=bool(compiled(_WHY, re.IGNORECASE).search(text)), **_speed(text))  # fmt: skip
 
 
 def deadline_hours(text: str) -> float | None:

@@ -72,7 +72,7 @@ def context_value(number: str, suffix: str | None) -> int:
 
 _CTX_WORDS = (
     r"(?:上下文(?:长度|窗口)?|context(?:\s+(?:length|window))?|ctx|序列(?:长度)?|seq(?:uence)?(?:[\s_]*len(?:gth)?)?(?![a-z])|"
-    r"max[\s_]*len|输入长度|长度)"
+    r"max[\s_\-]*(?:model[\s_\-]*)?len|输入长度|长度)"
 )
 _CTX_SUFFIX = r"(million|billion|[kKmM]|万|百万|亿)?"  # a huge context is read as written, then refused by its limit
 # Words after a number that make it a count, not a length ("32k 上下文 50 并发": 50 is the concurrency).
@@ -99,7 +99,7 @@ def find_context(scan: Scan, *, explicit: bool = False) -> int | None:
         rf"{NUM}\s*{_CTX_SUFFIX}[\s\-]*(?:tokens?[\s\-]*)?(?:of\s+|的)?\s*{_CTX_WORDS}(?!{OF}\d{{1,9}}(?![\d.])(?!\s*{_COUNTED}))",
         rf"{_CTX_WORDS}{OF}{NUM}\s*{_CTX_SUFFIX}(?![A-Za-z])",
         # "上下文开到 1 亿", "context set to 200k": a verb of setting between the word and its number
-        rf"{_CTX_WORDS}\s*(?:开到|开成|设到|设为|设成|设置为|设置成|调到|拉到|加到|set\s+to|of\s+up\s+to){OF}{NUM}\s*"
+        rf"{_CTX_WORDS}\s*(?:开到|开成|设到|设为|设成|设置为|设置成|调到|拉到|加到|set\s+to|of\s+up\s+to|to\b){OF}{NUM}\s*"
         rf"{_CTX_SUFFIX}(?![A-Za-z])",
     ]
     if not explicit:
