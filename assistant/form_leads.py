@@ -96,7 +96,7 @@ class FormLeads(WhyLeads):
         if blocker and said != "no":
             reply.text = blocker + "\n\n" + reply.text
         elif said is None and (lead := (yield from self.lead_from_outcomes(s, form))):
-            reply.text = lead + "\n\n" + reply.text
+            reply.text = joined_lead(lead, reply.text, form)
         return reply
 
     def speed_verdict(self, s: Slots, form: QuestionForm) -> str | None:
@@ -261,3 +261,19 @@ class FormLeads(WhyLeads):
 def lead_is_no(line: str) -> bool:
     """Whether a lead line of ours answers no."""
     return lead_verdict(line) == "no"
+
+
+_FIGURE_FORMS = ("how_many", "how_much", "how_long")
+
+
+def joined_lead(lead: str, text: str, form: QuestionForm) -> str:
+    """Put a yes/no lead in front of ``text``; a compound question gets both answers on the first line.
+
+    "Can one L20 serve 32B, and how many users could it hold?": the handler's first line already answers the
+    count (or price, or time); the yes/no goes in front of it on the same line, so the first line answers both.
+    """
+    first, sep, rest = text.partition("\n\n")
+    if set(form.also) & set(_FIGURE_FORMS) and "\n" not in first.strip() and re.search(r"\d", first):
+        rest = "\n\n".join(p for p in rest.split("\n\n") if p.strip() != lead.strip())  # said once, first
+        return f"{lead} {first.strip()}{sep}{rest}"
+    return lead + "\n\n" + text
