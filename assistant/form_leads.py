@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from assistant import render
+from assistant.deadline_leads import DeadlineLeads, deadline_label
 from assistant.intents.arguments import task_of
 from assistant.intents.plan_leads import plan_verdict
 from assistant.messages import say
@@ -40,6 +41,7 @@ _YES = (
 )
 _SKIPPED_KINDS = ("clarification", "error", "out_of_scope")
 _DEARER = ("fit.yes_but_cheaper", "fit.yes_but_smaller")  # it fits; another option holds it for less
+_DEADLINE_BLANKS = {k: "" for k in ("named", "named_gpus", "named_days", "gpus", "gpu", "hours", "days", "deadline")}
 _BLANKS = {k: "" for k in ("hardware", "model", "need", "usable", "pct", "other", "other_gpu", "other_price", "gpu")}
 
 
@@ -59,7 +61,7 @@ def lead_verdict(text: str) -> str | None:
     return "yes" if yes else None
 
 
-class FormLeads(WhyLeads):
+class FormLeads(WhyLeads, DeadlineLeads):
     """Puts the answer to the question's form in front of the reply another handler built."""
 
     def turn_form(self) -> QuestionForm:
@@ -73,8 +75,20 @@ class FormLeads(WhyLeads):
         return form
 
     def lead_for_form(self, s: Slots, reply: Reply) -> Events:
-        """Make the first line of ``reply`` answer a yes/no question with yes or no, from typed outcomes."""
+        """Make the first line of ``reply`` answer the question's form; a training deadline gets a set that meets it."""
         form = self.turn_form()
+        reply = yield from self.lead_for_yes_no(s, reply, form)
+        run = self.training_result()
+        if form.deadline_hours and run is not None and reply.kind not in _SKIPPED_KINDS:
+            if lines := (yield from self.deadline_lines(form.deadline_hours, run)):
+                first, sep, rest = reply.text.partition("\n\n")
+                at_top = lines[0].startswith(say("deadline.not_offered", self.lang, **_DEADLINE_BLANKS)[:8])
+                parts = [*lines, reply.text] if at_top else [first, *lines, rest]
+                reply.text = "\n\n".join(p for p in parts if p.strip())
+        return reply
+
+    def lead_for_yes_no(self, s: Slots, reply: Reply, form: QuestionForm) -> Events:
+        """Make the first line of ``reply`` answer a yes/no (or why) question, from typed outcomes."""
         if form.why and reply.kind not in _SKIPPED_KINDS:  # "why does it OOM?": the reason, then the fix
             return (yield from self.lead_for_why(s, reply))
         if form.form != "yes_no" or reply.kind in ("error", "out_of_scope"):
@@ -182,8 +196,9 @@ class FormLeads(WhyLeads):
             run = result if isinstance(result, TrainingCompute) else None
         if run is None or run.hours <= deadline:
             return None
-        return say("form.deadline_no", self.lang, hours=render.fig(run.hours), deadline=render.fig(deadline),
-                   gpus=run.gpus, gpu=run.gpu, mfu=render.fig(run.mfu))  # fmt: skip
+        return say("form.deadline_no", self.lang, hours=render.fig(run.hours),
+                   deadline=deadline_label(deadline, self.lang), gpus=run.gpus, gpu=run.gpu,
+                   mfu=render.fig(run.mfu))  # fmt: skip
 
     def training_result(self) -> TrainingCompute | None:
         """Return the last 6·N·D result of this answer, if one was computed."""

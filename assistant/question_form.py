@@ -61,8 +61,11 @@ _WHAT_TO_RENT = (
 _UNIT_HOURS = {"hour": 1.0, "hr": 1.0, "h": 1.0, "day": 24.0, "week": 168.0, "month": 730.0, "小时": 1.0,
                "钟头": 1.0, "天": 24.0, "日": 24.0, "周": 168.0, "星期": 168.0, "礼拜": 168.0, "月": 730.0}  # fmt: skip
 _NUM = r"\d+(?:\.\d+)?|[一二两三四五六七八九十]+"
+_NUM_EN = {"one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0,
+           "nine": 9.0, "ten": 10.0, "a couple of": 2.0, "a few": 3.0}  # fmt: skip
 _DEADLINE_EN = (
-    rf"\b(?:within|in\s+under|in\s+less\s+than|under|inside|in)\s+(?:a\s+|an\s+|(?P<n>{_NUM})\s*)"
+    rf"\b(?:within|in\s+under|in\s+less\s+than|under|inside|in)\s+(?:a\s+|an\s+|(?P<n>{_NUM}|"
+    + "|".join(_NUM_EN) + r")\s*)"
     r"(?P<u>hours?|hrs?|h|days?|weeks?|months?)\b"
 )
 _DEADLINE_ZH = rf"(?P<n>{_NUM})\s*(?:个)?\s*(?P<u>小时|钟头|天|日|周|星期|礼拜|月)\s*(?:之内|以内|内|之前|前|里|能|要)"
@@ -125,7 +128,8 @@ def deadline_hours(text: str) -> float | None:
     """Return the time a run must finish in, in hours ("within 24 hours" -> 24, "两天之内" -> 48), or None."""
     for pattern in (_DEADLINE_EN, _DEADLINE_ZH):
         if m := compiled(pattern, re.IGNORECASE).search(text):
-            n = parse_number(m.group("n")) if m.group("n") else 1.0
+            word = (m.group("n") or "").lower()
+            n = _NUM_EN.get(word) or (parse_number(word) if word else 1.0)
             unit = m.group("u").lower()
             per = next((h for u, h in _UNIT_HOURS.items() if unit.startswith(u)), None)
             if n and per:
