@@ -19,6 +19,7 @@ from assistant.reach_reading import ABOUT, MEDIA_KINDS, ReachAsk, about, other_c
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import estimate_gpu_memory, find_instance_types, plan_gpu_deployment
 from assistant.understanding import Slots
+from assistant.workload_names import written_model_name
 from tools.errors import UnknownNameError
 from tools.media_models import load_media_models
 from tools.memory import MemoryEstimate
@@ -60,6 +61,9 @@ class ReachIntent(Run):
         if ask.topic == "own_model":  # sizable once its size is known: ask for it
             return Reply(text=say("reach.own_model", self.lang), kind="clarification")
         trains = ask.training and ask.topic in MEDIA_KINDS
+        if ask.generic and ask.topic in MEDIA_KINDS and (name := written_model_name(self.question)):
+            if not _in_registry(name):  # "用 CLIP 做向量化": the model they chose is what cannot be sized
+                ask = ask.model_copy(update={"name": name, "generic": False})
         if ask.generic and not trains and (models := _registry_models(ask)):
             # "Pick a GPU for video generation": no model named, and the registry has some: ask which.
             names = self.t("、", ", ").join(models)

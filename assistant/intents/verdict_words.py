@@ -157,3 +157,12 @@ def family_gpu(families: list[str]) -> str | None:
         return None
     gpus = {i.gpu_name for i in catalog.list_instances(family=families[0])} - {None}
     return gpus.pop() if len(gpus) == 1 else None
+
+
+def one_box(question: str, family: str) -> int | None:
+    """'Would a gn6i do?', '一台 gn7i 够吗': one box of the family, its smallest GPU count; else None."""
+    if not re.search(rf"(?:\ba|\ban|\bone|\bsingle|一台|单台|一个)\s*(?:\w+\s+)?{re.escape(family)}(?![\w-])",
+                     question, re.IGNORECASE):  # fmt: skip
+        return None
+    counts = [i.gpu_count for i in catalog.list_instances(family=family) if i.gpu_count and not i.vgpu]
+    return min(counts, default=None)

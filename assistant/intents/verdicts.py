@@ -29,6 +29,7 @@ from assistant.intents.verdict_words import (
     machines,
     memory_claim,
     offered,
+    one_box,
     with_memory,
 )
 from assistant.intents.verdict_worth import worth_line
@@ -75,6 +76,8 @@ class VerdictIntent(VerdictLeads, CompareHardware, CompareFollowUp, WorkloadInte
         if len(self.conv.turn.models) >= 2 and not s.gpu and len(s.families) == 1:  # "A vs B on gn7i"
             gpus = {i.gpu_name for i in catalog.list_instances(family=s.families[0])} - {None}
             s = s.model_copy(update={"gpu": gpus.pop()}) if len(gpus) == 1 else s
+        if ready and verdict and len(s.families) == 1 and not (s.gpus or s.instance_types):
+            s = s.model_copy(update={"gpus": one_box(self.question, s.families[0]) or s.gpus})  # "a gn6i": one box
         alone = ready and verdict and s.gpu and not (s.gpus or s.instance_types or s.families)
         if alone and (not offered(s.gpu or "") or with_memory(self.question, s.gpu or "")):
             # "4090 跑 14B 够用吗", "A10 24G 能跑 70B 吗": a GPU no instance type offers, or one written with
