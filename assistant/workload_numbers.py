@@ -225,6 +225,9 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"(?:给|供|让|提供给)\s*{NUM}\s*{SUFFIX}\s*(?:个|位|名)\s*{_ROLES_ZH}(?:人员|同事|同学|们)?\s*(?:同时)?\s*(?:用|使用|访问|在用)",
         rf"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?{NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?{_ROLES_EN}\b",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|ppl|clients)\b",
+        # "a handful of users, say 4", "users - maybe 20": the count given after the people
+        rf"\b(?:users|people|ppl|folks|clients|staff|students|colleagues)\s*[,(\-–—]?\s*(?:say|maybe|perhaps|like|"
+        rf"about|around|roughly|~)\s*{NUM}\s*{SUFFIX}(?![\w.])(?!\s*(?:tokens?|gb|gib|k\b|%))",
         # "maybe 5 internal users", "a small team of 10", "a 12-person team": the people served at once.
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:internal|in-house|beta|paying|pilot|test)\s+(?:users|people|clients|staff)\b",
         rf"\b(?:team|group)\s+of\s+{NUM}\s*{SUFFIX}(?!\s*(?:gpus?|cards?|nodes?|machines?|servers?|instances?)\b)",
