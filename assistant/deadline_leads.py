@@ -12,14 +12,17 @@ from __future__ import annotations
 import math
 
 from assistant import render
+from assistant.answer import ToolCall
 from assistant.intents.verdict_words import offered
 from assistant.messages import say
-from assistant.run import Events, Run
+from assistant.run import TRAINING, Events, Run
 from assistant.toolbox import training_run
+from assistant.understanding import Slots
 from tools import catalog
 from tools.errors import UnknownNameError
 from tools.training_volume import TrainingCompute
 
+_PER_VOLUME = 1e8  # tokens the rate is given for when the user gave no volume
 _NODE = 8  # GPUs per training node: a larger count is rounded up to whole nodes
 _TRIES = 3
 
@@ -71,6 +74,39 @@ class DeadlineLeads(Run):
                        named_days=render.fig(run.days), **figures)  # fmt: skip
             return [head]
         return [say("deadline.more_gpus", self.lang, **figures)]
+
+
+    def per_volume_line(self, s: Slots) -> Events:
+        """'LoRA 7B 一张 A10 要多久、花多少钱' with no data volume: time and cost per 100M tokens, said as such."""
+        if s.task not in TRAINING or s.train_tokens or s.samples or not s.model or s.architecture:
+            return None
+        fits = [c for c in self.calls if c.name == "evaluate_hardware_fit" and isinstance(c.result, dict)]
+        if not fits or not fits[0].result["fits"]:  # type: ignore[index]
+            return None
+        hw = fits[0].result["hardware"]  # type: ignore[index]
+        price = _hourly_for(self.calls, hw["gpu"], hw["gpus"])
+        result, _err = yield from self.call("training_run", training_run, model=s.model, gpu=hw["gpu"],
+                                            gpus=hw["gpus"], tokens=_PER_VOLUME, task=s.task,
+                                            price_cny_per_hour=price)  # fmt: skip
+        if not isinstance(result, TrainingCompute):
+            return None
+        figures = {"hours": render.fig(result.hours), "gpus": result.gpus, "gpu": result.gpu,
+                   "mfu": render.fig(result.mfu * 100), "cost": render.fig(result.cost_cny or 0)}  # fmt: skip
+        code = "volume.per_100m_cost" if result.cost_cny else "volume.per_100m"
+        return say(code, self.lang, **figures)
+
+
+def _hourly_for(calls: list[ToolCall], gpu: str, gpus: int) -> float | None:
+    """Return the cheapest planned hourly price of exactly ``gpus`` x ``gpu``, if a plan priced one."""
+    prices = [
+        o["price_cny_per_hour"]
+        for c in calls
+        if c.name == "plan_gpu_deployment" and isinstance(c.result, dict)
+        for o in c.result.get("options", [])
+        if (o.get("gpu_model") or o.get("gpu_model_likely")) == gpu and o.get("total_gpus") == gpus
+        and o.get("price_cny_per_hour")
+    ]  # fmt: skip
+    return min(prices) if prices else None
 
 
 def deadline_label(hours: float, lang: str) -> str:

@@ -77,6 +77,10 @@ class FormLeads(WhyLeads, DeadlineLeads):
     def lead_for_form(self, s: Slots, reply: Reply) -> Events:
         """Make the first line of ``reply`` answer the question's form; a training deadline gets a set that meets it."""
         form = self.turn_form()
+        asks_time = "how_long" in (form.form, *form.also)
+        if asks_time and reply.kind not in _SKIPPED_KINDS and (line := (yield from self.per_volume_line(s))):
+            reply.text = line + "\n\n" + reply.text  # "要多久、花多少钱" with no volume: the rate per 100M tokens
+            return reply
         reply = yield from self.lead_for_yes_no(s, reply, form)
         run = self.training_result()
         if form.deadline_hours and run is not None and reply.kind not in _SKIPPED_KINDS:
