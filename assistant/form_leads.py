@@ -82,6 +82,8 @@ class FormLeads(WhyLeads, DeadlineLeads):
             reply.text = line + "\n\n" + reply.text  # "要多久、花多少钱" with no volume: the rate per 100M tokens
             return reply
         reply = yield from self.lead_for_yes_no(s, reply, form)
+        if form.form == "yes_no" and reply.kind not in _SKIPPED_KINDS:
+            reply.text = asked_parts_joined(reply.text, form)  # "行不行？一个月多少钱？": both on the first line
         run = self.training_result()
         if form.deadline_hours and run is not None and reply.kind not in _SKIPPED_KINDS:
             if lines := (yield from self.deadline_lines(form.deadline_hours, run)):
@@ -296,3 +298,26 @@ def joined_lead(lead: str, text: str, form: QuestionForm) -> str:
         rest = "\n\n".join(p for p in rest.split("\n\n") if p.strip() != lead.strip())  # said once, first
         return f"{lead} {first.strip()}{sep}{rest}"
     return lead + "\n\n" + text
+
+
+# What shows that a line answers a figure form: a price, a time; a count is the handler's own line.
+_FIGURE_MARKS = {"how_much": r"¥", "how_long": r"\d\s*(?:小时|天|hours?|days?)\b"}
+_NOT_AN_ANSWER = r"^\s*(?:\||\*\*(?:Understood|理解的需求)|_|>|⚠|- )"
+
+
+def asked_parts_joined(text: str, form: QuestionForm) -> str:
+    """Join the line answering a figure the turn also asks (a price, a time) onto a first line that lacks it."""
+    paragraphs = text.split("\n\n")
+    if len(paragraphs) < 2:
+        return text
+    first = paragraphs[0]
+    for asked in form.also:
+        mark = _FIGURE_MARKS.get(asked)
+        if mark is None or re.search(mark, first, re.IGNORECASE):
+            continue
+        for i, para in enumerate(paragraphs[1:3], start=1):
+            if "\n" not in para.strip() and not re.match(_NOT_AN_ANSWER, para) and re.search(mark, para, re.I):
+                first = f"{first.strip()} {para.strip()}"
+                paragraphs = [first, *paragraphs[1:i], *paragraphs[i + 1 :]]
+                break
+    return "\n\n".join(paragraphs)

@@ -68,6 +68,16 @@ _DEADLINE_EN = (
     + "|".join(_NUM_EN) + r")\s*)"
     r"(?P<u>hours?|hrs?|h|days?|weeks?|months?)\b"
 )
+# "We have 5 days.", "we've only got two weeks", "只有 3 天", "给我们一周时间": the time there is, a deadline too.
+_TIME_LEFT_EN = (
+    r"\b(?:we\s+have|we've\s+got|we\s+got|i\s+have|i've\s+got|got|have|there\s+are|leaves?\s+us)\s+"
+    r"(?:only\s+|just\s+|about\s+|roughly\s+)?(?:a\s+|an\s+|(?P<n>\d+(?:\.\d+)?|"
+    + "|".join(_NUM_EN) + r")\s*)(?P<u>hours?|hrs?|days?|weeks?|months?)\b(?!\s+(?:of|worth)\b)"
+)
+_TIME_LEFT_ZH = (
+    rf"(?:只有|只剩|还有|就|给(?:我们|我)?)\s*(?P<n>{_NUM})\s*(?:个)?\s*(?P<u>小时|钟头|天|周|星期|礼拜|月)(?:时间)?"
+    r"(?!\s*(?:的数据|的日志))"
+)
 _DEADLINE_ZH = rf"(?P<n>{_NUM})\s*(?:个)?\s*(?P<u>小时|钟头|天|日|周|星期|礼拜|月)\s*(?:之内|以内|内|之前|前|里|能|要)"
 _TOMORROW = r"\bby\s+tomorrow\b|\bovernight\b|明天(?:早上|上午|之前|前)|一晚上|一个晚上|一夜"
 # An amount of money the question weighs: "3000 块能拿下吗", "is 20k RMB a month enough".
@@ -126,7 +136,7 @@ def read_form(question: str) -> QuestionForm:
 
 def deadline_hours(text: str) -> float | None:
     """Return the time a run must finish in, in hours ("within 24 hours" -> 24, "两天之内" -> 48), or None."""
-    for pattern in (_DEADLINE_EN, _DEADLINE_ZH):
+    for pattern in (_DEADLINE_EN, _DEADLINE_ZH, _TIME_LEFT_EN, _TIME_LEFT_ZH):
         if m := compiled(pattern, re.IGNORECASE).search(text):
             word = (m.group("n") or "").lower()
             n = _NUM_EN.get(word) or (parse_number(word) if word else 1.0)
