@@ -75,7 +75,6 @@ class DeadlineLeads(Run):
             return [head]
         return [say("deadline.more_gpus", self.lang, **figures)]
 
-
     def per_volume_line(self, s: Slots) -> Events:
         """'LoRA 7B 一张 A10 要多久、花多少钱' with no data volume: time and cost per 100M tokens, said as such."""
         if s.task not in TRAINING or s.train_tokens or s.samples or not s.model or s.architecture:
