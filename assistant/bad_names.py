@@ -29,7 +29,7 @@ _BRANDED_GPU = re.compile(
     re.IGNORECASE,
 )
 _HARDWARE_COUNT = re.compile(
-    rf"(?<![\w.])(?<!\d,)((?:-\s*\d+|0+)(?:\.\d+)?)\s*(?:(张|块|台)\s*(?:{GPU_NAME})?\s*(?:卡|显卡|gpu|实例|机器)?|"
+    rf"(?<![\w.])(?<!\d,)(?<!\s-\s)(?<!\s-)((?:(?<!\s)-\s*\d+|-\d+|0+)(?:\.\d+)?)\s*(?:(张|块|台)\s*(?:{GPU_NAME})?\s*(?:卡|显卡|gpu|实例|机器)?|"
     rf"(?:x\s*)?(?:nvidia\s+)?(?:{GPU_NAME})\s*(?:gpus?|cards?)?|gpus?\b|cards?\b|instances?\b|nodes?\b|machines?\b)",
     re.IGNORECASE,
 )

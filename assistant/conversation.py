@@ -306,7 +306,8 @@ def _continues(workload: Slots, turn: Slots) -> bool:
     changes = changes or bool(turn.scale or turn.epochs)
     if not changes:
         return False
-    return turn.follow_up or not turn.asks_explanation
+    # "why won't a single A10 do?": a why about a counted set of GPUs asks about the workload under discussion
+    return turn.follow_up or not turn.asks_explanation or bool(turn.gpu and turn.gpus)
 
 
 def _compares_gpus_for_workload(workload: Slots, turn: Slots) -> bool:

@@ -15,14 +15,15 @@ import re
 from typing import Any
 
 from assistant import render
+from assistant.deadline_leads import DeadlineLeads, deadline_label
 from assistant.intents.arguments import task_of
-from assistant.intents.hardware import HardwareIntent
 from assistant.intents.plan_leads import plan_verdict
 from assistant.messages import say
 from assistant.question_form import QuestionForm, read_form
 from assistant.run import TRAINING, Events, Reply
 from assistant.toolbox import cheapest_region_for_gpu, model_card, price_of_instance, training_run
 from assistant.understanding import Slots
+from assistant.why_leads import WhyLeads
 from tools.architecture import ModelArchitecture
 from tools.hardware_fit import HardwareFit
 from tools.plan import Plan
@@ -40,6 +41,7 @@ _YES = (
 )
 _SKIPPED_KINDS = ("clarification", "error", "out_of_scope")
 _DEARER = ("fit.yes_but_cheaper", "fit.yes_but_smaller")  # it fits; another option holds it for less
+_DEADLINE_BLANKS = {k: "" for k in ("named", "named_gpus", "named_days", "gpus", "gpu", "hours", "days", "deadline")}
 _BLANKS = {k: "" for k in ("hardware", "model", "need", "usable", "pct", "other", "other_gpu", "other_price", "gpu")}
 
 
@@ -59,7 +61,7 @@ def lead_verdict(text: str) -> str | None:
     return "yes" if yes else None
 
 
-class FormLeads(HardwareIntent):
+class FormLeads(WhyLeads, DeadlineLeads):
     """Puts the answer to the question's form in front of the reply another handler built."""
 
     def turn_form(self) -> QuestionForm:
@@ -73,8 +75,28 @@ class FormLeads(HardwareIntent):
         return form
 
     def lead_for_form(self, s: Slots, reply: Reply) -> Events:
-        """Make the first line of ``reply`` answer a yes/no question with yes or no, from typed outcomes."""
+        """Make the first line of ``reply`` answer the question's form; a training deadline gets a set that meets it."""
         form = self.turn_form()
+        asks_time = "how_long" in (form.form, *form.also)
+        if asks_time and reply.kind not in _SKIPPED_KINDS and (line := (yield from self.per_volume_line(s))):
+            reply.text = line + "\n\n" + reply.text  # "要多久、花多少钱" with no volume: the rate per 100M tokens
+            return reply
+        reply = yield from self.lead_for_yes_no(s, reply, form)
+        if form.form == "yes_no" and reply.kind not in _SKIPPED_KINDS:
+            reply.text = asked_parts_joined(reply.text, form)  # "行不行？一个月多少钱？": both on the first line
+        run = self.training_result()
+        if form.deadline_hours and run is not None and reply.kind not in _SKIPPED_KINDS:
+            if lines := (yield from self.deadline_lines(form.deadline_hours, run)):
+                first, sep, rest = reply.text.partition("\n\n")
+                at_top = lines[0].startswith(say("deadline.not_offered", self.lang, **_DEADLINE_BLANKS)[:8])
+                parts = [*lines, reply.text] if at_top else [first, *lines, rest]
+                reply.text = "\n\n".join(p for p in parts if p.strip())
+        return reply
+
+    def lead_for_yes_no(self, s: Slots, reply: Reply, form: QuestionForm) -> Events:
+        """Make the first line of ``reply`` answer a yes/no (or why) question, from typed outcomes."""
+        if form.why and reply.kind not in _SKIPPED_KINDS:  # "why does it OOM?": the reason, then the fix
+            return (yield from self.lead_for_why(s, reply))
         if form.form != "yes_no" or reply.kind in ("error", "out_of_scope"):
             return reply
         if reply.kind == "clarification":  # "is 500 RMB a month enough for a T4?": money or stock needs no model
@@ -94,7 +116,7 @@ class FormLeads(HardwareIntent):
         if blocker and said != "no":
             reply.text = blocker + "\n\n" + reply.text
         elif said is None and (lead := (yield from self.lead_from_outcomes(s, form))):
-            reply.text = lead + "\n\n" + reply.text
+            reply.text = joined_lead(lead, reply.text, form)
         return reply
 
     def speed_verdict(self, s: Slots, form: QuestionForm) -> str | None:
@@ -180,8 +202,9 @@ class FormLeads(HardwareIntent):
             run = result if isinstance(result, TrainingCompute) else None
         if run is None or run.hours <= deadline:
             return None
-        return say("form.deadline_no", self.lang, hours=render.fig(run.hours), deadline=render.fig(deadline),
-                   gpus=run.gpus, gpu=run.gpu, mfu=render.fig(run.mfu))  # fmt: skip
+        return say("form.deadline_no", self.lang, hours=render.fig(run.hours),
+                   deadline=deadline_label(deadline, self.lang), gpus=run.gpus, gpu=run.gpu,
+                   mfu=render.fig(run.mfu))  # fmt: skip
 
     def training_result(self) -> TrainingCompute | None:
         """Return the last 6·N·D result of this answer, if one was computed."""
@@ -259,3 +282,42 @@ class FormLeads(HardwareIntent):
 def lead_is_no(line: str) -> bool:
     """Whether a lead line of ours answers no."""
     return lead_verdict(line) == "no"
+
+
+_FIGURE_FORMS = ("how_many", "how_much", "how_long")
+
+
+def joined_lead(lead: str, text: str, form: QuestionForm) -> str:
+    """Put a yes/no lead in front of ``text``; a compound question gets both answers on the first line.
+
+    "Can one L20 serve 32B, and how many users could it hold?": the handler's first line already answers the
+    count (or price, or time); the yes/no goes in front of it on the same line, so the first line answers both.
+    """
+    first, sep, rest = text.partition("\n\n")
+    if set(form.also) & set(_FIGURE_FORMS) and "\n" not in first.strip() and re.search(r"\d", first):
+        rest = "\n\n".join(p for p in rest.split("\n\n") if p.strip() != lead.strip())  # said once, first
+        return f"{lead} {first.strip()}{sep}{rest}"
+    return lead + "\n\n" + text
+
+
+# What shows that a line answers a figure form: a price, a time; a count is the handler's own line.
+_FIGURE_MARKS = {"how_much": r"¥", "how_long": r"\d\s*(?:小时|天|hours?|days?)\b"}
+_NOT_AN_ANSWER = r"^\s*(?:\||\*\*(?:Understood|理解的需求)|_|>|⚠|- )"
+
+
+def asked_parts_joined(text: str, form: QuestionForm) -> str:
+    """Join the line answering a figure the turn also asks (a price, a time) onto a first line that lacks it."""
+    paragraphs = text.split("\n\n")
+    if len(paragraphs) < 2:
+        return text
+    first = paragraphs[0]
+    for asked in form.also:
+        mark = _FIGURE_MARKS.get(asked)
+        if mark is None or re.search(mark, first, re.IGNORECASE):
+            continue
+        for i, para in enumerate(paragraphs[1:3], start=1):
+            if "\n" not in para.strip() and not re.match(_NOT_AN_ANSWER, para) and re.search(mark, para, re.I):
+                first = f"{first.strip()} {para.strip()}"
+                paragraphs = [first, *paragraphs[1:i], *paragraphs[i + 1 :]]
+                break
+    return "\n\n".join(paragraphs)

@@ -101,7 +101,8 @@ def rules_unsure(s: Slots) -> Unsure | None:
             return Unsure(reason="hardware_without_ask", candidates=("plan", "speed", "verdict", "capacity"))
         if not (hardware or users or s.task or s.task_hint or s.serving or s.train_tokens or s.context or s.batch):
             return Unsure(reason="bare_model", candidates=_WORKLOAD_LABELS)
-    if s.intent == "guidance" and hardware and not s.topics and not s.model:
+    if s.intent == "guidance" and hardware and not s.topics and not s.model and not (asked and s.gpus):
+        # ("would a single A10 do?": a yes/no on a counted set is read; the conversation supplies the workload)
         return Unsure(reason="hardware_default_guidance", candidates=_hardware_labels(s))
     return None
 

@@ -99,7 +99,7 @@ VERDICT_RE = (
     r"good\s+(?:choice|fit|option|idea)|\benough\b|sufficient|can\s+(?:it|i|we|this|that|one)\s+(?:run|serve|fit|handle)|"
     # "Can I LoRA fine-tune Qwen2.5-14B on a single L20?": a yes/no question about the named GPU
     r"^\s*can\s+(?:i|we)\s+(?:[\w\-]+\s+){0,2}?(?:train|fine[\s\-]?tune|finetune|pre[\s\-]?train|deploy|host)\b|"
-    r"(?:will|does|would)\s+(?:it|this|that)\s+(?:fit|work|run)|\bfits?\?|viable|is\s+\S+\s+ok\b"
+    r"(?:will|does|would)\s+(?:it|this|that)\s+(?:fit|work|run(?!\s+(?:(?:per|a|each)\s+(?:month|year|day|hour)|me|us)\b))|\bfits?\?|viable|is\s+\S+\s+ok\b"
     # "will a single 4090 handle it?", "扛得住吗": whether named hardware copes with the load is a verdict too.
     r"|\bhandle\b|\bcope\b|hold\s+up|扛得住|扛不住|撑得住|撑不住|吃得消|带得动|带不动|hold\s+it"
     r"|can\s+(?:i|we)\s+(?:fine[\s\-]*tune|finetune|train|pre[\s\-]?train)|(?:能|可以)(?:微调|训练|预训练|部署|跑|用).{0,40}吗|划算吗|值得吗|值不值|够(?:跑|用|部署|运行).{0,40}吗|够了吧|够了吗|就够了|适合.{0,40}吗|适不适合|性价比(?:高吗|如何|怎么样)|"

@@ -61,9 +61,22 @@ _WHAT_TO_RENT = (
 _UNIT_HOURS = {"hour": 1.0, "hr": 1.0, "h": 1.0, "day": 24.0, "week": 168.0, "month": 730.0, "小时": 1.0,
                "钟头": 1.0, "天": 24.0, "日": 24.0, "周": 168.0, "星期": 168.0, "礼拜": 168.0, "月": 730.0}  # fmt: skip
 _NUM = r"\d+(?:\.\d+)?|[一二两三四五六七八九十]+"
+_NUM_EN = {"one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0,
+           "nine": 9.0, "ten": 10.0, "a couple of": 2.0, "a few": 3.0}  # fmt: skip
 _DEADLINE_EN = (
-    rf"\b(?:within|in\s+under|in\s+less\s+than|under|inside|in)\s+(?:a\s+|an\s+|(?P<n>{_NUM})\s*)"
+    rf"\b(?:within|in\s+under|in\s+less\s+than|under|inside|in)\s+(?:a\s+|an\s+|(?P<n>{_NUM}|"
+    + "|".join(_NUM_EN) + r")\s*)"
     r"(?P<u>hours?|hrs?|h|days?|weeks?|months?)\b"
+)
+# "We have 5 days.", "we've only got two weeks", "只有 3 天", "给我们一周时间": the time there is, a deadline too.
+_TIME_LEFT_EN = (
+    r"\b(?:we\s+have|we've\s+got|we\s+got|i\s+have|i've\s+got|got|have|there\s+are|leaves?\s+us)\s+"
+    r"(?:only\s+|just\s+|about\s+|roughly\s+)?(?:a\s+|an\s+|(?P<n>\d+(?:\.\d+)?|"
+    + "|".join(_NUM_EN) + r")\s*)(?P<u>hours?|hrs?|days?|weeks?|months?)\b(?!\s+(?:of|worth)\b)"
+)
+_TIME_LEFT_ZH = (
+    rf"(?:只有|只剩|还有|就|给(?:我们|我)?)\s*(?P<n>{_NUM})\s*(?:个)?\s*(?P<u>小时|钟头|天|周|星期|礼拜|月)(?:时间)?"
+    r"(?!\s*(?:的数据|的日志))"
 )
 _DEADLINE_ZH = rf"(?P<n>{_NUM})\s*(?:个)?\s*(?P<u>小时|钟头|天|日|周|星期|礼拜|月)\s*(?:之内|以内|内|之前|前|里|能|要)"
 _TOMORROW = r"\bby\s+tomorrow\b|\bovernight\b|明天(?:早上|上午|之前|前)|一晚上|一个晚上|一夜"
@@ -83,6 +96,8 @@ _SPEED = (
     r"(?:每秒|一秒)\s*(?:能)?(?:出|生成|输出|到|达到)?\s*(?P<n2>\d+(?:\.\d+)?)\s*(?:个)?\s*(?:tokens?|字)"
 )
 _SPEED_TOTAL = r"\b(?:total|aggregate|overall|combined)\b|总(?:吞吐|共|计)?|合计|整体"
+# A why-question ("why does it OOM?", "为啥跑不起来"): the reason leads, whatever else the turn asks.
+_WHY = r"\bwhy\b|为什么|为啥|为何|怎么会|咋会|\bhow\s+come\b|what\s+causes|是什么原因|什么原因"
 _SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4}
 
 
@@ -98,6 +113,7 @@ class QuestionForm(BaseModel):
     speed_tokens_s: float | None = Field(default=None, description="'at least 30 tokens/s', '每秒 50 个 token'")
     speed_total: bool = Field(default=False, description="the speed is the whole deployment's, not one user's")
     worth: bool = Field(default=False, description="'is it worth it', '值不值', '划算吗': asks about value, not fit")
+    why: bool = Field(default=False, description="'why does it OOM?', '为什么跑不起来': the reason leads")
 
 
 def read_form(question: str) -> QuestionForm:
@@ -114,14 +130,16 @@ def read_form(question: str) -> QuestionForm:
             found.append(form)  # type: ignore[arg-type]
     first: Form = found[0] if found else "open"
     return QuestionForm(form=first, also=found[1:], deadline_hours=deadline_hours(text), amount_cny=amount_cny(text),
-                        worth=bool(compiled(_WORTH, re.IGNORECASE).search(text)), **_speed(text))  # fmt: skip
+                        worth=bool(compiled(_WORTH, re.IGNORECASE).search(text)),
+                        why=bool(compiled(_WHY, re.IGNORECASE).search(text)), **_speed(text))  # fmt: skip
 
 
 def deadline_hours(text: str) -> float | None:
     """Return the time a run must finish in, in hours ("within 24 hours" -> 24, "两天之内" -> 48), or None."""
-    for pattern in (_DEADLINE_EN, _DEADLINE_ZH):
+    for pattern in (_DEADLINE_EN, _DEADLINE_ZH, _TIME_LEFT_EN, _TIME_LEFT_ZH):
         if m := compiled(pattern, re.IGNORECASE).search(text):
-            n = parse_number(m.group("n")) if m.group("n") else 1.0
+            word = (m.group("n") or "").lower()
+            n = _NUM_EN.get(word) or (parse_number(word) if word else 1.0)
             unit = m.group("u").lower()
             per = next((h for u, h in _UNIT_HOURS.items() if unit.startswith(u)), None)
             if n and per:

@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from assistant.hardware_words import GPU_NAME
 from assistant.reach_reading import ReachAsk, cpu_only, cpu_run, media_training, other_part
 from assistant.reading import compiled
 from knowledge.documents import default_docs_dir
@@ -183,3 +184,19 @@ def rag_pipeline(slots: Slots) -> bool:
 def _name_words(name: str) -> set[str]:
     """Split a model name into its words: "Qwen3-Embedding-8B" -> {"qwen3", "embedding", "8b"}."""
     return set(re.findall(r"[a-z]+\d*(?:\.\d+)?|\d+(?:\.\d+)?b", name.lower()))
+
+
+def written_model_name(text: str) -> str | None:
+    """Return a model-like name as written ("CLIP", "SigLIP", "YOLOv8"), known or not, that is no GPU or instance.
+
+    For a media ask with no registry model ("用 CLIP 做向量化"): the name the user chose is what cannot be sized,
+    so it is named rather than asked for.
+    """
+    for m in _TOKEN.finditer(text):
+        token = m.group(1)
+        if not _is_name(token) or token.lower() in _COMMON or compiled(rf"^(?:{GPU_NAME})$").match(token):
+            continue
+        if re.match(r"(?i)^(?:ecs|gn\d|ebm|sgn|vgn)", token):
+            continue
+        return token
+    return None

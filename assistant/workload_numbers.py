@@ -59,7 +59,9 @@ def find_budget(scan: Scan) -> float | None:
         return yearly
     m = scan.first(
         rf"(?:预算|budget){mid}{money}(?!\s*年)",  # "预算一年 ..." is no budget of ¥1
-        rf"(?:每个?月|一个?月|月)\s*{money}\s*(?:的)?\s*(?:预算|budget)",  # "每月一万的预算"
+        # "每月一万的预算", "一个月就 1500 块的预算"
+        rf"(?:每个?月|一个?月|月)\s*(?:就|只有|才|只|大概|约)?\s*{money}\s*(?:的)?\s*(?:预算|budget)",
+        rf"{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}\s*(?:的)?\s*(?:预算|budget)",  # "就 1500 块预算", "3 万元的预算"
         rf"(?:每个?月|月|monthly)\s*(?:的)?\s*(?:预算|budget){mid}{money}",
         rf"{cur}{NUM}\s*{SUFFIX}\s*{cur_after}?\s*{per_month}",
         rf"{NUM}\s*{SUFFIX}\s*{cur_after}\s*{per_month}",
@@ -106,7 +108,7 @@ def context_value(number: str, suffix: str | None) -> int:
 
 _CTX_WORDS = (
     r"(?:上下文(?:长度|窗口)?|context(?:\s+(?:length|window))?|ctx|序列(?:长度)?|seq(?:uence)?(?:[\s_]*len(?:gth)?)?(?![a-z])|"
-    r"max[\s_]*len|输入长度|长度)"
+    r"max[\s_\-]*(?:model[\s_\-]*)?len|输入长度|长度)"
 )
 _CTX_SUFFIX = r"(million|billion|[kKmM]|万|百万|亿)?"  # a huge context is read as written, then refused by its limit
 # Words after a number that make it a count, not a length ("32k 上下文 50 并发": 50 is the concurrency).
@@ -133,7 +135,7 @@ def find_context(scan: Scan, *, explicit: bool = False) -> int | None:
         rf"{NUM}\s*{_CTX_SUFFIX}[\s\-]*(?:tokens?[\s\-]*)?(?:of\s+|的)?\s*{_CTX_WORDS}(?!{OF}\d{{1,9}}(?![\d.])(?!\s*{_COUNTED}))",
         rf"{_CTX_WORDS}{OF}{NUM}\s*{_CTX_SUFFIX}(?![A-Za-z])",
         # "上下文开到 1 亿", "context set to 200k": a verb of setting between the word and its number
-        rf"{_CTX_WORDS}\s*(?:开到|开成|设到|设为|设成|设置为|设置成|调到|拉到|加到|set\s+to|of\s+up\s+to){OF}{NUM}\s*"
+        rf"{_CTX_WORDS}\s*(?:开到|开成|设到|设为|设成|设置为|设置成|调到|拉到|加到|set\s+to|of\s+up\s+to|to\b){OF}{NUM}\s*"
         rf"{_CTX_SUFFIX}(?![A-Za-z])",
     ]
     if not explicit:
@@ -188,6 +190,8 @@ def find_invalid(scan: Scan) -> list[str]:
         # "Qwen2.5-7B", "1-2 卡", "10 - 20": a hyphen glued to a name, or between numbers, is no minus sign.
         if (glued.isascii() and (glued.isalnum() or glued in "._")) or (before and before[-1] in "0123456789~"):
             continue
+        if glued.isspace() and scan.text[m.start() + 1 : m.start() + 2].isspace():
+            continue  # "sanity check - 2x H20": a dash between words, spaced on both sides, is punctuation
         near = scan.text[max(0, m.start() - 12) : m.end() + 14]
         if not re.search(_QUANTITY_WORDS, near, re.IGNORECASE):
             continue
@@ -256,8 +260,11 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"{NUM}\s*{SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
         # "给 20 个销售用", "供 30 名客服同事使用", "for 20 salespeople": the people it is for, by their role
         rf"(?:给|供|让|提供给)\s*{NUM}\s*{SUFFIX}\s*(?:个|位|名)\s*{_ROLES_ZH}(?:人员|同事|同学|们)?\s*(?:同时)?\s*(?:用|使用|访问|在用)",
-        rf"\bfor\s+{NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?{_ROLES_EN}\b",
+        rf"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?{NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?{_ROLES_EN}\b",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|ppl|clients)\b",
+        # "a handful of users, say 4", "users - maybe 20": the count given after the people
+        rf"\b(?:users|people|ppl|folks|clients|staff|students|colleagues)\s*[,(\-–—]?\s*(?:say|maybe|perhaps|like|"
+        rf"about|around|roughly|~)\s*{NUM}\s*{SUFFIX}(?![\w.])(?!\s*(?:tokens?|gb|gib|k\b|%))",
         # "maybe 5 internal users", "a small team of 10", "a 12-person team": the people served at once.
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:internal|in-house|beta|paying|pilot|test)\s+(?:users|people|clients|staff)\b",
         rf"\b(?:team|group)\s+of\s+{NUM}\s*{SUFFIX}(?!\s*(?:gpus?|cards?|nodes?|machines?|servers?|instances?)\b)",

@@ -33,7 +33,8 @@ def _context_limit(body: Body) -> None:
 
 
 def _deadline(body: Body) -> None:
-    assert _result(body, "training_run")["hours"] > 48 and lead_verdict(body["text"]) == "no"
+    runs = [c["result"] for c in body["tool_calls"] if c["name"] == "training_run" and isinstance(c["result"], dict)]
+    assert runs and runs[0]["hours"] > 48 and lead_verdict(body["text"]) == "no"  # the named set; then one in time
 
 
 def _amount(body: Body) -> None:

@@ -16,6 +16,7 @@ from assistant.intents.arguments import plan_args, task_of
 from assistant.intents.cost_periods import CostPeriods
 from assistant.intents.plan_leads import COST_ASK_RE, PlanLeads
 from assistant.intents.prices import PricesIntent
+from assistant.intents.verdict_budget import budget_rescue, price_basis
 from assistant.intents.verdict_overkill import inverted_kind, inverted_line, smaller_option
 from assistant.messages import say
 from assistant.run import Events, Run
@@ -371,13 +372,15 @@ class HardwareIntent(Run):
         if priced:
             o = min(priced, key=lambda o: monthly_cost(o) or 0)
             return [say("budget.yes", self.lang, budget=budget, instance_type=o.instance_type, gpus=o.total_gpus,
-                        monthly=render.fig(monthly_cost(o)))]  # fmt: skip
+                        monthly=render.fig(monthly_cost(o)), basis=price_basis(o, self.lang))]  # fmt: skip
         wider, _ = yield from self.call(
             "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"budget_cny_month": None}))
         )
         fits = [o for o in (wider.options if isinstance(wider, Plan) else []) if monthly_cost(o) is not None]
         if not fits:
             return [say("budget.unknown", self.lang, budget=budget)]
+        if rescued := (yield from budget_rescue(self, s)):  # "yes, with INT4" before a no
+            return [rescued]
         o = min(fits, key=lambda o: monthly_cost(o) or 0)
         return [say("budget.no", self.lang, budget=budget, instance_type=o.instance_type, gpus=o.total_gpus,
                     monthly=render.fig(monthly_cost(o)))]  # fmt: skip

@@ -19,6 +19,7 @@ from assistant.reach_reading import ABOUT, MEDIA_KINDS, ReachAsk, about, other_c
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import estimate_gpu_memory, find_instance_types, plan_gpu_deployment
 from assistant.understanding import Slots
+from assistant.workload_names import written_model_name
 from tools.errors import UnknownNameError
 from tools.media_models import load_media_models
 from tools.memory import MemoryEstimate
@@ -60,9 +61,12 @@ class ReachIntent(Run):
         if ask.topic == "own_model":  # sizable once its size is known: ask for it
             return Reply(text=say("reach.own_model", self.lang), kind="clarification")
         trains = ask.training and ask.topic in MEDIA_KINDS
+        if ask.generic and ask.topic in MEDIA_KINDS and (name := written_model_name(self.question)):
+            if not _in_registry(name):  # "用 CLIP 做向量化": the model they chose is what cannot be sized
+                ask = ask.model_copy(update={"name": name, "generic": False})
         if ask.generic and not trains and (models := _registry_models(ask)):
             # "Pick a GPU for video generation": no model named, and the registry has some: ask which.
-            names = self.t("、", ", ").join(models)
+            names = say("catalog.list_sep", self.lang).join(models)
             return Reply(text=say("reach.which_model", self.lang, models=names), kind="clarification")
         key = f"reach.{ask.topic}" + (".train" if trains else "")
         first = say(key, self.lang, name=ask.name or "")  # "reach.unknown" names what it cannot size
@@ -74,7 +78,7 @@ class ReachIntent(Run):
         if ask.topic == "local" and s.model and not re.search(_CPU_RUN, self.question, re.IGNORECASE):
             parts.insert(1, (yield from self._model_memory(s)))  # "can my 36 GB Mac run Qwen2.5-14B?": its need
         if models := _registry_models(ask):
-            parts.append(say("reach.can_media", self.lang, models=self.t("、", ", ").join(models)))
+            parts.append(say("reach.can_media", self.lang, models=say("catalog.list_sep", self.lang).join(models)))
         details = []
         if ask.topic in ABOUT:  # the guidance says nothing about YOLO, XGBoost or CPU jobs: nothing to search
             passages = yield from self.search(_QUERY[ask.topic], n=2, prefer_docs=[_DOCS.get(ask.topic, _DOC)])
@@ -136,15 +140,16 @@ class ReachIntent(Run):
                 what=say(f"bad.field.{name}", self.lang), value=render.fig(value), limit=render.fig(limit))
             for name, value, limit in found
         ]  # fmt: skip
-        return Reply(text=say("bad.beyond_limits", self.lang, items=self.t("；", "; ").join(items)), kind="error")
+        items_text = say("list.semicolon", self.lang).join(items)
+        return Reply(text=say("bad.beyond_limits", self.lang, items=items_text), kind="error")
 
     def unknown_setting(self) -> Reply | None:
         """Refuse a region or precision the user wrote that no table has, with the valid values; None when none."""
         if name := unknown_region(self.question):
             priced = set(price_regions())  # in the region table's order: the mainland first, by area
             shown = [self.t(_city_zh(r.id), r.id) for r in region_names() if r.id in priced]
-            return Reply(text=say("bad.unknown_region", self.lang, name=name, regions=self.t("、", ", ").join(shown)),
-                         kind="error")  # fmt: skip
+            regions = say("catalog.list_sep", self.lang).join(shown)
+            return Reply(text=say("bad.unknown_region", self.lang, name=name, regions=regions), kind="error")
         if name := unknown_precision(self.question):
             return Reply(text=say("bad.unknown_precision", self.lang, name=name), kind="error")
         return None
@@ -170,7 +175,7 @@ class ReachIntent(Run):
         """Name the instance types that do not exist and the catalog's closest ones; plan nothing else."""
         lines = []
         for exc in errors:
-            near = self.t("、", ", ").join(f"`{n}`" for n in exc.suggestions[:4])
+            near = say("catalog.list_sep", self.lang).join(f"`{n}`" for n in exc.suggestions[:4])
             hint = say("bad.did_you_mean", self.lang, names=near) if near else ""
             lines.append(say("bad.unknown_instance", self.lang, name=exc.name, hint=hint))
         return Reply(text="\n\n".join([*lines, say("bad.name_one", self.lang)]), kind="error")

@@ -80,7 +80,7 @@ class VerdictLeads(Run):
             return
         gpu, price, itype = known[0]
         line = say("compare.price_gap", self.lang, gpu=gpu, instance_type=itype, price=render.fig(price),
-                   others=self.t("、", ", ").join(unknown))  # fmt: skip
+                   others=say("catalog.list_sep", self.lang).join(unknown))  # fmt: skip
         reply.text = line + "\n\n" + reply.text
 
     def lead_with_card_verdict(self, reply: Reply, card_gb: int) -> None:

@@ -29,12 +29,15 @@ _NECESSITY_RE = (
     r"一定要|必须(?:要|上|用)"
 )
 
+# "How many A10s do I need?", "需要几张卡": a count asked, not whether the named hardware is needed.
+_COUNT_ASKED_RE = r"\bhow\s+many\b|\bwhat\s+(?:size|count)\b|几张|几台|几块|多少张|多少台|多少块"
+
 
 def inverted_kind(question: str) -> Inverted | None:
     """Whether the question asks if the named hardware is more than needed, and in which polarity."""
     if re.search(_OVERKILL_RE, question, re.IGNORECASE):
         return "overkill"
-    if re.search(_NECESSITY_RE, question, re.IGNORECASE):
+    if re.search(_NECESSITY_RE, question, re.IGNORECASE) and not re.search(_COUNT_ASKED_RE, question, re.IGNORECASE):
         return "necessity"
     return None
 

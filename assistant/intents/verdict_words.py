@@ -9,11 +9,14 @@ import re
 from typing import Any
 
 from assistant.hardware_words import GPU_NAME
+from assistant.intents.arguments import task_of
 from assistant.phrases import spell_numbers
 from assistant.reading import NUM, as_int, normalise, parse_number
 from assistant.toolbox import find_instance_types
+from assistant.understanding import Slots
 from tools import catalog
-from tools.errors import UnknownNameError
+from tools.errors import ToolInputError, UnknownNameError
+from tools.hardware_fit import evaluate_hardware
 
 # "a 16 GB card", "16G 的卡": a card size the user names without a GPU model.
 # "how does that compare with two A10s?", "跟两张 H20 比呢": the earlier hardware against the new one.
@@ -160,3 +163,30 @@ def family_gpu(families: list[str]) -> str | None:
         return None
     gpus = {i.gpu_name for i in catalog.list_instances(family=families[0])} - {None}
     return gpus.pop() if len(gpus) == 1 else None
+
+
+def one_box(question: str, family: str, s: Slots | None = None) -> int | None:
+    """'Would a gn6i do?', '一台 gn8v 能跑 DeepSeek-V3 吗': one box of the family, or None if not said so.
+
+    The box is the family's smallest GPU count that holds the workload of ``s`` (the cheapest box that does),
+    else its widest (the nearest miss): "a single gn8v instance" for a 671B model is the 8-GPU type, not
+    the 1-GPU one 550 GiB short.
+    """
+    if not re.search(rf"(?:\ba|\ban|\bone|\bsingle|一台|单台|一个)\s*(?:\w+\s+)?{re.escape(family)}(?![\w-])",
+                     question, re.IGNORECASE):  # fmt: skip
+        return None
+    counts = sorted({i.gpu_count for i in catalog.list_instances(family=family)
+                     if isinstance(i.gpu_count, int) and i.gpu_count and not i.vgpu})  # fmt: skip
+    if not counts or s is None or not s.model:
+        return counts[0] if counts else None
+    gpu = next((i.gpu_name for i in catalog.list_instances(family=family) if i.gpu_name), None)
+    for count in counts:
+        try:
+            fit = evaluate_hardware(s.model, task_of(s), gpu=gpu, gpus=count, precision=s.precision or "bf16",
+                                    quant=s.quant or "none", context=s.context, concurrency=s.concurrency,
+                                    with_changes=False)  # type: ignore[arg-type]  # fmt: skip
+        except (ToolInputError, UnknownNameError):
+            continue
+        if fit.fits:
+            return count
+    return counts[-1]

@@ -30,6 +30,7 @@ from assistant.intents.verdict_words import (
     machines,
     memory_claim,
     offered,
+    one_box,
     with_memory,
 )
 from assistant.intents.verdict_worth import worth_line
@@ -65,8 +66,7 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
                 first, _, rest = own.text.partition("\n\n")
                 own.text = "\n\n".join([first, (yield from self.check_instance(name, claimed=s.gpu)), rest])
             if sized:
-                own.text += "\n\n_" + self.t(f"模型按 {sized} 计算（同规模的代表模型）",
-                                               f"model taken as {sized} (a model of that size)") + "_"  # fmt: skip
+                own.text += "\n\n_" + say("verdict.model_taken_as", self.lang, model=sized) + "_"
             return own
         ready = bool(s.model) and not s.model_error and "model" not in self.conv.missing
         verdict = s.asks_verdict or self.conv.turn.asks_verdict
@@ -77,6 +77,8 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
         if len(self.conv.turn.models) >= 2 and not s.gpu and len(s.families) == 1:  # "A vs B on gn7i"
             gpus = {i.gpu_name for i in catalog.list_instances(family=s.families[0])} - {None}
             s = s.model_copy(update={"gpu": gpus.pop()}) if len(gpus) == 1 else s
+        if ready and verdict and len(s.families) == 1 and not (s.gpus or s.instance_types):
+            s = s.model_copy(update={"gpus": one_box(self.question, s.families[0], s) or s.gpus})  # "a gn6i": one box
         alone = ready and verdict and s.gpu and not (s.gpus or s.instance_types or s.families)
         if alone and (not offered(s.gpu or "") or with_memory(self.question, s.gpu or "")):
             # "4090 跑 14B 够用吗", "A10 24G 能跑 70B 吗": a GPU no instance type offers, or one written with
@@ -84,8 +86,7 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
             s = s.model_copy(update={"gpus": 1})
         reply = yield from self.workload(s)
         if sized and reply.kind in ("recommendation", "estimate"):
-            reply.text += "\n\n_" + self.t(f"模型按 {sized} 计算（同规模的代表模型）",
-                                             f"model taken as {sized} (a model of that size)") + "_"  # fmt: skip
+            reply.text += "\n\n_" + say("verdict.model_taken_as", self.lang, model=sized) + "_"
         if ready and len(s.gpu_mentions) >= 2 and not s.gpu and reply.kind == "recommendation":
             yield from self.lead_with_spec_winner(s, reply)
             if not s.budget_cny_month:  # with a budget, the comparison's first line says which prices are missing
@@ -166,7 +167,7 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
             held = s.model_copy(update={"task": s.task or "inference", "intent": "memory"})
             reply = yield from self.memory_answer(held, self.understood_line(held))
             if s.task is None:
-                reply.text += "\n\n_" + self.t("任务按推理部署计算", "task taken as inference") + "_"
+                reply.text += "\n\n_" + say("verdict.task_inference", self.lang) + "_"
             if card:
                 self.lead_with_card_verdict(reply, card)
             elif stated:
@@ -213,7 +214,7 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
 
     def methods_on_gpu(self, s: Slots, gpu: str) -> Events:
         """'Is the L20 good for fine-tuning 14B?' without a method: each method planned on that GPU."""
-        names = {"full": self.t("全参微调", "full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}
+        names = {"full": say("method.name_full", self.lang), "lora": "LoRA", "qlora": "QLoRA"}
         lines, fewest = [], None
         for method in _METHODS:
             slots = s.model_copy(update={"task": method, "gpu": gpu, "task_hint": None})
@@ -251,7 +252,7 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
                 results.append((method, fit))
         if not results:
             return self.error(next((c.error for c in self.calls if c.error), "") or "no result")
-        names = {"full": self.t("全参微调", "full fine-tuning"), "lora": "LoRA", "qlora": "QLoRA"}
+        names = {"full": say("method.name_full", self.lang), "lora": "LoRA", "qlora": "QLoRA"}
         hw = self.hardware_label(results[0][1].hardware)
         fits = [m for m, f in results if f.fits]
         misses = [m for m, f in results if not f.fits]
@@ -266,7 +267,7 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
             ok = figures(fits[0])
             bad = figures(misses[-1])
             head = say("method.some", self.lang, hardware=hw, model=s.model,
-                       no=self.t("、", ", ").join(names[m] for m in misses), yes=names[fits[0]],
+                       no=say("catalog.list_sep", self.lang).join(names[m] for m in misses), yes=names[fits[0]],
                        no_need=render.fig(bad.per_gpu_needed_gib), need=render.fig(ok.per_gpu_needed_gib),
                        usable=render.fig(ok.per_gpu_usable_gib))  # fmt: skip
         lines = [self.side_line(names[m], f, None) for m, f in results]

@@ -1,0 +1,115 @@
+"""Training against a deadline: whether the named GPUs finish in time, and an alternative that does.
+
+"64 H800s for two weeks, 50B tokens of continued pretraining, enough?": the H800 is on no Alibaba Cloud
+instance type, so the answer must say so and offer GPUs that are rented there, *in a number that meets the
+deadline* (an alternative that takes a month answers nothing). "8 A100s, 20B tokens, within 3 days?": too
+slow; how many A100s would finish in time. The count is scaled from the 6·N·D run already computed (the same
+MFU), rounded up to whole 8-GPU nodes, and checked with the same tool, so every figure is a tool result.
+"""
+
+from __future__ import annotations
+
+import math
+
+from assistant import render
+from assistant.answer import ToolCall
+from assistant.intents.verdict_words import offered
+from assistant.messages import say
+from assistant.run import TRAINING, Events, Run
+from assistant.toolbox import training_run
+from assistant.understanding import Slots
+from tools import catalog
+from tools.errors import UnknownNameError
+from tools.training_volume import TrainingCompute
+
+_PER_VOLUME = 1e8  # tokens the rate is given for when the user gave no volume
+_NODE = 8  # GPUs per training node: a larger count is rounded up to whole nodes
+_TRIES = 3
+
+
+def fastest_offered_gpu() -> str | None:
+    """Return the GPU with the most dense BF16 compute that some current Alibaba instance type carries."""
+    rented = {i.gpu_name for i in catalog.load_instances() if not i.retired} - {None}
+    gpus = [g for g in catalog.list_gpus() if g.name in rented and g.bf16_dense_tflops]
+    best = max(gpus, key=lambda g: (g.bf16_dense_tflops or 0, g.memory_gib), default=None)
+    return best.name if best else None
+
+
+def _tflops(gpu: str) -> float | None:
+    try:
+        return catalog.get_gpu(gpu).bf16_dense_tflops
+    except UnknownNameError:
+        return None
+
+
+class DeadlineLeads(Run):
+    """The lines that answer a training deadline: not in time or not rentable, and the set that meets it."""
+
+    def deadline_lines(self, deadline_hours: float, run: TrainingCompute) -> Events:
+        """Return [why the named set misses, the set that meets the deadline], or [] when the named set does."""
+        rentable = offered(run.gpu)
+        if run.hours <= deadline_hours and rentable:
+            return []
+        gpu = run.gpu if rentable else fastest_offered_gpu()
+        mine, theirs = _tflops(run.gpu), _tflops(gpu) if gpu else None
+        if gpu is None or not mine or not theirs:
+            return []
+        needed = run.gpus * run.hours * mine / theirs / deadline_hours
+        count = math.ceil(needed)
+        count = _NODE * math.ceil(count / _NODE) if count > _NODE else count
+        alt: TrainingCompute | None = None
+        for _ in range(_TRIES):  # the rounding above makes the first count enough; checked with the tool anyway
+            result, _err = yield from self.call("training_run", training_run, model=run.model, gpu=gpu, gpus=count,
+                                                tokens=run.training_tokens, task=run.task, mfu=run.mfu)  # fmt: skip
+            alt = result if isinstance(result, TrainingCompute) else None
+            if alt is None or alt.hours <= deadline_hours:
+                break
+            count += _NODE
+        if alt is None or alt.hours > deadline_hours:
+            return []
+        figures = {"gpus": alt.gpus, "gpu": alt.gpu, "hours": render.fig(alt.hours), "days": render.fig(alt.days),
+                   "deadline": deadline_label(deadline_hours, self.lang)}  # fmt: skip
+        if not rentable:
+            head = say("deadline.not_offered", self.lang, named=run.gpu, named_gpus=run.gpus,
+                       named_days=render.fig(run.days), **figures)  # fmt: skip
+            return [head]
+        return [say("deadline.more_gpus", self.lang, **figures)]
+
+    def per_volume_line(self, s: Slots) -> Events:
+        """'LoRA 7B 一张 A10 要多久、花多少钱' with no data volume: time and cost per 100M tokens, said as such."""
+        if s.task not in TRAINING or s.train_tokens or s.samples or not s.model or s.architecture:
+            return None
+        fits = [c for c in self.calls if c.name == "evaluate_hardware_fit" and isinstance(c.result, dict)]
+        if not fits or not fits[0].result["fits"]:  # type: ignore[index]
+            return None
+        hw = fits[0].result["hardware"]  # type: ignore[index]
+        price = _hourly_for(self.calls, hw["gpu"], hw["gpus"])
+        result, _err = yield from self.call("training_run", training_run, model=s.model, gpu=hw["gpu"],
+                                            gpus=hw["gpus"], tokens=_PER_VOLUME, task=s.task,
+                                            price_cny_per_hour=price)  # fmt: skip
+        if not isinstance(result, TrainingCompute):
+            return None
+        figures = {"hours": render.fig(result.hours), "gpus": result.gpus, "gpu": result.gpu,
+                   "mfu": render.fig(result.mfu * 100), "cost": render.fig(result.cost_cny or 0)}  # fmt: skip
+        code = "volume.per_100m_cost" if result.cost_cny else "volume.per_100m"
+        return say(code, self.lang, **figures)
+
+
+def _hourly_for(calls: list[ToolCall], gpu: str, gpus: int) -> float | None:
+    """Return the cheapest planned hourly price of exactly ``gpus`` x ``gpu``, if a plan priced one."""
+    prices = [
+        o["price_cny_per_hour"]
+        for c in calls
+        if c.name == "plan_gpu_deployment" and isinstance(c.result, dict)
+        for o in c.result.get("options", [])
+        if (o.get("gpu_model") or o.get("gpu_model_likely")) == gpu and o.get("total_gpus") == gpus
+        and o.get("price_cny_per_hour")
+    ]  # fmt: skip
+    return min(prices) if prices else None
+
+
+def deadline_label(hours: float, lang: str) -> str:
+    """Say a deadline as the user likely wrote it: whole days as days ('10 天', '3 days'), else hours."""
+    if hours >= 24 and hours % 24 == 0:
+        return say("deadline.days", lang, n=render.fig(hours / 24))
+    return say("deadline.hours", lang, n=render.fig(hours))
