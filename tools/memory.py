@@ -230,7 +230,7 @@ def _estimate(req: EstimateRequest, arch: ModelArchitecture, a: Assembly) -> Mem
     band = band_for(req.framework, req.task)
     context = context_bytes(req, a)
     smi = tensors + a.overhead
-    a.assumptions.append(band.sentence())
+    a.assumptions.append(band.note().text)
     breakdown = MemoryBreakdown(
         weights_gib=_gib(a.weights),
         kv_cache_gib=_gib(a.kv_cache),

@@ -167,10 +167,10 @@ class PlanIntent(TrainingLeads, CostPeriods):
 
     def single_gpu_line(self, plan: Plan, gpu: str) -> list[str]:
         """When a GPU is named: whether one card of it is enough, from the planner's own rejections."""
-        one = next((r for r in plan.rejected if r.gpu_model == gpu and "on 1x" in r.reason), None)
+        one = next((r for r in plan.rejected if r.gpu_model == gpu and r.reason.values.get("gpus") == 1), None)
         if one is None:
             return []
-        reason = (notes_in(self.lang, [one.reason]) or [""])[0]
+        reason = one.reason.render(self.lang)
         return [say("plan.one_gpu_short", self.lang, gpu=gpu, instance_type=one.instance_type)
                 + (f" — {reason}" if reason else "")]  # fmt: skip
 

@@ -1,0 +1,102 @@
+"""Typed tool notes: a code and its figures, rendered in English or Chinese from one catalogue.
+
+Every assumption, warning, layout and rejection reason a tool states is a :class:`Note`: a ``code``
+(``plan.context``, ``reject.memory_per_gpu`` ...) with the figures it quotes in ``values``, plus its English
+``text`` for the command line and JSON readers. The texts of both languages live in
+``data/note_texts.yaml`` (code -> {en, zh}, ``str.format`` placeholders naming the values), so an answer in
+Chinese renders the same note from the same figures instead of re-reading an English sentence.
+
+The catalogue is read once, when the first note is made, through :mod:`tools.data_cache` (no YAML parse
+on a warm cache), and validated: both languages of a code name the same placeholders.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tools import data_cache
+from tools.errors import validation_message
+
+NoteValue = str | int | float | bool
+NoteLanguage = Literal["en", "zh"]
+NOTE_TEXTS = Path(__file__).parent / "data" / "note_texts.yaml"
+# Booleans read as a switch ("gradient checkpointing on"); each language names the positions its own way.
+_SWITCH: dict[NoteLanguage, tuple[str, str]] = {"en": ("off", "on"), "zh": ("关", "开")}
+
+
+class Note(BaseModel):
+    """One statement a tool makes about its result, typed so any face can render it in its language."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    code: str = Field(description="key of the note's texts in tools/data/note_texts.yaml")
+    values: dict[str, NoteValue] = Field(default_factory=dict, description="the figures and names it quotes")
+    text: str = Field(description="the note in English")
+
+    def __str__(self) -> str:
+        return self.text
+
+    def render(self, lang: NoteLanguage) -> str:
+        """Return the note in ``lang`` with its figures filled in."""
+        return self.text if lang == "en" else render_code(self.code, lang, self.values)
+
+
+class NoteTexts(BaseModel):
+    """The two renderings of one code."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    en: str
+    zh: str
+
+
+def note(code: str, **values: NoteValue) -> Note:
+    """Make the note ``code`` quoting ``values`` (an unknown code or a missing value fails here, in tests)."""
+    return Note(code=code, values=values, text=render_code(code, "en", values))
+
+
+def render_code(code: str, lang: NoteLanguage, values: dict[str, NoteValue]) -> str:
+    """Return the text of ``code`` in ``lang`` with ``values`` filled in."""
+    template = getattr(note_texts()[code], lang)
+    words = _SWITCH[lang]
+    shown = {k: words[v] if isinstance(v, bool) else v for k, v in values.items()}
+    return template.format(**shown)
+
+
+def rendered(notes: Iterable[Note], lang: NoteLanguage) -> list[str]:
+    """Return each note in ``lang``."""
+    return [n.render(lang) for n in notes]
+
+
+def placeholders(template: str) -> set[str]:
+    """Return the value names a template quotes (``{gib:.1f}`` quotes ``gib``)."""
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+@cache
+def note_texts() -> dict[str, NoteTexts]:
+    """Return the catalogue, code -> texts, validated (cached per user while the file is unchanged)."""
+    return data_cache.cached("note_texts", [NOTE_TEXTS], _load)
+
+
+def _load() -> dict[str, NoteTexts]:
+    import yaml
+
+    from tools.catalog import yaml_loader
+
+    raw = yaml.load(NOTE_TEXTS.read_text(encoding="utf-8"), Loader=yaml_loader())
+    texts = {}
+    for code, row in raw.items():
+        try:
+            texts[code] = NoteTexts.model_validate(row)
+        except ValidationError as exc:
+            raise ValueError(f"{NOTE_TEXTS.name}: {code}: {validation_message(exc)}") from None
+        if placeholders(texts[code].en) != placeholders(texts[code].zh):
+            raise ValueError(f"{NOTE_TEXTS.name}: {code}: en and zh quote different values")
+    return texts
