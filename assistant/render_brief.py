@@ -22,8 +22,8 @@ from assistant.render import (
     token_cost_phrase,
 )
 from assistant.render_tables import MEMORY_TERMS
-from assistant.tool_text import notes_in
 from tools.memory import MemoryEstimate
+from tools.memory_training import peak_phase_note
 from tools.notes import rendered
 from tools.plan import Plan
 
@@ -74,7 +74,7 @@ _TASKS_ZH = {"inference": "推理", "full": "全参训练", "lora": "LoRA", "qlo
 
 def estimate_brief(est: MemoryEstimate, lang: Language) -> tuple[list[str], list[AnswerDetail]]:
     """Answer first for a memory question: the per-GPU total, the term table; assumptions folded."""
-    layout = (notes_in(lang, [est.layout]) or [""])[0]
+    layout = est.layout.render(lang)
     if lang == "zh":
         head = (
             f"**每卡约需 {fig(est.per_gpu_total_gib)} GiB**（其中张量 {fig(est.per_gpu_tensors_gib)} GiB）："
@@ -96,9 +96,9 @@ def estimate_brief(est: MemoryEstimate, lang: Language) -> tuple[list[str], list
             meaning = "" if lang == "zh" else f" {est.meanings.get(key, '')} |"
             rows.append(f"| {zh if lang == 'zh' else en} | {fig(value)} |{meaning}")
     parts = [head, "\n".join(rows)]
-    if warnings := notes_in(lang, est.warnings):
+    if warnings := rendered(est.warnings, lang):
         parts.append("\n".join(f"⚠ {w}" for w in warnings))
-    folded = notes_in(lang, [*est.assumptions, *([est.peak_phase] if est.peak_phase else [])])
+    folded = rendered([*est.assumptions, *([peak_phase_note(est.peak_phase)] if est.peak_phase else [])], lang)
     details = [AnswerDetail(title=say("details.assumptions", lang), markdown=_bullets(folded))] if folded else []
     return parts, details
 

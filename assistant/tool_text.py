@@ -14,12 +14,6 @@ import re
 _ZH: tuple[tuple[str, str], ...] = (
     (r"region: unknown region '([^']+)'; known regions: (.+), or any",
      "没有 {1} 这个地域。可用的地域 ID：{2}，或 any（比较所有地域）"),
-    # the estimator's layouts (tools/memory_inference.py, tools/memory_training.py), not yet typed notes
-    (r"1 GPU", "1 张卡"),
-    (r"tensor parallel over (\d+) GPUs", "{1} 卡张量并行"),
-    (r"data parallel over (\d+) GPUs \(DDP: full replica on each\)", "{1} 卡数据并行（DDP：每卡一份完整副本）"),
-    (r"ZeRO-(\d) over (\d+) GPUs", "ZeRO-{1} 切分到 {2} 张卡"),
-    (r"ZeRO-(\d) over (\d+) GPUs, (\w+) offloaded", "ZeRO-{1} 切分到 {2} 张卡，{3} 卸载到 CPU"),
     (r"Unknown (?:model|GPU|instance type|instance family|region) '(.+)'\. Did you mean (.+)\?",
      "目录里没有“{1}”。您是不是指：{2}？"),
     (r"Unknown (?:model|GPU|instance type|instance family|region) '(.+)'\.", "目录里没有“{1}”。"),

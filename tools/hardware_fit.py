@@ -16,6 +16,7 @@ from tools import catalog
 from tools.errors import ToolInputError
 from tools.memory import MemoryEstimate, estimate_memory
 from tools.models import ModelArchitecture
+from tools.notes import Note
 from tools.plan import USABLE_FRACTION_HBM, USABLE_FRACTION_OTHER, VLLM_GPU_MEMORY_UTILIZATION
 from tools.workload import Precision, Quant, Task
 
@@ -69,7 +70,7 @@ class HardwareFit(BaseModel):
     headroom_gib: float = Field(description="usable minus needed, per GPU (negative: short by that much)")
     headroom_pct: float = Field(description="headroom as a share of usable memory, percent")
     shortfall_gib: float = Field(description="needed minus usable per GPU when it does not fit, else 0")
-    layout: str
+    layout: Note
     zero: int = Field(default=0, description="ZeRO stage assumed: 3 for full training on several GPUs, else 0")
     changes: list[FitChange] = Field(default_factory=lambda: [], description="tried in order; the fitting ones first")
 

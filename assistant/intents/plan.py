@@ -16,7 +16,6 @@ from assistant.intents.verdict_billing import billing_choice
 from assistant.messages import say
 from assistant.render_brief import estimate_brief, plan_brief
 from assistant.run import TRAINING, Events, Reply
-from assistant.tool_text import notes_in
 from assistant.toolbox import (
     estimate_gpu_memory,
     plan_gpu_deployment,
@@ -181,7 +180,7 @@ class PlanIntent(TrainingLeads, CostPeriods):
             return self.error(err or "").text
         same = [o for o in plan.options if o.total_gpus == s.gpus]
         where = say("plan.where_below" if lead else "plan.where_above", self.lang)
-        layout = "".join(say("plan.layout_note", self.lang, layout=n) for n in notes_in(self.lang, [est.layout]))
+        layout = say("plan.layout_note", self.lang, layout=est.layout.render(self.lang))
         head = say("plan.on_gpus_one" if s.gpus == 1 else "plan.on_gpus", self.lang, gpus=s.gpus,
                    gib=render.fig(est.per_gpu_total_gib), layout=layout)  # fmt: skip
         if same:
