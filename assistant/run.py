@@ -20,12 +20,13 @@ from assistant.conversation import Conversation, read_conversation
 from assistant.injection import split_planted
 from assistant.language import detect_language
 from assistant.messages import say
-from assistant.tool_text import note_zh
+from assistant.tool_text import error_zh
 from assistant.toolbox import (
     GuidanceSearch,
 )
 from knowledge.models import Passage
 from tools.errors import ToolInputError
+from tools.notes import rendered
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +70,9 @@ class Run:
         self.compared_lead = False  # a comparison's winner line leads (set by compare_plans, i8cmp3)
         # Tools are pure: two handlers asking the same question in one answer get one call and one record.
         self._done: dict[str, tuple[Any, str | None]] = {}
+        # Each input error a tool raised, by its message: handlers pass the message on, the answer renders
+        # the error's typed notes in its own language.
+        self._failures: dict[str, ToolInputError] = {}
 
     # ------------------------------------------------------------------ plumbing
 
@@ -84,6 +88,7 @@ class Run:
             result = fn(**args)
         except ToolInputError as exc:
             record.error = str(exc)
+            self._failures[record.error] = exc
             result = None
         except Exception:
             # The guidance index is a service (Chroma, maybe a remote embedder); without it the tools
@@ -199,9 +204,16 @@ class Run:
     def error(self, message: str) -> Reply:
         """Turn a tool's input error into a short answer (its message already lists valid values)."""
         intro = self.t("无法按这个输入计算：", "I can't compute that as asked: ")
-        if self.lang == "zh":  # an unknown name's message has a Chinese rendering; one language per answer
-            message = note_zh(message) or message
-        return Reply(text=f"{intro}{message}", kind="error")
+        return Reply(text=f"{intro}{self.in_language(message)}", kind="error")
+
+    def in_language(self, message: str) -> str:
+        """Return a tool's input error in the answer's language: from its typed notes where it has them."""
+        failure = self._failures.get(message)
+        if failure is not None and failure.notes:
+            return ("；" if self.lang == "zh" else "; ").join(rendered(failure.notes, self.lang))
+        if self.lang == "zh":  # an error that reached us as text only (the understanding's model_error)
+            return error_zh(message) or message
+        return message
 
     # ------------------------------------------------------------------ plans and estimates
 

@@ -97,3 +97,35 @@ def test_a_chinese_answer_shows_tool_notes_in_chinese_only(question: str) -> Non
             assert n.text not in text, n.code
         shown += zh in text
     assert shown, "no tool note reached the answer"
+
+
+def test_input_errors_the_tools_name_are_typed_with_their_figures() -> None:
+    from tools.errors import ToolInputError, UnknownNameError
+    from tools.models import resolve_model
+    from tools.workload import parse_workload
+
+    with pytest.raises(UnknownNameError) as unknown:
+        resolve_model("Qwen2.5-70B")
+    [typed] = unknown.value.notes
+    assert typed.code == "error.unknown_suggest.model" and typed.text == str(unknown.value)
+    assert typed.render("zh").startswith("目录里没有“Qwen2.5-70B”这个模型")
+    with pytest.raises(ToolInputError) as bound:
+        parse_workload({"model": "qwen2.5-7b", "concurrency": 10**7})
+    assert [n.render("zh") for n in bound.value.notes] == ["concurrency 不能超过 100000"]
+    with pytest.raises(ToolInputError) as badly_formed:  # not a region id at all: text only, no guessed code
+        parse_workload({"model": "qwen2.5-7b", "region": "bad region"})
+    assert not badly_formed.value.notes and "region id" in str(badly_formed.value)
+
+
+@pytest.mark.parametrize(
+    ("question", "chinese"),
+    [
+        ("Qwen2.5-70B 推理，20 并发，需要什么实例？", "目录里没有“Qwen2.5-70B”这个模型"),
+        ("Qwen2.5-7B 推理 部署在 cn-nowhere 选什么实例？", "没有 cn-nowhere 这个地域"),
+    ],
+)
+def test_a_chinese_answer_renders_a_failed_tool_call_from_its_typed_error(question: str, chinese: str) -> None:
+    answer = ask(question)
+    assert any(call.error for call in answer.tool_calls)
+    assert chinese in answer.text
+    assert "Unknown model" not in answer.text and "unknown region" not in answer.text

@@ -21,7 +21,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools import data_cache
-from tools.errors import validation_message
 
 NoteValue = str | int | float | bool
 NoteLanguage = Literal["en", "zh"]
@@ -89,6 +88,7 @@ def _load() -> dict[str, NoteTexts]:
     import yaml
 
     from tools.catalog import yaml_loader
+    from tools.errors import validation_message  # tools.errors makes notes: imported here, not at the top
 
     raw = yaml.load(NOTE_TEXTS.read_text(encoding="utf-8"), Loader=yaml_loader())
     texts = {}

@@ -17,7 +17,6 @@ from assistant.intents.compare_sides import gpu_settings, model_settings, settin
 from assistant.intents.verdict_words import offered
 from assistant.messages import say
 from assistant.run import TRAINING, Events, Reply, Run
-from assistant.tool_text import note_zh
 from assistant.toolbox import (
     estimate_gpu_memory,
     find_instance_types,
@@ -79,8 +78,7 @@ class WorkloadIntent(Run):
             # "Qwen-70B INT4 ... L20": no such model, but the nearest real one of that size answers the
             # question; the name error (and the guidance's correction) is said first.
             message = err or s.model_error
-            if self.lang == "zh":  # the tool's own words, rendered in Chinese: one language per answer
-                message = note_zh(message) or message
+            message = self.in_language(message)  # the tool's own words, in the answer's language
             note = self.t(
                 f"**没有 {s.model_mention} 这个模型**（工具提示：{message}）下面按同规模的 {substitute} 计算。",
                 f"**There is no {s.model_mention} model** ({message}) The figures below are for {substitute}, "
