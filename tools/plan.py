@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,7 +33,7 @@ from tools.architecture import ModelArchitecture
 from tools.memory import MemoryBreakdown, MemoryEstimate, estimate_memory, parse_request
 from tools.memory_band import band_for
 from tools.models import resolve_model
-from tools.notes import Note, note
+from tools.notes import Note, NoteValue, note
 from tools.plan_notes import (
     USABLE_FRACTION_HBM,
     USABLE_FRACTION_OTHER,
@@ -143,11 +143,20 @@ class Rejection(BaseModel):
 
 @dataclass(frozen=True)
 class _Shortfall:
-    """Why a type did not fit: not enough memory per GPU, with both figures (for charts, not re-parsing)."""
+    """Why a type did not fit: not enough memory per GPU, with both figures (for charts, not re-parsing).
 
-    reason: Note
+    The note is made only for the layout that becomes the rejection: most layouts tried are overwritten.
+    """
+
+    code: str
+    values: dict[str, NoteValue]
     needed_gib: float
     usable_gib: float
+
+
+@cache
+def _no_layout() -> Note:
+    return note("reject.no_layout")
 
 
 class Plan(BaseModel):
@@ -222,7 +231,7 @@ def _reject(inst: catalog.InstanceType, reason: Note | _Shortfall) -> Rejection:
             instance_type=inst.instance_type,
             family=inst.family,
             gpu_model=inst.gpu_model,
-            reason=reason.reason,
+            reason=note(reason.code, **reason.values),
             needed_gib=round(reason.needed_gib, 2),
             usable_gib=round(reason.usable_gib, 2),
         )
@@ -402,7 +411,7 @@ def _fit_inference(
     budget = capacity * VLLM_GPU_MEMORY_UTILIZATION
     perf = _perf(gpu, w, arch)
     best: _Sizing | None = None
-    last_problem: Note | _Shortfall = note("reject.no_layout")
+    last_problem: Note | _Shortfall = _no_layout()
     for nodes in _node_counts(inst):
         for tp in (t for t in TP_SIZES if t <= _count(inst) and _count(inst) % t == 0):
             if nodes > 1 and tp != _count(inst):
@@ -415,14 +424,14 @@ def _fit_inference(
             fixed = one.total_gib - kv_per_seq
             if one.total_gib > budget:
                 last_problem = _Shortfall(
-                    note(
-                        "reject.memory_one_sequence",
-                        need=round(one.total_gib, 2),
-                        context=w.context_tokens,
-                        gpus=tp * nodes,
-                        gpu=gpu.name,
-                        budget=round(budget, 2),
-                    ),
+                    "reject.memory_one_sequence",
+                    {
+                        "need": round(one.total_gib, 2),
+                        "context": w.context_tokens,
+                        "gpus": tp * nodes,
+                        "gpu": gpu.name,
+                        "budget": round(budget, 2),
+                    },
                     one.total_gib,
                     budget,
                 )
@@ -574,7 +583,7 @@ def _fit_training(
 ) -> DeploymentOption | Note | _Shortfall:
     capacity = _usable_gib(inst, gpu)
     batch = w.batch or 1
-    last: Note | _Shortfall = note("reject.no_layout")
+    last: Note | _Shortfall = _no_layout()
     for nodes in _node_counts(inst):
         gpus = _count(inst) * nodes
         # Full fine-tuning shards everything (ZeRO-3); (Q)LoRA tries plain data parallel first and shards
@@ -588,13 +597,13 @@ def _fit_training(
                 fitting.append((est.per_gpu_band_high_gib > capacity, zero, est))
             else:
                 last = _Shortfall(
-                    note(
-                        "reject.memory_per_gpu",
-                        need=round(est.per_gpu_total_gib, 2),
-                        gpus=gpus,
-                        gpu=gpu.name,
-                        usable=round(capacity, 2),
-                    ),
+                    "reject.memory_per_gpu",
+                    {
+                        "need": round(est.per_gpu_total_gib, 2),
+                        "gpus": gpus,
+                        "gpu": gpu.name,
+                        "usable": round(capacity, 2),
+                    },
                     est.per_gpu_total_gib,
                     capacity,
                 )
