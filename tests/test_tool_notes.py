@@ -53,6 +53,9 @@ def test_a_note_keeps_its_figures_and_renders_them_in_either_language() -> None:
     assert made.render("zh") == "在 2 张 A10 上每卡需要 23.5 GiB（可用 21.3 GiB）"
     assert Note.model_validate_json(made.model_dump_json()) == made  # JSON readers get code, values and text
     assert note("plan.micro_batch", batch=1, grad_ckpt=True).render("zh").endswith("开")
+    # equal notes are shared, but True, 1 and 1.0 are different figures
+    assert note("plan.micro_batch", batch=1, grad_ckpt=True) is note("plan.micro_batch", batch=1, grad_ckpt=True)
+    assert note("plan.micro_batch", batch=1, grad_ckpt=1).text.endswith("checkpointing 1")
 
 
 def test_an_unknown_code_or_a_missing_value_fails_loudly() -> None:

@@ -57,15 +57,16 @@ class NoteTexts(BaseModel):
 
 def note(code: str, **values: NoteValue) -> Note:
     """Make the note ``code`` quoting ``values`` (an unknown code or a missing value fails here, in tests)."""
-    return _made(code, tuple(values.items()))
+    # The type is part of the key: True == 1 == 1.0, but they read "on", "1" and "1.0".
+    return _made(code, tuple((k, type(v), v) for k, v in values.items()))
 
 
 @lru_cache(maxsize=4096)
-def _made(code: str, values: tuple[tuple[str, NoteValue], ...]) -> Note:
+def _made(code: str, values: tuple[tuple[str, type, NoteValue], ...]) -> Note:
     # A plan states hundreds of notes, mostly the same ones (every vGPU slice, every other GPU): a note is
     # frozen, so equal ones are shared, and built without re-validation (the code is checked by the lookup,
     # the values by their annotation); building each anew was a quarter of a warm plan.
-    fields = dict(values)
+    fields = {k: v for k, _, v in values}
     return Note.model_construct(code=code, values=fields, text=render_code(code, "en", fields))
 
 
