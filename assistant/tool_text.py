@@ -22,6 +22,7 @@ def error_zh(message: str) -> str | None:
 
         name, suggestions = m.groups()
         if suggestions:
-            return render_code("error.unknown_suggest.model", "zh", {"name": name, "suggestions": suggestions})
+            listed = suggestions.split(", ")
+            return render_code("error.unknown_suggest.model", "zh", {"name": name, "suggestions": listed})
         return render_code("error.unknown.model", "zh", {"name": name})
     return None

@@ -13,6 +13,9 @@ from engine_helpers import ask, full_text
 from tools.notes import Note, NoteValue, note, note_texts, placeholders, render_code
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+# Three lowercase English words in a row, outside code spans and link targets: English prose in a zh answer.
+_EN_RUN = re.compile(r"(?<![A-Za-z0-9])[a-z]{2,}(?:[ ,'-]+[a-z]{2,}){2,}(?![A-Za-z0-9])")
+_NOT_PROSE = re.compile(r"`[^`]*`|\]\([^)]*\)|https?://\S+")
 # Codes whose Chinese is the same technical name as the English ("DeepSpeed ZeRO-3").
 _SAME_IN_BOTH = {"option.zero"}
 
@@ -100,6 +103,14 @@ def test_a_chinese_answer_shows_tool_notes_in_chinese_only(question: str) -> Non
             assert n.text not in text, n.code
         shown += zh in text
     assert shown, "no tool note reached the answer"
+    assert not _EN_RUN.findall(_NOT_PROSE.sub(" ", text))
+
+
+def test_a_list_of_names_reads_as_identifiers_in_chinese() -> None:
+    made = note("plan.region_default", order=["cn-shanghai", "cn-wuhan-lr"])
+    assert "from the first of cn-shanghai, cn-wuhan-lr that lists the type" in made.text
+    assert "`cn-shanghai`、`cn-wuhan-lr`" in made.render("zh")
+    assert made.values == {"order": ["cn-shanghai", "cn-wuhan-lr"]}
 
 
 def test_input_errors_the_tools_name_are_typed_with_their_figures() -> None:

@@ -43,7 +43,7 @@ class UnknownNameError(ToolInputError):
         hint = f" Did you mean {', '.join(suggestions)}?" if suggestions else ""
         slug = kind.lower().replace(" ", "_")
         typed = (
-            note(f"error.unknown_suggest.{slug}", name=name, suggestions=", ".join(suggestions))
+            note(f"error.unknown_suggest.{slug}", name=name, suggestions=list(suggestions))
             if suggestions
             else note(f"error.unknown.{slug}", name=name)
         )
@@ -70,7 +70,7 @@ def input_error(exc: ValidationError) -> ToolInputError:
             key, code = _BOUNDS[err["type"]]
             notes.append(note(code, field=where, bound=str(ctx.get(key))))
         elif err["type"] == "unknown_region":
-            notes.append(note("error.unknown_region", region=str(ctx["region"]), known=str(ctx["known"])))
+            notes.append(note("error.unknown_region", region=str(ctx["region"]), known=list(ctx["ids"])))
         else:
             return ToolInputError(validation_message(exc))
     return ToolInputError(validation_message(exc), notes)

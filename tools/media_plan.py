@@ -198,7 +198,7 @@ def _warnings(
         code = "media.nothing_fits." + ("budget" if over else "memory") + ("_on" if w.gpu else "")
         out.append(note(code, model=model.display_name, **why, **({"gpu": w.gpu} if w.gpu else {})))
         if tries := [f"{flag} ({gib:.1f} GiB)" for flag, gib in smaller_settings(model, w.request)]:
-            out.append(note("media.try_settings", settings=", ".join(tries)))
+            out.append(note("media.try_settings", settings=tries))
     return out
 
 

@@ -74,12 +74,17 @@ def _check_layout(arch: ModelArchitecture, parallel: str, gpus: int) -> None:
     """Refuse layouts no serving engine accepts, instead of computing numbers for them."""
     if parallel == "tensor" and gpus > 1 and arch.num_attention_heads % gpus:
         valid = [d for d in range(1, arch.num_attention_heads + 1) if arch.num_attention_heads % d == 0]
-        raise ToolInputError(
-            f"tensor parallel over {gpus} GPUs does not divide {arch.name}'s {arch.num_attention_heads} attention "
-            f"heads; use {', '.join(map(str, valid[:8]))} GPUs"
+        said = note(
+            "error.tp_heads",
+            gpus=gpus,
+            model=arch.name,
+            heads=arch.num_attention_heads,
+            valid=", ".join(map(str, valid[:8])),
         )
+        raise ToolInputError(said.text, [said])
     if parallel == "layer-split" and gpus > arch.num_layers:
-        raise ToolInputError(f"{arch.name} has {arch.num_layers} layers: a layer split uses at most that many GPUs")
+        said = note("error.layer_split_gpus", model=arch.name, layers=arch.num_layers)
+        raise ToolInputError(said.text, [said])
 
 
 def inference_lengths(req: EstimateRequest, arch: ModelArchitecture) -> tuple[int, int, Note]:

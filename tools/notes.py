@@ -16,17 +16,20 @@ import string
 from collections.abc import Iterable
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools import data_cache
 
-NoteValue = str | int | float | bool
+NoteValue = str | int | float | bool | list[str]
 NoteLanguage = Literal["en", "zh"]
 NOTE_TEXTS = Path(__file__).parent / "data" / "note_texts.yaml"
 # Booleans read as a switch ("gradient checkpointing on"); each language names the positions its own way.
 _SWITCH: dict[NoteLanguage, tuple[str, str]] = {"en": ("off", "on"), "zh": ("关", "开")}
+# A list of names (regions, suggested models) is joined the way each language lists things; in Chinese each
+# name is a code span, so ids like "cn-wuhan-lr" read as identifiers, not as English words.
+_LIST_ITEM: dict[NoteLanguage, tuple[str, str]] = {"en": (", ", "{}"), "zh": ("、", "`{}`")}
 
 
 class Note(BaseModel):
@@ -58,24 +61,31 @@ class NoteTexts(BaseModel):
 def note(code: str, **values: NoteValue) -> Note:
     """Make the note ``code`` quoting ``values`` (an unknown code or a missing value fails here, in tests)."""
     # The type is part of the key: True == 1 == 1.0, but they read "on", "1" and "1.0".
-    return _made(code, tuple((k, type(v), v) for k, v in values.items()))
+    return _made(code, tuple((k, type(v), tuple(v) if isinstance(v, list) else v) for k, v in values.items()))
 
 
 @lru_cache(maxsize=4096)
-def _made(code: str, values: tuple[tuple[str, type, NoteValue], ...]) -> Note:
+def _made(code: str, values: tuple[tuple[str, type, object], ...]) -> Note:
     # A plan states hundreds of notes, mostly the same ones (every vGPU slice, every other GPU): a note is
     # frozen, so equal ones are shared, and built without re-validation (the code is checked by the lookup,
     # the values by their annotation); building each anew was a quarter of a warm plan.
-    fields = {k: v for k, _, v in values}
+    fields = {k: list(cast(tuple[str, ...], v)) if kind is list else cast(NoteValue, v) for k, kind, v in values}
     return Note.model_construct(code=code, values=fields, text=render_code(code, "en", fields))
 
 
 def render_code(code: str, lang: NoteLanguage, values: dict[str, NoteValue]) -> str:
     """Return the text of ``code`` in ``lang`` with ``values`` filled in."""
     template = getattr(note_texts()[code], lang)
-    words = _SWITCH[lang]
-    shown = {k: words[v] if isinstance(v, bool) else v for k, v in values.items()}
-    return template.format(**shown)
+    return template.format(**{k: _shown(v, lang) for k, v in values.items()})
+
+
+def _shown(value: NoteValue, lang: NoteLanguage) -> object:
+    if isinstance(value, bool):
+        return _SWITCH[lang][value]
+    if isinstance(value, list):
+        sep, item = _LIST_ITEM[lang]
+        return sep.join(item.format(v) for v in value)
+    return value
 
 
 def rendered(notes: Iterable[Note], lang: NoteLanguage) -> list[str]:

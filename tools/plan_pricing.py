@@ -155,11 +155,11 @@ def region_problem(inst: catalog.InstanceType, region: str | None) -> Note | Non
     if stock is False:
         return note("reject.no_stock", region=region, snapshot=str(prices.live_snapshot_time()))
     if inst.regions and region not in inst.regions:
-        return note("reject.not_sold_in_region", region=region, regions=", ".join(inst.regions))
+        return note("reject.not_sold_in_region", region=region, regions=list(inst.regions))
     listed = prices.listed_regions(inst.instance_type)
     if listed and region not in listed and stock is None:
-        shown = ", ".join(listed[:4]) + (", ..." if len(listed) > 4 else "")
-        return note("reject.not_in_price_list", region=region, regions=shown)
+        code = "reject.not_in_price_list" + ("_more" if len(listed) > 4 else "")
+        return note(code, region=region, regions=list(listed[:4]))
     return None
 
 
@@ -253,7 +253,7 @@ def region_assumption(w: Workload) -> Note:
         return note("plan.region_any")
     if w.region:
         return note("plan.region", region=w.region)
-    return note("plan.region_default", order=", ".join(prices.DEFAULT_REGION_ORDER))
+    return note("plan.region_default", order=list(prices.DEFAULT_REGION_ORDER))
 
 
 def price_warnings(region: str | None, billing: BillingBasis, options: Sequence[Any]) -> list[Note]:

@@ -39,7 +39,7 @@ def check_region_id(value: str | None) -> str | None:
             raise PydanticCustomError(
                 "unknown_region",
                 "unknown region '{region}'; known regions: {known}, or any",
-                {"region": value, "known": ", ".join(known)},
+                {"region": value, "known": ", ".join(known), "ids": known},
             )
     return value
 
