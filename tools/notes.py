@@ -38,7 +38,7 @@ class Note(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     code: str = Field(description="key of the note's texts in tools/data/note_texts.yaml")
-    values: dict[str, NoteValue] = Field(default_factory=dict, description="the figures and names it quotes")
+    values: dict[str, NoteValue] = Field(default_factory=lambda: {}, description="the figures and names it quotes")
     text: str = Field(description="the note in English")
 
     def __str__(self) -> str:
