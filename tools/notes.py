@@ -44,6 +44,10 @@ class Note(BaseModel):
     def __str__(self) -> str:
         return self.text
 
+    def __contains__(self, item: object) -> bool:
+        # A pydantic model iterates over its fields, so `"GiB" in note` would quietly be False: fail instead.
+        raise TypeError("match a Note by its code or values, not by its text")
+
     def render(self, lang: NoteLanguage) -> str:
         """Return the note in ``lang`` with its figures filled in."""
         return self.text if lang == "en" else render_code(self.code, lang, self.values)
