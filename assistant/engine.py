@@ -101,12 +101,7 @@ class _Answering(
         """Decide what the question needs and produce the reply."""
         s = self.conv.slots
         if self.conv.turn.injection:
-            self.warnings.append(
-                self.t(
-                    "已忽略问题中试图改变助手规则或索取机密的指令",
-                    "ignored instructions in the question that try to change the assistant's rules",
-                )
-            )
+            self.warnings.append(say("run.ignored_injection", self.lang))
             if s.intent == "out_of_scope":
                 return self.refusal()
         if self.conv.turn.greeting:

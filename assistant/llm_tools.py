@@ -53,6 +53,21 @@ def compact_result(name: str, payload: Any) -> Any:
         name: Tool name.
         payload: The full JSON-able result (``model_dump(mode="json", exclude_none=True)``).
     """
+    return _compact(name, _note_texts(payload))
+
+
+def _note_texts(payload: Any) -> Any:
+    """Replace each typed note by its sentence: the model reads the text; code and values only repeat it."""
+    if isinstance(payload, dict):
+        if payload.keys() == {"code", "values", "text"}:
+            return payload["text"]
+        return {k: _note_texts(v) for k, v in payload.items()}
+    if isinstance(payload, list):
+        return [_note_texts(item) for item in payload]
+    return payload
+
+
+def _compact(name: str, payload: Any) -> Any:
     if name == "plan_gpu_deployment" and isinstance(payload, dict):
         rejected = payload.get("rejected", [])
         return {

@@ -168,7 +168,8 @@ _COLLOQUIAL = (
      r"\1 input tokens, \2 output tokens"),  # fmt: skip
     (rf"{_AMOUNT}\s+(?:tokens?\s+(?:of\s+)?)?completions?(?!\s*tokens?)\b", r"\1 output tokens"),
     # not "input 2k output 500": there the 2k is the input's, named before it (assistant/bare_lengths.py)
-    (rf"(?<!input )(?<!inputs )(?<!prompt )(?<!prompts )(?<!output ){_AMOUNT}\s+(prompt|input|output)(?!\s*(?:tokens?|words?|char\w*|pages?|lengths?)\b)\b", r"\1 \2 tokens"),
+    (rf"(?<!input )(?<!inputs )(?<!prompt )(?<!prompts )(?<!output ){_AMOUNT}\s+(prompt|input|output)"
+     r"(?!\s*(?:tokens?|words?|char\w*|pages?|lengths?)\b)\b", r"\1 \2 tokens"),
     (rf"{_AMOUNT}\s+(?:users|people|visitors|customers)\s+(?:a|per|each|every|/)\s*day\b", r"\1 daily users"),
 )
 

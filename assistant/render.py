@@ -16,12 +16,16 @@ from collections.abc import Sequence
 from assistant.answer import Language
 from assistant.messages import say
 from assistant.price_phrases import basis_label, link_urls, source_label
-from assistant.tool_text import notes_in
 from tools.catalog import InstanceType, get_instance
+from tools.notes import Note, rendered
 from tools.plan import DeploymentOption, Plan
 
 NA = {"zh": "未知", "en": "n/a"}
 _MAX_REJECTED_FAMILIES = 5
+# Rejections of types without a published GPU, or of GPUs the user did not ask for, say nothing new.
+_SAYS_NOTHING_NEW = frozenset(
+    {"reject.gpu_count_unknown", "reject.gpu_unknown", "reject.not_requested_gpu", "reject.excluded_gpu"}
+)
 
 
 def num(value: float | int | None, lang: Language = "en") -> str:
@@ -175,8 +179,12 @@ def option_notes(plan: Plan, lang: Language) -> list[str]:
     seen: dict[str, list[str]] = {}
     for o in plan.options:
         for note in o.notes:
-            seen.setdefault(note, []).append(o.instance_type)
-    return [f"`{', '.join(types)}`: {note}" for note, types in seen.items()]
+            seen.setdefault(note.render(lang), []).append(o.instance_type)
+    return [f"`{', '.join(types)}`{_colon(lang)}{note}" for note, types in seen.items()]
+
+
+def _colon(lang: Language) -> str:
+    return "：" if lang == "zh" else ": "
 
 
 def _family_of(instance_type: str) -> str:
@@ -191,12 +199,12 @@ def rejection_summary(plan: Plan, lang: Language, prefer: Sequence[str] = ()) ->
         lang: Answer language.
         prefer: Family names or GPU names the user mentioned; their rejections are listed first.
     """
-    by_family: dict[str, tuple[str | None, str, list[str]]] = {}
+    by_family: dict[str, tuple[str | None, Note, list[str]]] = {}
     # A family with any layout that fits is not "left out", even if it ranked below the table.
     shown = {o.family for o in plan.options} | {_family_of(t) for t in plan.also_fits}
     for r in plan.rejected:
         # Types without a published GPU, and other GPUs when the user asked for one, say nothing new.
-        if r.family in shown or any(w in r.reason for w in ("not published", "not the requested", "request excludes")):
+        if r.family in shown or r.reason.code in _SAYS_NOTHING_NEW:
             continue
         gpu, reason, types = by_family.setdefault(r.family, (r.gpu_model, r.reason, []))
         types.append(r.instance_type)
@@ -204,22 +212,22 @@ def rejection_summary(plan: Plan, lang: Language, prefer: Sequence[str] = ()) ->
             by_family[r.family] = (gpu, r.reason, [r.instance_type, *types[:-1]])
     wanted = {p.lower() for p in prefer}
 
-    def rank(item: tuple[str, tuple[str | None, str, list[str]]]) -> tuple[int, int]:
+    def rank(item: tuple[str, tuple[str | None, Note, list[str]]]) -> tuple[int, int]:
         family, (gpu, reason, _) = item
         named = family.lower() in wanted or (gpu or "").lower() in wanted
-        return (0 if named else 1, 0 if "GiB" in reason else 1)
+        return (0 if named else 1, 0 if "need" in reason.values else 1)  # memory shortfalls say the most
 
     lines = []
     for family, (gpu, reason, types) in sorted(by_family.items(), key=rank)[:_MAX_REJECTED_FAMILIES]:
         example = f" (e.g. `{types[0]}`)" if lang == "en" else f"（例如 `{types[0]}`）"
         label = f" ({gpu})" if gpu else ""
-        lines.append(f"**{family}**{label}{example}: {reason}")
+        lines.append(f"**{family}**{label}{example}{_colon(lang)}{reason.render(lang)}")
     return lines
 
 
-def _gpus_tried(reason: str) -> int:
-    found = re.findall(r"on (\d+)x ", reason)
-    return max((int(n) for n in found), default=0)
+def _gpus_tried(reason: Note) -> int:
+    gpus = reason.values.get("gpus", 0) if "need" in reason.values else 0
+    return gpus if isinstance(gpus, int) else 0
 
 
 def plan_markdown(plan: Plan, lang: Language, prefer: Sequence[str] = (), capacity: bool = False) -> str:
@@ -242,8 +250,8 @@ def plan_markdown(plan: Plan, lang: Language, prefer: Sequence[str] = (), capaci
         parts.append(bullets(say("render.notes", lang), notes))
     if rejected := rejection_summary(plan, lang, prefer):
         parts.append(bullets(say("render.left_out", lang), rejected))
-    parts.append(bullets(say("render.assumptions", lang), notes_in(lang, plan.assumptions)))
-    if warnings := notes_in(lang, plan.warnings):
+    parts.append(bullets(say("render.assumptions", lang), rendered(plan.assumptions, lang)))
+    if warnings := rendered(plan.warnings, lang):
         parts.append(bullets(say("render.warnings", lang), warnings))
     return "\n\n".join(parts)
 

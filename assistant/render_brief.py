@@ -2,8 +2,8 @@
 
 The text starts with the line that answers the question; rejections, every assumption and the planner's
 warnings in full are folded into :class:`assistant.answer.AnswerDetail` sections, so an answer with a plan
-stays short before its details. The planner's own strings (rejection reasons, assumptions) are English
-tool text: they are only shown folded, under a title that says so.
+stays short before its details. The tools' notes (rejection reasons, assumptions, warnings) are typed
+(:class:`tools.notes.Note`) and rendered in the answer's language from their codes.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from assistant.render import (
     token_cost_phrase,
 )
 from assistant.render_tables import MEMORY_TERMS
-from assistant.tool_text import notes_in
 from tools.memory import MemoryEstimate
+from tools.memory_training import peak_phase_note
+from tools.notes import rendered
 from tools.plan import Plan
 
 _TABLE_ROWS = 3
@@ -53,17 +54,17 @@ def plan_brief(
     short = plan.model_copy(update={"options": plan.options[:_TABLE_ROWS]})
     if table := options_table(short, lang):
         parts.append(table)
-    warnings = notes_in(lang, plan.warnings)
+    warnings = rendered(plan.warnings, lang)
     if warnings:
         parts.append("\n".join(f"⚠ {w}" for w in warnings[:2]))
     details = folded
-    rejected = _labelled_notes(lang, rejection_summary(plan, lang, prefer))
+    rejected = rejection_summary(plan, lang, prefer)
     if rejected:
         details.append(AnswerDetail(title=say("details.rejected", lang), markdown=_bullets(rejected)))
     if len(plan.options) > _TABLE_ROWS:
         details.append(AnswerDetail(title=say("details.plan", lang), markdown=options_table(plan, lang)))
-    notes = _labelled_notes(lang, option_notes(plan, lang))
-    assumptions = [*notes_in(lang, plan.assumptions), *notes, *warnings[2:]]
+    notes = option_notes(plan, lang)
+    assumptions = [*rendered(plan.assumptions, lang), *notes, *warnings[2:]]
     details.append(AnswerDetail(title=say("details.assumptions", lang), markdown=_bullets(assumptions)))
     return parts, details
 
@@ -73,7 +74,7 @@ _TASKS_ZH = {"inference": "推理", "full": "全参训练", "lora": "LoRA", "qlo
 
 def estimate_brief(est: MemoryEstimate, lang: Language) -> tuple[list[str], list[AnswerDetail]]:
     """Answer first for a memory question: the per-GPU total, the term table; assumptions folded."""
-    layout = (notes_in(lang, [est.layout]) or [""])[0]
+    layout = est.layout.render(lang)
     if lang == "zh":
         head = (
             f"**每卡约需 {fig(est.per_gpu_total_gib)} GiB**（其中张量 {fig(est.per_gpu_tensors_gib)} GiB）："
@@ -95,9 +96,9 @@ def estimate_brief(est: MemoryEstimate, lang: Language) -> tuple[list[str], list
             meaning = "" if lang == "zh" else f" {est.meanings.get(key, '')} |"
             rows.append(f"| {zh if lang == 'zh' else en} | {fig(value)} |{meaning}")
     parts = [head, "\n".join(rows)]
-    if warnings := notes_in(lang, est.warnings):
+    if warnings := rendered(est.warnings, lang):
         parts.append("\n".join(f"⚠ {w}" for w in warnings))
-    folded = notes_in(lang, [*est.assumptions, *([est.peak_phase] if est.peak_phase else [])])
+    folded = rendered([*est.assumptions, *([peak_phase_note(est.peak_phase)] if est.peak_phase else [])], lang)
     details = [AnswerDetail(title=say("details.assumptions", lang), markdown=_bullets(folded))] if folded else []
     return parts, details
 
@@ -113,19 +114,6 @@ def options_capacity(plan: Plan, lang: Language) -> str:
         return ""
     context = fig(plan.workload.context_tokens)
     return say("capacity.options", lang, context=context, items=("；" if lang == "zh" else "; ").join(items))
-
-
-def _labelled_notes(lang: Language, lines: list[str]) -> list[str]:
-    """Render "label: tool note" lines in the answer's language (a note no template knows is left out)."""
-    out = []
-    for line in lines:
-        label, sep, note = line.partition(": ")
-        zh = notes_in(lang, [note]) if sep else []
-        if lang != "zh":
-            out.append(line)
-        elif zh:
-            out.append(f"{label}：{zh[0]}")
-    return out
 
 
 def _bullets(items: Sequence[str]) -> str:

@@ -20,12 +20,13 @@ from assistant.conversation import Conversation, read_conversation
 from assistant.injection import split_planted
 from assistant.language import detect_language
 from assistant.messages import say
-from assistant.tool_text import note_zh
+from assistant.tool_text import error_zh
 from assistant.toolbox import (
     GuidanceSearch,
 )
 from knowledge.models import Passage
 from tools.errors import ToolInputError
+from tools.notes import rendered
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +70,9 @@ class Run:
         self.compared_lead = False  # a comparison's winner line leads (set by compare_plans, i8cmp3)
         # Tools are pure: two handlers asking the same question in one answer get one call and one record.
         self._done: dict[str, tuple[Any, str | None]] = {}
+        # Each input error a tool raised, by its message: handlers pass the message on, the answer renders
+        # the error's typed notes in its own language.
+        self._failures: dict[str, ToolInputError] = {}
 
     # ------------------------------------------------------------------ plumbing
 
@@ -84,6 +88,7 @@ class Run:
             result = fn(**args)
         except ToolInputError as exc:
             record.error = str(exc)
+            self._failures[record.error] = exc
             result = None
         except Exception:
             # The guidance index is a service (Chroma, maybe a remote embedder); without it the tools
@@ -91,7 +96,7 @@ class Run:
             if tool != "search_guidance":
                 raise
             logger.exception("guidance search failed")
-            self.warnings.append(self.t("参考资料检索失败，本回答没有引用", "guidance search failed; no citations"))
+            self.warnings.append(say("run.search_failed", self.lang))
             record.error = "guidance search failed"
             result = None
         record.result = _jsonable(result)
@@ -171,11 +176,7 @@ class Run:
 
     def refusal(self) -> Reply:
         """Answer an attempt to change the rules or extract secrets that asks nothing else."""
-        text = self.t(
-            "我不会执行改变规则的指令，也不会透露系统提示词、密钥或配置。",
-            "I don't follow instructions that change my rules, and I never share system prompts, keys or "
-            "configuration.",
-        )
+        text = say("run.refuse_rules", self.lang)
         return Reply(text=text + "\n\n" + render.scope_statement(self.lang), kind="out_of_scope")
 
     def unknown_model(self, name: str) -> Reply:
@@ -187,21 +188,22 @@ class Run:
     def invalid_values(self, values: Sequence[str]) -> Reply:
         """Refuse impossible numbers as written instead of planning with some other number."""
         shown = self.t("、".join(f"“{v}”" for v in values), ", ".join(f"'{v}'" for v in values))
-        text = self.t(
-            f"这些数值无效：{shown}。并发、用户数、卡数、上下文、batch 和预算都必须是正数（且在现实范围内），"
-            "卡数必须是整数。"
-            "请给出有效的数值，我再计算。",
-            f"These values are not valid: {shown}. Concurrency, users, GPUs, context, batch and budget must be "
-            "positive and realistic, and GPUs come in whole numbers. Please give valid values and I'll size it.",
-        )
+        text = say("run.invalid_values", self.lang, shown=shown)
         return Reply(text=text, kind="error")
 
     def error(self, message: str) -> Reply:
         """Turn a tool's input error into a short answer (its message already lists valid values)."""
-        intro = self.t("无法按这个输入计算：", "I can't compute that as asked: ")
-        if self.lang == "zh":  # an unknown name's message has a Chinese rendering; one language per answer
-            message = note_zh(message) or message
-        return Reply(text=f"{intro}{message}", kind="error")
+        intro = say("run.cannot_compute", self.lang)
+        return Reply(text=f"{intro}{self.in_language(message)}", kind="error")
+
+    def in_language(self, message: str) -> str:
+        """Return a tool's input error in the answer's language: from its typed notes where it has them."""
+        failure = self._failures.get(message)
+        if failure is not None and failure.notes:
+            return ("；" if self.lang == "zh" else "; ").join(rendered(failure.notes, self.lang))
+        if self.lang == "zh":  # an error that reached us as text only (the understanding's model_error)
+            return error_zh(message) or message
+        return message
 
     # ------------------------------------------------------------------ plans and estimates
 

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from tools.errors import ToolInputError, validation_message
+from tools.errors import input_error
 from tools.media_memory import MediaMemoryEstimate, MediaRequest, Offload, estimate_media_memory
 from tools.media_models import Dtype as MediaDtype
 from tools.media_plan import MediaFit, MediaPlan, MediaWorkload, plan_media
@@ -27,7 +27,7 @@ def _validated(model: type[_ModelT], fields: dict[str, Any]) -> _ModelT:
     try:
         return model.model_validate({k: v for k, v in fields.items() if v is not None})
     except ValidationError as exc:
-        raise ToolInputError(validation_message(exc)) from None
+        raise input_error(exc) from None
 
 
 def plan_media_deployment(

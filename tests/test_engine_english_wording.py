@@ -66,7 +66,7 @@ def test_a_ruled_out_gpu_stays_ruled_out_in_a_follow_up() -> None:
 def test_planner_rejects_the_excluded_gpu() -> None:
     plan = plan_gpu_deployment("Qwen2.5-7B-Instruct", concurrency=4, exclude_gpus=["A10"])
     assert plan.options and all(o.gpu_model != "A10" for o in plan.options)
-    assert any("excludes" in r.reason for r in plan.rejected if r.gpu_model == "A10")
+    assert any(r.reason.code == "reject.excluded_gpu" for r in plan.rejected if r.gpu_model == "A10")
 
 
 def test_same_thing_but_with_another_model_keeps_the_constraints() -> None:

@@ -174,4 +174,4 @@ def test_a_context_within_rope_scaling_reach_is_planned_with_the_limit_warned() 
     answer = shared_engine().answer("Qwen2.5-72B-Instruct 推理, AWQ, 128k 上下文, 2 并发")
     assert answer.kind == "recommendation"
     plan = next(c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment")
-    assert any("max_context" in w for w in plan["warnings"])
+    assert any("max_context" in w["text"] for w in plan["warnings"])

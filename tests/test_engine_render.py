@@ -122,7 +122,8 @@ def test_nothing_fits_says_so() -> None:
 def test_rejections_list_the_named_gpu_first() -> None:
     plan = plan_gpu_deployment("Qwen2.5-72B-Instruct", precision="int4", quant="awq-int4", context=32768)
     shown = {o.family for o in plan.options}
-    last = [r.family for r in plan.rejected if r.family not in shown and "not published" not in r.reason][-1]
+    unpublished = ("reject.gpu_count_unknown", "reject.gpu_unknown")
+    last = [r.family for r in plan.rejected if r.family not in shown and r.reason.code not in unpublished][-1]
     lines = render.rejection_summary(plan, "en", prefer=[last])
     assert lines[0].startswith(f"**{last}**")
 

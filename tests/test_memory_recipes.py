@@ -47,7 +47,7 @@ def test_deepspeed_zero2_allocates_its_gradient_buffers_on_one_gpu_too() -> None
     plain = estimate_memory({**req, "framework": "peft"}, arch)
     ds = estimate_memory({**req, **QWEN_ZERO2}, arch)
     assert (ds.per_gpu.other_gib - plain.per_gpu.other_gib) * GIB == pytest.approx(2 * 2e8 * 2, rel=0.001)
-    assert any("two (overlap_comm on)" in line and "no all-gather" in line for line in ds.assumptions)
+    assert any("two (overlap_comm on)" in line.text and "no all-gather" in line.text for line in ds.assumptions)
     # Unset overlap_comm is DeepSpeed's default: on for ZeRO-3 only (config.py overlap_comm_valid).
     assert deepspeed_overlap_comm(2, None) is False and deepspeed_overlap_comm(3, None) is True
     single = zero_bucket_bytes(arch, 2, hf_auto=False, reduce_elements=10, allgather_elements=7, gpus=1)
@@ -73,7 +73,7 @@ def test_deepspeed_keeps_a_remote_code_models_loss_in_16_bits() -> None:
     assert (amp.per_gpu.activations_gib - ds.per_gpu.activations_gib) * GIB == pytest.approx(
         tokens * qwen1.vocab_size * 4, rel=0.001
     )
-    assert any("loss in 16 bits" in line for line in ds.assumptions)
+    assert any("loss in 16 bits" in line.text for line in ds.assumptions)
 
 
 def test_gptq_qlora_keeps_the_running_layers_weights_dequantised_for_backward() -> None:
@@ -90,7 +90,7 @@ def test_gptq_qlora_keeps_the_running_layers_weights_dequantised_for_backward() 
     req = {"model": arch.name, "task": "qlora", "quant": "gptq-int4", "seq_len": 256, "framework": "peft"}
     est = estimate_memory(req, arch)
     assert est.per_gpu.activations_gib * GIB > layer_fp16  # the running layer's dequantised weights
-    assert any("dequantises its weight to fp16" in line for line in est.assumptions)
+    assert any("dequantises its weight to fp16" in line.text for line in est.assumptions)
 
 
 def _accuracy_module() -> ModuleType:
@@ -168,7 +168,7 @@ def test_fsdp_mixed_precision_keeps_fp32_parameter_shards_as_the_master_copy() -
     assert grad_op.per_gpu.weights_gib * GIB == pytest.approx(n * 4 / 8 + n * 2, rel=0.001)
     pure = estimate_memory({**req, "fsdp_sharding_strategy": "FULL_SHARD", "master_weights": False}, arch)
     assert pure.per_gpu.weights_gib < full.per_gpu.weights_gib  # pure bf16 (torchtune-style) shards 2 B
-    assert any("fp32" in line and "FSDP" in line for line in full.assumptions)
+    assert any("fp32" in line.text and "FSDP" in line.text for line in full.assumptions)
     # Unset, FSDP keeps mapping onto the ZeRO stage's AMP accounting (2 + 4 + 12 B).
     as_zero = estimate_memory({**req, "fsdp_fp32_shards": False, "fsdp_sharding_strategy": "FULL_SHARD"}, arch)
     assert as_zero.per_gpu.optimizer_gib * GIB == pytest.approx(n * 12 / 8, rel=0.001)
@@ -192,7 +192,7 @@ def test_peft_0_7_to_0_10_create_lora_adapters_in_the_base_dtype() -> None:
     assert (new.per_gpu.optimizer_gib - old.per_gpu.optimizer_gib) * GIB == pytest.approx(trainable * 4, rel=0.01)
     weights_saved = (new.per_gpu.weights_gib - old.per_gpu.weights_gib) * GIB
     assert weights_saved == pytest.approx(trainable * 2, rel=0.01)
-    assert any("PEFT 0.7.1" in line for line in old.assumptions)
+    assert any("PEFT 0.7.1" in line.text for line in old.assumptions)
 
 
 def test_a_fused_qkv_projection_gets_one_adapter_not_three() -> None:
@@ -219,7 +219,7 @@ def test_a_loader_that_unties_embeddings_holds_the_lm_head_twice() -> None:
     twice = estimate_memory({**req, "untie_embedding_weights": True}, tied)
     head = tied.vocab_size * tied.hidden_size * 2
     assert (twice.per_gpu.weights_gib - base.per_gpu.weights_gib) * GIB == pytest.approx(head, rel=0.002)
-    assert any("untie_embedding_weights" in line for line in twice.assumptions)
+    assert any("untie_embedding_weights" in line.text for line in twice.assumptions)
     tp2 = {**req, "framework": "vllm", "gpus": 2, "gpu_memory_gib": 80}
     split = estimate_memory({**tp2, "untie_embedding_weights": True}, tied).per_gpu.weights_gib
     assert (split - estimate_memory(tp2, tied).per_gpu.weights_gib) * GIB == pytest.approx(head / 2, rel=0.01)

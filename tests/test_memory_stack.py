@@ -60,7 +60,7 @@ def test_old_transformers_keep_logits_for_every_prompt_position() -> None:
     new = estimate_memory({"model": arch.name, "prompt_tokens": 30720, "gen_tokens": 2048}, arch)
     assert old.total_tensors_gib == pytest.approx(27.61, rel=0.05)
     assert new.total_tensors_gib < 5
-    assert any("4.38.2" in line for line in old.assumptions)
+    assert any("4.38.2" in line.text for line in old.assumptions)
 
 
 def test_remote_code_qwen_v1_concatenates_its_kv_cache_and_keeps_bf16_logits() -> None:
@@ -135,7 +135,7 @@ def test_peft_modules_to_save_trains_a_copy_of_embeddings_and_head() -> None:
     emb = estimate_memory({**req, "modules_to_save": "embed,lm_head"}, arch)
     extra_gb = (emb.per_gpu_total_gib - plain.per_gpu_total_gib) * GIB / 1e9
     assert extra_gb == pytest.approx(13.6, rel=0.15)
-    assert any("modules_to_save" in line for line in emb.assumptions)
+    assert any("modules_to_save" in line.text for line in emb.assumptions)
 
 
 def test_dora_adds_one_dense_adapted_matrix() -> None:
@@ -263,7 +263,7 @@ def test_every_estimate_carries_a_band_from_held_out_residuals() -> None:
     est = estimate_memory({"model": "Qwen2.5-7B-Instruct", "task": "lora", "seq_len": 2048})
     assert est.per_gpu_band_low_gib <= est.per_gpu_total_gib <= est.per_gpu_band_high_gib
     assert est.per_gpu_band_high_gib == pytest.approx(est.per_gpu_total_gib * band_for("peft", "lora").p90, rel=0.01)
-    assert any("uncertainty band" in line and "held-out" in line for line in est.assumptions)
+    assert any("uncertainty band" in line.text and "held-out" in line.text for line in est.assumptions)
 
 
 def test_hf_transformers_decode_is_launch_bound_and_vllm_is_not() -> None:
@@ -371,8 +371,8 @@ def test_vllm_v0_profiles_a_whole_max_model_len_prefill_and_v1_a_chunk() -> None
     v1 = estimate_memory({**common, "framework_version": "0.8.5"}, arch)
     assert v0.per_gpu.activations_gib == pytest.approx(1.26, rel=0.2)
     assert v1.per_gpu.activations_gib < v0.per_gpu.activations_gib
-    assert any("V0 engine" in line and "10000 tokens" in line for line in v0.assumptions)
-    assert any("up to 512" in line for line in v1.assumptions)
+    assert any("V0 engine" in line.text and "10000 tokens" in line.text for line in v0.assumptions)
+    assert any("up to 512" in line.text for line in v1.assumptions)
 
 
 DS_ZERO_CONFIG = "https://github.com/microsoft/DeepSpeed/blob/master/deepspeed/runtime/zero/config.py"
@@ -397,7 +397,7 @@ def test_deepspeed_zero3_by_its_config_names() -> None:
     assert keep_all.per_gpu.weights_gib > 7 * auto.per_gpu.weights_gib / 2  # whole matrices on every GPU
     capped = estimate_memory({**req, "stage3_max_live_parameters": embedding}, arch)
     assert capped.per_gpu.other_gib < auto.per_gpu.other_gib  # no room left for the prefetch bucket
-    assert any("stage3_param_persistence_threshold 35,840" in line for line in auto.assumptions)
+    assert any("stage3_param_persistence_threshold 35,840" in line.text for line in auto.assumptions)
 
 
 def test_zero3_on_one_gpu_with_offloaded_parameters_holds_only_the_gathered_modules() -> None:
@@ -414,7 +414,7 @@ def test_zero3_on_one_gpu_with_offloaded_parameters_holds_only_the_gathered_modu
     assert on_gpu.per_gpu.weights_gib == pytest.approx(arch.param_breakdown().total * 2 / GIB + largest, rel=0.01)
     nvme = estimate_memory({**base, "offload": "optimizer+params", "offload_device": "nvme"}, arch)
     assert nvme.per_gpu_tensors_gib == offloaded.per_gpu_tensors_gib
-    assert "nvme" in nvme.layout and any("ZeRO-Infinity" in line for line in nvme.assumptions)
+    assert "nvme" in nvme.layout.text and any("ZeRO-Infinity" in line.text for line in nvme.assumptions)
 
 
 def test_fsdp_sharding_strategies_are_their_own_option() -> None:
@@ -427,7 +427,7 @@ def test_fsdp_sharding_strategies_are_their_own_option() -> None:
         zero = estimate_memory({**req, "zero": stage}, arch)
         assert fsdp.per_gpu_tensors_gib == zero.per_gpu_tensors_gib
     full = estimate_memory({**req, "fsdp_sharding_strategy": "FULL_SHARD"}, arch)
-    assert any("PyTorch FSDP FULL_SHARD" in line for line in full.assumptions)
+    assert any("PyTorch FSDP FULL_SHARD" in line.text for line in full.assumptions)
     with pytest.raises(ToolInputError, match="shards like zero 3"):
         estimate_memory({**req, "fsdp_sharding_strategy": "FULL_SHARD", "zero": 2}, arch)
     with pytest.raises(ToolInputError, match="PyTorch FSDP"):

@@ -19,7 +19,7 @@ def test_max_instances_rejects_layouts_that_need_more() -> None:
     assert any(o.instances > 3 for o in [*free.options]), "the load should need many small instances"
     capped = plan_deployment(parse_workload({**_LOAD, "max_instances": 3}))
     assert capped.options and all(o.instances <= 3 for o in capped.options)
-    assert any("at most 3 allowed" in r.reason for r in capped.rejected)
+    assert any("at most 3 allowed" in r.reason.text for r in capped.rejected)
 
 
 def test_part_time_hours_price_pay_as_you_go_for_those_hours() -> None:
@@ -68,7 +68,7 @@ def test_subscription_ranking_falls_back_to_pay_as_you_go_where_none_is_listed()
         )
     )
     assert plan.options[0].price_cny_per_hour is not None
-    assert any("ranked by pay-as-you-go instead" in w for w in plan.warnings)
+    assert any("ranked by pay-as-you-go instead" in w.text for w in plan.warnings)
 
 
 def test_max_gpus_rejects_layouts_with_more_gpus_in_all() -> None:
@@ -76,7 +76,7 @@ def test_max_gpus_rejects_layouts_with_more_gpus_in_all() -> None:
     assert any(o.total_gpus > 4 for o in free.options), "the load should need more than 4 A10 somewhere"
     capped = plan_deployment(parse_workload({**_LOAD, "max_gpus": 4}))
     assert all(o.total_gpus <= 4 for o in capped.options)
-    assert any("at most 4 allowed" in r.reason for r in capped.rejected)
+    assert any("at most 4 allowed" in r.reason.text for r in capped.rejected)
 
 
 def test_named_instances_serving_inference_are_replicas() -> None:

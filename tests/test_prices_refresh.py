@@ -114,10 +114,10 @@ def test_a_plan_after_refresh_uses_live_prices_and_stock(live_root: Path) -> Non
     assert top.spot_cny_per_hour == 1.6 and top.subscription_cny_per_month == 3625
     # A refreshed type with stock only in cn-hangzhou is not recommended in cn-beijing;
     # types the refresh did not ask about keep the shipped price list's verdict.
-    reasons = {r.instance_type: r.reason for r in plan.rejected}
+    reasons = {r.instance_type: r.reason.text for r in plan.rejected}
     assert "no zone of cn-beijing has stock" in reasons[A10_WIDE]
     assert "stock" not in reasons.get("ecs.gn7i-c32g1.8xlarge", "")
-    assert any("live prices from DescribePrice" in w for w in plan.warnings)
+    assert any("live prices from DescribePrice" in w.text for w in plan.warnings)
     prices.use_live_prices(None)
     offline = plan_deployment(Workload(model="qwen2.5-7b", context=4096, region="cn-beijing"))
     assert not any(o.price_live for o in offline.options)

@@ -53,7 +53,7 @@ def test_an_ambiguous_gpu_uses_its_stated_default_and_says_so() -> None:
 def test_region_filter_prices_and_rejects_types_that_region_does_not_list() -> None:
     plan = plan_deployment(Workload(model="qwen2.5-7b", context=4096, region="cn-chengdu"))
     assert plan.options and all(o.price_region in (None, "cn-chengdu") for o in plan.options)
-    reasons = [r.reason for r in plan.rejected]
+    reasons = [r.reason.text for r in plan.rejected]
     # gn7e is listed in 9 regions, none of them cn-chengdu: not recommended there.
     assert any(r.startswith("not in cn-chengdu's price list") for r in reasons)
     for option in plan.options:
@@ -70,9 +70,9 @@ def test_region_any_prices_each_option_in_its_cheapest_region_and_names_it() -> 
         assert cheapest is not None and option.price_region == cheapest.region
         assert option.price_regions_compared == len(prices.listed_regions(option.instance_type))
     best = min(priced, key=lambda o: o.price_cny_per_hour or 0.0)
-    named = [w for w in plan.warnings if w.startswith("cheapest region:")]
+    named = [w.text for w in plan.warnings if w.code == "price.cheapest_region"]
     assert named and f"cheapest region: {best.price_region} for {best.instance_type}" in named[0]
-    assert any("region any" in a for a in plan.assumptions)
+    assert any("region any" in a.text for a in plan.assumptions)
 
 
 def test_the_issue_workloads_show_priced_options_with_region_and_date() -> None:
@@ -105,7 +105,7 @@ def test_subscription_billing_ranks_by_subscription_and_puts_unknown_ones_after(
     first_unknown = next((i for i, o in enumerate(plan.options) if o.subscription_cny_per_month is None), None)
     if first_unknown is not None:
         assert all(o.subscription_cny_per_month is None for o in plan.options[first_unknown:])
-    assert any("monthly subscription price" in a for a in plan.assumptions)
+    assert any("monthly subscription price" in a.text for a in plan.assumptions)
 
 
 def test_bad_region_is_one_clear_error() -> None:

@@ -62,7 +62,7 @@ def test_plan_includes_image_tokens_and_tower() -> None:
     plan = plan_vlm({"model": "千问VL 7B", "concurrency": 16}, images_per_request=2)
     assert plan.model == "Qwen2.5-VL-7B-Instruct" and plan.options
     assert plan.workload.context == 4096 + 2 * 37 * 37
-    assert any("vision tower" in a for a in plan.assumptions)
+    assert any("vision tower" in a.text for a in plan.assumptions)
 
 
 def test_not_a_vlm_is_refused() -> None:

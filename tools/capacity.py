@@ -15,6 +15,7 @@ from tools.errors import ToolInputError
 from tools.hardware_fit import Hardware, resolve_hardware
 from tools.memory import estimate_memory
 from tools.models import ModelArchitecture
+from tools.notes import Note
 from tools.plan_notes import VLLM_GPU_MEMORY_UTILIZATION
 from tools.workload import Precision, Quant
 
@@ -31,7 +32,7 @@ class Capacity(BaseModel):
     kv_gib_per_sequence: float = Field(description="K/V per sequence, per GPU")
     fixed_gib_per_gpu: float = Field(description="weights, overhead and buffers that do not grow with sequences")
     kv_budget_gib_per_gpu: float = Field(description="vLLM's share of usable memory left for K/V, per GPU")
-    layout: str
+    layout: Note
 
 
 def concurrent_sequences(

@@ -16,6 +16,7 @@ from tools import catalog
 from tools.errors import ToolInputError
 from tools.memory import MemoryEstimate, estimate_memory
 from tools.models import ModelArchitecture
+from tools.notes import Note, note
 from tools.plan import USABLE_FRACTION_HBM, USABLE_FRACTION_OTHER, VLLM_GPU_MEMORY_UTILIZATION
 from tools.workload import Precision, Quant, Task
 
@@ -38,7 +39,7 @@ class Hardware(BaseModel):
     instance_type: str | None = None
     instances: int = 1
     usable_gib_per_gpu: float
-    usable_note: str
+    usable_note: Note
 
 
 class FitChange(BaseModel):
@@ -69,7 +70,7 @@ class HardwareFit(BaseModel):
     headroom_gib: float = Field(description="usable minus needed, per GPU (negative: short by that much)")
     headroom_pct: float = Field(description="headroom as a share of usable memory, percent")
     shortfall_gib: float = Field(description="needed minus usable per GPU when it does not fit, else 0")
-    layout: str
+    layout: Note
     zero: int = Field(default=0, description="ZeRO stage assumed: 3 for full training on several GPUs, else 0")
     changes: list[FitChange] = Field(default_factory=lambda: [], description="tried in order; the fitting ones first")
 
@@ -98,13 +99,13 @@ def resolve_hardware(
             raise ToolInputError(f"gpus must be a positive whole number; got {gpus}.")
         spec, memory, total, itype = catalog.get_gpu(gpu), None, (gpus or 1) * instances, None
     if spec.usable_memory_gib:
-        usable, note = spec.usable_memory_gib, "usable memory reported for this GPU"
+        usable, said = spec.usable_memory_gib, note("hardware.usable_reported")
     else:
         hbm = (spec.memory_type or "").upper().startswith("HBM")
         fraction = USABLE_FRACTION_HBM if hbm else USABLE_FRACTION_OTHER
-        usable, note = (memory or spec.memory_gib) * fraction, f"{fraction:.0%} of the nominal memory (driver, ECC)"
+        usable, said = (memory or spec.memory_gib) * fraction, note("hardware.usable_fraction", fraction=fraction)
     return Hardware(
-        gpu=spec.name, gpus=total, instance_type=itype, instances=instances, usable_gib_per_gpu=usable, usable_note=note
+        gpu=spec.name, gpus=total, instance_type=itype, instances=instances, usable_gib_per_gpu=usable, usable_note=said
     )
 
 

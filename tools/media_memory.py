@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from tools.errors import ToolInputError
 from tools.media_models import DTYPE_BYTES, Component, Dtype, MediaModel, resolve_media_model
 from tools.memory_terms import CUDA_CONTEXT_GIB
+from tools.notes import Note, NoteValue, note
 
 GIB = 1024**3
 
@@ -125,7 +126,7 @@ class MediaMemoryEstimate(BaseModel):
     cuda_context_gib: float
     total_gib: float = Field(description="peak plus CUDA context: what the GPU must hold")
     tokens: int = Field(description="denoiser latent tokens per image/video, or encoder positions per sequence")
-    assumptions: list[str]
+    assumptions: list[Note]
 
 
 def component_dtype(component: Component, dtype: Dtype, quantize_text_encoders: bool = False) -> Dtype:
@@ -273,7 +274,7 @@ def _check_applicable(model: MediaModel, r: MediaRequest) -> None:
 
 def _diffusion_stages(
     model: MediaModel, r: MediaRequest, dtype: Dtype, weights: dict[str, float]
-) -> tuple[list[StagePeak], int, list[str]]:
+) -> tuple[list[StagePeak], int, list[Note]]:
     assert model.default_resolution
     width, height = (r.width, r.height) if r.width and r.height else model.default_resolution
     frames = r.frames or model.default_frames or 1
@@ -292,16 +293,16 @@ def _diffusion_stages(
         StagePeak(stage="denoiser", weights_gib=resident["denoiser"] / GIB, activations_gib=den_act / GIB),
         StagePeak(stage="vae_decode", weights_gib=resident["vae"] / GIB, activations_gib=vae_act / GIB),
     ]
-    what = f"{frames} frames of {width}x{height}" if model.is_video else f"{width}x{height}"
+    setting = f"media.{'video' if model.is_video else 'image'}_setting.{_cfg_kind(model)}"
+    shape: dict[str, NoteValue] = {"frames": frames} if model.is_video else {}
     notes = [
-        f"{model.display_name} at {what}, batch {r.batch}, {dtype} weights; {tokens:,} denoiser tokens per "
-        + ("video" if model.is_video else "image")
-        + _cfg_note(model),
-        _offload_note(r.offload) + ("; prompts encoded on the CPU" if r.text_encoders_on_cpu else ""),
-        "VAE decode " + ("tiled (one 512x512 tile at a time)" if r.vae_tiling else "of the whole output at once"),
-        "PyTorch SDPA attention: no attention matrix is stored"
-        + ("; attention slicing saves nothing more on top of it" if r.attention_slicing else ""),
-    ]
+        note(setting, model=model.display_name, width=width, height=height, batch=r.batch, dtype=dtype, tokens=tokens,
+             **shape),
+        note(f"media.offload.{r.offload}"),
+        *([note("media.text_encoders_on_cpu")] if r.text_encoders_on_cpu else []),
+        note("media.vae_tiled" if r.vae_tiling else "media.vae_whole"),
+        note("media.sdpa_slicing" if r.attention_slicing else "media.sdpa"),
+    ]  # fmt: skip
     return stages, tokens, notes
 
 
@@ -317,25 +318,16 @@ def _resident(model: MediaModel, offload: Offload, by_role: dict[str, float]) ->
     return {role: size / blocks for role, size in by_role.items()}
 
 
-def _cfg_note(model: MediaModel) -> str:
+def _cfg_kind(model: MediaModel) -> str:
+    """How classifier-free guidance runs: the suffix of the setting note's code."""
     if not model.cfg:
-        return ", one denoiser pass per step (guidance-distilled)"
-    if model.cfg_batched:
-        return ", classifier-free guidance doubles the denoiser batch"
-    return ", classifier-free guidance runs a second denoiser pass per step"
-
-
-def _offload_note(offload: Offload) -> str:
-    return {
-        "none": "every component stays on the GPU",
-        "model": "model CPU offload: only the running component is on the GPU (slower by the weight transfers)",
-        "sequential": "sequential CPU offload: about one layer at a time on the GPU (several times slower)",
-    }[offload]
+        return "distilled"
+    return "batched" if model.cfg_batched else "second_pass"
 
 
 def _encoder_stages(
     model: MediaModel, r: MediaRequest, dtype: Dtype, weights: dict[str, float]
-) -> tuple[list[StagePeak], int, list[str]]:
+) -> tuple[list[StagePeak], int, list[Note]]:
     resident = sum(weights.values()) / GIB
     if model.kind == "speech":
         assert model.encoder_frames and model.window_s
@@ -343,23 +335,29 @@ def _encoder_stages(
         enc = encoder_activation_bytes(model, tokens, r.batch, dtype) / GIB
         cache = decoder_cache_bytes(model, r.batch, r.beams, dtype) / GIB
         notes = [
-            f"{model.display_name}: {r.batch} audio stream(s) of {model.window_s:g} s windows at once, {dtype} weights",
+            note(
+                "media.speech_setting", model=model.display_name, streams=r.batch, window_s=model.window_s, dtype=dtype
+            )
         ]
         stages = [StagePeak(stage="encoder", weights_gib=resident, activations_gib=enc)]
         if model.tokens_per_audio_s is not None:
             notes.append(
-                f"decoder cache: cross-attention over {model.encoder_frames:,} encoder frames and "
-                f"{model.tokens_per_audio_s * model.window_s:g} tokens per window, for each of {r.beams} beam(s)"
+                note(
+                    "media.decoder_cache",
+                    frames=model.encoder_frames,
+                    tokens=model.tokens_per_audio_s * model.window_s,
+                    beams=r.beams,
+                )
             )
             stages.append(StagePeak(stage="decoder", weights_gib=resident, activations_gib=cache))
         else:
-            notes.append("non-autoregressive: one decoder pass per window, no token cache")
+            notes.append(note("media.non_autoregressive"))
         return stages, tokens, notes
     assert model.max_tokens
     tokens = r.seq_tokens or min(model.max_tokens, 512)
     act = encoder_activation_bytes(model, tokens, r.batch, dtype) / GIB
     notes = [
-        f"{model.display_name}: batch {r.batch} x {tokens:,} tokens per sequence, {dtype} weights",
-        "no KV cache: every sequence is encoded in one pass",
+        note("media.encoder_setting", model=model.display_name, batch=r.batch, tokens=tokens, dtype=dtype),
+        note("media.no_kv_cache"),
     ]
     return [StagePeak(stage="encoder", weights_gib=resident, activations_gib=act)], tokens, notes

@@ -9,6 +9,7 @@ Options are ranked: comfortable fits first, then by the hourly price of the whol
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -17,12 +18,14 @@ from tools.errors import ToolInputError
 from tools.media_memory import MediaMemoryEstimate, MediaRequest, estimate_media_memory
 from tools.media_models import MediaModel, resolve_media_model
 from tools.media_speed import MediaSpeed, diffusion_speed, encoder_speed, replicas_for, speech_speed
+from tools.notes import Note, NoteValue, note
 from tools.plan import Rejection, usable_memory_gib
 from tools.plan_pricing import price_fields, price_warnings, region_problem
 from tools.throughput import GpuPerf
 from tools.workload import check_region_id
 
 MAX_OPTIONS = 20
+_SKIP: Literal["skip"] = "skip"
 
 QUERY_TOKENS = 32
 """Tokens of one search query (stated)."""
@@ -126,8 +129,8 @@ class MediaPlan(BaseModel):
     memory: MediaMemoryEstimate
     options: list[MediaOption]
     rejected: list[Rejection]
-    assumptions: list[str]
-    warnings: list[str] = Field(default_factory=lambda: [])
+    assumptions: list[Note]
+    warnings: list[Note] = Field(default_factory=lambda: [])
 
 
 def plan_media(workload: MediaWorkload | dict[str, object]) -> MediaPlan:
@@ -158,8 +161,8 @@ def plan_media(workload: MediaWorkload | dict[str, object]) -> MediaPlan:
             if not (w.budget_cny_month and monthly and monthly > w.budget_cny_month):
                 options.append(option)
                 continue
-            problem = f"over budget: ¥{monthly:,.0f}/month"
-        if not problem.startswith("skip"):
+            problem = note("reject.over_budget", cny_per_month=monthly)
+        if isinstance(problem, Note):
             rejected.append(
                 Rejection(instance_type=inst.instance_type, family=inst.family, gpu_model=inst.gpu_name, reason=problem)
             )
@@ -182,24 +185,20 @@ def _warnings(
     memory: MediaMemoryEstimate,
     ranked: list[MediaOption],
     rejected: list[Rejection],
-) -> list[str]:
+) -> list[Note]:
     out = price_warnings(w.region, "pay-as-you-go", ranked)
     dtype = w.request.dtype or model.default_dtype
     if dtype not in ("fp32", "fp16", "bf16"):
-        out.append(
-            f"{dtype} pipelines keep norms, embeddings and some layers in 16-bit: fits under "
-            f"{QUANTISED_TIGHT_HEADROOM_PCT:.0f}% headroom are marked tight"
-        )
+        out.append(note("media.quantised_tight", dtype=dtype, pct=QUANTISED_TIGHT_HEADROOM_PCT))
     if not ranked:
-        where = f" on {w.gpu}" if w.gpu else ""
-        over = [r for r in rejected if r.reason.startswith("over budget")]
-        why = (
-            f"every fitting option costs more than ¥{w.budget_cny_month:,.0f}/month"
-            if over
-            else (f"{memory.total_gib:.1f} GiB needed per GPU")
+        over = any(r.reason.code == "reject.over_budget" for r in rejected)
+        why: dict[str, NoteValue] = (
+            {"budget": w.budget_cny_month or 0.0} if over else {"need": round(memory.total_gib, 2)}
         )
-        tries = [f"{flag} ({gib:.1f} GiB)" for flag, gib in smaller_settings(model, w.request)]
-        out.append(f"nothing fits {model.display_name}{where}: {why}" + ("; try " + ", ".join(tries) if tries else ""))
+        code = "media.nothing_fits." + ("budget" if over else "memory") + ("_on" if w.gpu else "")
+        out.append(note(code, model=model.display_name, **why, **({"gpu": w.gpu} if w.gpu else {})))
+        if tries := [f"{flag} ({gib:.1f} GiB)" for flag, gib in smaller_settings(model, w.request)]:
+            out.append(note("media.try_settings", settings=tries))
     return out
 
 
@@ -244,17 +243,20 @@ def _check_load(model: MediaModel, w: MediaWorkload) -> None:
             raise ToolInputError(f"{flag} does not apply to {model.display_name} (a {model.kind} model){hint}")
 
 
-def _precheck(inst: catalog.InstanceType, gpu: catalog.GPU | None, wanted: set[str] | None, dtype: str) -> str | None:
+def _precheck(
+    inst: catalog.InstanceType, gpu: catalog.GPU | None, wanted: set[str] | None, dtype: str
+) -> Note | Literal["skip"] | None:
+    """Why a type cannot serve the model; "skip" for types not worth a rejection line (slices, other GPUs)."""
     if not isinstance(inst.gpu_count, int) or inst.gpu_count < 1:
-        return "skip: not whole GPUs"
+        return _SKIP
     if gpu is None or not inst.gpu_memory_gib:
-        return "skip: GPU not published"
+        return _SKIP
     if wanted is not None and gpu.name not in wanted:
-        return "skip: other GPU"
+        return _SKIP
     if not (gpu.bf16_dense_tflops or gpu.fp16_dense_tflops) or gpu.memory_bandwidth_gb_s is None:
-        return f"no published 16-bit throughput or memory bandwidth for {gpu.name}"
+        return note("media.reject.no_16bit", gpu=gpu.name)
     if dtype == "bf16" and gpu.supports_bf16 is False:
-        return f"the pipeline runs in bf16 and {gpu.name} has no BF16 support (choose --dtype fp16 if the model allows)"
+        return note("media.reject.no_bf16", gpu=gpu.name)
     return None
 
 
@@ -274,7 +276,7 @@ def _option(
             instance_type=inst.instance_type,
             family=inst.family,
             gpu_model=inst.gpu_name,
-            reason=f"needs {needed:.1f} GiB per GPU, {gpu.name} has {capacity:.1f} GiB usable",
+            reason=note("media.reject.memory", need=needed, gpu=gpu.name, usable=round(capacity, 2)),
             needed_gib=needed,
             usable_gib=round(capacity, 2),
         )
@@ -285,7 +287,7 @@ def _option(
             instance_type=inst.instance_type,
             family=inst.family,
             gpu_model=inst.gpu_name,
-            reason=f"{inst.gpu_count} GPUs per instance cannot make exactly {w.gpus} GPUs",
+            reason=note("media.reject.fleet", per_instance=inst.gpu_count, gpus=w.gpus),
         )
     load_gpus = w.gpus or _gpus_for_load(model, w, speed)
     instances = math.ceil(load_gpus / inst.gpu_count)
@@ -385,21 +387,18 @@ def _rank_key(option: MediaOption) -> tuple[bool, bool, float, float]:
     return (option.tight_fit, price is None, price if price is not None else 0.0, -option.headroom_pct)
 
 
-def _load_assumptions(model: MediaModel, w: MediaWorkload) -> list[str]:
-    notes = ["one model replica per GPU; the load decides how many GPUs"]
+def _load_assumptions(model: MediaModel, w: MediaWorkload) -> list[Note]:
+    notes = [note("media.replica_per_gpu")]
     if w.gpus is not None:
-        notes.append(f"a fixed fleet of {w.gpus} GPUs; the batch time follows from it")
+        notes.append(note("media.fixed_fleet", gpus=w.gpus))
     elif w.audio_hours or w.docs:
-        notes.append(f"batch job finished within {w.within_hours:g} h")
-    if w.qps:
+        notes.append(note("media.within_hours", hours=w.within_hours))
+    if w.qps and w.candidates:
         notes.append(
-            f"queries of about {QUERY_TOKENS} tokens each, batched"
-            + (
-                f"; {w.candidates} candidates of {w.doc_tokens or 512} tokens reranked per query"
-                if w.candidates
-                else ""
-            )
+            note("media.queries_rerank", tokens=QUERY_TOKENS, candidates=w.candidates, doc_tokens=w.doc_tokens or 512)
         )
+    elif w.qps:
+        notes.append(note("media.queries", tokens=QUERY_TOKENS))
     return notes
 
 
@@ -426,7 +425,7 @@ class MediaFit(BaseModel):
     headroom_pct: float = Field(description="(usable - needed) / usable x 100; negative when it does not fit")
     short_gib: float = Field(description="GiB missing per GPU; 0 when it fits")
     smaller: list[SmallerSetting] = Field(default_factory=lambda: [], description="settings that need less memory")
-    assumptions: list[str]
+    assumptions: list[Note]
 
 
 def evaluate_media_fit(request: MediaRequest, gpu: str, gpus: int = 1) -> MediaFit:

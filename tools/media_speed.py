@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools.media_memory import Offload, denoiser_tokens, latent_frames, weights_bytes
 from tools.media_models import DTYPE_BYTES, Dtype, MediaModel
+from tools.notes import Note, note
 from tools.throughput import GpuPerf
 
 UNET_UTILISATION = 0.31
@@ -66,7 +67,7 @@ class MediaSpeed(BaseModel):
     seconds_per_item: float = Field(description="seconds per image, video, audio hour or million tokens")
     items_per_hour: float = Field(description="images, videos, audio hours or million tokens per GPU-hour")
     unit: str = Field(description="'image', 'video', 'audio hour' or 'million tokens'")
-    assumptions: list[str]
+    assumptions: list[Note]
 
 
 def denoiser_pass_flops(model: MediaModel, tokens: int) -> float:
@@ -102,16 +103,12 @@ def diffusion_speed(
         items_per_hour=round(3600 / seconds, 1),
         unit=unit,
         assumptions=[
-            f"{steps} steps x {passes} denoiser pass(es) over {tokens:,} tokens at {util:.0%} of "
-            f"{gpu.dense_tflops:g} dense TFLOPS ({gpu.name}); text encoders and VAE add "
-            f"{DIFFUSION_FIXED_SHARE:.0%}"
-            + (f"; {latent_frames(model, frames)} latent frames" if model.is_video else "")
-            + (
-                f"; CPU offload adds {transfer:.1f} s of weight copies at {OFFLOAD_TRANSFER_GB_S:g} GB/s"
-                if transfer
-                else ""
-            ),
-        ],
+            note("media.speed.diffusion", steps=steps, passes=passes, tokens=tokens, utilisation=util,
+                 tflops=gpu.dense_tflops, gpu=gpu.name, fixed_share=DIFFUSION_FIXED_SHARE),
+            *([note("media.speed.latent_frames", frames=latent_frames(model, frames))] if model.is_video else []),
+            *([note("media.speed.offload", seconds=round(transfer, 2), gb_s=OFFLOAD_TRANSFER_GB_S)]
+              if transfer else []),
+        ],  # fmt: skip
     )
 
 
@@ -149,9 +146,9 @@ def speech_speed(model: MediaModel, gpu: GpuPerf, dtype: Dtype, streams: int = 1
         items_per_hour=round(audio_s_per_s, 1),
         unit="audio hour",
         assumptions=[
-            f"{streams} stream(s) of {model.window_s:g} s windows per pass, {beams} beam(s); "
-            f"real-time factor {window_s / (streams * model.window_s):.2g} per stream on {gpu.name}",
-        ],
+            note("media.speed.speech", streams=streams, window_s=model.window_s, beams=beams,
+                 rtf=window_s / (streams * model.window_s), gpu=gpu.name),
+        ],  # fmt: skip
     )
 
 
@@ -166,9 +163,9 @@ def encoder_speed(model: MediaModel, gpu: GpuPerf, seq_tokens: int) -> MediaSpee
         items_per_hour=round(per_hour, 1),
         unit="million tokens",
         assumptions=[
-            f"{tokens_per_s:,.0f} tokens/s at {seq_tokens:,} tokens per sequence, {ENCODER_UTILISATION:.0%} of "
-            f"{gpu.dense_tflops:g} dense TFLOPS ({gpu.name})",
-        ],
+            note("media.speed.encoder", tokens_per_s=round(tokens_per_s), seq_tokens=seq_tokens,
+                 utilisation=ENCODER_UTILISATION, tflops=gpu.dense_tflops, gpu=gpu.name),
+        ],  # fmt: skip
     )
 
 

@@ -73,6 +73,7 @@ from tools.memory_request import EstimateRequest, Task, parse_request
 from tools.memory_stack import is_serving_engine
 from tools.memory_terms import CUDA_CONTEXT_GIB, GIB, NCCL_BUFFERS_GIB, shapes
 from tools.memory_training import training_terms
+from tools.notes import Note, note
 from tools.quantization import checkpoint_quant, weight_format
 
 __all__ = [
@@ -112,7 +113,7 @@ class MemoryEstimate(BaseModel):
     framework: str
     framework_version: str | None = Field(default=None, description="stack version the estimate models")
     num_gpus: int
-    layout: str = Field(description="how the model is spread over the GPUs")
+    layout: Note = Field(description="how the model is spread over the GPUs")
     per_gpu: MemoryBreakdown
     per_gpu_tensors_gib: float = Field(description="sum of tensor terms: torch max_memory_allocated")
     per_gpu_total_gib: float = Field(description="tensors + overhead: what nvidia-smi shows")
@@ -130,9 +131,9 @@ class MemoryEstimate(BaseModel):
     total_tensors_gib: float = Field(description="tensor bytes summed over all GPUs")
     total_gib: float = Field(description="tensors + overhead summed over all GPUs")
     peak_phase: str | None = Field(default=None, description="training: the moment the peak occurs")
-    assumptions: list[str]
+    assumptions: list[Note]
     meanings: dict[str, str]
-    warnings: list[str]
+    warnings: list[Note]
     vllm: VllmView | None = None
 
 
@@ -153,17 +154,17 @@ def estimate_memory(req: EstimateRequest | dict[str, Any], arch: ModelArchitectu
 
         arch = resolve_model(request.model)
     quant = request.quant
-    notes: list[str] = []
+    notes: list[Note] = []
     if quant == "none" and request.task == "qlora":
         quant = "bnb-nf4"
-        notes.append("qlora base quantised with bitsandbytes NF4 (quant not given)")
+        notes.append(note("est.qlora_nf4"))
     elif quant == "none" and arch.quantization is not None:
         if request.task == "inference":
             quant = checkpoint_quant(arch)
-            notes.append(f"weights in the checkpoint's own format: {quant}")
+            notes.append(note("est.checkpoint_format", quant=quant))
         else:
             notes.append(
-                f"checkpoint stored as {checkpoint_quant(arch)}; training dequantises it to {request.precision}"
+                note("est.checkpoint_dequantised", quant=checkpoint_quant(arch), precision=request.precision)
             )
     group = arch.quantization.group_size if arch.quantization else None
     fmt = weight_format(request.precision, quant, group)
@@ -216,7 +217,7 @@ def context_bytes(req: EstimateRequest, a: Assembly) -> float:
     """Return the overhead that is not the allocator's: CUDA context/workspaces and NCCL buffers."""
     if is_serving_engine(req.framework):
         return a.overhead  # vLLM's non-torch memory
-    collective = req.gpus > 1 and (req.task != "inference" or a.layout.startswith("tensor"))
+    collective = req.gpus > 1 and (req.task != "inference" or a.layout.code == "layout.tensor_parallel")
     return (CUDA_CONTEXT_GIB + (NCCL_BUFFERS_GIB if collective else 0.0)) * GIB
 
 
@@ -230,7 +231,7 @@ def _estimate(req: EstimateRequest, arch: ModelArchitecture, a: Assembly) -> Mem
     band = band_for(req.framework, req.task)
     context = context_bytes(req, a)
     smi = tensors + a.overhead
-    a.assumptions.append(band.sentence())
+    a.assumptions.append(band.note())
     breakdown = MemoryBreakdown(
         weights_gib=_gib(a.weights),
         kv_cache_gib=_gib(a.kv_cache),

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools import data_cache
 from tools.memory_stack import is_serving_engine
+from tools.notes import Note, note
 
 BANDS_PATH = Path(__file__).parent / "data" / "estimate_bands.yaml"
 BandGroup = Literal["inference-transformers", "inference-serving", "fine-tuning"]
@@ -32,12 +33,13 @@ class Band(BaseModel):
     rows: int = Field(ge=1)
     source: str = Field(min_length=1)
 
-    def sentence(self) -> str:
-        """State the band as an assumption line."""
-        return (
-            f"uncertainty band p10-p90 = x{self.p10:.2f} to x{self.p90:.2f} of the estimate: measured / predicted "
-            f"on {self.rows} held-out published measurements ({self.group}, {self.basis}; {self.source})"
-        )
+    def note(self, checked: bool = False) -> Note:
+        """State the band as an assumption; ``checked`` adds that fits are checked against its upper end."""
+        code = "band.pooled_rows" if "pooled" in self.basis else "band.own_rows"
+        return note(
+            code + ("_checked" if checked else ""),
+            p10=self.p10, p90=self.p90, rows=self.rows, group=self.group, source=self.source,
+        )  # fmt: skip
 
 
 class _BandFile(BaseModel):

@@ -22,6 +22,7 @@ from tools.memory_stack import (
     vllm_engine_generation,
     vllm_profile_tokens,
 )
+from tools.notes import Note, NoteValue, note
 from tools.quantization import WeightFormat
 
 DEFAULT_CONTEXT_TOKENS = 4096
@@ -56,11 +57,11 @@ class Assembly:
     other: float = 0.0
     overhead: float = 0.0
     total_tensors_all_gpus: float = 0.0
-    layout: str = "1 GPU"
+    layout: Note = field(default_factory=lambda: note("layout.one_gpu"))
     peak_phase: str | None = None
-    assumptions: list[str] = field(default_factory=list)
+    assumptions: list[Note] = field(default_factory=list)
     meanings: dict[str, str] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Note] = field(default_factory=list)
     vllm: VllmView | None = None
 
     @property
@@ -73,33 +74,34 @@ def _check_layout(arch: ModelArchitecture, parallel: str, gpus: int) -> None:
     """Refuse layouts no serving engine accepts, instead of computing numbers for them."""
     if parallel == "tensor" and gpus > 1 and arch.num_attention_heads % gpus:
         valid = [d for d in range(1, arch.num_attention_heads + 1) if arch.num_attention_heads % d == 0]
-        raise ToolInputError(
-            f"tensor parallel over {gpus} GPUs does not divide {arch.name}'s {arch.num_attention_heads} attention "
-            f"heads; use {', '.join(map(str, valid[:8]))} GPUs"
+        said = note(
+            "error.tp_heads",
+            gpus=gpus,
+            model=arch.name,
+            heads=arch.num_attention_heads,
+            valid=", ".join(map(str, valid[:8])),
         )
+        raise ToolInputError(said.text, [said])
     if parallel == "layer-split" and gpus > arch.num_layers:
-        raise ToolInputError(f"{arch.name} has {arch.num_layers} layers: a layer split uses at most that many GPUs")
+        said = note("error.layer_split_gpus", model=arch.name, layers=arch.num_layers)
+        raise ToolInputError(said.text, [said])
 
 
-def inference_lengths(req: EstimateRequest, arch: ModelArchitecture) -> tuple[int, int, str]:
-    """Prompt and generated tokens per sequence, and a sentence saying how they were chosen."""
+def inference_lengths(req: EstimateRequest, arch: ModelArchitecture) -> tuple[int, int, Note]:
+    """Prompt and generated tokens per sequence, and a note saying how they were chosen."""
     if req.prompt_tokens is not None:
         gen = req.gen_tokens if req.gen_tokens is not None else (req.seq_len - req.prompt_tokens if req.seq_len else 0)
-        why = "" if req.gen_tokens is not None or req.seq_len else "; no generated tokens given, none counted"
-        return (
-            req.prompt_tokens,
-            gen,
-            f"{req.prompt_tokens} prompt + {gen} generated tokens per sequence{why}",
-        )
+        code = "est.lengths" if req.gen_tokens is not None or req.seq_len else "est.lengths_no_gen"
+        return req.prompt_tokens, gen, note(code, prompt=req.prompt_tokens, gen=gen)
     if req.seq_len is not None:
         gen = req.gen_tokens or 0
-        why = "" if req.gen_tokens is not None else " (all of it treated as prompt: worst case for prefill)"
-        return req.seq_len - gen, gen, f"{req.seq_len} tokens per sequence{why}"
+        code = "est.seq_len" if req.gen_tokens is not None else "est.seq_len_all_prompt"
+        return req.seq_len - gen, gen, note(code, seq_len=req.seq_len)
     if req.gen_tokens is not None:
-        return 1, req.gen_tokens, f"1 prompt + {req.gen_tokens} generated tokens (no prompt length given)"
+        return 1, req.gen_tokens, note("est.gen_only", gen=req.gen_tokens)
     context = min(DEFAULT_CONTEXT_TOKENS, arch.max_context)
     gen = min(512, context // 4)
-    return context - gen, gen, f"default context: {context - gen} prompt + {gen} generated tokens"
+    return context - gen, gen, note("est.default_context", prompt=context - gen, gen=gen)
 
 
 def _kv_bytes(req: EstimateRequest, act_bytes: float) -> tuple[float, str]:
@@ -133,7 +135,7 @@ def inference_terms(req: EstimateRequest, arch: ModelArchitecture, fmt: WeightFo
         a.weights = t.tensor_parallel_weight_bytes(arch, fmt, tp) + untied_lm_head_bytes(
             arch, req.untie_embedding_weights, tp
         )
-        a.layout = f"tensor parallel over {n} GPUs" if n > 1 else "1 GPU"
+        a.layout = note("layout.tensor_parallel", gpus=n) if n > 1 else note("layout.one_gpu")
     else:
         tp = 1
         weights = t.layer_split_weight_bytes(arch, fmt, n)
@@ -145,12 +147,9 @@ def inference_terms(req: EstimateRequest, arch: ModelArchitecture, fmt: WeightFo
         busiest = max(range(n), key=lambda i: weights[i] + layers[i] * kv_layer)
         a.weights = weights[busiest]
         fraction = layers[busiest] / arch.num_layers
-        a.layout = f"layers split over {n} GPUs (busiest GPU: {layers[busiest]} of {arch.num_layers} layers)"
+        a.layout = note("layout.layer_split", gpus=n, busiest=layers[busiest], layers=arch.num_layers)
     if untied_lm_head_bytes(arch, req.untie_embedding_weights):
-        a.assumptions.append(
-            "untie_embedding_weights: the loader keeps the tied embedding and the LM head as two tensors "
-            "(TorchAO quantisation of embeddings); the head counted in 16 bits"
-        )
+        a.assumptions.append(note("est.untied_head"))
     a.kv_cache = t.kv_cache_bytes(
         arch, prompt + gen, req.batch, kv_bytes, tp=tp, layers_fraction=fraction, mla_expanded=mla_expanded
     ) * kv_cache_copies_at_peak(req.framework, req.framework_version, arch)
@@ -172,21 +171,23 @@ def inference_terms(req: EstimateRequest, arch: ModelArchitecture, fmt: WeightFo
         a.vllm = vllm_view(a, req, arch, prompt + gen, kv_bytes, tp, fraction)
         if not a.vllm.fits:
             a.warnings.append(
-                f"vLLM would not start: {a.vllm.non_kv_gib:.1f} GiB of weights and runtime leave no room "
-                f"for one "
-                f"{prompt + gen}-token sequence in a {a.vllm.budget_gib:.1f} GiB budget"
+                note(
+                    "est.vllm_no_start",
+                    non_kv_gib=a.vllm.non_kv_gib,
+                    tokens=prompt + gen,
+                    budget_gib=a.vllm.budget_gib,
+                )
             )
-        elif a.vllm.max_concurrent_sequences < req.batch:
+        elif (held := a.vllm.max_concurrent_sequences) < req.batch:
+            queue: dict[str, NoteValue] = {"tokens": prompt + gen, "queued": req.batch - held, "batch": req.batch}
             a.warnings.append(
-                f"vLLM holds {a.vllm.max_concurrent_sequences} sequence"
-                f"{'s' if a.vllm.max_concurrent_sequences != 1 else ''} of {prompt + gen} tokens at once; "
-                f"the other {req.batch - a.vllm.max_concurrent_sequences} of batch {req.batch} would queue"
+                note("est.vllm_queue_one", **queue) if held == 1 else note("est.vllm_queue", held=held, **queue)
             )
     if parallel == "tensor" and n > 1 and arch.num_attention_heads % n:
-        a.warnings.append(f"{n}-way tensor parallel does not divide {arch.num_attention_heads} attention heads")
+        a.warnings.append(note("est.tp_heads", gpus=n, heads=arch.num_attention_heads))
     if prompt + gen > arch.max_context:
         a.warnings.append(
-            f"{prompt + gen} tokens exceed {arch.name}'s max context of {arch.max_context}; estimate extrapolated"
+            note("est.over_max_context", tokens=prompt + gen, model=arch.name, max_context=arch.max_context)
         )
     return a
 
@@ -241,29 +242,19 @@ def _vllm_terms(a: Assembly, req: EstimateRequest, arch: ModelArchitecture, tp: 
     a.overhead = t.vllm_non_torch_bytes(req.gpus, enforce_eager=req.enforce_eager)
 
 
-def _vllm_engine_sentence(req: EstimateRequest, arch: ModelArchitecture, tp: int) -> str:
+def _vllm_engine_sentence(req: EstimateRequest, arch: ModelArchitecture, tp: int) -> Note:
     gen = vllm_engine_generation(req.framework_version)
-    profile = (
-        "chunked prefill, so the profile batch is max_num_batched_tokens"
-        if gen == "v1"
-        else "no chunked prefill up to a 32K max_model_len, so the profile batch is one whole prefill"
-    )
-    profile += f" ({_profile_tokens(req, arch)} tokens)"
-    graphs = (
-        "no CUDA graphs (enforce_eager)"
-        if req.enforce_eager
-        else (
-            f"CUDA graphs for batch sizes up to {VLLM_GRAPH_MAX_BATCH[gen]}, captured after the KV cache "
-            "(on top of the profiled peak)"
-        )
-    )
-    shard = (
-        f"; under {tp}-way tensor parallelism weights, vocab-parallel embeddings and KV heads are split, "
-        "hidden states and the sampler's logits are whole on every GPU"
-        if tp > 1
-        else ""
-    )
-    return f"vLLM {gen.upper()} engine ({req.framework_version or 'current'}): {profile}; {graphs}{shard}"
+    code = f"est.vllm_engine.{'v1' if gen == 'v1' else 'v0'}.{'eager' if req.enforce_eager else 'graphs'}"
+    values: dict[str, NoteValue] = {
+        "engine": gen.upper(),
+        "version": req.framework_version or "current",
+        "profile_tokens": _profile_tokens(req, arch),
+    }
+    if not req.enforce_eager:
+        values["graph_batch"] = VLLM_GRAPH_MAX_BATCH[gen]
+    if tp > 1:
+        code, values["tp"] = code + "_tp", tp
+    return note(code, **values)
 
 
 def _profile_tokens(req: EstimateRequest, arch: ModelArchitecture) -> int:
@@ -331,7 +322,7 @@ def _inference_words(
     kv_name: str,
     tp: int,
 ) -> None:
-    split = f"{a.layout}"
+    split = a.layout.text  # the meanings stay English (answers in Chinese do not show them)
     kv_split = (
         ""
         if tp == 1
@@ -365,11 +356,14 @@ def _inference_words(
             + (", NCCL/all-reduce buffers" if req.gpus > 1 else "")
         )
         a.assumptions += [
-            f"vLLM: KV cache in {VLLM_BLOCK_TOKENS}-token blocks; "
-            f"gpu_memory_utilization {req.gpu_memory_utilization}; "
-            f"max_num_batched_tokens {_profile_tokens(req, arch)}, max_num_seqs {req.max_num_seqs}",
-            "vLLM pre-allocates its whole budget at start-up; per_gpu_total_gib is the minimum it needs for "
-            "this batch, nvidia-smi will show about the budget",
+            note(
+                "est.vllm_blocks",
+                block=VLLM_BLOCK_TOKENS,
+                utilization=req.gpu_memory_utilization,
+                batched=_profile_tokens(req, arch),
+                seqs=req.max_num_seqs,
+            ),
+            note("est.vllm_preallocates"),
         ]
         if req.framework == "vllm":
             a.assumptions.append(_vllm_engine_sentence(req, arch, tp))
@@ -404,15 +398,12 @@ def _inference_words(
         version = req.framework_version or ">= 4.45 (current)"
         copies = kv_cache_copies_at_peak(req.framework, req.framework_version, arch)
         a.assumptions += [
-            f"HF transformers {version} with FlashAttention/SDPA (no seq x seq score matrix)"
-            + (f"; {arch.name} runs its own remote code" if is_remote_code(arch) else ""),
-            "peak = weights + KV for prompt + generated tokens + prefill transient (conservative by the "
-            "generated tokens' KV, which does not exist yet during prefill)",
+            note("est.hf_transformers_remote", version=version, model=arch.name)
+            if is_remote_code(arch)
+            else note("est.hf_transformers", version=version),
+            note("est.hf_peak"),
         ]
         if req.gpus > 1 and tp == 1:
-            a.assumptions.append("device_map='auto' splits layers in order; each GPU runs its own prefill transient")
+            a.assumptions.append(note("est.device_map_auto"))
         if copies > 1:
-            a.assumptions.append(
-                "tuple KV cache (transformers < 4.36 or remote code): each decode step concatenates a new "
-                "cache while the previous one is still held, so two copies are alive at the peak"
-            )
+            a.assumptions.append(note("est.tuple_kv_cache"))

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from tools.errors import ToolInputError, validation_message
+from tools.errors import input_error
 from tools.memory_stack import (
     SERVING_ENGINES,
     VERSION_PATTERN,
@@ -278,4 +278,4 @@ def parse_request(data: dict[str, Any]) -> EstimateRequest:
     try:
         return EstimateRequest.model_validate({k: v for k, v in data.items() if v is not None})
     except ValidationError as exc:
-        raise ToolInputError(validation_message(exc)) from None
+        raise input_error(exc) from None

@@ -36,34 +36,14 @@ from tools.memory_stack import (
     zero3_settings,
     zero_bucket_bytes,
 )
+from tools.notes import Note, NoteValue, note
 from tools.quantization import WeightFormat, half
 
 DEFAULT_TRAIN_SEQ_LEN = 2048
 _GIB = t.GIB
 
-# What each strategy keeps on one GPU (the ``zero``, ``offload`` and ``optimizer`` request fields).
-ZERO_STAGES: dict[int, str] = {
-    0: "ZeRO-0 (DDP): every GPU holds all weights, gradients and optimizer states; DDP's reducer "
-    "buckets hold a second copy of the gradients",
-    1: "ZeRO-1: optimizer states and fp32 master weights sharded over the GPUs",
-    2: "ZeRO-2: optimizer states and gradients sharded over the GPUs",
-    3: "ZeRO-3 (FSDP full shard): weights, gradients and optimizer states sharded; the module being "
-    "computed and the next decoder layer are gathered whole",
-}
-OFFLOAD_MODES: dict[str, str] = {
-    "none": "everything on the GPUs",
-    "optimizer": "ZeRO-Offload: optimizer states, master weights and fp32 gradients in host RAM; "
-    "reduced gradients stream to the host a layer at a time",
-    "optimizer+params": "ZeRO-3 offload (FSDP cpu_offload): also the weight shards in host RAM; the "
-    "GPU holds only the gathered modules",
-}
-OPTIMIZERS: dict[str, str] = {
-    "adamw": "AdamW: two moments per trainable parameter (fp32 under AMP, bf16 in pure-bf16 recipes)",
-    "adamw-8bit": "8-bit AdamW (bitsandbytes/torchao): two 1-byte moments + fp32 absmax per 256 values",
-    "sgd": "SGD with momentum: one buffer per trainable parameter",
-    "paged-adamw": "bitsandbytes paged AdamW: 32-bit states in CUDA unified memory, paged to host",
-    "paged-adamw-8bit": "bitsandbytes paged 8-bit AdamW: 8-bit states in CUDA unified memory",
-}
+# What each strategy keeps on one GPU (the ``zero``, ``offload`` and ``optimizer`` request fields) is said by
+# the notes train.zero.<stage>, train.offload.<mode> and train.optimizer.<name> (tools/data/note_texts.yaml).
 
 
 class _Recipe:
@@ -103,22 +83,16 @@ class _Recipe:
             req.optimizer, fp32_states=fp32_states, master_copy=master_copy
         )
 
-    def describe(self, req: EstimateRequest) -> str:
-        """Describe the precision policy in words."""
+    def describe(self, req: EstimateRequest) -> Note:
+        """Describe the precision policy."""
         if req.precision == "fp32":
-            return "fp32 weights, gradients and optimizer states"
+            return note("train.recipe.fp32")
         if self.peft_16bit_adapters:
-            return (
-                f"PEFT {req.framework_version}: LoRA adapters created in the base weights' {req.precision}, so their "
-                "gradients and AdamW moments are 16-bit too (PEFT 0.7-0.10; fp32 before and after)"
-            )
+            return note("train.recipe.peft_16bit", version=str(req.framework_version), precision=req.precision)
         if self.master:
-            return (
-                f"mixed precision: {req.precision} compute weights, fp32 gradients"
-                + (", fp32 master weights" if req.task == "full" else "")
-                + " and fp32 optimizer states"
-            )
-        return f"pure {req.precision}: weights, gradients and optimizer states all {req.precision} (torchtune)"
+            code = "train.recipe.mixed_master" if req.task == "full" else "train.recipe.mixed"
+            return note(code, precision=req.precision)
+        return note("train.recipe.pure", precision=req.precision)
 
 
 def training_terms(req: EstimateRequest, arch: ModelArchitecture, base_fmt: WeightFormat) -> Assembly:
@@ -183,6 +157,17 @@ def training_terms(req: EstimateRequest, arch: ModelArchitecture, base_fmt: Weig
 
 STEP_FOREACH = "optimizer step (foreach temporaries)"
 STEP_DEEPSPEED = "optimizer step (DeepSpeed fp32 gradients)"
+_PEAK_CODES = {
+    "start of backward": "peak.start_of_backward",
+    "end of backward / optimizer step": "peak.end_of_backward",
+    STEP_FOREACH: "peak.foreach_step",
+    STEP_DEEPSPEED: "peak.deepspeed_step",
+}
+
+
+def peak_phase_note(phase: str) -> Note:
+    """Return the note naming the moment a training peak occurs (``MemoryEstimate.peak_phase``)."""
+    return note(_PEAK_CODES[phase])
 
 
 def _foreach_temporary(req: EstimateRequest, trainable: int, recipe: _Recipe, shards: int) -> float:
@@ -219,15 +204,15 @@ def _allocator_slack(
     return training_slack_bytes(rounding, logits, mlp_block)
 
 
-def _layout(req: EstimateRequest) -> str:
+def _layout(req: EstimateRequest) -> Note:
+    offloaded: dict[str, NoteValue] = {"zero": req.zero, "offload": req.offload, "device": req.offload_device}
     if req.gpus == 1:
-        offloaded = f" (ZeRO-{req.zero}, {req.offload} offloaded to {req.offload_device})"
-        return "1 GPU" + ("" if req.offload == "none" else offloaded)
+        return note("layout.one_gpu") if req.offload == "none" else note("layout.one_gpu_offload", **offloaded)
     if req.zero == 0:
-        return f"data parallel over {req.gpus} GPUs (DDP: full replica on each)"
-    return f"ZeRO-{req.zero} over {req.gpus} GPUs" + (
-        "" if req.offload == "none" else f", {req.offload} offloaded to {req.offload_device}"
-    )
+        return note("layout.ddp", gpus=req.gpus)
+    if req.offload == "none":
+        return note("layout.zero", zero=req.zero, gpus=req.gpus)
+    return note("layout.zero_offload", gpus=req.gpus, **offloaded)
 
 
 def _weights(
@@ -348,60 +333,37 @@ def _training_words(
 ) -> None:
     n, zero = req.gpus, req.zero
     shard = f" / {n} GPUs" if n > 1 else ""
-    kind = {"full": "full fine-tuning", "lora": "LoRA", "qlora": "QLoRA"}[req.task]
     targets = ",".join(req.lora_targets)
+    master = ".master" if recipe.master and req.task == "full" else ""
     a.assumptions = [
-        f"{kind}: micro-batch {req.batch} x {seq} tokens per GPU" + ("" if req.seq_len else " (default seq_len)"),
+        note(f"train.micro_batch{'' if req.seq_len else '_default'}.{req.task}", batch=req.batch, seq=seq),
         recipe.describe(req),
-        f"{OPTIMIZERS[req.optimizer]}: {recipe.state_bytes:g} B per trainable parameter"
-        + (" incl. the fp32 master copy" if recipe.master and req.task == "full" else ""),
-        "activations: FlashAttention/SDPA (no seq x seq scores), SwiGLU MLP, "
-        + ("torch.compile'd" if req.torch_compile else "eager PyTorch")
-        + ", no dropout",
-        "peak taken at the start of backward or at the end of backward, whichever is larger",
-        (
-            "optimizer step is PyTorch's foreach implementation: one more copy of the second moment while it runs"
-            if _foreach_temporary(req, 1, recipe, 1)
-            else "optimizer step uses a fused kernel (no extra copy of the states)"
-        ),
+        note(f"train.optimizer.{req.optimizer}{master}", state_bytes=recipe.state_bytes),
+        note("train.activations_compiled" if req.torch_compile else "train.activations"),
+        note("train.peak_rule"),
+        note("train.foreach_step" if _foreach_temporary(req, 1, recipe, 1) else "train.fused_step"),
     ]
     if req.task != "full":
-        a.assumptions.append(f"LoRA rank {req.lora_r} on {targets} of every layer: {trainable / 1e6:.1f} M trainable")
+        a.assumptions.append(note("train.lora_rank", rank=req.lora_r, targets=targets, trainable_m=trainable / 1e6))
     if req.modules_to_save:
-        a.assumptions.append(
-            f"PEFT modules_to_save={','.join(req.modules_to_save)}: a trainable copy of each next to the frozen "
-            "original, with its gradient, AdamW moments and the foreach step's temporary (10 B per parameter)"
-        )
+        a.assumptions.append(note("train.modules_to_save", modules=",".join(req.modules_to_save)))
     if req.use_dora:
-        a.assumptions.append("DoRA: one dense copy of the largest adapted matrix while its layer runs")
+        a.assumptions.append(note("train.dora"))
     if req.task == "qlora" and kbit_training_fp32_upcast_bytes(arch, req.framework, fmt.name):
-        a.assumptions.append(
-            "PEFT prepare_model_for_kbit_training: embeddings, LM head and norms upcast to fp32 (bitsandbytes base)"
-        )
+        a.assumptions.append(note("train.kbit_upcast"))
     if req.framework == "deepspeed" and zero >= 1:
         a.assumptions.append(_deepspeed_bucket_sentence(req, arch))
     if not loss_in_fp32(req.framework, arch) and not (req.chunked_ce or req.fused_linear_ce):
-        a.assumptions.append(
-            "loss in 16 bits: DeepSpeed casts the model to fp16/bf16 without autocast and this model's own code "
-            "does not upcast the logits, so log-softmax and its gradient stay 16-bit"
-        )
+        a.assumptions.append(note("train.loss_16bit"))
     if req.task == "qlora" and gptq_training_dequant_bytes(arch, req.quant, req.batch * seq, grad_ckpt=True):
-        a.assumptions.append(
-            "GPTQ base (AutoGPTQ, 128+ input rows): each linear dequantises its weight to fp16 for a plain matmul "
-            "and autograd keeps it, so the layer running backward holds its weights in fp16"
-            + ("" if req.grad_ckpt else " (every layer's, without checkpointing)")
-        )
+        a.assumptions.append(note("train.gptq_dequant" if req.grad_ckpt else "train.gptq_dequant_no_ckpt"))
     a.assumptions += _sharding_sentences(req, arch)
     if paged_bytes:
-        a.assumptions.append(
-            f"paged optimizer: {paged_bytes / _GIB:.1f} GiB of states live in CUDA unified memory, "
-            "paged to host "
-            "under pressure; not counted (torch's allocator does not see them)"
-        )
+        a.assumptions.append(note("train.paged_optimizer", gib=paged_bytes / _GIB))
     if n > 1:
-        a.assumptions.append(ZERO_STAGES[zero])
+        a.assumptions.append(note(f"train.zero.{zero}"))
     if req.offload != "none":
-        a.assumptions.append(OFFLOAD_MODES[req.offload])
+        a.assumptions.append(note(f"train.offload.{req.offload}"))
     optim_where = "host RAM (offload)" if req.offload != "none" else ("unified memory (paged)" if paged_bytes else "")
     a.meanings = {
         "weights_gib": (
@@ -435,31 +397,27 @@ def _training_words(
         ),
     }
     if seq > arch.max_context:
-        a.warnings.append(f"seq_len {seq} exceeds {arch.name}'s max context of {arch.max_context}")
+        a.warnings.append(note("train.seq_over_max", seq=seq, model=arch.name, max_context=arch.max_context))
     if req.lora_r > arch.hidden_size and req.task != "full":
-        a.warnings.append(f"lora_r {req.lora_r} exceeds the hidden size {arch.hidden_size}")
+        a.warnings.append(note("train.lora_r_over_hidden", rank=req.lora_r, hidden=arch.hidden_size))
 
 
-def _deepspeed_bucket_sentence(req: EstimateRequest, arch: ModelArchitecture) -> str:
+def _deepspeed_bucket_sentence(req: EstimateRequest, arch: ModelArchitecture) -> Note:
     """Name the DeepSpeed buffers counted, with the sizes used (config value or HF 'auto')."""
     h2 = arch.hidden_size**2
     reduce = f"{req.reduce_bucket_size:,}" if req.reduce_bucket_size is not None else f"auto hidden^2 = {h2:,}"
     if req.zero == 3:
-        return f"DeepSpeed ZeRO-3 buckets: reduce_bucket_size {reduce} + the stage3 prefetch bucket"
-    overlap = deepspeed_overlap_comm(req.zero, req.overlap_comm)
-    copies = "two (overlap_comm on)" if overlap else "one (overlap_comm off)"
-    gather = (
-        "no all-gather bucket on one GPU"
-        if req.gpus == 1
-        else "allgather_bucket_size "
-        + (f"{req.allgather_bucket_size:,}" if req.allgather_bucket_size is not None else f"auto {h2:,}")
-    )
-    return f"DeepSpeed ZeRO-{req.zero}: {copies} 16-bit gradient buffers of reduce_bucket_size {reduce}; {gather}"
+        return note("train.ds_buckets_zero3", reduce=reduce)
+    overlap = "overlap" if deepspeed_overlap_comm(req.zero, req.overlap_comm) else "no_overlap"
+    if req.gpus == 1:
+        return note(f"train.ds_buckets.{overlap}", zero=req.zero, reduce=reduce)
+    gather = f"{req.allgather_bucket_size:,}" if req.allgather_bucket_size is not None else f"auto {h2:,}"
+    return note(f"train.ds_buckets_gather.{overlap}", zero=req.zero, reduce=reduce, gather=gather)
 
 
-def _sharding_sentences(req: EstimateRequest, arch: ModelArchitecture) -> list[str]:
+def _sharding_sentences(req: EstimateRequest, arch: ModelArchitecture) -> list[Note]:
     """Say how ZeRO-3 / FSDP / offload were configured, by their own config names."""
-    out: list[str] = []
+    out: list[Note] = []
     if req.zero == 3 and req.framework == "deepspeed":
         prefetch, persistence, max_live = zero3_settings(
             arch,
@@ -468,28 +426,14 @@ def _sharding_sentences(req: EstimateRequest, arch: ModelArchitecture) -> list[s
             req.stage3_max_live_parameters,
         )
         kept = zero3_persistent_params(arch, persistence)
-        out.append(
-            f"DeepSpeed ZeRO-3 gathers leaf modules: stage3_prefetch_bucket_size {prefetch:,}, "
-            f"stage3_param_persistence_threshold {persistence:,} ({kept / 1e6:.2f} M parameters kept whole on "
-            f"every GPU), stage3_max_live_parameters {max_live:,}"
-            + ("; on one GPU the partition is the whole model" if req.gpus == 1 else "")
-        )
+        code = "train.zero3_gather_one_gpu" if req.gpus == 1 else "train.zero3_gather"
+        out.append(note(code, prefetch=prefetch, persistence=persistence, kept_m=kept / 1e6, max_live=max_live))
     if req.fsdp_sharding_strategy is not None:
-        out.append(
-            f"PyTorch FSDP {req.fsdp_sharding_strategy}: shards like ZeRO-{req.zero}; one decoder layer per "
-            "FSDP unit, the next one prefetched"
-            + (
-                "; mixed precision keeps the parameter shards in fp32 (they are the optimizer's master weights) "
-                "and computes with 16-bit copies"
-                if req.fsdp_fp32_shards and req.task == "full" and req.master_weights and req.precision != "fp32"
-                else ""
-            )
-        )
+        fp32 = req.fsdp_fp32_shards and req.task == "full" and req.master_weights and req.precision != "fp32"
+        code = "train.fsdp_fp32_shards" if fp32 else "train.fsdp"
+        out.append(note(code, strategy=req.fsdp_sharding_strategy, zero=req.zero))
     if req.offload != "none" and req.offload_device == "nvme":
-        out.append(
-            "offload_device nvme (ZeRO-Infinity): GPU memory as with CPU offload; the offloaded states live on "
-            "NVMe behind pinned host buffers"
-        )
+        out.append(note("train.nvme"))
     return out
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,6 +33,7 @@ from tools.architecture import ModelArchitecture
 from tools.memory import MemoryBreakdown, MemoryEstimate, estimate_memory, parse_request
 from tools.memory_band import band_for
 from tools.models import resolve_model
+from tools.notes import Note, NoteValue, note
 from tools.plan_notes import (
     USABLE_FRACTION_HBM,
     USABLE_FRACTION_OTHER,
@@ -124,7 +125,7 @@ class DeploymentOption(BaseModel):
     totals: CostTotals | None = Field(default=None, description="per day, per year and per 1,000 requests")
     training_cost_cny: float | None = None
     price_source: str | None = Field(description="where the price came from, region and as-of date")
-    notes: list[str] = Field(default_factory=lambda: [])
+    notes: list[Note] = Field(default_factory=lambda: [])
 
 
 class Rejection(BaseModel):
@@ -135,18 +136,27 @@ class Rejection(BaseModel):
     instance_type: str
     family: str
     gpu_model: str | None
-    reason: str
+    reason: Note
     needed_gib: float | None = Field(default=None, description="per GPU, when memory is why it was turned away")
     usable_gib: float | None = Field(default=None, description="per GPU, what that layout may use")
 
 
 @dataclass(frozen=True)
 class _Shortfall:
-    """Why a type did not fit: not enough memory per GPU, with both figures (for charts, not re-parsing)."""
+    """Why a type did not fit: not enough memory per GPU, with both figures (for charts, not re-parsing).
 
-    reason: str
+    The note is made only for the layout that becomes the rejection: most layouts tried are overwritten.
+    """
+
+    code: str
+    values: dict[str, NoteValue]
     needed_gib: float
     usable_gib: float
+
+
+@cache
+def _no_layout() -> Note:
+    return note("reject.no_layout")
 
 
 class Plan(BaseModel):
@@ -163,8 +173,8 @@ class Plan(BaseModel):
         default_factory=lambda: [], description="instance types that fit but rank below the options shown"
     )
     rejected: list[Rejection]
-    assumptions: list[str]
-    warnings: list[str] = Field(default_factory=lambda: [])
+    assumptions: list[Note]
+    warnings: list[Note] = Field(default_factory=lambda: [])
 
 
 def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -> Plan:
@@ -183,20 +193,20 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
         gpu_offered = gpu_offered or (gpu is not None and gpu.name in (wanted_gpus or ()))
         reason = _precheck(inst, gpu, wanted_gpus, arch, workload) or region_problem(inst, workload.region)
         if not reason and gpu is not None and gpu.name in excluded:
-            reason = f"has {gpu.name}, which the request excludes"
+            reason = note("reject.excluded_gpu", gpu=gpu.name)
         if reason:
             rejected.append(_reject(inst, reason))
             continue
         assert gpu is not None
         outcome = _fit(inst, gpu, arch, workload)
-        if isinstance(outcome, str | _Shortfall):
+        if isinstance(outcome, Note | _Shortfall):
             rejected.append(_reject(inst, outcome))
         elif workload.max_instances and outcome.instances > workload.max_instances:
             rejected.append(_reject(inst, too_many_instances(outcome.instances, workload.max_instances)))
         elif workload.max_gpus and outcome.total_gpus > workload.max_gpus:
             rejected.append(_reject(inst, too_many_gpus(outcome.total_gpus, workload.max_gpus)))
         elif workload.budget_cny_month and (monthly_cost(outcome) or 0) > workload.budget_cny_month:
-            rejected.append(_reject(inst, f"over budget: ¥{monthly_cost(outcome):,.0f}/month"))
+            rejected.append(_reject(inst, note("reject.over_budget", cny_per_month=monthly_cost(outcome) or 0.0)))
         else:
             options.append(outcome)
     ranked = ranked_options(options, workload.max_options, workload.billing)
@@ -215,13 +225,13 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
     )
 
 
-def _reject(inst: catalog.InstanceType, reason: str | _Shortfall) -> Rejection:
+def _reject(inst: catalog.InstanceType, reason: Note | _Shortfall) -> Rejection:
     if isinstance(reason, _Shortfall):
         return Rejection(
             instance_type=inst.instance_type,
             family=inst.family,
             gpu_model=inst.gpu_model,
-            reason=reason.reason,
+            reason=note(reason.code, **reason.values),
             needed_gib=round(reason.needed_gib, 2),
             usable_gib=round(reason.usable_gib, 2),
         )
@@ -234,21 +244,21 @@ def _precheck(
     wanted: set[str] | None,
     arch: ModelArchitecture,
     w: Workload,
-) -> str | None:
+) -> Note | None:
     if inst.gpu_count is None:
-        return "GPU count not published for this type; cannot size it"
+        return note("reject.gpu_count_unknown")
     if not isinstance(inst.gpu_count, int) or inst.gpu_count < 1:
-        return "a vGPU slice, not whole GPUs; not planned"
+        return note("reject.vgpu")
     if gpu is None or not inst.gpu_memory_gib:
-        return "GPU or its memory not published for this type; cannot size it"
+        return note("reject.gpu_unknown")
     if wanted is not None and gpu.name not in wanted:
-        return f"has {gpu.name}, not the requested {w.gpu}"
+        return note("reject.not_requested_gpu", gpu=gpu.name, wanted=str(w.gpu))
     if _fp8_weights(arch, w) and not gpu.supports_fp8 and gpu.arch not in _WEIGHT_ONLY_FP8_ARCHS:
-        return f"FP8 weights need FP8 Tensor Cores or Ampere's weight-only FP8 kernels; {gpu.name} is {gpu.arch}"
+        return note("reject.fp8_unsupported", gpu=gpu.name, arch=str(gpu.arch))
     if w.quant == "awq-int4" and gpu.arch in _PRE_TURING:
-        return f"AWQ kernels need compute capability 7.5+ (Turing or newer); {gpu.name} is {gpu.arch}"
+        return note("reject.awq_unsupported", gpu=gpu.name, arch=str(gpu.arch))
     if _dense_tflops(gpu, w, arch) is None:
-        return f"no published {w.precision} throughput for {gpu.name}"
+        return note("reject.no_throughput", precision=w.precision, gpu=gpu.name)
     return None
 
 
@@ -298,7 +308,7 @@ def _perf(gpu: catalog.GPU, w: Workload, arch: ModelArchitecture) -> GpuPerf:
 
 def _fit(
     inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload
-) -> DeploymentOption | str | _Shortfall:
+) -> DeploymentOption | Note | _Shortfall:
     if w.task == "inference":
         return _fit_inference(inst, gpu, arch, w)
     return _fit_training(inst, gpu, arch, w)
@@ -363,11 +373,11 @@ def _estimate_cached(
     return estimate_memory(req, arch)
 
 
-def _tp_problem(arch: ModelArchitecture, tp: int) -> str | None:
+def _tp_problem(arch: ModelArchitecture, tp: int) -> Note | None:
     if arch.num_attention_heads % tp:
-        return f"tensor parallel {tp} does not divide {arch.num_attention_heads} attention heads"
+        return note("reject.tp_heads", tp=tp, heads=arch.num_attention_heads)
     if arch.mla is None and arch.num_kv_heads % tp and tp % arch.num_kv_heads:
-        return f"tensor parallel {tp} does not divide {arch.num_kv_heads} KV heads"
+        return note("reject.tp_kv_heads", tp=tp, heads=arch.num_kv_heads)
     return None
 
 
@@ -395,13 +405,13 @@ def _layout(arch: ModelArchitecture, w: Workload, tp: int, nodes: int, batch: in
 
 def _fit_inference(
     inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload
-) -> DeploymentOption | str | _Shortfall:
+) -> DeploymentOption | Note | _Shortfall:
     """Try every tensor/pipeline layout on this instance type; keep the one needing the fewest GPUs."""
     capacity = _usable_gib(inst, gpu)
     budget = capacity * VLLM_GPU_MEMORY_UTILIZATION
     perf = _perf(gpu, w, arch)
     best: _Sizing | None = None
-    last_problem: str | _Shortfall = "no layout fits"
+    last_problem: Note | _Shortfall = _no_layout()
     for nodes in _node_counts(inst):
         for tp in (t for t in TP_SIZES if t <= _count(inst) and _count(inst) % t == 0):
             if nodes > 1 and tp != _count(inst):
@@ -414,8 +424,14 @@ def _fit_inference(
             fixed = one.total_gib - kv_per_seq
             if one.total_gib > budget:
                 last_problem = _Shortfall(
-                    f"needs {one.total_gib:.1f} GiB per GPU for one {w.context_tokens}-token sequence on "
-                    f"{tp * nodes}x {gpu.name}; vLLM may use {budget:.1f} GiB",
+                    "reject.memory_one_sequence",
+                    {
+                        "need": round(one.total_gib, 2),
+                        "context": w.context_tokens,
+                        "gpus": tp * nodes,
+                        "gpu": gpu.name,
+                        "budget": round(budget, 2),
+                    },
                     one.total_gib,
                     budget,
                 )
@@ -494,11 +510,9 @@ def _inference_option(
         option.cost_cny_per_million_tokens = round(option.price_cny_per_hour / (total_tokens_s * 3600) * 1e6, 2)
     option.totals = cost_totals(option, w)
     if nodes > 1:
-        option.notes.append(
-            f"pipeline parallel across {nodes} instances over RDMA; stages run one after another for each token"
-        )
+        option.notes.append(note("option.pipeline_rdma", instances=nodes))
     if tp > 1 and gpu.nvlink_gb_s is None:
-        option.notes.append("tensor parallel over PCIe (no NVLink): all-reduce slows decode")
+        option.notes.append(note("option.tp_pcie"))
     _note_precision(option, gpu, arch, w)
     return option
 
@@ -548,9 +562,9 @@ def _multi_node_network(inst: catalog.InstanceType) -> bool:
 def _note_precision(option: DeploymentOption, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload) -> None:
     # Same bytes per parameter, so the memory plan holds; only numerics or kernels differ.
     if w.precision == "bf16" and gpu.supports_bf16 is False:
-        option.notes.append(f"{gpu.name} has no BF16: runs in FP16 (same memory; training needs loss scaling)")
+        option.notes.append(note("option.no_bf16", gpu=gpu.name))
     if _fp8_weights(arch, w) and not gpu.supports_fp8:
-        option.notes.append(f"{gpu.name} has no FP8 Tensor Cores: FP8 weights run weight-only (W8A16), 16-bit math")
+        option.notes.append(note("option.fp8_weight_only", gpu=gpu.name))
 
 
 def _fp8_weights(arch: ModelArchitecture, w: Workload) -> bool:
@@ -566,10 +580,10 @@ def _kv_split(arch: ModelArchitecture) -> int:
 
 def _fit_training(
     inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload
-) -> DeploymentOption | str | _Shortfall:
+) -> DeploymentOption | Note | _Shortfall:
     capacity = _usable_gib(inst, gpu)
     batch = w.batch or 1
-    last: str | _Shortfall = ""
+    last: Note | _Shortfall = _no_layout()
     for nodes in _node_counts(inst):
         gpus = _count(inst) * nodes
         # Full fine-tuning shards everything (ZeRO-3); (Q)LoRA tries plain data parallel first and shards
@@ -583,7 +597,13 @@ def _fit_training(
                 fitting.append((est.per_gpu_band_high_gib > capacity, zero, est))
             else:
                 last = _Shortfall(
-                    f"needs {est.per_gpu_total_gib:.1f} GiB per GPU on {gpus}x {gpu.name} ({capacity:.1f} GiB usable)",
+                    "reject.memory_per_gpu",
+                    {
+                        "need": round(est.per_gpu_total_gib, 2),
+                        "gpus": gpus,
+                        "gpu": gpu.name,
+                        "usable": round(capacity, 2),
+                    },
                     est.per_gpu_total_gib,
                     capacity,
                 )
@@ -614,9 +634,9 @@ def _training_option(
         option.training_hours = round(hours, 2)
         if option.price_cny_per_hour is not None:
             option.training_cost_cny = round(hours * option.price_cny_per_hour, 0)
-    option.notes.append(f"DeepSpeed ZeRO-{zero}" if zero else "plain data parallel (DDP)")
+    option.notes.append(note("option.zero", stage=zero) if zero else note("option.ddp"))
     if nodes > 1:
-        option.notes.append(f"{nodes} instances: data parallel over RDMA networking")
+        option.notes.append(note("option.multi_node_dp", instances=nodes))
     _note_precision(option, gpu, arch, w)
     return option
 

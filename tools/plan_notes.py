@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from tools.architecture import ModelArchitecture
 from tools.memory_band import band_for
-from tools.plan_pricing import billing_text, price_warnings, region_assumption
+from tools.notes import Note, note
+from tools.plan_pricing import price_warnings, ranking_note, region_assumption
 from tools.prices import HOURS_PER_MONTH
 from tools.throughput import SpeedAssumptions
 from tools.workload import Workload
@@ -30,55 +31,54 @@ def framework_of(w: Workload) -> str:
     return w.framework or ("vllm" if w.task == "inference" else "transformers")
 
 
-def band_note(needed: float, upper: float, capacity: float) -> str:
+def band_note(needed: float, upper: float, capacity: float) -> Note:
     """Say how the fit was checked: against the band's upper end."""
     if upper > capacity:
-        return (
-            f"tight: fits at the estimate ({needed:.1f} GiB) but the band's upper end ({upper:.1f} GiB) "
-            f"exceeds the usable {capacity:.1f} GiB per GPU"
-        )
-    return f"fits at the band's upper end ({upper:.1f} of {capacity:.1f} GiB usable per GPU)"
+        return note("option.band_tight", need=round(needed, 2), upper=round(upper, 2), usable=round(capacity, 2))
+    return note("option.band_fits", upper=round(upper, 2), usable=round(capacity, 2))
 
 
-def plan_assumptions(w: Workload) -> list[str]:
+def plan_assumptions(w: Workload) -> list[Note]:
     a = SpeedAssumptions()
     items = [
-        f"context {w.context_tokens} tokens per sequence"
-        + (f", {w.output_tokens} generated" if w.task == "inference" else ""),
+        note("plan.context_generated", context=w.context_tokens, output=w.output_tokens)
+        if w.task == "inference"
+        else note("plan.context", context=w.context_tokens)
     ]
     if w.task == "inference":
         items += [
             concurrency_assumption(w),
-            f"vLLM-style serving, gpu_memory_utilization {VLLM_GPU_MEMORY_UTILIZATION}",
-            f"decode: {a.step_overhead_s * 1e3:.0f} ms per step + bytes / ({a.eta_bandwidth_dense:.2f} x bandwidth)"
-            f" (x{a.eta_bandwidth_quantized} for quantised, x{a.eta_bandwidth_moe} for MoE)",
+            note("plan.vllm_serving", utilization=VLLM_GPU_MEMORY_UTILIZATION),
+            note(
+                "plan.decode_model",
+                step_ms=a.step_overhead_s * 1e3,
+                eta=a.eta_bandwidth_dense,
+                eta_quantized=a.eta_bandwidth_quantized,
+                eta_moe=a.eta_bandwidth_moe,
+            ),
         ]
     else:
         items += [
-            f"micro-batch {w.batch or 1} per GPU, gradient checkpointing {'on' if w.grad_ckpt else 'off'}",
-            "full fine-tuning on several GPUs uses ZeRO-3 (FSDP-like sharding)"
-            if w.task == "full"
-            else "LoRA/QLoRA: plain data parallel, ZeRO-3 when one GPU cannot hold the frozen base",
-            f"training time at {a.mfu_training:.0%} model FLOPs utilisation",
+            note("plan.micro_batch", batch=w.batch or 1, grad_ckpt=w.grad_ckpt),
+            note("plan.full_zero3" if w.task == "full" else "plan.lora_dp"),
+            note("plan.mfu", mfu=a.mfu_training),
         ]
     items += [
-        "usable GPU memory: published CUDA-visible figure, else "
-        f"{USABLE_FRACTION_HBM:.0%} (HBM) or {USABLE_FRACTION_OTHER:.0%} (GDDR) of nominal",
-        f"monthly price: subscription where listed, else {HOURS_PER_MONTH} h of pay-as-you-go (labelled)",
-        f"ranked by {billing_text(w.billing)}; tight fits (the memory band's upper end exceeds the usable "
-        "memory) after comfortable ones",
-        band_for(framework_of(w), w.task).sentence() + "; fits are checked against the upper end",
+        note("plan.usable_memory", hbm=USABLE_FRACTION_HBM, other=USABLE_FRACTION_OTHER),
+        note("plan.monthly_price", hours=HOURS_PER_MONTH),
+        ranking_note(w.billing),
+        band_for(framework_of(w), w.task).note(checked=True),
         region_assumption(w),
     ]
     return items
 
 
-def concurrency_assumption(w: Workload) -> str:
+def concurrency_assumption(w: Workload) -> Note:
     if w.concurrency is None and w.qps:
-        return f"{w.qps} requests/s; sequences in flight follow from the rate and the latency (Little's law)"
+        return note("plan.qps_little", qps=w.qps)
     n = w.concurrency or 1
-    text = f"{n} concurrent sequence{'s' if n != 1 else ''}"
-    return text + (f", {w.qps} requests/s" if w.qps else "")
+    code = "plan.one_sequence" if n == 1 else "plan.sequences"
+    return note(code + "_qps", concurrency=n, qps=w.qps) if w.qps else note(code, concurrency=n)
 
 
 def plan_warnings(
@@ -87,22 +87,24 @@ def plan_warnings(
     options: list[DeploymentOption],
     rejected: list[Rejection],
     gpu_offered: bool,
-) -> list[str]:
+) -> list[Note]:
     warnings = []
     if not gpu_offered:
-        warnings.append(f"no instance type in the catalog has a {w.gpu} GPU")
+        warnings.append(note("plan.no_gpu_in_catalog", gpu=str(w.gpu)))
     if w.budget_cny_month:
         unpriced = sum(o.price_cny_per_month is None for o in options)
         if unpriced:
-            warnings.append(f"{unpriced} option(s) have no list price, so the budget could not be checked for them")
-        over = [r for r in rejected if r.reason.startswith("over budget")]
+            warnings.append(note("plan.unpriced_budget", count=unpriced))
+        over = [r for r in rejected if r.reason.code == "reject.over_budget"]
         if over and not any(o.price_cny_per_month is not None for o in options):
-            warnings.append(f"every priced option that fits costs more than ¥{w.budget_cny_month:,.0f}/month")
+            warnings.append(note("plan.all_over_budget", budget=w.budget_cny_month))
     if w.context_tokens > arch.max_context:
-        warnings.append(f"context {w.context_tokens} exceeds {arch.name}'s max_context {arch.max_context}")
+        warnings.append(
+            note("plan.context_over_max", context=w.context_tokens, model=arch.name, max_context=arch.max_context)
+        )
     if not options:
-        warnings.append("no instance type fits this workload; see the rejections")
+        warnings.append(note("plan.nothing_fits"))
     if any(o.gpu_confidence in ("inferred", "uncertain") for o in options):
-        warnings.append("some options use GPUs Alibaba does not name; the GPU shown is inferred")
+        warnings.append(note("plan.gpu_inferred"))
     warnings += price_warnings(w.region, w.billing, options)
     return warnings

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools import catalog, prices
+from tools.notes import Note, note
 from tools.prices import HOURS_PER_MONTH
 from tools.workload import BillingBasis, Workload
 
@@ -126,14 +127,14 @@ def monthly_cost(option: DeploymentOption) -> float | None:
     return option.price_cny_per_month
 
 
-def too_many_gpus(needed: int, allowed: int) -> str:
+def too_many_gpus(needed: int, allowed: int) -> Note:
     """Return the rejection reason when a layout needs more GPUs in all than the user allows."""
-    return f"needs {needed} GPUs; at most {allowed} allowed"
+    return note("reject.too_many_gpus", needed=needed, allowed=allowed)
 
 
-def too_many_instances(needed: int, allowed: int) -> str:
+def too_many_instances(needed: int, allowed: int) -> Note:
     """Return the rejection reason when a layout needs more instances than the user allows."""
-    return f"needs {needed} instances; at most {allowed} allowed"
+    return note("reject.too_many_instances", needed=needed, allowed=allowed)
 
 
 def _quote(inst: catalog.InstanceType, region: str | None) -> tuple[prices.PriceQuote | None, int | None]:
@@ -146,19 +147,19 @@ def _quote(inst: catalog.InstanceType, region: str | None) -> tuple[prices.Price
     return prices.quote(inst.instance_type, comparison.cheapest.region), len(comparison.regions)
 
 
-def region_problem(inst: catalog.InstanceType, region: str | None) -> str | None:
+def region_problem(inst: catalog.InstanceType, region: str | None) -> Note | None:
     """Say why a type cannot be bought in the asked region (price list, live availability); None if it can."""
     if region is None or region == prices.REGION_ANY:
         return None
     stock = prices.in_stock(inst.instance_type, region)
     if stock is False:
-        return f"no zone of {region} has stock (live DescribeAvailableResource, {prices.live_snapshot_time()})"
+        return note("reject.no_stock", region=region, snapshot=str(prices.live_snapshot_time()))
     if inst.regions and region not in inst.regions:
-        return f"not sold in {region} (Alibaba lists it in {', '.join(inst.regions)})"
+        return note("reject.not_sold_in_region", region=region, regions=list(inst.regions))
     listed = prices.listed_regions(inst.instance_type)
     if listed and region not in listed and stock is None:
-        shown = ", ".join(listed[:4]) + (", ..." if len(listed) > 4 else "")
-        return f"not in {region}'s price list (listed in {shown})"
+        code = "reject.not_in_price_list" + ("_more" if len(listed) > 4 else "")
+        return note(code, region=region, regions=list(listed[:4]))
     return None
 
 
@@ -242,24 +243,20 @@ def _diverse(options: list[DeploymentOption]) -> list[DeploymentOption]:
     return kept
 
 
-def billing_text(billing: BillingBasis) -> str:
-    return {
-        "pay-as-you-go": "pay-as-you-go price per hour",
-        "subscription": "monthly subscription price (options without one after)",
-        "spot": "spot price per hour (options without one after; spot instances can be reclaimed)",
-    }[billing]
+def ranking_note(billing: BillingBasis) -> Note:
+    """Say which price the options are ranked by."""
+    return note(f"plan.ranked.{billing}")
 
 
-def region_assumption(w: Workload) -> str:
+def region_assumption(w: Workload) -> Note:
     if w.region == prices.REGION_ANY:
-        return "region any: each option is priced in the cheapest region whose price list names it"
+        return note("plan.region_any")
     if w.region:
-        return f"region {w.region}: prices and availability of that region only"
-    order = ", ".join(prices.DEFAULT_REGION_ORDER)
-    return f"no region asked: prices from the first of {order} that lists the type, else its cheapest region"
+        return note("plan.region", region=w.region)
+    return note("plan.region_default", order=list(prices.DEFAULT_REGION_ORDER))
 
 
-def price_warnings(region: str | None, billing: BillingBasis, options: Sequence[Any]) -> list[str]:
+def price_warnings(region: str | None, billing: BillingBasis, options: Sequence[Any]) -> list[Note]:
     """Warnings about the prices shown: cheapest region, unknown region, spot, live snapshot."""
     out = []
     if region == prices.REGION_ANY:
@@ -267,17 +264,26 @@ def price_warnings(region: str | None, billing: BillingBasis, options: Sequence[
         if priced:
             best = min(priced, key=lambda o: o.price_cny_per_hour or 0.0)
             out.append(
-                f"cheapest region: {best.price_region} for {best.instance_type} x{best.instances} at "
-                f"¥{best.price_cny_per_hour:,.2f}/h pay-as-you-go (as of {best.price_as_of}; "
-                f"{best.price_regions_compared} region(s) list it)"
+                note(
+                    "price.cheapest_region",
+                    region=best.price_region,
+                    instance_type=best.instance_type,
+                    instances=best.instances,
+                    cny_per_hour=best.price_cny_per_hour or 0.0,
+                    as_of=str(best.price_as_of),
+                    regions=str(best.price_regions_compared),
+                )
             )
     elif region and region not in prices.price_regions():
-        out.append(f"no prices known for {region}; options there are unpriced")
+        out.append(note("price.region_unpriced", region=region))
     if options and ranking_billing(options, billing) != billing:
-        where = f" in {region}" if region and region != prices.REGION_ANY else ""
-        out.append(f"no {billing} price is known{where} for any option; ranked by pay-as-you-go instead")
+        kind = "no_spot" if billing == "spot" else "no_subscription"
+        if region and region != prices.REGION_ANY:
+            out.append(note(f"price.{kind}_in", region=region))
+        else:
+            out.append(note(f"price.{kind}"))
     if billing == "spot" and any(o.spot_cny_per_hour is not None for o in options):
-        out.append("spot instances can be reclaimed at short notice; use them for work that can restart")
+        out.append(note("price.spot_reclaim"))
     if any(o.price_live for o in options):
-        out.append(f"live prices from DescribePrice, snapshot {prices.live_snapshot_time()}")
+        out.append(note("price.live", snapshot=str(prices.live_snapshot_time())))
     return out

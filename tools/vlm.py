@@ -28,6 +28,7 @@ from tools.media_models import MediaModel, resolve_media_model
 from tools.memory import MemoryEstimate, estimate_memory
 from tools.memory_request import EstimateRequest
 from tools.models import resolve_model
+from tools.notes import Note, note
 from tools.plan import Plan, plan_deployment
 from tools.workload import DEFAULT_CONTEXT_TOKENS, parse_workload
 
@@ -49,7 +50,7 @@ class VlmMemoryEstimate(BaseModel):
     llm: MemoryEstimate = Field(description="the language model's estimate with the vision weights included")
     vision_activation_gib: float
     total_gib: float = Field(description="per GPU: the language model's total plus the vision activations")
-    assumptions: list[str]
+    assumptions: list[Note]
 
 
 def smart_resize(model: MediaModel, width: int, height: int) -> tuple[int, int]:
@@ -175,12 +176,23 @@ def estimate_vlm_memory(
         vision_activation_gib=round(vision, 2),
         total_gib=round(llm.per_gpu_total_gib + vision, 2),
         assumptions=[
-            f"{images_per_request} image(s) of {width}x{height} px per request -> {per_request:,} image tokens"
-            + (f" (incl. {frames} video frames)" if frames else "")
-            + f", plus {text_tokens:,} text tokens",
-            f"{model.display_name} = {model.language_model} + {model.total_params / 1e9:.2f}B vision tower",
-            f"vision tower activations for {encoded} image(s) encoded at once: {vision:.2f} GiB",
-        ],
+            note(
+                "vlm.video_tokens" if frames else "vlm.image_tokens",
+                images=images_per_request,
+                width=width,
+                height=height,
+                image_tokens=per_request,
+                text_tokens=text_tokens,
+                **({"frames": frames} if frames else {}),
+            ),
+            note(
+                "vlm.composition",
+                model=model.display_name,
+                language_model=model.language_model or "",
+                vision_b=model.total_params / 1e9,
+            ),
+            note("vlm.tower_activations", images=encoded, gib=round(vision, 2)),
+        ],  # fmt: skip
     )
 
 
@@ -221,11 +233,11 @@ def plan_vlm(
         free = option.per_gpu_capacity_gib - option.per_gpu_gib_needed
         if free < vision:
             option.tight_fit = True
-            option.notes.append(f"the vision tower needs {vision:.2f} GiB more while encoding; only {free:.2f} free")
+            option.notes.append(note("vlm.tower_tight", gib=round(vision, 2), free=round(free, 2)))
     plan.assumptions[:0] = [
-        f"{images_per_request} image(s) of {width}x{height} px per request -> {per_request:,} image tokens "
-        f"added to {text:,} text tokens",
-        f"{model.display_name} = {model.language_model} + {model.total_params / 1e9:.2f}B vision tower; the "
-        f"tower's activations ({vision:.2f} GiB while one request's images are encoded) must fit in the headroom",
-    ]
+        note("vlm.plan_image_tokens", images=images_per_request, width=width, height=height,
+             image_tokens=per_request, text_tokens=text),
+        note("vlm.plan_tower", model=model.display_name, language_model=model.language_model or "",
+             vision_b=model.total_params / 1e9, gib=round(vision, 2)),
+    ]  # fmt: skip
     return plan

@@ -6,8 +6,9 @@ import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
-from tools.errors import ToolInputError, validation_message
+from tools.errors import input_error
 from tools.memory_stack import VERSION_PATTERN, Framework, is_serving_engine
 
 Task = Literal["inference", "full", "lora", "qlora"]
@@ -35,7 +36,11 @@ def check_region_id(value: str | None) -> str | None:
         known = [r.id for r in region_names()]
         if value not in known:
             # A well-formed id that no table knows would price nothing and read as "nothing fits".
-            raise ValueError(f"unknown region {value!r}; known regions: {', '.join(known)}, or any")
+            raise PydanticCustomError(
+                "unknown_region",
+                "unknown region '{region}'; known regions: {known}, or any",
+                {"region": value, "known": ", ".join(known), "ids": known},
+            )
     return value
 
 
@@ -122,4 +127,4 @@ def parse_workload(data: dict[str, object]) -> Workload:
     try:
         return Workload.model_validate({k: v for k, v in data.items() if v is not None})
     except ValidationError as exc:
-        raise ToolInputError(validation_message(exc)) from None
+        raise input_error(exc) from None

@@ -249,7 +249,7 @@ def memory_bars(answer: Answer, max_bars: int = MAX_CHART_BARS) -> list[MemoryBa
         return []
     return [
         MemoryBar(
-            label=f"{est.model} · {est.task} · {est.layout}",
+            label=f"{est.model} · {est.task} · {est.layout.render(lang)}",
             needed_gib=est.per_gpu_total_gib,
             capacity_gib=None,
             headroom_pct=None,

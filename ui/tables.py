@@ -84,7 +84,7 @@ def print_plan(plan: Plan) -> None:
     notes = [f"#{i} {note}" for i, o in enumerate(plan.options, start=1) for note in o.notes]
     _print_list(console, "notes", notes)
     # With a GPU filter, "has X, not the requested Y" says nothing the user did not ask for.
-    reasons = Counter(f"{r.family}: {r.reason}" for r in plan.rejected if "not the requested" not in r.reason)
+    reasons = Counter(f"{r.family}: {r.reason}" for r in plan.rejected if r.reason.code != "reject.not_requested_gpu")
     _print_list(console, "rejected (most common reasons)", [f"{n}x {why}" for why, n in reasons.most_common(8)])
     _print_list(console, "assumptions", plan.assumptions)
     _print_list(console, "warnings", plan.warnings)
@@ -139,7 +139,7 @@ def print_models(models: Sequence[ModelArchitecture]) -> None:
     console.print("image/video, vision-language, speech and embedding models: gpu-advisor models --kind media")
 
 
-def _print_list(console: Console, title: str, items: Sequence[str]) -> None:
+def _print_list(console: Console, title: str, items: Sequence[object]) -> None:
     if items:
         # One Text, printed once: rich wraps it line by line as it would each line printed on its own
         # (tests/test_cli_speed_paths.py compares the two), at a fraction of the per-print cost.

@@ -19,7 +19,6 @@ from assistant.messages import say
 from assistant.price_phrases import billing_label
 from assistant.render_brief import plan_brief
 from assistant.run import Events, Reply, Run
-from assistant.tool_text import notes_in
 from assistant.toolbox import (
     estimate_media_gpu_memory,
     evaluate_media_fit,
@@ -30,6 +29,7 @@ from assistant.understanding import Slots
 from tools.media_memory import MediaMemoryEstimate
 from tools.media_models import MediaModel, resolve_media_model
 from tools.media_plan import MediaOption, MediaPlan, smaller_settings
+from tools.notes import Note, rendered
 from tools.plan import Plan
 
 _GUIDANCE_DOC = "image-speech-embedding-models"
@@ -87,7 +87,7 @@ class MediaIntent(Run):
             return self._nothing_fits(plan, model, ask, s.gpu)
         top = plan.options[0]
         text = self._plan_line(top, plan, model, ask, s) + "\n\n" + self._table(plan.options[:_SHOWN])
-        over = any(r.reason.startswith("over budget") for r in plan.rejected)
+        over = any(r.reason.code == "reject.over_budget" for r in plan.rejected)
         if s.budget_cny_month and over and top.price_cny_per_hour is None:
             text = say("media.over_budget", self.lang, budget=render.fig(s.budget_cny_month)) + "\n\n" + text
         if top.price_source:
@@ -217,7 +217,7 @@ class MediaIntent(Run):
             return self.error(error or "")
         peak = next(stage for stage in est.stages if stage.stage == est.peak_stage)
         text = say("media.memory", self.lang, model=model.display_name, need=render.fig(est.total_gib),
-                   setting=next(iter(notes_in(self.lang, est.assumptions[:1])), model.display_name),
+                   setting=next((n.render(self.lang) for n in est.assumptions[:1]), model.display_name),
                    stage=est.peak_stage, weights=render.fig(round(peak.weights_gib, 2)),
                    act=render.fig(round(peak.activations_gib, 2)))
         return Reply(text=text, kind="estimate", details=[self._assumptions(est.assumptions[1:])])
@@ -232,9 +232,9 @@ class MediaIntent(Run):
         if error or plan is None:
             return self.error(error or "")
         parts, details = plan_brief(plan, self.lang, prefer=s.gpu_mentions) if isinstance(plan, Plan) else ([], [])
-        tokens = next((a for a in plan.assumptions if "image tokens" in a), "")
+        tokens = next((a.values["image_tokens"] for a in plan.assumptions if a.code == "vlm.plan_image_tokens"), "?")
         note = say("media.vlm_note", self.lang, images=images, width=args["width"], height=args["height"],
-                   tokens=tokens.split(" -> ")[1].split(" image tokens")[0] if " -> " in tokens else "?")
+                   tokens=f"{tokens:,}" if isinstance(tokens, int) else tokens)
         if s.gpu and (s.asks_verdict or re.search(_FIT_RE, self.question, re.I)):  # "can an A10 handle it?"
             parts.insert(0, self._vlm_verdict(plan, model, s))
         # Answer first: the plan's brief (under ~1,500 characters), then how many tokens the images add.
@@ -318,18 +318,17 @@ class MediaIntent(Run):
         details = [self._assumptions([*plan.assumptions, *plan.warnings])]
         reasons: dict[str, int] = {}
         for r in plan.rejected:
-            for note in notes_in(self.lang, [r.reason]):
-                key = f"{r.family}: {note}"
-                reasons[key] = reasons.get(key, 0) + 1
+            key = f"{r.family}{'：' if self.lang == 'zh' else ': '}{r.reason.render(self.lang)}"
+            reasons[key] = reasons.get(key, 0) + 1
         if reasons:
             ranked = sorted(reasons.items(), key=lambda kv: -kv[1])[:6]
             lines = [f"- {n} × {why}" for why, n in ranked]
             details.append(AnswerDetail(title=say("media.details_rejected", self.lang), markdown="\n".join(lines)))
         return details
 
-    def _assumptions(self, lines: list[str]) -> AnswerDetail:
+    def _assumptions(self, notes: list[Note]) -> AnswerDetail:
         return AnswerDetail(title=say("media.details_assumptions", self.lang),
-                            markdown="\n".join(f"- {line}" for line in notes_in(self.lang, lines)))
+                            markdown="\n".join(f"- {line}" for line in rendered(notes, self.lang)))
 
     def _cited(self, passages: list[Any]) -> list[AnswerDetail]:
         quotes = self.quotes(passages, self.question)

@@ -18,7 +18,6 @@ from assistant.intents.verdict_billing import billing_choice
 from assistant.messages import say
 from assistant.render_brief import estimate_brief, plan_brief
 from assistant.run import TRAINING, Events, Reply
-from assistant.tool_text import notes_in
 from assistant.toolbox import (
     estimate_gpu_memory,
     plan_gpu_deployment,
@@ -190,10 +189,10 @@ class PlanIntent(TrainingLeads, CostPeriods):
 
     def single_gpu_line(self, plan: Plan, gpu: str) -> list[str]:
         """When a GPU is named: whether one card of it is enough, from the planner's own rejections."""
-        one = next((r for r in plan.rejected if r.gpu_model == gpu and "on 1x" in r.reason), None)
+        one = next((r for r in plan.rejected if r.gpu_model == gpu and r.reason.values.get("gpus") == 1), None)
         if one is None:
             return []
-        reason = (notes_in(self.lang, [one.reason]) or [""])[0]
+        reason = one.reason.render(self.lang)
         return [say("plan.one_gpu_short", self.lang, gpu=gpu, instance_type=one.instance_type)
                 + (f" — {reason}" if reason else "")]  # fmt: skip
 
@@ -204,7 +203,7 @@ class PlanIntent(TrainingLeads, CostPeriods):
             return self.error(err or "").text
         same = [o for o in plan.options if o.total_gpus == s.gpus]
         where = say("plan.where_below" if lead else "plan.where_above", self.lang)
-        layout = "".join(say("plan.layout_note", self.lang, layout=n) for n in notes_in(self.lang, [est.layout]))
+        layout = say("plan.layout_note", self.lang, layout=est.layout.render(self.lang))
         head = say("plan.on_gpus_one" if s.gpus == 1 else "plan.on_gpus", self.lang, gpus=s.gpus,
                    gib=render.fig(est.per_gpu_total_gib), layout=layout)  # fmt: skip
         if same:

@@ -18,7 +18,6 @@ from assistant.messages import say
 from assistant.price_phrases import basis_label, region_label, source_label
 from assistant.reading import compiled
 from assistant.run import TRAINING, Events, Run
-from assistant.tool_text import notes_in
 from assistant.toolbox import plan_gpu_deployment, training_run
 from assistant.understanding import Slots
 from tools.plan import DeploymentOption, Plan
@@ -90,7 +89,7 @@ class PlanLeads(Run):
         if not only_type:
             return []
         if not plan.options:
-            reason = (notes_in(self.lang, [plan.rejected[0].reason]) or [""])[0] if plan.rejected else ""
+            reason = plan.rejected[0].reason.render(self.lang) if plan.rejected else ""
             return [say("count.none", self.lang, instance_type=only_type, reason=reason)]
         o = plan.options[0]
         hourly, monthly = render.fig(o.price_cny_per_hour), render.fig(o.price_cny_per_month)

@@ -18,7 +18,6 @@ from assistant.intents.compare_sides import gpu_settings, model_settings, settin
 from assistant.intents.verdict_words import offered
 from assistant.messages import say
 from assistant.run import TRAINING, Events, Reply, Run
-from assistant.tool_text import note_zh
 from assistant.toolbox import (
     estimate_gpu_memory,
     find_instance_types,
@@ -85,8 +84,7 @@ class WorkloadIntent(Run):
             # "Qwen-70B INT4 ... L20": no such model, but the nearest real one of that size answers the
             # question; the name error (and the guidance's correction) is said first.
             message = err or s.model_error
-            if self.lang == "zh":  # the tool's own words, rendered in Chinese: one language per answer
-                message = note_zh(message) or message
+            message = self.in_language(message)  # the tool's own words, in the answer's language
             note = say("workload.no_such_model", self.lang, mention=s.model_mention, message=message,
                        substitute=substitute)  # fmt: skip
             s = s.model_copy(update={"model": substitute, "model_error": None})
