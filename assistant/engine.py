@@ -131,6 +131,7 @@ class _Answering(
         except ToolInputError as exc:  # a tool rejected input the engine derived; say so plainly
             reply = self.error(str(exc))
         reply = yield from self.lead_for_form(s, reply)  # a yes/no question is answered yes or no first
+        reply.text = render.unique_paragraphs(reply.text)  # two handlers leading with the same verdict say it once
         if self.conv.turn.injection:  # the legitimate part is answered; the rest is refused in one line
             reply.text += "\n\n" + say("injection.refused", self.lang)
         reply = self.with_other_cloud(reply)  # "the Alibaba equivalent of a p4d", "is RunPod cheaper?"
