@@ -19,6 +19,7 @@ from assistant.form_leads import FormLeads
 from assistant.intent_fallback import IntentFallback, using
 from assistant.intents import HANDLERS
 from assistant.intents.catalog import CatalogIntent
+from assistant.intents.colocate import ColocateIntent
 from assistant.intents.describe import DescribeIntent
 from assistant.intents.gpus import GpuIntent
 from assistant.intents.guidance import GuidanceIntent
@@ -91,6 +92,7 @@ class _Answering(
     GuidanceIntent,
     ReachIntent,
     MediaIntent,
+    ColocateIntent,
     PricesIntent,
     LengthsIntent,
     Run,
