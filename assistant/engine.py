@@ -19,6 +19,7 @@ from assistant.form_leads import FormLeads
 from assistant.intent_fallback import IntentFallback, using
 from assistant.intents import HANDLERS
 from assistant.intents.catalog import CatalogIntent
+from assistant.intents.colocate import ColocateIntent
 from assistant.intents.describe import DescribeIntent
 from assistant.intents.gpus import GpuIntent
 from assistant.intents.guidance import GuidanceIntent
@@ -91,6 +92,7 @@ class _Answering(
     GuidanceIntent,
     ReachIntent,
     MediaIntent,
+    ColocateIntent,
     PricesIntent,
     LengthsIntent,
     Run,
@@ -131,6 +133,7 @@ class _Answering(
         except ToolInputError as exc:  # a tool rejected input the engine derived; say so plainly
             reply = self.error(str(exc))
         reply = yield from self.lead_for_form(s, reply)  # a yes/no question is answered yes or no first
+        reply.text = render.unique_paragraphs(reply.text)  # two handlers leading with the same verdict say it once
         if self.conv.turn.injection:  # the legitimate part is answered; the rest is refused in one line
             reply.text += "\n\n" + say("injection.refused", self.lang)
         reply = self.with_other_cloud(reply)  # "the Alibaba equivalent of a p4d", "is RunPod cheaper?"

@@ -155,6 +155,18 @@ def find_region(scan: Scan) -> str | None:
     return None
 
 
+def named_regions(text: str) -> list[str]:
+    """Every region the text names (ids and aliases, "Singapore vs Hangzhou"), in the order written, once each."""
+    low, found = text.lower(), []
+    for m in re.finditer(_REGION_ID_RE, low):
+        found.append((m.start(), m.group(0)))
+    for word, region in REGIONS.items():
+        for m in re.finditer(rf"(?<![a-z]){re.escape(word)}(?![a-z])", low):
+            found.append((m.start(), region))
+    ordered = [region for _, region in sorted(found)]
+    return list(dict.fromkeys(ordered))
+
+
 _INSTANCE_RE = (
     r"(?<![\w.])(?:ecs\.)[a-z0-9\-]{1,40}\.[a-z0-9]{1,20}|"
     r"(?<![\w.])(?:ebm|scc|v|s)?gn\d{1,3}[a-z]{0,6}(?:-[a-z0-9]{1,12}){0,4}\.\d{0,3}x?large"

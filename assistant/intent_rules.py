@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 from assistant.billing_words import asks_commitment_advice, asks_price, asks_price_gap, price_question
+from assistant.hardware_words import named_regions
 from assistant.model_search_words import asks_model_search
 from assistant.reading import Scan
 from tools import prices
@@ -173,6 +174,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     priced_type = priced_type and not _priced(s.instance_types[0], s.region)
     # "monthly cost of 4 x A100 80GB in Hangzhou?": one GPU (and count) priced, no model to size (i8verd)
     gpu_priced = len(s.gpu_mentions) == 1 and not (s.families or s.instance_types) and asks_price(text)
+    # "ecs.X in Singapore vs Hangzhou?": a price in each region named (the catalog answer prices one)
+    priced_type = priced_type or bool(s.instance_types and len(named_regions(text)) >= 2 and asks_price(text))
     if not has_workload and (price_question(text, named) or priced_type or gpu_priced) and not explains:
         return "prices"  # "哪个地域 A10 最便宜", "gn7i 包月多少钱", "那按量呢?": region and billing prices
     if asks_commitment_advice(text) and not has_workload:

@@ -1,6 +1,8 @@
 """Caps the user puts on the hardware: at most N machines ("最多用两台", "a single machine only") or N GPUs.
 
 A cap is a limit for the planner, not hardware to evaluate: "at most 16 GPUs" never fixes a 16-GPU set.
+The count of instances the user has ("2 台 ecs.gn7i-…", "a single gn8v instance") is read here too: it is the
+hardware, evaluated as named.
 """
 
 from __future__ import annotations
@@ -61,3 +63,29 @@ def max_gpus(text: str) -> int | None:
 
 
 # ------------------------------------------------------------------------------------------ daily users
+
+
+_INSTANCE_COUNT_RE = (
+    rf"{NUMBER}\s*(?:台|x|×|\*)\s*`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
+    rf"|{NUMBER}\s+`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d[\w\-]*\.\d*x?large"  # "on 2 gn8is.2xlarge"
+    rf"|{NUMBER}\s*(?:instances?|machines?|servers?|nodes?|boxes)\s+(?:of\s+)?`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
+)
+
+
+# "a single gn8v instance", "one gn8v box" (numbers are spelled as digits by then): one instance of a family
+_ONE_INSTANCE_RE = (
+    r"(?:\ba\s+single|\bsingle|\bone|(?<![\d.])1)\s+`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d[\w\-]*\s+"
+    r"(?:instances?|machines?|servers?|nodes?|box(?:es)?)\b"
+)
+
+
+def instance_count(text: str) -> int | None:
+    """How many instances of a named type the user has ("2 台 ecs.gn7i-...", "two gn8is boxes"), or None."""
+    if re.search(_ONE_INSTANCE_RE, text, re.IGNORECASE):
+        return 1
+    text = re.sub(r"([一二两三四五六七八九十])(?=\s*台)", lambda m: str(CN_SMALL[m.group(1)]), text)
+    m = re.search(_INSTANCE_COUNT_RE, text, re.IGNORECASE)
+    if not m:
+        return None
+    value = number_value(m, next(g for g in (1, 3, 5) if m.group(g)))
+    return int(value) if value >= 1 else None

@@ -384,32 +384,6 @@ def _peak_share(peak: re.Match[str]) -> float:
 
 
 CN_SMALL = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-_INSTANCE_COUNT_RE = (
-    rf"{NUMBER}\s*(?:台|x|×|\*)\s*`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
-    rf"|{NUMBER}\s+`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d[\w\-]*\.\d*x?large"  # "on 2 gn8is.2xlarge"
-    rf"|{NUMBER}\s*(?:instances?|machines?|servers?|nodes?|boxes)\s+(?:of\s+)?`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d"
-)
-
-
-# "a single gn8v instance", "one gn8v box" (numbers are spelled as digits by then): one instance of a family
-_ONE_INSTANCE_RE = (
-    r"(?:\ba\s+single|\bsingle|\bone|(?<![\d.])1)\s+`?(?:ecs\.)?(?:ebm|scc|s|v)?gn\d[\w\-]*\s+"
-    r"(?:instances?|machines?|servers?|nodes?|box(?:es)?)\b"
-)
-
-
-def instance_count(text: str) -> int | None:
-    """How many instances of a named type the user has ("2 台 ecs.gn7i-...", "two gn8is boxes"), or None."""
-    if re.search(_ONE_INSTANCE_RE, text, re.IGNORECASE):
-        return 1
-    text = re.sub(r"([一二两三四五六七八九十])(?=\s*台)", lambda m: str(CN_SMALL[m.group(1)]), text)
-    m = re.search(_INSTANCE_COUNT_RE, text, re.IGNORECASE)
-    if not m:
-        return None
-    value = number_value(m, next(g for g in (1, 3, 5) if m.group(g)))
-    return int(value) if value >= 1 else None
-
-
 # "add A100", "throw H20 in too", "再加一个 gn6i": a turn that adds a side to the previous comparison.
 ADDS_SIDE_RE = re.compile(
     r"\b(?:add(?:ing)?|include|including|throw\s+(?:\S+\s+){0,3}?in|as\s+well|too|also|third|fourth|one\s+more|"

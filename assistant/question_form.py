@@ -74,6 +74,12 @@ _TIME_LEFT_EN = (
     r"(?:only\s+|just\s+|about\s+|roughly\s+)?(?:a\s+|an\s+|(?P<n>\d+(?:\.\d+)?|"
     + "|".join(_NUM_EN) + r")\s*)(?P<u>hours?|hrs?|days?|weeks?|months?)\b(?!\s+(?:of|worth)\b)"
 )
+# "64 H800s for two weeks", "8 cards for 3 days": the time the named hardware is there for, so the run's deadline
+_HARDWARE_FOR_EN = (
+    r"\b(?:gpus?|cards?|[ahlv]\d{2,3}s?|h\d{3}s?|nodes?|instances?|boxes|machines?|servers?)\s+for\s+"
+    r"(?:only\s+|just\s+|about\s+)?(?:a\s+|an\s+|(?P<n>\d+(?:\.\d+)?|" + "|".join(_NUM_EN) + r")\s*)"
+    r"(?P<u>hours?|hrs?|days?|weeks?|months?)\b"
+)
 _TIME_LEFT_ZH = (
     rf"(?:只有|只剩|还有|就|给(?:我们|我)?)\s*(?P<n>{_NUM})\s*(?:个)?\s*(?P<u>小时|钟头|天|周|星期|礼拜|月)(?:时间)?"
     r"(?!\s*(?:的数据|的日志))"
@@ -136,7 +142,7 @@ def read_form(question: str) -> QuestionForm:
 
 def deadline_hours(text: str) -> float | None:
     """Return the time a run must finish in, in hours ("within 24 hours" -> 24, "两天之内" -> 48), or None."""
-    for pattern in (_DEADLINE_EN, _DEADLINE_ZH, _TIME_LEFT_EN, _TIME_LEFT_ZH):
+    for pattern in (_DEADLINE_EN, _DEADLINE_ZH, _TIME_LEFT_EN, _TIME_LEFT_ZH, _HARDWARE_FOR_EN):
         if m := compiled(pattern, re.IGNORECASE).search(text):
             word = (m.group("n") or "").lower()
             n = _NUM_EN.get(word) or (parse_number(word) if word else 1.0)

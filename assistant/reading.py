@@ -147,7 +147,8 @@ _SPOKEN_AMOUNTS = (
     (r"\ba\s+few\s+dozen\b", "36"),
     (r"\ba\s+few\s+hundred\b", "300"),
     (r"\ba\s+few\s+thousand\b", "3000"),
-    (r"\ba\s+handful\s+of\b", "5"),
+    # ... unless the figure follows ("a handful of users, say 4"): the figure said is the one
+    (r"\ba\s+handful\s+of\b(?![^.?!,]{0,20},?\s*(?:say|maybe|perhaps|like|about|around|roughly|~)\s*\d)", "5"),
     (r"\ba\s+couple\s+(?:of\s+)?hundred\b", "200"),
     (r"\ba\s+couple\s+(?:of\s+)?thousand\b", "2000"),
     (r"\ba\s+couple\s+of\b", "2"),

@@ -269,6 +269,19 @@ def scope_statement(lang: Language) -> str:
     return say("render.scope", lang)
 
 
+def unique_paragraphs(text: str) -> str:
+    """Return ``text`` with a paragraph that repeats an earlier one word for word left out."""
+    seen: set[str] = set()
+    kept = []
+    for paragraph in text.split("\n\n"):
+        key = paragraph.strip()
+        if key and key in seen:
+            continue
+        seen.add(key)
+        kept.append(paragraph)
+    return "\n\n".join(kept)
+
+
 def bullets(title: str, items: Sequence[str]) -> str:
     """Return ``title`` over a bullet list, one item per line."""
     return title + "\n" + "\n".join(f"- {item}" for item in items)

@@ -24,6 +24,7 @@ from assistant.toolbox_media import (
 )
 from knowledge.models import Passage
 from tools import capacity, catalog, hardware_fit, lengths, training_volume
+from tools.colocation import evaluate_colocation
 from tools.errors import ToolInputError
 from tools.hf_config import architecture_from_config
 from tools.memory import MemoryEstimate, estimate_memory, parse_request
@@ -359,6 +360,7 @@ DOMAIN_TOOLS: tuple[Callable[..., Any], ...] = (
     evaluate_hardware_fit,
     largest_models_that_fit,
     largest_models_within_budget,
+    evaluate_colocation,
     concurrent_users,
     text_length_tokens,
     training_run,

@@ -21,6 +21,7 @@ from assistant.bad_names import endless_numbers, find_branded_gpu, impossible_ha
 from assistant.bare_lengths import bare_lengths
 from assistant.billing_words import asks_price, asks_region
 from assistant.concepts import asks_concept
+from assistant.follow_up_words import accepts_defaults, is_follow_up
 from assistant.gpu_variants import with_memory_variants
 from assistant.hardware_words import (
     find_catalog_names,
@@ -44,7 +45,7 @@ from assistant.intent_rules import (
     intent,
 )
 from assistant.length_words import more_lengths
-from assistant.limit_words import max_gpus, max_instances
+from assistant.limit_words import instance_count, max_gpus, max_instances
 from assistant.media_reading import MediaAsk, read_media
 from assistant.memory_words import card_by_memory
 from assistant.model_mentions import find_model, find_size
@@ -52,7 +53,6 @@ from assistant.phrases import (
     DailyUsers,
     StatedLength,
     daily_users,
-    instance_count,
     invalid_numbers,
     spell_numbers,
     stated_lengths,
@@ -285,8 +285,8 @@ def understand(question: str) -> Slots:
         families=names[1],
         serving=serving or bool(concurrency or qps) or bool(re.search(CAPACITY_RE, text, re.IGNORECASE))
         or rates.asks_capacity(text),
-        follow_up=_is_follow_up(text),
-        accept_defaults=_accepts_defaults(text),
+        follow_up=is_follow_up(text),
+        accept_defaults=accepts_defaults(text),
         asks_explanation=bool(re.search(EXPLAIN_RE, text, re.IGNORECASE)),
         injection=planted or bool(re.search(INJECTION_RE, text, re.IGNORECASE)) or more_instructions(text),
         off_topic=bool(re.search(OUT_OF_SCOPE_RE, text, re.IGNORECASE)),
@@ -381,51 +381,3 @@ def _preferred_gpu(mentions: list[str]) -> str | None:
         return catalog.get_gpu(mentions[0]).name
     except UnknownNameError:
         return mentions[0]  # an ambiguous "A100" stays as written; the tools answer with its variants
-
-
-def _is_follow_up(text: str) -> bool:
-    return bool(
-        re.match(
-            r"\s*(?:那|那么|如果|换成|改成|改用|换用|要是|假如|再|还有|and\b|what\s+about|how\s+about|what\s+if|"
-            r"and\s+if|instead|then|with\b|using\b|on\b|switch|change|make\s+it|try)",
-            text,
-            re.IGNORECASE,
-        )
-        or re.search(r"呢\s*[?？]?\s*$|instead\s*[?.]?\s*$", text, re.IGNORECASE)
-        # "how does that compare with two A10s?", "跟 2 张 H20 比呢": the same workload on other hardware.
-        or re.search(r"how\s+does\s+(?:that|it|this)\s+compare|compared?\s+(?:with|to)\s+(?!each)", text, re.I)
-        # "how does L20 stack up against A10 for that?": "for that" points back at the workload
-        or re.search(r"\bfor\s+(?:that|this|it|the\s+same(?:\s+\w+)?)\s*[?？.!]*\s*$|同样的负载|这个负载", text, re.I)
-        or re.search(_POINTS_BACK_RE, text, re.IGNORECASE)
-        # "Confirm that, and also: what if we needed 32k context?": the change comes after a first clause.
-        or _LATER_CHANGE_RE.search(text)
-    )
-
-
-_LATER_CHANGE_RE = re.compile(
-    r"[,，:：;；.。!！?？]\s*(?:and\s+)?(?:also\s+)?(?:what\s+if|what\s+about|how\s+about)\b|"
-    r"[,，:：;；。！？]\s*(?:另外|顺便问下?|还有)?\s*(?:那|如果|要是|换成|改成)",
-    re.IGNORECASE,
-)
-# "ok, same thing but with Qwen2.5-32B", "right, and with 4 GPUs?", "Qwen2.5-14B instead of the 7B",
-# "其他不变，换成 L20": the workload of the conversation, one thing changed.
-_POINTS_BACK_RE = (
-    r"\bsame\s+(?:thing|setup|workload|question|scenario|numbers|deal|again|as\s+(?:before|above))\b|"
-    r"\binstead\s+of\b|\b(?:swap|replace)\w*\b.{0,40}?\b(?:with|for|to|in)\b|"
-    r"^\s*(?:ok(?:ay)?|alright|right|cool|great|thanks?|hmm+|so)[\s,.!]+"
-    r"(?:and|what\s+about|how\s+about|what\s+if|now|but|then|instead|same|switch|change|make\s+it|try)\b|"
-    r"其他(?:的)?(?:都)?不变|其余不变|别的不变|同样的(?:条件|配置|需求)"
-)
-
-
-def _accepts_defaults(text: str) -> bool:
-    return bool(
-        re.fullmatch(
-            r"\s*(?:好的?|好吧|行|可以|没问题|默认(?:就行|即可|吧)?|按默认(?:的)?(?:来|吧)?|随便|都行|你定|就这样|"
-            r"ok(?:ay)?|sure|yes|yep|go\s+ahead|fine|defaults?(?:\s+(?:are|is)\s+fine)?|use\s+the\s+defaults?|"
-            r"whatever|you\s+decide|sounds\s+good|(?:just\s+)?(?:assume|use)\s+(?:it|that|those|them|your\s+defaults?)|"
-            r"just\s+assume|go\s+with\s+(?:it|that|the\s+defaults?)|按你说的(?:来|办)?|就这么办)[\s!.。！,，]*",
-            text,
-            re.IGNORECASE,
-        )
-    )

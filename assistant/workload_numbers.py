@@ -225,8 +225,8 @@ _ROLES_ZH = (
 )
 _ROLES_EN = (
     r"(?:sales\s*people|salespeople|sales\s+reps|reps|analysts|lawyers|doctors|nurses|engineers|developers|devs|"
-    r"agents|teachers|researchers|colleagues|coworkers|co-workers|employees|staff|students|members|testers)"
-)
+    r"agents|teachers|researchers|colleagues|coworkers|co-workers|students|members|testers)"
+)  # not "employees"/"staff": a company's head-count is a population at a share (rate_words.find_head_count)
 # "at the same time", and the non-native "in same time" / "at same time": the people served at once.
 _AT_ONCE = r"(?:(?:at|in)\s+(?:the\s+)?same\s+time|at\s+once|concurrently|simultaneously|in\s+parallel)"
 

@@ -36,6 +36,7 @@ CALLS: dict[str, dict[str, Any]] = {
     "evaluate_hardware_fit": {"model": "Qwen2.5-7B-Instruct", "gpu": "L20", "gpus": 1, "concurrency": 8},
     "largest_models_that_fit": {"gpu": "L20", "gpus": 2, "family": "Qwen3"},
     "largest_models_within_budget": {"budget_cny_month": 20000, "concurrency": 8},
+    "evaluate_colocation": {"llm": "Qwen2.5-7B-Instruct", "media_model": "bge-m3", "gpu": "A10"},
     "concurrent_users": {"model": "Qwen2.5-7B-Instruct", "context": 8192, "gpu": "A10", "gpus": 1},
     "text_length_tokens": {"amount": 800, "unit": "zh_characters"},
     "training_run": {"model": "Qwen2.5-7B-Instruct", "gpu": "A100-80GB", "gpus": 8, "tokens": 1e9},

@@ -13,6 +13,7 @@ from typing import Any
 from assistant import render
 from assistant.answer import AnswerDetail
 from assistant.intent_rules import MEMORY_RE
+from assistant.intents.colocate import colocated
 from assistant.intents.plan_leads import HOW_LONG_RE
 from assistant.media_reading import MediaAsk
 from assistant.messages import say
@@ -56,6 +57,8 @@ class MediaIntent(Run):
         """Plan, judge named hardware, or size memory, as the question asks."""
         ask = s.media
         assert ask is not None and ask.model is not None
+        if colocated(self.question, s):  # "SDXL and Qwen2.5-7B on the same A10": both on one card
+            return (yield from self.colocation(s))
         model = resolve_media_model(ask.model)
         query = f"{model.display_name} GPU {model.kind} " + (_KIND_ZH.get(model.kind, "") if self.lang == "zh" else "")
         passages = yield from self.search(query, n=1, prefer_docs=[_GUIDANCE_DOC])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from assistant.answer import AnswerDetail
 from assistant.billing_words import asks_price_gap, asks_region, billings
+from assistant.hardware_words import named_regions
 from assistant.messages import say
 from assistant.price_phrases import basis_label, billing_label, source_label
 from assistant.render import fig
@@ -45,7 +46,13 @@ class PricesIntent(Run):
         for family in [] if names else subject.families[:1]:
             found, _ = yield from self.call("find_instance_types", find_instance_types, family=family)
             names += [i.instance_type for i in (found.instances if found else [])][:_FAMILY_TYPES]
-        if names:
+        regions = named_regions(self.question)
+        if names and len(regions) >= 2:  # "in Singapore vs Hangzhou": each region named, the cheaper first
+            for name in names[:_FAMILY_TYPES]:
+                for where in regions:
+                    yield from self._instance(name, modes, where, False, lines, details, sources)
+            lines[:0] = yield from self.cheaper_region_line(names[0], regions, modes)
+        elif names:
             for name in names[:_FAMILY_TYPES]:
                 yield from self._instance(name, modes, region, region_ask, lines, details, sources)
         elif subject.gpu_mentions:
@@ -86,6 +93,38 @@ class PricesIntent(Run):
 
     def _unit(self, mode: str) -> str:
         return say("prices.unit_month" if mode == "subscription-monthly" else "prices.unit_hour", self.lang)
+
+    def cheaper_region_line(self, name: str, regions: list[str], modes: list[str]) -> Events:
+        """Name the region where ``name`` costs least per month among those asked, on one billing basis for all."""
+        quotes = []
+        for where in regions:
+            quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=name, region=where)
+            if quote is not None and quote.region == where:
+                quotes.append(quote)
+        if len(quotes) < 2:
+            return []
+        listed = [q for q in quotes if q.subscription_monthly is not None]
+        if "subscription-monthly" in modes and 0 < len(listed) < len(quotes):  # "包月哪个便宜": only some list one
+            best = min(listed, key=lambda q: q.subscription_monthly or 0.0)
+            missing = [q.region for q in quotes if q.subscription_monthly is None]
+            return [say("prices.subscription_only_in", self.lang, instance_type=best.instance_type, region=best.region,
+                        monthly=fig(best.subscription_monthly), missing=self.t("、", ", ").join(missing))]  # fmt: skip
+        # The same basis in every region: subscriptions where all list one, else 730 h of pay-as-you-go.
+        if all(q.subscription_monthly is not None for q in quotes):
+            monthly, basis = {q.region: q.subscription_monthly for q in quotes}, "monthly subscription"
+        elif all(q.hourly is not None for q in quotes):
+            monthly = {q.region: round((q.hourly or 0.0) * HOURS_PER_MONTH, 2) for q in quotes}
+            basis = "pay-as-you-go x 730 h/month"
+        else:
+            return []
+        low, high = min(monthly, key=lambda r: monthly[r] or 0.0), max(monthly, key=lambda r: monthly[r] or 0.0)
+        if monthly[low] == monthly[high]:
+            return [say("prices.same_in_regions", self.lang, instance_type=quotes[0].instance_type,
+                        regions=self.t("、", ", ").join(monthly), monthly=fig(monthly[low]),
+                        basis=basis_label(basis, self.lang))]  # fmt: skip
+        return [say("prices.cheaper_region", self.lang, instance_type=quotes[0].instance_type, region=low,
+                    monthly=fig(monthly[low]), other=high, other_monthly=fig(monthly[high]),
+                    basis=basis_label(basis, self.lang))]  # fmt: skip
 
     def _instance(
         self,

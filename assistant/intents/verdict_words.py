@@ -165,12 +165,15 @@ def family_gpu(families: list[str]) -> str | None:
     return gpus.pop() if len(gpus) == 1 else None
 
 
+_COMFORTABLE_PCT = 10.0  # the planner's line: under 10% headroom a fit is tight (fragmentation can still OOM)
+
+
 def one_box(question: str, family: str, s: Slots | None = None) -> int | None:
     """'Would a gn6i do?', '一台 gn8v 能跑 DeepSeek-V3 吗': one box of the family, or None if not said so.
 
-    The box is the family's smallest GPU count that holds the workload of ``s`` (the cheapest box that does),
-    else its widest (the nearest miss): "a single gn8v instance" for a 671B model is the 8-GPU type, not
-    the 1-GPU one 550 GiB short.
+    The box is the family's smallest GPU count that holds the workload of ``s`` with room to spare, else the
+    smallest that holds it tightly, else its widest (the nearest miss): "a single gn8v instance" for a 671B
+    model is the 8-GPU type, not the 1-GPU one 550 GiB short.
     """
     if not re.search(rf"(?:\ba|\ban|\bone|\bsingle|一台|单台|一个)\s*(?:\w+\s+)?{re.escape(family)}(?![\w-])",
                      question, re.IGNORECASE):  # fmt: skip
@@ -180,6 +183,7 @@ def one_box(question: str, family: str, s: Slots | None = None) -> int | None:
     if not counts or s is None or not s.model:
         return counts[0] if counts else None
     gpu = next((i.gpu_name for i in catalog.list_instances(family=family) if i.gpu_name), None)
+    tight = None
     for count in counts:
         try:
             fit = evaluate_hardware(s.model, task_of(s), gpu=gpu, gpus=count, precision=s.precision or "bf16",
@@ -187,6 +191,7 @@ def one_box(question: str, family: str, s: Slots | None = None) -> int | None:
                                     with_changes=False)  # type: ignore[arg-type]  # fmt: skip
         except (ToolInputError, UnknownNameError):
             continue
-        if fit.fits:
+        if fit.fits and fit.headroom_pct >= _COMFORTABLE_PCT:
             return count
-    return counts[-1]
+        tight = tight or (count if fit.fits else None)
+    return tight or counts[-1]

@@ -1,0 +1,59 @@
+"""How a turn relates to the conversation: a change of the previous question, or a yes to the defaults.
+
+"那换成 L20 呢", "what about 64 users?", "ok, same thing but with Qwen2.5-32B": the workload of the conversation
+with one thing changed; "ok", "默认就行": go on with the defaults offered.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def is_follow_up(text: str) -> bool:
+    """Return whether a turn is phrased as a change of the previous question ("那换成 L20 呢")."""
+    return bool(
+        re.match(
+            r"\s*(?:那|那么|如果|换成|改成|改用|换用|要是|假如|再|还有|and\b|what\s+about|how\s+about|what\s+if|"
+            r"and\s+if|instead|then|with\b|using\b|on\b|switch|change|make\s+it|try)",
+            text,
+            re.IGNORECASE,
+        )
+        or re.search(r"呢\s*[?？]?\s*$|instead\s*[?.]?\s*$", text, re.IGNORECASE)
+        # "how does that compare with two A10s?", "跟 2 张 H20 比呢": the same workload on other hardware.
+        or re.search(r"how\s+does\s+(?:that|it|this)\s+compare|compared?\s+(?:with|to)\s+(?!each)", text, re.I)
+        # "how does L20 stack up against A10 for that?": "for that" points back at the workload
+        or re.search(r"\bfor\s+(?:that|this|it|the\s+same(?:\s+\w+)?)\s*[?？.!]*\s*$|同样的负载|这个负载", text, re.I)
+        or re.search(_POINTS_BACK_RE, text, re.IGNORECASE)
+        # "Confirm that, and also: what if we needed 32k context?": the change comes after a first clause.
+        or _LATER_CHANGE_RE.search(text)
+    )
+
+
+_LATER_CHANGE_RE = re.compile(
+    r"[,，:：;；.。!！?？]\s*(?:and\s+)?(?:also\s+)?(?:what\s+if|what\s+about|how\s+about)\b|"
+    r"[,，:：;；。！？]\s*(?:另外|顺便问下?|还有)?\s*(?:那|如果|要是|换成|改成)",
+    re.IGNORECASE,
+)
+# "ok, same thing but with Qwen2.5-32B", "right, and with 4 GPUs?", "Qwen2.5-14B instead of the 7B",
+# "其他不变，换成 L20": the workload of the conversation, one thing changed.
+_POINTS_BACK_RE = (
+    r"\bsame\s+(?:thing|setup|workload|question|scenario|numbers|deal|again|as\s+(?:before|above))\b|"
+    r"\binstead\s+of\b|\b(?:swap|replace)\w*\b.{0,40}?\b(?:with|for|to|in)\b|"
+    r"^\s*(?:ok(?:ay)?|alright|right|cool|great|thanks?|hmm+|so)[\s,.!]+"
+    r"(?:and|what\s+about|how\s+about|what\s+if|now|but|then|instead|same|switch|change|make\s+it|try)\b|"
+    r"其他(?:的)?(?:都)?不变|其余不变|别的不变|同样的(?:条件|配置|需求)"
+)
+
+
+def accepts_defaults(text: str) -> bool:
+    """Return whether a turn only accepts the defaults offered ("ok", "默认就行", "go ahead")."""
+    return bool(
+        re.fullmatch(
+            r"\s*(?:好的?|好吧|行|可以|没问题|默认(?:就行|即可|吧)?|按默认(?:的)?(?:来|吧)?|随便|都行|你定|就这样|"
+            r"ok(?:ay)?|sure|yes|yep|go\s+ahead|fine|defaults?(?:\s+(?:are|is)\s+fine)?|use\s+the\s+defaults?|"
+            r"whatever|you\s+decide|sounds\s+good|(?:just\s+)?(?:assume|use)\s+(?:it|that|those|them|your\s+defaults?)|"
+            r"just\s+assume|go\s+with\s+(?:it|that|the\s+defaults?)|按你说的(?:来|办)?|就这么办)[\s!.。！,，]*",
+            text,
+            re.IGNORECASE,
+        )
+    )
