@@ -19,6 +19,7 @@ from assistant.understanding import understand
         ("Qwen2.5-14B 给 50 个客服同事用，要几张卡", 50),
         ("供 30 名销售人员使用 Qwen2.5-7B，用什么实例", 30),
         ("Qwen2.5-7B for 20 salespeople, which instance?", 20),
+        ("Could we serve Qwen2.5-32B to ~20 staff on that?", 20),  # a team that size are the users
     ],
 )
 def test_people_by_role_are_concurrent_users(question: str, users: int) -> None:
@@ -34,3 +35,8 @@ def test_api_verdict_on_named_instances_carries_the_users(client: httpx.Client) 
     body = ask_api(client, "老板只批了两台 gn7i-c8g1.2xlarge，想上 Qwen2.5-14B 给 20 个销售用，撑得住吗？")
     [fit] = [c for c in body["tool_calls"] if c["name"] == "evaluate_hardware_fit"]
     assert fit["args"]["concurrency"] == 20 and fit["args"]["instances"] == 2
+
+
+def test_a_company_head_count_is_a_population_not_users_at_once() -> None:
+    s = understand("We're rolling out an assistant to 2,000 employees on Qwen2.5-7B-Instruct. What instance?")
+    assert s.rate is not None and s.rate.kind == "user_share" and s.concurrency == 200
