@@ -17,7 +17,7 @@ from tools.errors import ToolInputError
 from tools.memory import MemoryEstimate, estimate_memory
 from tools.models import ModelArchitecture
 from tools.notes import Note, note
-from tools.plan import USABLE_FRACTION_HBM, USABLE_FRACTION_OTHER, VLLM_GPU_MEMORY_UTILIZATION
+from tools.plan_notes import USABLE_FRACTION_HBM, USABLE_FRACTION_OTHER, VLLM_GPU_MEMORY_UTILIZATION
 from tools.workload import Precision, Quant, Task
 
 FitReason = Literal["fits", "memory_per_gpu", "gpu_memory_unknown"]

@@ -19,7 +19,8 @@ from tools.media_memory import MediaMemoryEstimate, MediaRequest, estimate_media
 from tools.media_models import MediaModel, resolve_media_model
 from tools.media_speed import MediaSpeed, diffusion_speed, encoder_speed, replicas_for, speech_speed
 from tools.notes import Note, NoteValue, note
-from tools.plan import Rejection, usable_memory_gib
+from tools.plan import Rejection
+from tools.plan_layout import usable_memory_gib
 from tools.plan_pricing import price_fields, price_warnings, region_problem
 from tools.throughput import GpuPerf
 from tools.workload import check_region_id
@@ -219,7 +220,7 @@ def smaller_settings(model: MediaModel, request: MediaRequest) -> list[tuple[str
 
 
 def gpu_usable_gib(gpu: catalog.GPU) -> float:
-    """Return the usable memory of one such GPU (see :func:`tools.plan.usable_memory_gib`)."""
+    """Return the usable memory of one such GPU (see :func:`tools.plan_layout.usable_memory_gib`)."""
     return usable_memory_gib(gpu)
 
 
@@ -261,7 +262,7 @@ def _precheck(
 
 
 def usable_gib(inst: catalog.InstanceType, gpu: catalog.GPU) -> float:
-    """Usable memory of one GPU of an instance type (see :func:`tools.plan.usable_memory_gib`)."""
+    """Usable memory of one GPU of an instance type (see :func:`tools.plan_layout.usable_memory_gib`)."""
     assert inst.gpu_memory_gib is not None
     return usable_memory_gib(gpu, inst.gpu_memory_gib)
 
