@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from tools import prices
-from tools.catalog import DataFileError, get_instance
+from tools.catalog import get_instance
+from tools.data_files import DataFileError
 from tools.errors import UnknownNameError
 from tools.prices import (
     HOURS_PER_MONTH,

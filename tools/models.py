@@ -246,7 +246,7 @@ def suggest_models(text: str, limit: int = 3) -> list[str]:
 def _load_rows(path: Path) -> list[RegistryRow]:
     import yaml
 
-    from tools.catalog import yaml_loader
+    from tools.data_files import yaml_loader
 
     try:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml_loader())

@@ -111,7 +111,7 @@ def note_texts() -> dict[str, NoteTexts]:
 def _load() -> dict[str, NoteTexts]:
     import yaml
 
-    from tools.catalog import yaml_loader
+    from tools.data_files import yaml_loader
     from tools.errors import validation_message  # tools.errors makes notes: imported here, not at the top
 
     raw = yaml.load(NOTE_TEXTS.read_text(encoding="utf-8"), Loader=yaml_loader())

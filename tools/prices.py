@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tools import data_cache
-from tools.catalog import DATA_DIR, DataFileError, get_instance, read_csv_rows
+from tools.catalog import DATA_DIR, get_instance
+from tools.data_files import DataFileError, read_csv_rows
 
 if TYPE_CHECKING:
     from tools.price_snapshot import LiveSnapshot
