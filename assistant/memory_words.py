@@ -14,7 +14,7 @@ import re
 from functools import cache
 from typing import TYPE_CHECKING
 
-from tools import catalog, prices
+from tools import catalog, price_quotes
 
 if TYPE_CHECKING:
     from assistant.understanding import Slots
@@ -53,7 +53,7 @@ def gpu_with_memory(size_gb: int) -> str | None:
             continue
         if (gpu.fp16_dense_tflops or 0) < _MIN_TENSOR_TFLOPS:
             continue  # a video/VDI card (A16, P100) is not what someone sizing a model means by "a 16G card"
-        quote = prices.quote(inst.instance_type)
+        quote = price_quotes.quote(inst.instance_type)
         hourly = quote.hourly if quote and quote.hourly is not None else float("inf")
         candidates[gpu.name] = min(candidates.get(gpu.name, float("inf")), hourly)
     return min(candidates, key=lambda name: candidates[name]) if candidates else None
