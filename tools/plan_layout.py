@@ -72,8 +72,13 @@ def usable_memory_gib(gpu: catalog.GPU, nominal_gib: float | None = None) -> flo
     """
     if gpu.usable_memory_gib:
         return gpu.usable_memory_gib
+    return (nominal_gib or gpu.memory_gib) * usable_fraction(gpu)
+
+
+def usable_fraction(gpu: catalog.GPU) -> float:
+    """Share of the nominal memory assumed usable where no CUDA-visible size is published (HBM vs GDDR)."""
     hbm = (gpu.memory_type or "").upper().startswith("HBM")
-    return (nominal_gib or gpu.memory_gib) * (USABLE_FRACTION_HBM if hbm else USABLE_FRACTION_OTHER)
+    return USABLE_FRACTION_HBM if hbm else USABLE_FRACTION_OTHER
 
 
 def usable_gib(inst: catalog.InstanceType, gpu: catalog.GPU) -> float:
