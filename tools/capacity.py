@@ -11,7 +11,7 @@ import math
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.errors import ToolInputError
+from tools.errors import input_problem
 from tools.hardware_fit import Hardware, memory_request, resolve_hardware
 from tools.memory import estimate_memory
 from tools.models import ModelArchitecture
@@ -63,7 +63,7 @@ def concurrent_sequences(
         ToolInputError: unknown names or impossible values.
     """
     if context < 2:
-        raise ToolInputError(f"context must be at least 2 tokens; got {context}.")
+        raise input_problem("error.context_min", least=2, context=context)
     hw = resolve_hardware(gpu, gpus, instance_type, 1)
     req = memory_request(model, "inference", hw.gpus, precision, quant, context)
     one, two = estimate_memory(req | {"batch": 1}, arch), estimate_memory(req | {"batch": 2}, arch)

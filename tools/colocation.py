@@ -12,7 +12,7 @@ import math
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools import catalog
-from tools.errors import ToolInputError
+from tools.errors import input_problem
 from tools.hardware_fit import memory_request, resolve_hardware
 from tools.media_memory import estimate_media_memory
 from tools.memory import estimate_memory
@@ -66,7 +66,7 @@ def evaluate_colocation(
         concurrency: The LLM's sequences served at once.
     """
     if context < 1 or concurrency < 1:
-        raise ToolInputError(f"context and concurrency must be positive; got {context} and {concurrency}.")
+        raise input_problem("error.context_concurrency_positive", context=context, concurrency=concurrency)
     hw = resolve_hardware(gpu=gpu, gpus=1)
     text = estimate_memory(memory_request(llm, "inference", 1, precision, quant, context, concurrency=concurrency))
     media = estimate_media_memory({"model": media_model})

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools import catalog
-from tools.errors import ToolInputError
+from tools.errors import ToolInputError, input_problem
 from tools.memory import MemoryEstimate, estimate_memory
 from tools.models import ModelArchitecture
 from tools.notes import Note, note
@@ -85,19 +85,19 @@ def resolve_hardware(
         ToolInputError: unknown names, a vGPU slice, or a count that is not a positive whole number.
     """
     if instances < 1:
-        raise ToolInputError(f"instances must be at least 1; got {instances}.")
+        raise input_problem("error.instances_min", instances=instances)
     if instance_type:
         inst = catalog.get_instance(instance_type)
         name = inst.gpu_model or inst.gpu_model_likely
         if name is None or not isinstance(inst.gpu_count, int) or inst.vgpu:
-            raise ToolInputError(f"{inst.instance_type} has no whole GPUs of a known model; pick a full-GPU type.")
+            raise input_problem("error.no_whole_gpus", instance_type=inst.instance_type)
         spec, per_instance, memory = catalog.get_gpu(name), inst.gpu_count, inst.gpu_memory_gib
         total, itype = per_instance * instances, inst.instance_type
     else:
         if gpu is None:
-            raise ToolInputError("Name a GPU (e.g. L20) or an instance type (e.g. ecs.gn8is.4xlarge).")
+            raise input_problem("error.name_hardware")
         if gpus is not None and gpus < 1:
-            raise ToolInputError(f"gpus must be a positive whole number; got {gpus}.")
+            raise input_problem("error.gpus_positive", gpus=gpus)
         spec, memory, total, itype = catalog.get_gpu(gpu), None, (gpus or 1) * instances, None
     usable = usable_memory_gib(spec, memory)
     if spec.usable_memory_gib:

@@ -240,8 +240,11 @@ def _check_load(model: MediaModel, w: MediaWorkload) -> None:
     for field, kinds in _KINDS_OF_LOAD.items():
         if getattr(w, field) is not None and model.kind not in kinds:
             flag = "--" + field.replace("_", "-")
-            hint = " (a reranker scores --candidates per query at --qps)" if field == "docs" else ""
-            raise ToolInputError(f"{flag} does not apply to {model.display_name} (a {model.kind} model){hint}")
+            said = note(f"error.media.load_flag.{model.kind}", flag=flag, model=model.display_name)
+            if field != "docs":
+                raise ToolInputError(said.text, [said])
+            hint = note("error.media.docs_hint")  # a reranker's load is candidates per query
+            raise ToolInputError(f"{said.text} ({hint.text})", [said, hint])
 
 
 def _precheck(

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools import catalog, price_quotes, prices
-from tools.errors import ToolInputError, UnknownNameError
+from tools.errors import ToolInputError, UnknownNameError, input_problem
 from tools.hardware_fit import Hardware, evaluate_hardware, resolve_hardware
 from tools.models import ModelArchitecture, list_models, normalize_name
 from tools.workload import Precision, Quant
@@ -100,7 +100,7 @@ def largest_models_that_fit(
         ToolInputError: unknown hardware, an unknown family, or impossible values.
     """
     if context < 1 or concurrency < 1:
-        raise ToolInputError(f"context and concurrency must be positive; got {context} and {concurrency}.")
+        raise input_problem("error.context_concurrency_positive", context=context, concurrency=concurrency)
     hw = resolve_hardware(gpu, gpus, instance_type, instances)
     candidates = sorted(
         (m for m in _family_models(family) if m.max_context >= context),
@@ -148,9 +148,9 @@ def largest_models_within_budget(
         ToolInputError: a budget that is not positive, an unknown region or family.
     """
     if budget_cny_month <= 0:
-        raise ToolInputError(f"budget_cny_month must be positive; got {budget_cny_month}.")
+        raise input_problem("error.budget_positive", budget=budget_cny_month)
     if region is not None and not prices.is_region(region):
-        raise ToolInputError(f"Unknown region '{region}'.")
+        raise input_problem("error.region_id", region=region)
     widest: dict[str, tuple[catalog.InstanceType, price_quotes.PriceQuote]] = {}
     affordable = 0
     for inst in catalog.list_instances():
