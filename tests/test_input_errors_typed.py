@@ -18,7 +18,7 @@ from tools.errors import ToolInputError
 from tools.hardware_fit import resolve_hardware
 from tools.model_search import largest_models_within_budget
 
-TOOLS = Path(__file__).resolve().parent.parent / "tools"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _bare_raises(path: Path) -> list[int]:
@@ -33,7 +33,8 @@ def _bare_raises(path: Path) -> list[int]:
 
 def test_no_tool_raises_an_input_error_without_its_notes() -> None:
     # tools/errors.py keeps one bare fallback: a pydantic complaint of a kind no note states.
-    found = {p.name: _bare_raises(p) for p in TOOLS.glob("*.py") if p.name != "errors.py"}
+    sources = [*(ROOT / "tools").glob("*.py"), *(ROOT / "assistant").glob("toolbox*.py")]
+    found = {p.name: _bare_raises(p) for p in sources if p.name != "errors.py"}
     assert {name: lines for name, lines in found.items() if lines} == {}
 
 
