@@ -58,3 +58,20 @@ def test_the_error_renders_in_both_languages(case: str, call: Callable[[], objec
     assert exc.notes, case
     assert exc.notes[0].render("en") in str(exc)  # the message is the first note's English text
     assert zh_word in "；".join(n.render("zh") for n in exc.notes)
+
+
+@pytest.mark.parametrize(
+    ("fields", "zh"),
+    [
+        ({"concurrency": 10**7}, "并发数 不能超过 100000"),
+        ({"precision": "fp64"}, "精度 只能是 `fp32`、`bf16`"),
+        ({"concurrency": "many"}, "并发数 必须是整数"),
+        ({"colour": "red"}, "不认识的参数 colour"),
+    ],
+)
+def test_a_request_field_error_is_typed_and_names_the_field_in_words(fields: dict[str, object], zh: str) -> None:
+    from tools.workload import parse_workload
+
+    with pytest.raises(ToolInputError) as caught:
+        parse_workload({"model": "qwen2.5-7b", **fields})
+    assert caught.value.notes and caught.value.notes[0].render("zh").startswith(zh)

@@ -8,6 +8,8 @@ instead of re-reading the English. Anything else is a bug and goes to the log, n
 
 from __future__ import annotations
 
+import re
+
 from pydantic import ValidationError
 
 from tools.notes import Note, NoteValue, note
@@ -88,7 +90,8 @@ def input_error(exc: ValidationError) -> ToolInputError:
         elif err["type"] == "unknown_region":
             notes.append(note("error.unknown_region", region=str(ctx["region"]), known=list(ctx["ids"])))
         elif err["type"] == "literal_error" and where:
-            notes.append(note("error.field.literal", field=where, expected=str(ctx.get("expected"))))
+            allowed = re.findall(r"'([^']*)'", str(ctx.get("expected")))  # "'bf16', 'fp16' or 'fp8'"
+            notes.append(note("error.field.literal", field=where, expected=allowed))
         elif err["type"] in _KINDS and where:
             notes.append(note(_KINDS[err["type"]], field=where))
         else:
