@@ -10,6 +10,7 @@ import httpx
 import pytest
 from engine_helpers import ask_api, ask_cli, first_line
 
+from assistant.intents.verdict_words import memory_claim
 from assistant.memory_words import card_size, gpu_with_memory
 from assistant.understanding import understand
 from tools import catalog
@@ -86,3 +87,11 @@ def test_api_english_card_by_memory(client: httpx.Client) -> None:
     [fit] = [c for c in body["tool_calls"] if c["name"] == "evaluate_hardware_fit"]
     assert catalog.get_gpu(fit["args"]["gpu"]).memory_gib == 24 and fit["args"]["gpus"] == 1
     assert fit["args"]["task"] == "full" and first_line(body["text"]).startswith("**No")
+
+
+@pytest.mark.parametrize(
+    ("question", "claim"), [("Qwen2.5-7B 需要 28G 显存吗", 28.0), ("跑 14B 要 40G 显存吗？", 40.0)]
+)
+def test_a_need_asked_about_is_a_claim_to_check_not_a_card(question: str, claim: float) -> None:
+    # "does 7B need 28G?" is checked against the estimate (as "does 7B need 16GB?" is), not read as a 28G card
+    assert card_size(question) is None and memory_claim(question) == claim

@@ -35,7 +35,7 @@ USERS_RE = (
 _MEMORY_CLAIM_RE = re.compile(r"(?<![\d.])(\d{1,4}(?:\.\d{1,2})?)\s*(?:gi?b|g)(?![a-z])", re.IGNORECASE)
 _CHECK_RE = re.compile(
     r"对吗|对吧|是吗|是不是|吧\s*[?？]?\s*$|靠谱|没错|准确|真的|really|right\?|true\?|correct|is\s+(?:it|that)\s+(?:right|true)|"
-    r"\bdoes\b.{0,40}\bneed\b|isn'?t\s+it",
+    r"\bdoes\b.{0,40}\bneed\b|isn'?t\s+it|(?:需要|要)[^，,。？?]{0,16}吗",
     re.IGNORECASE,
 )
 
