@@ -27,7 +27,7 @@ from assistant.why_leads import WhyLeads
 from tools.architecture import ModelArchitecture
 from tools.hardware_fit import HardwareFit
 from tools.plan import Plan
-from tools.prices import GpuRegionPrices, PriceQuote
+from tools.price_quotes import GpuRegionPrices, PriceQuote
 from tools.training_volume import TrainingCompute
 
 # The yes and no words our own leads (and the handlers' catalogue lines) open with; the earliest decides.

@@ -13,7 +13,7 @@ from assistant.billing_words import asks_commitment_advice, asks_price, asks_pri
 from assistant.hardware_words import named_regions
 from assistant.model_search_words import asks_model_search
 from assistant.reading import Scan
-from tools import prices
+from tools import price_quotes
 from tools.errors import UnknownNameError
 
 if TYPE_CHECKING:
@@ -151,7 +151,7 @@ _PICK_RE = (
 
 def _priced(instance_type: str, region: str | None) -> bool:
     try:
-        return prices.quote(instance_type, region) is not None
+        return price_quotes.quote(instance_type, region) is not None
     except UnknownNameError:
         return True  # an unknown type is the catalog answer's to correct
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from assistant.answer import Language
-from tools.prices import RegionComparison
+from tools.price_quotes import RegionComparison
 from tools.regions import region_names
 
 _BILLING_ZH = {

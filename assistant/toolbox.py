@@ -25,7 +25,7 @@ from assistant.toolbox_media import (
 from knowledge.models import Passage
 from tools import capacity, catalog, hardware_fit, lengths, training_volume
 from tools.colocation import evaluate_colocation
-from tools.errors import ToolInputError
+from tools.errors import input_problem
 from tools.hf_config import architecture_from_config
 from tools.memory import MemoryEstimate, estimate_memory, parse_request
 from tools.model_search import largest_models_that_fit, largest_models_within_budget
@@ -188,7 +188,7 @@ def custom_architecture(name: str, dims: dict[str, int]) -> ModelArchitecture:
     """
     missing = [k for k in ("num_hidden_layers", "hidden_size", "num_attention_heads") if not dims.get(k)]
     if missing:
-        raise ToolInputError(f"A custom architecture needs {', '.join(missing)}; give them with the other sizes.")
+        raise input_problem("error.custom_arch_missing", missing=missing)
     cfg: dict[str, object] = {**_CUSTOM_DEFAULTS, **dims}
     assumed = [f"{k} {v}" for k, v in _CUSTOM_DEFAULTS.items() if k not in dims]
     if "intermediate_size" not in dims:
@@ -333,7 +333,7 @@ def training_run(
     """
     if tokens is None:
         if samples is None or tokens_per_sample is None:
-            raise ToolInputError("Give tokens, or samples and tokens_per_sample.")
+            raise input_problem("error.training_volume_missing")
         tokens = training_volume.training_tokens(samples, tokens_per_sample, epochs).training_tokens
     return training_volume.training_compute(model, tokens, gpu, gpus, task, mfu, price_cny_per_hour)
 

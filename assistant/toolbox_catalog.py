@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from tools import catalog, price_nearest, prices
+from tools import catalog, price_nearest, price_quotes, prices
 
 
 class InstanceList(BaseModel):
@@ -41,7 +41,7 @@ def find_instance_types(
     return InstanceList(count=len(found), instances=found)
 
 
-def price_of_instance(instance_type: str, region: str | None = None) -> prices.PriceQuote | None:
+def price_of_instance(instance_type: str, region: str | None = None) -> price_quotes.PriceQuote | None:
     """Quote an instance type's CNY prices in one region: pay-as-you-go per hour, per month, subscription and spot.
 
     Each figure names its region, billing mode, date and source; monthly = subscription or 730 h pay-as-you-go.
@@ -55,7 +55,7 @@ def price_of_instance(instance_type: str, region: str | None = None) -> prices.P
         The quote, or None when no price is known for the type (it exists but is unpriced).
     """
     catalog.get_instance(instance_type)  # an unknown name fails with suggestions, not "no price"
-    return prices.quote(instance_type, region)
+    return price_quotes.quote(instance_type, region)
 
 
 def nearest_known_price(instance_type: str, region: str | None = None) -> price_nearest.NearestPrice | None:
@@ -74,19 +74,21 @@ def nearest_known_price(instance_type: str, region: str | None = None) -> price_
     return price_nearest.nearest_known_price(instance_type, region)
 
 
-def compare_region_prices(instance_type: str, billing: prices.Billing = "pay-as-you-go") -> prices.RegionComparison:
+def compare_region_prices(
+    instance_type: str, billing: prices.Billing = "pay-as-you-go"
+) -> price_quotes.RegionComparison:
     """Price one instance type in every region that lists it, cheapest first, and name the cheapest region.
 
     Args:
         instance_type: Instance type, e.g. "ecs.gn7i-c8g1.2xlarge" (the "ecs." prefix is optional).
         billing: "pay-as-you-go" (CNY/h), "subscription-monthly" (CNY/month) or "spot" (CNY/h).
     """
-    return prices.compare_regions(instance_type, billing)
+    return price_quotes.compare_regions(instance_type, billing)
 
 
 def cheapest_region_for_gpu(
     gpu: str, gpu_count: int = 1, billing: prices.Billing = "pay-as-you-go"
-) -> prices.GpuRegionPrices:
+) -> price_quotes.GpuRegionPrices:
     """Find the cheapest region and instance type for instances with a given GPU and GPU count.
 
     Args:
@@ -95,4 +97,4 @@ def cheapest_region_for_gpu(
         gpu_count: GPUs per instance, e.g. 1, 4 or 8.
         billing: "pay-as-you-go" (CNY/h), "subscription-monthly" (CNY/month) or "spot" (CNY/h).
     """
-    return prices.cheapest_region_for_gpu(gpu, gpu_count, billing)
+    return price_quotes.cheapest_region_for_gpu(gpu, gpu_count, billing)

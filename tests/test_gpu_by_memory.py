@@ -10,7 +10,8 @@ import httpx
 import pytest
 from engine_helpers import ask_api, ask_cli, first_line
 
-from assistant.memory_words import gpu_with_memory, stated_gpu_memory
+from assistant.intents.verdict_words import memory_claim
+from assistant.memory_words import card_size, gpu_with_memory
 from assistant.understanding import understand
 from tools import catalog
 
@@ -25,10 +26,28 @@ from tools import catalog
     ],
 )
 def test_the_memory_of_the_users_card(question: str, size: int) -> None:
-    assert stated_gpu_memory(question) == size
+    assert card_size(question) == size
     s = understand(question)
     assert s.gpu_memory_gb == size and s.gpus == 1
     assert s.gpu is not None and catalog.get_gpu(s.gpu).memory_gib == size
+
+
+@pytest.mark.parametrize(
+    ("question", "size"),
+    [
+        ("24G显存能跑 14B 吗", 24),  # no space between the size and the word
+        ("显存24G够不够微调 7B", 24),
+        ("Is 16GB enough for Qwen2.5-7B?", 16),
+        ("will Qwen2.5-7B fit in a 16GB GPU?", 16),
+        ("7B 模型要 14G 显存，那 16G 的卡就够了吧？", 16),  # the need is the answer's, the card is the 16G one
+        ("Qwen2.5-7B 需要 28G 显存吗", None),
+        ("needs 40GB of VRAM, right?", None),
+        ("1.5G card", None),
+    ],
+)
+def test_one_reader_for_a_card_named_by_its_memory(question: str, size: int | None) -> None:
+    # the understanding and the card verdict read the same size from the same words
+    assert card_size(question) == size
 
 
 @pytest.mark.parametrize(
@@ -68,3 +87,11 @@ def test_api_english_card_by_memory(client: httpx.Client) -> None:
     [fit] = [c for c in body["tool_calls"] if c["name"] == "evaluate_hardware_fit"]
     assert catalog.get_gpu(fit["args"]["gpu"]).memory_gib == 24 and fit["args"]["gpus"] == 1
     assert fit["args"]["task"] == "full" and first_line(body["text"]).startswith("**No")
+
+
+@pytest.mark.parametrize(
+    ("question", "claim"), [("Qwen2.5-7B 需要 28G 显存吗", 28.0), ("跑 14B 要 40G 显存吗？", 40.0)]
+)
+def test_a_need_asked_about_is_a_claim_to_check_not_a_card(question: str, claim: float) -> None:
+    # "does 7B need 28G?" is checked against the estimate (as "does 7B need 16GB?" is), not read as a 28G card
+    assert card_size(question) is None and memory_claim(question) == claim

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.catalog import DataFileError
+from tools.data_files import DataFileError
 from tools.errors import UnknownNameError
 from tools.media_models import (
     find_media_model,

@@ -134,7 +134,7 @@ def test_api_family_alone_is_its_widest_instance(client: httpx.Client) -> None:
 
 
 def test_a_budget_buys_the_type_that_serves_the_largest_model() -> None:
-    from tools import prices
+    from tools import price_quotes
 
     within = largest_models_within_budget(5000)
     assert within.quote is not None and within.quote.monthly is not None and within.quote.monthly <= 5000
@@ -142,7 +142,7 @@ def test_a_budget_buys_the_type_that_serves_the_largest_model() -> None:
     best = max(r.largest.params_b for r in within.search.results if r.largest and r.largest.fits)
     # no other affordable single-GPU-count type serves a larger model: check every A10/T4/... type under budget
     for inst in ("ecs.gn7i-c8g1.2xlarge", "ecs.gn6i-c4g1.xlarge"):
-        quote = prices.quote(inst)
+        quote = price_quotes.quote(inst)
         if quote and quote.monthly and quote.monthly <= 5000:
             other = largest_models(instance_type=inst)
             assert max(r.largest.params_b for r in other.results if r.largest and r.largest.fits) <= best

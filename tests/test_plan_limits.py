@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools import prices
+from tools import price_quotes, prices
 from tools.errors import ToolInputError
 from tools.plan import plan_deployment
 from tools.price_nearest import nearest_known_price
@@ -46,7 +46,7 @@ def test_impossible_hours_are_refused() -> None:
 
 
 def test_nearest_price_of_an_unpriced_type_is_a_similar_priced_type() -> None:
-    assert prices.quote("ecs.gn8is.4xlarge", "cn-beijing") is None  # L20: no list price in the data
+    assert price_quotes.quote("ecs.gn8is.4xlarge", "cn-beijing") is None  # L20: no list price in the data
     near = nearest_known_price("ecs.gn8is.4xlarge", "cn-beijing")
     assert near is not None and near.basis == "similar_type"
     assert near.gpu_count == 1 and near.quote.region == "cn-beijing" and near.quote.hourly

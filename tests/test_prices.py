@@ -9,19 +9,17 @@ from pathlib import Path
 import pytest
 
 from tools import prices
-from tools.catalog import DataFileError, get_instance
+from tools.catalog import get_instance
+from tools.data_files import DataFileError
 from tools.errors import UnknownNameError
+from tools.price_quotes import monthly_from_hourly, price_cny_per_hour, price_cny_per_month, quote
 from tools.prices import (
     HOURS_PER_MONTH,
     Price,
     best_price,
     load_prices,
-    monthly_from_hourly,
-    price_cny_per_hour,
-    price_cny_per_month,
     price_regions,
     prices_for,
-    quote,
     read_prices,
 )
 

@@ -19,7 +19,7 @@ from alibabacloud_credentials.client import Client as CredentialClient
 from alibabacloud_credentials.models import Config as CredentialConfig
 from fakes.fake_ecs import EcsWorld, FakeType, fake_ecs
 
-from tools import prices
+from tools import price_quotes, prices
 from tools.plan import plan_deployment
 from tools.price_refresh import CredentialsError, RefreshError, RefreshOptions, refresh_prices
 from tools.price_snapshot import latest_snapshot, list_snapshots
@@ -88,7 +88,7 @@ def test_refresh_writes_a_snapshot_and_prices_become_live(live_root: Path) -> No
     assert result.catalog_differences == [f"{A10_WIDE}: API GPUAmount 2, catalog 1"]
 
     prices.use_live_prices(live_root)
-    q = prices.quote(A10, "cn-beijing")
+    q = price_quotes.quote(A10, "cn-beijing")
     assert q is not None and q.live and q.authority == "live"
     # The instance-only DetailInfo price, not the total with the system disk (7.25 + 0.06).
     assert q.hourly == 7.25 and q.subscription_monthly == 7.25 * 500

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from assistant.price_phrases import basis_label, region_comparison_phrase, source_label
-from tools import prices
+from tools import price_quotes, prices
 from tools.errors import ToolInputError, UnknownNameError
 from tools.plan import plan_deployment
 from tools.workload import Workload, parse_workload
@@ -18,7 +18,7 @@ QWEN72_AWQ = {"model": "qwen2.5-72b", "quant": "awq-int4", "context": 32768, "co
 
 
 def test_compare_regions_is_cheapest_first_and_names_the_cheapest() -> None:
-    comparison = prices.compare_regions(A10)
+    comparison = price_quotes.compare_regions(A10)
     figures = [r.price_cny for r in comparison.regions]
     assert figures == sorted(figures) and len(figures) == len(set(r.region for r in comparison.regions))
     assert comparison.cheapest == comparison.regions[0]
@@ -31,23 +31,23 @@ def test_compare_regions_is_cheapest_first_and_names_the_cheapest() -> None:
 
 
 def test_a_type_listed_nowhere_has_no_cheapest_region() -> None:
-    comparison = prices.compare_regions("ecs.gn8is.2xlarge")
+    comparison = price_quotes.compare_regions("ecs.gn8is.2xlarge")
     assert comparison.regions == [] and comparison.cheapest is None
 
 
 def test_cheapest_region_for_a_gpu_across_types() -> None:
-    result = prices.cheapest_region_for_gpu("A10")
+    result = price_quotes.cheapest_region_for_gpu("A10")
     assert result.gpu == "A10" and result.assumed is None and result.gpu_count == 1
     assert result.cheapest is not None and result.cheapest_instance_type == A10
     assert all(result.cheapest.price_cny <= c.cheapest.price_cny for c in result.options if c.cheapest)
 
 
 def test_an_ambiguous_gpu_uses_its_stated_default_and_says_so() -> None:
-    result = prices.cheapest_region_for_gpu("A100", gpu_count=8)
+    result = price_quotes.cheapest_region_for_gpu("A100", gpu_count=8)
     assert result.gpu == "A100-80GB" and result.assumed and "A100-40GB" in result.assumed
     assert result.cheapest_instance_type is not None
     with pytest.raises(UnknownNameError):
-        prices.cheapest_region_for_gpu("V100")  # no stated default: the caller asks back
+        price_quotes.cheapest_region_for_gpu("V100")  # no stated default: the caller asks back
 
 
 def test_region_filter_prices_and_rejects_types_that_region_does_not_list() -> None:
@@ -66,7 +66,7 @@ def test_region_any_prices_each_option_in_its_cheapest_region_and_names_it() -> 
     priced = [o for o in plan.options if o.price_cny_per_hour is not None]
     assert priced
     for option in priced:
-        cheapest = prices.cheapest_region(option.instance_type)
+        cheapest = price_quotes.cheapest_region(option.instance_type)
         assert cheapest is not None and option.price_region == cheapest.region
         assert option.price_regions_compared == len(prices.listed_regions(option.instance_type))
     best = min(priced, key=lambda o: o.price_cny_per_hour or 0.0)
@@ -114,7 +114,7 @@ def test_bad_region_is_one_clear_error() -> None:
 
 
 def test_source_phrases_in_chinese_keep_region_billing_and_date() -> None:
-    q = prices.quote(A10, "cn-shanghai")
+    q = price_quotes.quote(A10, "cn-shanghai")
     assert q is not None
     zh = source_label(q.source_line, "zh")
     assert zh.startswith("cn-shanghai 按量付费目录价，CNY，截至 2024-12-30（阿里云中国站官方价格文件）：[github.com](https://")
@@ -133,7 +133,7 @@ def test_source_phrases_in_chinese_keep_region_billing_and_date() -> None:
     ],
 )
 def test_region_comparison_phrase(lang: str, expected: str) -> None:
-    assert expected in region_comparison_phrase(prices.compare_regions(A10), lang)  # type: ignore[arg-type]
+    assert expected in region_comparison_phrase(price_quotes.compare_regions(A10), lang)  # type: ignore[arg-type]
 
 
 def test_cli_prices_compare_names_the_cheapest_region() -> None:

@@ -11,7 +11,7 @@ import pytest
 from engine_helpers import ask_api, ask_cli, first_line
 
 from assistant.hardware_words import named_regions
-from tools.prices import quote
+from tools.price_quotes import quote
 
 
 @pytest.mark.parametrize(

@@ -125,7 +125,7 @@ def test_input_errors_the_tools_name_are_typed_with_their_figures() -> None:
     assert typed.render("zh").startswith("目录里没有“Qwen2.5-70B”这个模型")
     with pytest.raises(ToolInputError) as bound:
         parse_workload({"model": "qwen2.5-7b", "concurrency": 10**7})
-    assert [n.render("zh") for n in bound.value.notes] == ["concurrency 不能超过 100000"]
+    assert [n.render("zh") for n in bound.value.notes] == ["并发数 不能超过 100000"]  # the field in words
     with pytest.raises(ToolInputError) as badly_formed:  # not a region id at all: text only, no guessed code
         parse_workload({"model": "qwen2.5-7b", "region": "bad region"})
     assert not badly_formed.value.notes and "region id" in str(badly_formed.value)

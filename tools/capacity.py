@@ -11,8 +11,8 @@ import math
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.errors import ToolInputError
-from tools.hardware_fit import Hardware, resolve_hardware
+from tools.errors import input_problem
+from tools.hardware_fit import Hardware, memory_request, resolve_hardware
 from tools.memory import estimate_memory
 from tools.models import ModelArchitecture
 from tools.notes import Note
@@ -63,19 +63,9 @@ def concurrent_sequences(
         ToolInputError: unknown names or impossible values.
     """
     if context < 2:
-        raise ToolInputError(f"context must be at least 2 tokens; got {context}.")
+        raise input_problem("error.context_min", least=2, context=context)
     hw = resolve_hardware(gpu, gpus, instance_type, 1)
-    gen = min(512, max(1, context // 4))
-    req = {
-        "model": model,
-        "task": "inference",
-        "gpus": hw.gpus,
-        "precision": precision,
-        "quant": quant,
-        "framework": "vllm",
-        "prompt_tokens": context - gen,
-        "gen_tokens": gen,
-    }
+    req = memory_request(model, "inference", hw.gpus, precision, quant, context)
     one, two = estimate_memory(req | {"batch": 1}, arch), estimate_memory(req | {"batch": 2}, arch)
     per_seq = two.per_gpu_total_gib - one.per_gpu_total_gib
     fixed = one.per_gpu_total_gib - per_seq

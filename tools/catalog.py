@@ -1,16 +1,9 @@
-"""GPU spec sheets and Alibaba Cloud GPU instance types, loaded from validated data files.
+"""GPU spec sheets and Alibaba Cloud GPU instance types: loading, validating and looking them up.
 
 Data lives in ``tools/data/gpus.yaml`` and ``tools/data/instances.csv``; every row carries a source.
-Both files are validated by the pydantic models below on first use (``extra="forbid"``), and a bad
-row fails with the file and row named (:class:`DataFileError`). Nothing is loaded at import time.
-
-Conventions:
-    * GPU throughput figures are dense (no 2:4 sparsity), in TFLOPS or TOPS; ``None`` = unknown or
-      not supported, never 0.
-    * ``memory_gib`` on a GPU and ``gpu_memory_gib`` on an instance are the nominal sizes as printed
-      ("GB"); ``usable_memory_gib`` is what the driver/cloud reports, where a source gives it.
-    * Alibaba does not name the GPU of several families (A100/Hopper class, Blackwell). Those rows
-      keep ``gpu_model`` empty and put the likely GPU in ``gpu_model_likely`` with a confidence.
+Both files are validated by the row models of :mod:`tools.catalog_rows` on first use (``extra="forbid"``),
+and a bad row fails with the file and row named (:class:`~tools.data_files.DataFileError`). Nothing is
+loaded at import time. The row models are re-exported here (``catalog.GPU``, ``catalog.InstanceType``).
 """
 
 # Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
@@ -19,248 +12,49 @@ import functools
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools import data_cache
+from tools.catalog_rows import GPU, GpuConfidence, GPUMatch, InstanceType, SpecConfidence, Vendor
+from tools.data_files import DataFileError, error_text, read_csv_rows, yaml_item_lines, yaml_loader
 from tools.errors import UnknownNameError
+
+__all__ = [
+    "DATA_DIR",
+    "GPU",
+    "GPUS_FILE",
+    "INSTANCES_FILE",
+    "GPUChoice",
+    "GPUMatch",
+    "GpuConfidence",
+    "InstanceType",
+    "SpecConfidence",
+    "Vendor",
+    "DataFileError",
+    "choose_gpu",
+    "families",
+    "get_gpu",
+    "get_instance",
+    "gpu_for_instance",
+    "gpu_match",
+    "gpu_names_for_filter",
+    "list_gpus",
+    "list_instances",
+    "load_gpus",
+    "load_instances",
+    "normalize_gpu_name",
+    "read_gpus",
+    "read_instances",
+]
 
 DATA_DIR = Path(__file__).parent / "data"
 GPUS_FILE = DATA_DIR / "gpus.yaml"
 INSTANCES_FILE = DATA_DIR / "instances.csv"
 
-GpuConfidence = Literal["official", "official-historical", "inferred", "uncertain"]
-"""How sure the catalog is about which GPU an instance type has.
-
-official: Alibaba's current docs or its DescribeInstanceTypes API (``GPUSpec``) name the GPU, or they
-    print the full spec of an unnamed GPU row.
-official-historical: named in an older official Alibaba doc, not in the current tables.
-inferred: not named by Alibaba; strong indirect evidence (memory, bandwidth, quota group, Alibaba code).
-uncertain: weak or partial evidence; treat the GPU as unknown for sizing.
-"""
-
-SpecConfidence = Literal["official", "third-party", "uncertain"]
-"""Where a GPU row's figures come from: manufacturer/Alibaba spec sheet, secondary sources, or partial."""
-
-Vendor = Literal["NVIDIA", "AMD", "Intel"]
-
-_ModelT = TypeVar("_ModelT", bound=BaseModel)
-
-
-class DataFileError(ValueError):
-    """A catalog data file is malformed; the message names the file and the row. Fix the data file."""
-
-
-class GPU(BaseModel):
-    """One GPU model with spec-sheet figures (per GPU, dense throughput)."""
-
-    # defer_build: the validator is built on first validation; a start that reads the rows from
-    # tools.data_cache never validates one, so it need not build it (here and on the other row models).
-    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
-
-    name: str = Field(description="canonical name, e.g. 'A100-80GB', 'H20', 'L20'")
-    aliases: tuple[str, ...] = Field(default=(), description="what users type, e.g. 'a100 80g'")
-    vendor: Vendor
-    arch: str | None = Field(description="architecture, e.g. 'Ampere'; None where the vendor does not say")
-    form_factor: str | None = None
-    memory_gib: float = Field(gt=0, description="nominal memory per GPU as the vendor prints it")
-    memory_type: str | None = None
-    usable_memory_gib: float | None = Field(
-        gt=0, description="memory per GPU that CUDA/the cloud reports; None = unknown"
-    )
-    usable_memory_source: str | None = None
-    memory_bandwidth_gb_s: float | None = Field(gt=0, description="peak memory bandwidth, GB/s")
-    fp32_tflops: float | None = Field(gt=0, description="non-Tensor FP32, TFLOPS")
-    tf32_dense_tflops: float | None = Field(gt=0)
-    bf16_dense_tflops: float | None = Field(gt=0, description="None where BF16 is unsupported or unknown")
-    fp16_dense_tflops: float | None = Field(gt=0, description="Tensor Core FP16 (FP32 accumulate)")
-    fp8_dense_tflops: float | None = Field(gt=0)
-    fp4_dense_tflops: float | None = Field(gt=0)
-    int8_dense_tops: float | None = Field(gt=0)
-    int4_dense_tops: float | None = Field(gt=0)
-    supports_bf16: bool | None = Field(description="None: no source states it")
-    supports_fp8: bool | None = Field(description="None: no source states it")
-    nvlink_gb_s: float | None = Field(gt=0, description="NVLink bandwidth per GPU, GB/s; None if no NVLink")
-    interconnect: str | None
-    tdp_w: float | None = Field(gt=0)
-    confidence: SpecConfidence
-    likely_same_as: str | None = Field(
-        default=None, description="for an unnamed cloud GPU: the named GPU it most likely is"
-    )
-    source: str = Field(description="URL(s), ' ; '-separated")
-    notes: str | None = None
-
-    @model_validator(mode="after")
-    def _consistent(self) -> "GPU":
-        if "http" not in self.source:
-            raise ValueError("source must contain at least one URL")
-        for flag, value, what in (
-            (self.supports_bf16, self.bf16_dense_tflops, "bf16"),
-            (self.supports_fp8, self.fp8_dense_tflops, "fp8"),
-        ):
-            if flag is False and value is not None:
-                raise ValueError(f"supports_{what} is false but {what}_dense_tflops is set")
-            if value is not None and flag is not True:
-                raise ValueError(f"{what}_dense_tflops is set, so supports_{what} must be true")
-        if self.usable_memory_gib is not None:
-            if self.usable_memory_gib > self.memory_gib:
-                raise ValueError("usable_memory_gib exceeds memory_gib")
-            if not self.usable_memory_source:
-                raise ValueError("usable_memory_gib needs a usable_memory_source")
-        return self
-
-
-class InstanceType(BaseModel):
-    """One Alibaba Cloud ECS GPU instance type, as Alibaba documents it."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
-
-    instance_type: str = Field(description="full name, e.g. 'ecs.gn7i-c8g1.2xlarge'")
-    family: str = Field(description="e.g. 'gn7i', 'ebmgn8v', 'gn8v-tee'")
-    gpu_model: str | None = Field(description="canonical GPU name where Alibaba names it, else None")
-    gpu_model_likely: str | None = Field(description="GPU it most likely has where Alibaba does not name it")
-    gpu_confidence: GpuConfidence
-    gpu_count: int | float | None = Field(
-        ge=0, description="GPUs per instance; a fraction for a slice of a GPU (1/12 = 0.0833); None = unknown"
-    )
-    gpu_memory_gib: float | None = Field(
-        gt=0, description="GPU memory per GPU (per slice for vGPU rows) as Alibaba prints it"
-    )
-    vgpu: bool = Field(description="a virtualised slice of a GPU (GRID vGPU or a fraction of a card)")
-    vcpu: int | None = Field(gt=0)
-    memory_gib: float | None = Field(gt=0, description="host RAM")
-    network_gbps: float | None = Field(gt=0, description="baseline network bandwidth, Gbit/s")
-    network_note: str | None = Field(default=None, description="NIC split, burst or RDMA add-on")
-    gpu_interconnect: str | None
-    bare_metal: bool
-    regions: tuple[str, ...] = Field(default=(), description="region ids where known; empty = unknown")
-    retired: bool
-    status_note: str | None = None
-    source: str = Field(description="URL(s), ' ; '-separated")
-    notes: str | None = None
-
-    @field_validator("regions", mode="before")
-    @classmethod
-    def _split_regions(cls, value: Any) -> Any:
-        # CSV cells hold 'cn-hangzhou;cn-shanghai'; an empty cell arrives as None.
-        if value is None:
-            return ()
-        if isinstance(value, str):
-            return tuple(part.strip() for part in value.split(";") if part.strip())
-        return value
-
-    @model_validator(mode="after")
-    def _consistent(self) -> "InstanceType":
-        match = re.fullmatch(r"ecs\.([a-z0-9-]+)\.([a-z0-9]+)", self.instance_type)
-        if not match:
-            raise ValueError(f"instance_type {self.instance_type!r} is not 'ecs.<family...>.<size>'")
-        if not match.group(1).startswith(self.family.split("-")[0]):
-            raise ValueError(f"instance_type {self.instance_type!r} is not in family {self.family!r}")
-        if self.gpu_model and self.gpu_model_likely:
-            raise ValueError("set gpu_model (named by Alibaba) or gpu_model_likely, not both")
-        if self.gpu_confidence == "official-historical" and not self.gpu_model:
-            raise ValueError("official-historical confidence needs gpu_model")
-        if self.gpu_confidence == "inferred" and not self.gpu_model_likely:
-            raise ValueError("inferred confidence needs gpu_model_likely")
-        if "http" not in self.source:
-            raise ValueError("source must contain at least one URL")
-        return self
-
-    @property
-    def gpu_name(self) -> str | None:
-        """The GPU named by Alibaba, else the likely one, else None."""
-        return self.gpu_model or self.gpu_model_likely
-
-    @property
-    def total_gpu_memory_gib(self) -> float | None:
-        """GPU memory of the whole instance (nominal GB as printed); None if count or size is unknown.
-
-        A slice (``gpu_count`` < 1) already prints the slice's own memory, so it is not scaled.
-        """
-        if self.gpu_count is None or self.gpu_memory_gib is None:
-            return None
-        if self.gpu_count < 1:
-            return self.gpu_memory_gib
-        return self.gpu_count * self.gpu_memory_gib
-
-
-class GPUMatch(BaseModel):
-    """The GPU behind an instance type, with how sure the catalog is about it."""
-
-    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
-
-    gpu: GPU
-    named_by_alibaba: bool = Field(description="False: the GPU is the likely one, not Alibaba's word")
-    confidence: GpuConfidence
-    note: str
-
 
 # ---------------------------------------------------------------------------------------------- loading
-
-
-def _error_text(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"])
-        parts.append(f"{loc}: {err['msg']}" if loc else err["msg"])
-    return "; ".join(parts)
-
-
-def read_csv_rows(path: Path, model: type[_ModelT], key_field: str) -> tuple[_ModelT, ...]:
-    """Read a CSV data file and validate every row with ``model``.
-
-    Empty cells become ``None``. Row numbers in errors are file line numbers (the header is line 1).
-
-    Args:
-        path: the CSV file.
-        model: pydantic model for one row (``extra="forbid"`` catches unknown columns).
-        key_field: column shown in error messages to identify the row, e.g. ``instance_type``.
-
-    Raises:
-        DataFileError: a row does not validate; names the file, the line and the row key.
-    """
-    import csv
-
-    rows: list[_ModelT] = []
-    with path.open(encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
-        for raw in reader:
-            line = reader.line_num
-            if None in raw:
-                raise DataFileError(f"{path.name} row {line}: more cells than header columns")
-            cells = {k: (v.strip() if v.strip() else None) for k, v in raw.items()}
-            try:
-                rows.append(model.model_validate(cells))
-            except ValidationError as exc:
-                key = cells.get(key_field)
-                where = f"{path.name} row {line} ({key_field}={key!r})"
-                raise DataFileError(f"{where}: {_error_text(exc)}") from exc
-    return tuple(rows)
-
-
-def yaml_loader() -> Any:
-    """PyYAML's libyaml parser where it has one (its wheels do): ~20x faster than the pure-Python one.
-
-    PyYAML is imported here, not at module import: a cold start that reads the catalogs from
-    :mod:`tools.data_cache` never parses YAML.
-    """
-    import yaml
-
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def _yaml_item_lines(text: str, key: str) -> list[int]:
-    """1-based line numbers of the items of the top-level sequence ``key`` (for error messages)."""
-    import yaml
-
-    root = yaml.compose(text, Loader=yaml_loader())
-    if not isinstance(root, yaml.MappingNode):
-        return []
-    for key_node, value_node in root.value:
-        if key_node.value == key and isinstance(value_node, yaml.SequenceNode):
-            return [item.start_mark.line + 1 for item in value_node.value]
-    return []
 
 
 class _GPUFile(BaseModel):
@@ -301,11 +95,11 @@ def _read_gpu_file(
             gpus.append(GPU.model_validate(entry))
         except ValidationError as exc:
             # Line numbers cost a second parse: only worth it for the error message.
-            lines = _yaml_item_lines(text, "gpus")
+            lines = yaml_item_lines(text, "gpus")
             line = lines[index] if index < len(lines) else "?"
             name = entry.get("name")
             where = f"{path.name} entry {index + 1} (line {line}, name={name!r})"
-            raise DataFileError(f"{where}: {_error_text(exc)}") from exc
+            raise DataFileError(f"{where}: {error_text(exc)}") from exc
     ambiguous = {k: tuple(v) for k, v in top.ambiguous_names.items()}
     _check_gpu_names(path, gpus, ambiguous)
     for short, default in top.ambiguous_defaults.items():

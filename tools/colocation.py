@@ -12,8 +12,8 @@ import math
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools import catalog
-from tools.errors import ToolInputError
-from tools.hardware_fit import resolve_hardware
+from tools.errors import input_problem
+from tools.hardware_fit import memory_request, resolve_hardware
 from tools.media_memory import estimate_media_memory
 from tools.memory import estimate_memory
 from tools.workload import Precision, Quant
@@ -66,13 +66,9 @@ def evaluate_colocation(
         concurrency: The LLM's sequences served at once.
     """
     if context < 1 or concurrency < 1:
-        raise ToolInputError(f"context and concurrency must be positive; got {context} and {concurrency}.")
+        raise input_problem("error.context_concurrency_positive", context=context, concurrency=concurrency)
     hw = resolve_hardware(gpu=gpu, gpus=1)
-    gen = min(512, max(1, context // 4))
-    text = estimate_memory({
-        "model": llm, "task": "inference", "precision": precision, "quant": quant, "framework": "vllm",
-        "batch": concurrency, "prompt_tokens": max(1, context - gen), "gen_tokens": gen, "gpus": 1,
-    })  # fmt: skip
+    text = estimate_memory(memory_request(llm, "inference", 1, precision, quant, context, concurrency=concurrency))
     media = estimate_media_memory({"model": media_model})
     needed = text.per_gpu_total_gib + media.total_gib
     fits = needed <= hw.usable_gib_per_gpu

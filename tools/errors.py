@@ -8,9 +8,11 @@ instead of re-reading the English. Anything else is a bug and goes to the log, n
 
 from __future__ import annotations
 
+import re
+
 from pydantic import ValidationError
 
-from tools.notes import Note, note
+from tools.notes import Note, NoteValue, note
 
 # pydantic's range checks, by error type: the bound's name in the error's context and the note's code.
 _BOUNDS = {
@@ -18,6 +20,16 @@ _BOUNDS = {
     "less_than": ("lt", "error.field.lt"),
     "greater_than_equal": ("ge", "error.field.ge"),
     "greater_than": ("gt", "error.field.gt"),
+}
+# pydantic's other common complaints, by error type: the note that states them without pydantic's English.
+_KINDS = {
+    "int_parsing": "error.field.whole",
+    "int_from_float": "error.field.whole",
+    "int_type": "error.field.whole",
+    "float_parsing": "error.field.number",
+    "float_type": "error.field.number",
+    "missing": "error.field.missing",
+    "extra_forbidden": "error.field.extra",
 }
 
 
@@ -50,6 +62,12 @@ class UnknownNameError(ToolInputError):
         super().__init__(f"Unknown {kind} '{name}'.{hint}", [typed])
 
 
+def input_problem(code: str, **values: NoteValue) -> ToolInputError:
+    """Return the input error the note ``code`` states; its English text is the message."""
+    said = note(code, **values)
+    return ToolInputError(said.text, [said])
+
+
 def validation_message(exc: ValidationError) -> str:
     """One short clause per problem: ``field: what is wrong`` (pydantic lists the valid literals)."""
     parts = []
@@ -71,6 +89,11 @@ def input_error(exc: ValidationError) -> ToolInputError:
             notes.append(note(code, field=where, bound=str(ctx.get(key))))
         elif err["type"] == "unknown_region":
             notes.append(note("error.unknown_region", region=str(ctx["region"]), known=list(ctx["ids"])))
+        elif err["type"] == "literal_error" and where:
+            allowed = re.findall(r"'([^']*)'", str(ctx.get("expected")))  # "'bf16', 'fp16' or 'fp8'"
+            notes.append(note("error.field.literal", field=where, expected=allowed))
+        elif err["type"] in _KINDS and where:
+            notes.append(note(_KINDS[err["type"]], field=where))
         else:
             return ToolInputError(validation_message(exc))
     return ToolInputError(validation_message(exc), notes)

@@ -13,11 +13,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools import catalog
-from tools.errors import ToolInputError
+from tools.errors import ToolInputError, input_problem
 from tools.memory import MemoryEstimate, estimate_memory
 from tools.models import ModelArchitecture
 from tools.notes import Note, note
-from tools.plan import USABLE_FRACTION_HBM, USABLE_FRACTION_OTHER, VLLM_GPU_MEMORY_UTILIZATION
+from tools.plan_layout import usable_fraction, usable_memory_gib
+from tools.plan_notes import VLLM_GPU_MEMORY_UTILIZATION
 from tools.workload import Precision, Quant, Task
 
 FitReason = Literal["fits", "memory_per_gpu", "gpu_memory_unknown"]
@@ -84,26 +85,25 @@ def resolve_hardware(
         ToolInputError: unknown names, a vGPU slice, or a count that is not a positive whole number.
     """
     if instances < 1:
-        raise ToolInputError(f"instances must be at least 1; got {instances}.")
+        raise input_problem("error.instances_min", instances=instances)
     if instance_type:
         inst = catalog.get_instance(instance_type)
         name = inst.gpu_model or inst.gpu_model_likely
         if name is None or not isinstance(inst.gpu_count, int) or inst.vgpu:
-            raise ToolInputError(f"{inst.instance_type} has no whole GPUs of a known model; pick a full-GPU type.")
+            raise input_problem("error.no_whole_gpus", instance_type=inst.instance_type)
         spec, per_instance, memory = catalog.get_gpu(name), inst.gpu_count, inst.gpu_memory_gib
         total, itype = per_instance * instances, inst.instance_type
     else:
         if gpu is None:
-            raise ToolInputError("Name a GPU (e.g. L20) or an instance type (e.g. ecs.gn8is.4xlarge).")
+            raise input_problem("error.name_hardware")
         if gpus is not None and gpus < 1:
-            raise ToolInputError(f"gpus must be a positive whole number; got {gpus}.")
+            raise input_problem("error.gpus_positive", gpus=gpus)
         spec, memory, total, itype = catalog.get_gpu(gpu), None, (gpus or 1) * instances, None
+    usable = usable_memory_gib(spec, memory)
     if spec.usable_memory_gib:
-        usable, said = spec.usable_memory_gib, note("hardware.usable_reported")
+        said = note("hardware.usable_reported")
     else:
-        hbm = (spec.memory_type or "").upper().startswith("HBM")
-        fraction = USABLE_FRACTION_HBM if hbm else USABLE_FRACTION_OTHER
-        usable, said = (memory or spec.memory_gib) * fraction, note("hardware.usable_fraction", fraction=fraction)
+        said = note("hardware.usable_fraction", fraction=usable_fraction(spec))
     return Hardware(
         gpu=spec.name, gpus=total, instance_type=itype, instances=instances, usable_gib_per_gpu=usable, usable_note=said
     )
@@ -150,7 +150,7 @@ def evaluate_hardware(
         ToolInputError: unknown names or impossible values.
     """
     hw = resolve_hardware(gpu, gpus, instance_type, instances)
-    base = _request(model, task, hw.gpus, precision, quant, context, gen_tokens, concurrency, batch, seq_len)
+    base = memory_request(model, task, hw.gpus, precision, quant, context, gen_tokens, concurrency, batch, seq_len)
     # Serving is judged like the planner judges it: vLLM may use its utilisation share of usable memory.
     usable = hw.usable_gib_per_gpu * (VLLM_GPU_MEMORY_UTILIZATION if task == "inference" else 1.0)
     if task == "inference":
@@ -205,18 +205,24 @@ def _replicas(
     return None
 
 
-def _request(
+def memory_request(
     model: str,
     task: Task,
     gpus: int,
-    precision: Precision,
-    quant: Quant,
-    context: int | None,
-    gen_tokens: int | None,
-    concurrency: int | None,
-    batch: int | None,
-    seq_len: int | None,
+    precision: Precision = "bf16",
+    quant: Quant = "none",
+    context: int | None = None,
+    gen_tokens: int | None = None,
+    concurrency: int | None = None,
+    batch: int | None = None,
+    seq_len: int | None = None,
 ) -> dict[str, Any]:
+    """Return the :func:`~tools.memory.estimate_memory` request for a workload on ``gpus`` GPUs.
+
+    Serving is estimated as vLLM runs it, with ``concurrency`` sequences of ``context`` tokens (default
+    4,096), a quarter of them output (at most 512) unless ``gen_tokens`` says; training uses ``batch`` and
+    ``seq_len`` (QLoRA's base is 4-bit, so its precision and quant are the adapters' bf16).
+    """
     req: dict[str, Any] = {"model": model, "task": task, "gpus": gpus, "precision": precision, "quant": quant}
     if task == "inference":
         total = context or DEFAULT_INFERENCE_CONTEXT

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tools.architecture import MLASpec, ModelArchitecture, MoESpec, QuantSpec
-from tools.errors import ToolInputError
+from tools.errors import input_problem
 
 Config = Mapping[str, Any]
 
@@ -85,15 +85,15 @@ def load_config_file(path: str | Path) -> ModelArchitecture:
     if file.is_dir():
         file = file / "config.json"
     if not file.is_file():
-        raise ToolInputError(f"Config file '{file}' does not exist.")
+        raise input_problem("error.config.file_missing", file=str(file))
     try:
         cfg = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:  # ValueError: not UTF-8, not JSON, or a number too long to read
-        raise ToolInputError(f"Config file '{file}' is not readable JSON: {exc}.") from exc
+        raise input_problem("error.config.not_json", file=str(file), detail=str(exc)) from exc
     except RecursionError:
-        raise ToolInputError(f"Config file '{file}' is nested too deeply to be a config.json.") from None
+        raise input_problem("error.config.too_deep", file=str(file)) from None
     if not isinstance(cfg, dict):
-        raise ToolInputError(f"Config file '{file}' must hold a JSON object.")
+        raise input_problem("error.config.not_object", file=str(file))
     name_or_path = str(cfg.get("_name_or_path") or "").rstrip("/")
     name = name_or_path.rsplit("/", 1)[-1] or file.resolve().parent.name or file.stem
     return architecture_from_config(cfg, name=name, source_url=file.resolve().as_uri())
@@ -167,7 +167,9 @@ def architecture_from_config(
     try:
         return ModelArchitecture(**fields)
     except ValidationError as exc:
-        raise ToolInputError(f"Config for '{name}' has an impossible value: {_first_error(exc)}.") from exc
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise input_problem("error.config.impossible", name=name, field=where, detail=err["msg"]) from exc
 
 
 def _text_config(cfg: Config, notes: list[str]) -> dict[str, Any]:
@@ -199,10 +201,11 @@ def _int(cfg: Config, keys: tuple[str, ...], label: str | None = None) -> int:
     value = _get(cfg, keys)
     if value is None:
         others = [key for key in keys if key != name]
-        also = f" (also looked for: {', '.join(others)})" if others else ""
-        raise ToolInputError(f"config.json has no '{name}'{also}.")
+        if others:
+            raise input_problem("error.config.missing_key_also", key=name, others=others)
+        raise input_problem("error.config.missing_key", key=name)
     if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
-        raise ToolInputError(f"config.json key '{name}' must be a whole number, got {value!r}.")
+        raise input_problem("error.config.not_whole", key=name, value=repr(value))
     return int(value)
 
 
@@ -219,7 +222,7 @@ def _positive_int(cfg: Config, keys: tuple[str, ...]) -> int:
     value = _int(cfg, keys)
     if value < 1:
         name = next((key for key in keys if cfg.get(key) is not None), keys[0])
-        raise ToolInputError(f"config.json has an impossible value: '{name}' must be at least 1, got {value}.")
+        raise input_problem("error.config.below_one", key=name, value=value)
     return value
 
 
@@ -248,9 +251,7 @@ def _head_dim(text: Config, hidden: int, heads: int) -> int:
     if explicit is not None:
         return _int(text, ("head_dim", "kv_channels"))
     if hidden % heads:
-        raise ToolInputError(
-            f"config.json has no 'head_dim' and hidden_size {hidden} is not divisible by {heads} heads."
-        )
+        raise input_problem("error.config.head_dim", hidden=hidden, heads=heads)
     return hidden // heads
 
 
@@ -376,7 +377,7 @@ def _quantization(qc: Any) -> QuantSpec | None:
     if not qc:
         return None
     if not isinstance(qc, Mapping):
-        raise ToolInputError("config.json 'quantization_config' must be an object.")
+        raise input_problem("error.config.quantization_not_object")
     method = str(qc.get("quant_method") or "").lower()
     match method:
         case "gptq":
@@ -395,7 +396,7 @@ def _quantization(qc: Any) -> QuantSpec | None:
             return _bnb(qc)
         case "compressed-tensors":
             return _compressed_tensors(qc)
-    raise ToolInputError(f"quant_method '{method or 'missing'}' is not supported; valid: {_QUANT_METHODS}.")
+    raise input_problem("error.config.quant_method", method=method or "missing", valid=_QUANT_METHODS)
 
 
 def _bnb(qc: Config) -> QuantSpec:
@@ -404,19 +405,19 @@ def _bnb(qc: Config) -> QuantSpec:
     if qc.get("load_in_4bit"):
         kind = str(qc.get("bnb_4bit_quant_type") or "fp4")
         if kind != "nf4":
-            raise ToolInputError(f"bitsandbytes 4-bit type '{kind}' is not supported; valid: nf4.")
+            raise input_problem("error.config.bnb_4bit_type", kind=kind)
         return QuantSpec(method="bnb-nf4", bits=4, group_size=64)
-    raise ToolInputError("bitsandbytes quantization_config sets neither load_in_4bit nor load_in_8bit.")
+    raise input_problem("error.config.bnb_bits")
 
 
 def _compressed_tensors(qc: Config) -> QuantSpec:
     """compressed-tensors: bits and group size of the first config group's weights."""
     groups = qc.get("config_groups")
     if not isinstance(groups, Mapping) or not groups:
-        raise ToolInputError("compressed-tensors quantization_config has no 'config_groups'.")
+        raise input_problem("error.config.no_config_groups")
     weights = next(iter(groups.values())).get("weights") or {}
     if weights.get("num_bits") is None:
-        raise ToolInputError("compressed-tensors config group has no 'weights.num_bits'.")
+        raise input_problem("error.config.no_num_bits")
     group = weights.get("group_size") if weights.get("strategy") == "group" else None
     return QuantSpec(method="compressed-tensors", bits=int(weights["num_bits"]), group_size=group)
 
@@ -443,8 +444,3 @@ def _vision_params(cfg: Config, text_hidden: int, notes: list[str]) -> int:
         notes.append("SigLIP attention-pooling head not counted")
     notes.append(f"other_params = SigLIP vision tower and projector ({total:,} params)")
     return total
-
-
-def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"

@@ -15,7 +15,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tools.errors import ToolInputError
+from tools.errors import input_problem
 
 TextUnit = Literal["tokens", "zh_characters", "en_characters", "en_words", "pages"]
 RATIOS_FILE = Path(__file__).parent / "data" / "token_ratios.yaml"
@@ -73,7 +73,7 @@ def text_tokens(amount: float, unit: TextUnit) -> TokenCount:
         ToolInputError: a length that is not positive or too large.
     """
     if not math.isfinite(amount) or amount <= 0 or amount > MAX_AMOUNT:
-        raise ToolInputError(f"A text length must be positive and at most {MAX_AMOUNT:,}; got {amount:g}.")
+        raise input_problem("error.text_length", most=MAX_AMOUNT, amount=float(amount))
     if unit == "tokens":
         return TokenCount(amount=amount, unit=unit, tokens=math.ceil(amount), tokens_per_unit=1.0, source=None)
     ratio = load_ratios()[unit]

@@ -36,7 +36,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from tools.errors import ToolInputError
+from tools.errors import input_problem
 from tools.media_models import DTYPE_BYTES, Component, Dtype, MediaModel, resolve_media_model
 from tools.memory_terms import CUDA_CONTEXT_GIB
 from tools.notes import Note, NoteValue, note
@@ -249,11 +249,11 @@ def estimate_media_memory(req: MediaRequest | dict[str, object]) -> MediaMemoryE
 
 def _check_applicable(model: MediaModel, r: MediaRequest) -> None:
     if r.beams > 1 and model.tokens_per_audio_s is None:
-        raise ToolInputError(f"--beams applies to autoregressive speech models (Whisper), not {model.display_name}")
+        raise input_problem("error.media.beams", model=model.display_name)
     if model.kind != "diffusion":
         for flag, value in (("--resolution", r.width), ("--frames", r.frames)):
             if value is not None:
-                raise ToolInputError(f"{flag} applies to image and video generation, not to {model.display_name}")
+                raise input_problem("error.media.image_flag", flag=flag, model=model.display_name)
         if (
             r.offload != "none"
             or r.vae_tiling
@@ -261,15 +261,15 @@ def _check_applicable(model: MediaModel, r: MediaRequest) -> None:
             or r.text_encoders_on_cpu
             or (r.quantize_text_encoders)
         ):
-            raise ToolInputError(f"diffusers memory options apply to diffusion pipelines, not to {model.display_name}")
+            raise input_problem("error.media.diffusers_options", model=model.display_name)
     if r.frames is not None and not model.is_video:
-        raise ToolInputError(f"{model.display_name} makes images; --frames applies to video models")
+        raise input_problem("error.media.frames_on_image_model", model=model.display_name)
     if r.seq_tokens is not None:
         if model.kind not in ("embedding", "reranker"):
-            raise ToolInputError(f"--doc-tokens applies to embedding and reranker models, not {model.display_name}")
+            raise input_problem("error.media.doc_tokens", model=model.display_name)
         assert model.max_tokens
         if r.seq_tokens > model.max_tokens:
-            raise ToolInputError(f"{model.display_name} reads at most {model.max_tokens:,} tokens per sequence")
+            raise input_problem("error.media.max_tokens", model=model.display_name, most=model.max_tokens)
 
 
 def _diffusion_stages(

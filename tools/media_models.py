@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from tools import data_cache
-from tools.catalog import DataFileError, yaml_loader
+from tools.data_files import DataFileError, yaml_loader
 from tools.errors import UnknownNameError
 from tools.media_names import MEDIA_MODELS_FILE
 from tools.models import normalize_name

@@ -19,7 +19,8 @@ from tools.media_memory import MediaMemoryEstimate, MediaRequest, estimate_media
 from tools.media_models import MediaModel, resolve_media_model
 from tools.media_speed import MediaSpeed, diffusion_speed, encoder_speed, replicas_for, speech_speed
 from tools.notes import Note, NoteValue, note
-from tools.plan import Rejection, usable_memory_gib
+from tools.plan import Rejection
+from tools.plan_layout import usable_memory_gib
 from tools.plan_pricing import price_fields, price_warnings, region_problem
 from tools.throughput import GpuPerf
 from tools.workload import check_region_id
@@ -219,7 +220,7 @@ def smaller_settings(model: MediaModel, request: MediaRequest) -> list[tuple[str
 
 
 def gpu_usable_gib(gpu: catalog.GPU) -> float:
-    """Return the usable memory of one such GPU (see :func:`tools.plan.usable_memory_gib`)."""
+    """Return the usable memory of one such GPU (see :func:`tools.plan_layout.usable_memory_gib`)."""
     return usable_memory_gib(gpu)
 
 
@@ -239,8 +240,11 @@ def _check_load(model: MediaModel, w: MediaWorkload) -> None:
     for field, kinds in _KINDS_OF_LOAD.items():
         if getattr(w, field) is not None and model.kind not in kinds:
             flag = "--" + field.replace("_", "-")
-            hint = " (a reranker scores --candidates per query at --qps)" if field == "docs" else ""
-            raise ToolInputError(f"{flag} does not apply to {model.display_name} (a {model.kind} model){hint}")
+            said = note(f"error.media.load_flag.{model.kind}", flag=flag, model=model.display_name)
+            if field != "docs":
+                raise ToolInputError(said.text, [said])
+            hint = note("error.media.docs_hint")  # a reranker's load is candidates per query
+            raise ToolInputError(f"{said.text} ({hint.text})", [said, hint])
 
 
 def _precheck(
@@ -261,7 +265,7 @@ def _precheck(
 
 
 def usable_gib(inst: catalog.InstanceType, gpu: catalog.GPU) -> float:
-    """Usable memory of one GPU of an instance type (see :func:`tools.plan.usable_memory_gib`)."""
+    """Usable memory of one GPU of an instance type (see :func:`tools.plan_layout.usable_memory_gib`)."""
     assert inst.gpu_memory_gib is not None
     return usable_memory_gib(gpu, inst.gpu_memory_gib)
 

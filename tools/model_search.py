@@ -12,8 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools import catalog, prices
-from tools.errors import ToolInputError, UnknownNameError
+from tools import catalog, price_quotes, prices
+from tools.errors import ToolInputError, UnknownNameError, input_problem
 from tools.hardware_fit import Hardware, evaluate_hardware, resolve_hardware
 from tools.models import ModelArchitecture, list_models, normalize_name
 from tools.workload import Precision, Quant
@@ -100,7 +100,7 @@ def largest_models_that_fit(
         ToolInputError: unknown hardware, an unknown family, or impossible values.
     """
     if context < 1 or concurrency < 1:
-        raise ToolInputError(f"context and concurrency must be positive; got {context} and {concurrency}.")
+        raise input_problem("error.context_concurrency_positive", context=context, concurrency=concurrency)
     hw = resolve_hardware(gpu, gpus, instance_type, instances)
     candidates = sorted(
         (m for m in _family_models(family) if m.max_context >= context),
@@ -120,7 +120,7 @@ class BudgetSearch(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     budget_cny_month: float
-    quote: prices.PriceQuote | None = Field(description="the chosen type's prices; None: nothing priced fits")
+    quote: price_quotes.PriceQuote | None = Field(description="the chosen type's prices; None: nothing priced fits")
     instance_types_within_budget: int = Field(description="priced instance types at or under the budget")
     search: ModelSearch | None = Field(description="the largest models on the chosen type")
 
@@ -139,7 +139,7 @@ def largest_models_within_budget(
 
     Args:
         budget_cny_month: CNY per month (subscription where listed, else 730 h of pay-as-you-go).
-        region: Region whose list prices count; None prices each type where :func:`tools.prices.quote` does.
+        region: Region whose list prices count; None prices each type where :func:`tools.price_quotes.quote` does.
         family: Only models of this brand or family; None searches every model.
         context: Tokens per sequence (prompt + output).
         concurrency: Sequences served at once.
@@ -148,13 +148,13 @@ def largest_models_within_budget(
         ToolInputError: a budget that is not positive, an unknown region or family.
     """
     if budget_cny_month <= 0:
-        raise ToolInputError(f"budget_cny_month must be positive; got {budget_cny_month}.")
+        raise input_problem("error.budget_positive", budget=budget_cny_month)
     if region is not None and not prices.is_region(region):
-        raise ToolInputError(f"Unknown region '{region}'.")
-    widest: dict[str, tuple[catalog.InstanceType, prices.PriceQuote]] = {}
+        raise input_problem("error.region_id", region=region)
+    widest: dict[str, tuple[catalog.InstanceType, price_quotes.PriceQuote]] = {}
     affordable = 0
     for inst in catalog.list_instances():
-        quote = prices.quote(inst.instance_type, region)
+        quote = price_quotes.quote(inst.instance_type, region)
         gpu = inst.gpu_model or inst.gpu_model_likely
         if quote is None or quote.monthly is None or quote.monthly > budget_cny_month or gpu is None:
             continue
@@ -165,7 +165,7 @@ def largest_models_within_budget(
         held = widest.get(gpu)
         if held is None or (inst.gpu_count, -quote.monthly) > (held[0].gpu_count, -held[1].monthly):  # type: ignore[operator]
             widest[gpu] = (inst, quote)
-    best: tuple[float, float, ModelSearch, prices.PriceQuote] | None = None
+    best: tuple[float, float, ModelSearch, price_quotes.PriceQuote] | None = None
     for inst, quote in widest.values():
         found = largest_models_that_fit(instance_type=inst.instance_type, family=family, context=context,
                                concurrency=concurrency)  # fmt: skip

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from tools import data_cache
 from tools.architecture import ModelArchitecture
-from tools.errors import ToolInputError, UnknownNameError
+from tools.errors import ToolInputError, UnknownNameError, input_problem
 
 REGISTRY_PATH = Path(__file__).parent / "data" / "models.yaml"
 
@@ -164,7 +164,7 @@ def resolve_model(name_or_path: str) -> ModelArchitecture:
     """
     text = name_or_path.strip()
     if not text:
-        raise ToolInputError("Model name is empty. Give a model name such as 'Qwen2.5-72B-Instruct'.")
+        raise input_problem("error.model_name_empty")
     if _looks_like_path(text):
         from tools.hf_config import load_config_file
 
@@ -246,7 +246,7 @@ def suggest_models(text: str, limit: int = 3) -> list[str]:
 def _load_rows(path: Path) -> list[RegistryRow]:
     import yaml
 
-    from tools.catalog import yaml_loader
+    from tools.data_files import yaml_loader
 
     try:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml_loader())

@@ -80,7 +80,16 @@ def _made(code: str, values: tuple[tuple[str, type, object], ...]) -> Note:
 def render_code(code: str, lang: NoteLanguage, values: dict[str, NoteValue]) -> str:
     """Return the text of ``code`` in ``lang`` with ``values`` filled in."""
     template = getattr(note_texts()[code], lang)
-    return template.format(**{k: _shown(v, lang) for k, v in values.items()})
+    return template.format(**{k: _shown(_field_label(k, v, lang), lang) for k, v in values.items()})
+
+
+def _field_label(key: str, value: NoteValue, lang: NoteLanguage) -> NoteValue:
+    # An input error names a request field ("candidates"); a Chinese answer says it in words where the
+    # catalogue has them ("field.candidates"), so the identifier stays out of the sentence.
+    if key != "field" or lang == "en" or not isinstance(value, str):
+        return value
+    label = note_texts().get(f"field.{value}")
+    return label.zh if label else value
 
 
 def _shown(value: NoteValue, lang: NoteLanguage) -> object:
@@ -111,7 +120,7 @@ def note_texts() -> dict[str, NoteTexts]:
 def _load() -> dict[str, NoteTexts]:
     import yaml
 
-    from tools.catalog import yaml_loader
+    from tools.data_files import yaml_loader
     from tools.errors import validation_message  # tools.errors makes notes: imported here, not at the top
 
     raw = yaml.load(NOTE_TEXTS.read_text(encoding="utf-8"), Loader=yaml_loader())

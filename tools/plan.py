@@ -24,19 +24,31 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools import catalog
 from tools.architecture import ModelArchitecture
-from tools.memory import MemoryBreakdown, MemoryEstimate, estimate_memory, parse_request
+from tools.memory import MemoryBreakdown, MemoryEstimate
 from tools.memory_band import band_for
 from tools.models import resolve_model
 from tools.notes import Note, NoteValue, note
+from tools.plan_layout import (
+    TP_SIZES,
+    Layout,
+    estimate,
+    fp8_weights,
+    gpu_perf,
+    layout_for,
+    max_kv_split,
+    node_counts,
+    precheck,
+    tp_problem,
+    usable_gib,
+    whole_gpus,
+)
 from tools.plan_notes import (
-    USABLE_FRACTION_HBM,
-    USABLE_FRACTION_OTHER,
     VLLM_GPU_MEMORY_UTILIZATION,
     band_note,
     framework_of,
@@ -63,13 +75,7 @@ from tools.throughput import (
 )
 from tools.workload import Workload
 
-TP_SIZES = (1, 2, 4, 8)
 VLLM_MAX_NUM_SEQS = 256
-_PRE_TURING = frozenset({"Volta", "Pascal", "Maxwell"})
-# vLLM runs FP8 checkpoints weight-only (FP8 Marlin, W8A16) on Ampere; older GPUs cannot run them.
-_WEIGHT_ONLY_FP8_ARCHS = frozenset({"Ampere"})
-MULTI_NODE_MIN_GBPS = 100
-MAX_NODES = 4
 
 
 class DeploymentOption(BaseModel):
@@ -191,7 +197,7 @@ def plan_deployment(workload: Workload, arch: ModelArchitecture | None = None) -
             continue  # "how many ecs.gn8is-4x.16xlarge do I need?": that type alone, no rejection noise
         gpu = catalog.gpu_for_instance(inst)
         gpu_offered = gpu_offered or (gpu is not None and gpu.name in (wanted_gpus or ()))
-        reason = _precheck(inst, gpu, wanted_gpus, arch, workload) or region_problem(inst, workload.region)
+        reason = precheck(inst, gpu, wanted_gpus, arch, workload) or region_problem(inst, workload.region)
         if not reason and gpu is not None and gpu.name in excluded:
             reason = note("reject.excluded_gpu", gpu=gpu.name)
         if reason:
@@ -238,74 +244,6 @@ def _reject(inst: catalog.InstanceType, reason: Note | _Shortfall) -> Rejection:
     return Rejection(instance_type=inst.instance_type, family=inst.family, gpu_model=inst.gpu_model, reason=reason)
 
 
-def _precheck(
-    inst: catalog.InstanceType,
-    gpu: catalog.GPU | None,
-    wanted: set[str] | None,
-    arch: ModelArchitecture,
-    w: Workload,
-) -> Note | None:
-    if inst.gpu_count is None:
-        return note("reject.gpu_count_unknown")
-    if not isinstance(inst.gpu_count, int) or inst.gpu_count < 1:
-        return note("reject.vgpu")
-    if gpu is None or not inst.gpu_memory_gib:
-        return note("reject.gpu_unknown")
-    if wanted is not None and gpu.name not in wanted:
-        return note("reject.not_requested_gpu", gpu=gpu.name, wanted=str(w.gpu))
-    if _fp8_weights(arch, w) and not gpu.supports_fp8 and gpu.arch not in _WEIGHT_ONLY_FP8_ARCHS:
-        return note("reject.fp8_unsupported", gpu=gpu.name, arch=str(gpu.arch))
-    if w.quant == "awq-int4" and gpu.arch in _PRE_TURING:
-        return note("reject.awq_unsupported", gpu=gpu.name, arch=str(gpu.arch))
-    if _dense_tflops(gpu, w, arch) is None:
-        return note("reject.no_throughput", precision=w.precision, gpu=gpu.name)
-    return None
-
-
-def _count(inst: catalog.InstanceType) -> int:
-    """Whole GPUs per instance; _precheck has already turned away slices and unknown counts."""
-    assert isinstance(inst.gpu_count, int)
-    return inst.gpu_count
-
-
-def usable_memory_gib(gpu: catalog.GPU, nominal_gib: float | None = None) -> float:
-    """Return the usable memory of one GPU: the published CUDA-visible figure, else the stated fraction.
-
-    Args:
-        gpu: The GPU model.
-        nominal_gib: Memory per GPU as the instance type lists it (default: the GPU's own figure).
-    """
-    if gpu.usable_memory_gib:
-        return gpu.usable_memory_gib
-    hbm = (gpu.memory_type or "").upper().startswith("HBM")
-    return (nominal_gib or gpu.memory_gib) * (USABLE_FRACTION_HBM if hbm else USABLE_FRACTION_OTHER)
-
-
-def _usable_gib(inst: catalog.InstanceType, gpu: catalog.GPU) -> float:
-    assert inst.gpu_memory_gib is not None  # _precheck turned away types without it
-    return usable_memory_gib(gpu, inst.gpu_memory_gib)
-
-
-def _dense_tflops(gpu: catalog.GPU, w: Workload, arch: ModelArchitecture) -> float | None:
-    # Weight-only int4/int8 kernels still compute in 16-bit; FP8 uses FP8 Tensor Cores where they exist.
-    if _fp8_weights(arch, w) and gpu.supports_fp8:
-        return gpu.fp8_dense_tflops
-    if w.precision == "fp32":
-        return gpu.tf32_dense_tflops or gpu.fp32_tflops
-    return gpu.bf16_dense_tflops or gpu.fp16_dense_tflops
-
-
-def _perf(gpu: catalog.GPU, w: Workload, arch: ModelArchitecture) -> GpuPerf:
-    tflops = _dense_tflops(gpu, w, arch)
-    assert tflops is not None
-    return GpuPerf(
-        name=gpu.name,
-        memory_bandwidth_gb_s=gpu.memory_bandwidth_gb_s,
-        dense_tflops=tflops,
-        link_gb_s=gpu.nvlink_gb_s,
-    )
-
-
 def _fit(
     inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload
 ) -> DeploymentOption | Note | _Shortfall:
@@ -314,112 +252,23 @@ def _fit(
     return _fit_training(inst, gpu, arch, w)
 
 
-def _estimate(
-    arch: ModelArchitecture, w: Workload, *, gpus: int, batch: int, capacity: float, zero: int = 0
-) -> MemoryEstimate:
-    """Memory for one layout; many instance types share a GPU and count, so results are memoised."""
-    key = (w.task, w.precision, w.quant, w.context_tokens, w.output_tokens, w.grad_ckpt)
-    stack = (framework_of(w), w.framework_version)
-    return _estimate_cached(arch, key, stack, gpus, batch, round(capacity, 3), zero)
-
-
-@lru_cache(maxsize=4096)
-def _estimate_cached(
-    arch: ModelArchitecture,
-    key: tuple[str, str, str, int, int, bool],
-    stack: tuple[str, str | None],
-    gpus: int,
-    batch: int,
-    capacity: float,
-    zero: int,
-) -> MemoryEstimate:
-    # A pure function of its (hashable, immutable) arguments: caching it shares nothing mutable.
-    task, precision, quant, ctx, output_tokens, grad_ckpt = key
-    framework, version = stack
-    # parse_request turns a contradictory combination (int8 + gptq-int4 ...) into a ToolInputError.
-    if task == "inference":
-        req = parse_request(
-            {
-                "model": arch.name,
-                "task": "inference",
-                "precision": precision,
-                "quant": quant,
-                "batch": batch,
-                "prompt_tokens": max(1, ctx - output_tokens),
-                "gen_tokens": output_tokens,
-                "framework": framework,
-                "framework_version": version,
-                "gpus": gpus,
-                "gpu_memory_gib": capacity,
-                "gpu_memory_utilization": VLLM_GPU_MEMORY_UTILIZATION,
-            }
-        )
-    else:
-        req = parse_request(
-            {
-                "model": arch.name,
-                "task": task,
-                "precision": precision,
-                "quant": "bnb-nf4" if task == "qlora" else quant,
-                "batch": batch,
-                "seq_len": ctx,
-                "gpus": gpus,
-                "zero": zero,
-                "grad_ckpt": grad_ckpt,
-                "framework": framework,
-                "framework_version": version,
-            }
-        )
-    return estimate_memory(req, arch)
-
-
-def _tp_problem(arch: ModelArchitecture, tp: int) -> Note | None:
-    if arch.num_attention_heads % tp:
-        return note("reject.tp_heads", tp=tp, heads=arch.num_attention_heads)
-    if arch.mla is None and arch.num_kv_heads % tp and tp % arch.num_kv_heads:
-        return note("reject.tp_kv_heads", tp=tp, heads=arch.num_kv_heads)
-    return None
-
-
-@dataclass(frozen=True)
-class _Layout:
-    """Per-GPU memory of one model copy laid out as ``tp`` GPUs x ``nodes`` pipeline stages."""
-
-    tp: int
-    nodes: int
-    memory: MemoryBreakdown
-    total_gib: float  # per GPU, incl. overhead
-
-
-def _layout(arch: ModelArchitecture, w: Workload, tp: int, nodes: int, batch: int, capacity: float) -> _Layout:
-    # Pipeline stages split the layers: each GPU keeps 1/nodes of the weights and of the KV cache of a
-    # tensor-parallel group that holds all layers; activations and overhead stay per GPU.
-    est = _estimate(arch, w, gpus=tp, batch=batch, capacity=capacity)
-    if nodes == 1:
-        return _Layout(tp, 1, est.per_gpu, est.per_gpu_total_gib)
-    b = est.per_gpu
-    memory = b.model_copy(update={"weights_gib": b.weights_gib / nodes, "kv_cache_gib": b.kv_cache_gib / nodes})
-    moved = (b.weights_gib + b.kv_cache_gib) * (1 - 1 / nodes)
-    return _Layout(tp, nodes, memory, est.per_gpu_total_gib - moved)
-
-
 def _fit_inference(
     inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload
 ) -> DeploymentOption | Note | _Shortfall:
     """Try every tensor/pipeline layout on this instance type; keep the one needing the fewest GPUs."""
-    capacity = _usable_gib(inst, gpu)
+    capacity = usable_gib(inst, gpu)
     budget = capacity * VLLM_GPU_MEMORY_UTILIZATION
-    perf = _perf(gpu, w, arch)
+    perf = gpu_perf(gpu, w, arch)
     best: _Sizing | None = None
     last_problem: Note | _Shortfall = _no_layout()
-    for nodes in _node_counts(inst):
-        for tp in (t for t in TP_SIZES if t <= _count(inst) and _count(inst) % t == 0):
-            if nodes > 1 and tp != _count(inst):
+    for nodes in node_counts(inst):
+        for tp in (t for t in TP_SIZES if t <= whole_gpus(inst) and whole_gpus(inst) % t == 0):
+            if nodes > 1 and tp != whole_gpus(inst):
                 continue
-            if problem := _tp_problem(arch, tp):
+            if problem := tp_problem(arch, tp):
                 last_problem = problem
                 continue
-            one = _layout(arch, w, tp, nodes, 1, capacity)
+            one = layout_for(arch, w, tp, nodes, 1, capacity)
             kv_per_seq = one.memory.kv_cache_gib
             fixed = one.total_gib - kv_per_seq
             if one.total_gib > budget:
@@ -455,7 +304,7 @@ class _Sizing:
     replicas: int
     instances: int
     capacity_batch: int
-    layout: _Layout
+    layout: Layout
     speed: DecodeSpeed
     prefill_tokens_s: float
 
@@ -486,11 +335,11 @@ def _inference_sizing(
         concurrency = w.concurrency or 1
         replicas = math.ceil(concurrency / capacity_batch)
         batch = math.ceil(concurrency / replicas)
-    layout = _layout(arch, w, tp, nodes, batch, capacity)
+    layout = layout_for(arch, w, tp, nodes, batch, capacity)
     speed = _replica_speed(arch, perf, w, tp, nodes, batch, capacity)
     if w.qps and w.concurrency is not None:
         replicas = max(replicas, _replicas_for_rate(w, prompt, speed, prefill))
-    replicas_per_node = _count(inst) // tp if nodes == 1 else 1
+    replicas_per_node = whole_gpus(inst) // tp if nodes == 1 else 1
     instances = math.ceil(replicas / replicas_per_node) * nodes
     return _Sizing(tp, nodes, replicas, instances, capacity_batch, layout, speed, prefill)
 
@@ -532,10 +381,10 @@ def _replica_speed(
     Pipeline stages do not speed up a token (they run in turn), so speed is that of the ``tp`` GPUs of
     one stage reading the whole model.
     """
-    est = _estimate(arch, w, gpus=tp, batch=batch, capacity=capacity)
+    est = estimate(arch, w, gpus=tp, batch=batch, capacity=capacity)
     # KV read per step: every sequence's cache at its average length while generating.
     average_fill = 1 - w.output_tokens / (2 * w.context_tokens)
-    kv_split = min(tp, _kv_split(arch))
+    kv_split = min(tp, max_kv_split(arch))
     kv_per_sequence = est.per_gpu.kv_cache_gib * 2**30 * kv_split / batch * average_fill
     quantized = w.quant not in ("none", "fp8") or w.precision in ("int8", "int4")
     return decode_speed(
@@ -549,50 +398,29 @@ def _replica_speed(
     )
 
 
-def _node_counts(inst: catalog.InstanceType) -> list[int]:
-    # Spanning instances only makes sense for full 8-GPU machines with RDMA or a very fast network.
-    return [1, 2, 4] if _count(inst) >= 8 and _multi_node_network(inst) else [1]
-
-
-def _multi_node_network(inst: catalog.InstanceType) -> bool:
-    note = f"{inst.network_note or ''} {inst.status_note or ''}".lower()
-    return (inst.network_gbps or 0) >= MULTI_NODE_MIN_GBPS or "rdma" in note or "roce" in note
-
-
 def _note_precision(option: DeploymentOption, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload) -> None:
     # Same bytes per parameter, so the memory plan holds; only numerics or kernels differ.
     if w.precision == "bf16" and gpu.supports_bf16 is False:
         option.notes.append(note("option.no_bf16", gpu=gpu.name))
-    if _fp8_weights(arch, w) and not gpu.supports_fp8:
+    if fp8_weights(arch, w) and not gpu.supports_fp8:
         option.notes.append(note("option.fp8_weight_only", gpu=gpu.name))
-
-
-def _fp8_weights(arch: ModelArchitecture, w: Workload) -> bool:
-    """FP8 weights: asked for, or the checkpoint's own format (DeepSeek-V3/R1) when no other quant is."""
-    checkpoint_fp8 = arch.quantization is not None and arch.quantization.method == "fp8"
-    return w.precision == "fp8" or w.quant == "fp8" or (w.quant == "none" and checkpoint_fp8)
-
-
-def _kv_split(arch: ModelArchitecture) -> int:
-    """GPUs the KV cache is divided across at most (MLA's latent is replicated)."""
-    return 1 if arch.mla is not None else arch.num_kv_heads
 
 
 def _fit_training(
     inst: catalog.InstanceType, gpu: catalog.GPU, arch: ModelArchitecture, w: Workload
 ) -> DeploymentOption | Note | _Shortfall:
-    capacity = _usable_gib(inst, gpu)
+    capacity = usable_gib(inst, gpu)
     batch = w.batch or 1
     last: Note | _Shortfall = _no_layout()
-    for nodes in _node_counts(inst):
-        gpus = _count(inst) * nodes
+    for nodes in node_counts(inst):
+        gpus = whole_gpus(inst) * nodes
         # Full fine-tuning shards everything (ZeRO-3); (Q)LoRA tries plain data parallel first and shards
         # the frozen base only when one GPU cannot hold it.
         stages = (3,) if w.task == "full" and gpus > 1 else (0, 3) if gpus > 1 else (0,)
         # A stage whose band's upper end fits beats one that fits only at the estimate (then tight).
         fitting = []
         for zero in stages:
-            est = _estimate(arch, w, gpus=gpus, batch=batch, capacity=capacity, zero=zero)
+            est = estimate(arch, w, gpus=gpus, batch=batch, capacity=capacity, zero=zero)
             if est.per_gpu_total_gib <= capacity:
                 fitting.append((est.per_gpu_band_high_gib > capacity, zero, est))
             else:
@@ -623,13 +451,13 @@ def _training_option(
     est: MemoryEstimate,
     capacity: float,
 ) -> DeploymentOption:
-    gpus = _count(inst) * nodes
-    option = _priced_option(inst, gpu, w, nodes, _Layout(1, 1, est.per_gpu, est.per_gpu_total_gib), capacity)
+    gpus = whole_gpus(inst) * nodes
+    option = _priced_option(inst, gpu, w, nodes, Layout(1, 1, est.per_gpu, est.per_gpu_total_gib), capacity)
     option.tensor_parallel, option.pipeline_parallel, option.data_parallel = 1, 1, gpus
     if w.train_tokens:
         assert w.task != "inference"
         hours = training_hours(
-            arch, _perf(gpu, w, arch), tokens=w.train_tokens, gpus=gpus, task=w.task, grad_ckpt=w.grad_ckpt
+            arch, gpu_perf(gpu, w, arch), tokens=w.train_tokens, gpus=gpus, task=w.task, grad_ckpt=w.grad_ckpt
         )
         option.training_hours = round(hours, 2)
         if option.price_cny_per_hour is not None:
@@ -646,7 +474,7 @@ def _priced_option(
     gpu: catalog.GPU,
     w: Workload,
     instances: int,
-    layout: _Layout,
+    layout: Layout,
     capacity: float,
 ) -> DeploymentOption:
     needed = layout.total_gib
@@ -660,9 +488,9 @@ def _priced_option(
         gpu_model=inst.gpu_model,
         gpu_model_likely=inst.gpu_model_likely,
         gpu_confidence=inst.gpu_confidence,
-        gpu_count=_count(inst),
+        gpu_count=whole_gpus(inst),
         instances=instances,
-        total_gpus=_count(inst) * instances,
+        total_gpus=whole_gpus(inst) * instances,
         tensor_parallel=1,
         pipeline_parallel=1,
         data_parallel=1,

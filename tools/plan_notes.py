@@ -1,6 +1,7 @@
 """The planner's notes: the assumptions and warnings every plan states, and how a fit was checked.
 
-The serving constants live here because the notes quote them; :mod:`tools.plan` uses the same values.
+The serving constants live here because the notes quote them; :mod:`tools.plan` and
+:mod:`tools.plan_layout` use the same values.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools import catalog, prices
+from tools import catalog, price_quotes, prices
 from tools.notes import Note, note
 from tools.prices import HOURS_PER_MONTH
 from tools.workload import BillingBasis, Workload
@@ -137,14 +137,14 @@ def too_many_instances(needed: int, allowed: int) -> Note:
     return note("reject.too_many_instances", needed=needed, allowed=allowed)
 
 
-def _quote(inst: catalog.InstanceType, region: str | None) -> tuple[prices.PriceQuote | None, int | None]:
+def _quote(inst: catalog.InstanceType, region: str | None) -> tuple[price_quotes.PriceQuote | None, int | None]:
     """Quote an option's prices; with region 'any' also count the regions compared."""
     if region != prices.REGION_ANY:
-        return prices.quote(inst.instance_type, region), None
-    comparison = prices.compare_regions(inst.instance_type)
+        return price_quotes.quote(inst.instance_type, region), None
+    comparison = price_quotes.compare_regions(inst.instance_type)
     if comparison.cheapest is None:
-        return prices.quote(inst.instance_type), 0
-    return prices.quote(inst.instance_type, comparison.cheapest.region), len(comparison.regions)
+        return price_quotes.quote(inst.instance_type), 0
+    return price_quotes.quote(inst.instance_type, comparison.cheapest.region), len(comparison.regions)
 
 
 def region_problem(inst: catalog.InstanceType, region: str | None) -> Note | None:

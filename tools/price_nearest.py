@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools import catalog, prices
+from tools import catalog, price_quotes
 
 NearestBasis = Literal["same_type_other_region", "similar_type"]
 
@@ -28,7 +28,7 @@ class NearestPrice(BaseModel):
     asked_instance_type: str
     asked_region: str | None
     basis: NearestBasis = Field(description="the same type elsewhere, or a similar type (same GPU count)")
-    quote: prices.PriceQuote = Field(description="the price shown, with its own region, date and source")
+    quote: price_quotes.PriceQuote = Field(description="the price shown, with its own region, date and source")
     gpu: str | None = Field(description="GPU of the priced type")
     gpu_count: int | None = Field(description="GPUs per instance of the priced type")
     gpu_memory_gib: float | None = Field(description="memory per GPU of the priced type")
@@ -41,12 +41,13 @@ def nearest_known_price(instance_type: str, region: str | None = None) -> Neares
         UnknownNameError: the instance type is not in the catalog.
     """
     inst = catalog.get_instance(instance_type)
-    elsewhere = prices.quote(inst.instance_type)
+    elsewhere = price_quotes.quote(inst.instance_type)
     if elsewhere is not None and elsewhere.region != region:
         return _nearest(inst, region, "same_type_other_region", inst, elsewhere)
-    best: tuple[tuple[float, float], catalog.InstanceType, prices.PriceQuote] | None = None
+    best: tuple[tuple[float, float], catalog.InstanceType, price_quotes.PriceQuote] | None = None
     for other in _comparable(inst):
-        found = (prices.quote(other.instance_type, region) if region else None) or prices.quote(other.instance_type)
+        here = price_quotes.quote(other.instance_type, region) if region else None
+        found = here or price_quotes.quote(other.instance_type)
         if found is None or found.hourly is None:
             continue
         key = (_memory_distance(inst, other) + (0.0 if found.region == region or not region else 0.5), found.hourly)
@@ -79,7 +80,7 @@ def _nearest(
     region: str | None,
     basis: NearestBasis,
     priced: catalog.InstanceType,
-    quote: prices.PriceQuote,
+    quote: price_quotes.PriceQuote,
 ) -> NearestPrice:
     count = priced.gpu_count if isinstance(priced.gpu_count, int) else None
     return NearestPrice(

@@ -20,7 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.catalog import DataFileError, read_csv_rows
+from tools.data_files import DataFileError, read_csv_rows
 from tools.prices import Price, read_prices
 
 SNAPSHOTS_DIR = "prices"

@@ -101,7 +101,7 @@ def speed_constants() -> SpeedConstants:
 def _read_constants() -> SpeedConstants:
     import yaml
 
-    from tools.catalog import yaml_loader  # PyYAML only when the cache misses
+    from tools.data_files import yaml_loader  # PyYAML only when the cache misses
 
     with SPEED_CONSTANTS_FILE.open(encoding="utf-8") as fh:
         return SpeedConstants.model_validate(yaml.load(fh, Loader=yaml_loader()))

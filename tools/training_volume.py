@@ -13,7 +13,7 @@ import math
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools import catalog
-from tools.errors import ToolInputError
+from tools.errors import input_problem
 from tools.models import resolve_model
 from tools.throughput import SpeedAssumptions, TrainTask, training_flops
 
@@ -66,10 +66,10 @@ def training_tokens(samples: float, tokens_per_sample: float, epochs: float = 1)
     """
     for name, value in (("samples", samples), ("tokens_per_sample", tokens_per_sample), ("epochs", epochs)):
         if not math.isfinite(value) or value <= 0:
-            raise ToolInputError(f"{name} must be a positive number; got {value:g}.")
+            raise input_problem("error.positive_number", name=name, value=float(value))
     total = samples * tokens_per_sample * epochs
     if total > MAX_TOKENS:
-        raise ToolInputError(f"{total:.3g} training tokens is beyond what the tools size (at most 1e14).")
+        raise input_problem("error.training_tokens_max", total=float(total))
     return TrainingVolume(samples=samples, tokens_per_sample=tokens_per_sample, epochs=epochs, training_tokens=total)
 
 
@@ -99,17 +99,17 @@ def training_compute(
         ToolInputError: unknown model or GPU, or values out of range.
     """
     if not math.isfinite(tokens) or tokens <= 0 or tokens > MAX_TOKENS:
-        raise ToolInputError(f"tokens must be positive and at most 1e14; got {tokens:g}.")
+        raise input_problem("error.tokens_range", tokens=float(tokens))
     if gpus < 1 or gpus > 100_000:
-        raise ToolInputError(f"gpus must be a whole number from 1 to 100,000; got {gpus}.")
+        raise input_problem("error.gpus_range", most=100_000, gpus=gpus)
     rate = SpeedAssumptions().mfu_training if mfu is None else mfu
     if not 0 < rate <= 1:
-        raise ToolInputError(f"mfu must be between 0 and 1; got {rate:g}.")
+        raise input_problem("error.mfu_range", mfu=float(rate))
     arch = resolve_model(model)
     spec = catalog.get_gpu(gpu)
     tflops = spec.bf16_dense_tflops or spec.fp16_dense_tflops
     if not tflops:
-        raise ToolInputError(f"The {spec.name} has no published dense BF16/FP16 figure; pick another GPU.")
+        raise input_problem("error.no_dense_tflops", gpu=spec.name)
     flops = training_flops(arch, tokens, task, grad_ckpt)
     hours = flops / (gpus * tflops * 1e12 * rate) / 3600
     rule = ("6·N·D" if task == "full" else "4·N·D") + (" + 2·N·D recompute" if grad_ckpt else "")

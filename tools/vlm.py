@@ -22,7 +22,7 @@ import math
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.architecture import ModelArchitecture
-from tools.errors import ToolInputError
+from tools.errors import input_problem
 from tools.media_memory import ENCODER_LIVE_TENSORS, GIB
 from tools.media_models import MediaModel, resolve_media_model
 from tools.memory import MemoryEstimate, estimate_memory
@@ -145,9 +145,9 @@ def estimate_vlm_memory(
     """
     model = resolve_media_model(model_name)
     if model.kind != "vlm":
-        raise ToolInputError(f"{model.display_name} is a {model.kind} model, not a vision-language model")
+        raise input_problem(f"error.vlm.not_vlm.{model.kind}", model=model.display_name)
     if not 0 <= images_per_request <= MAX_IMAGES or not (64 <= width <= 16384 and 64 <= height <= 16384):
-        raise ToolInputError(f"images per request 0-{MAX_IMAGES}, image sides 64-16384 px")
+        raise input_problem("error.vlm.image_sizes", most=MAX_IMAGES)
     per_request = images_per_request * image_tokens(model, width, height)
     if frames:
         per_request += video_tokens(model, width, height, frames)
@@ -219,9 +219,9 @@ def plan_vlm(
     """
     model = resolve_media_model(str(workload["model"]))
     if model.kind != "vlm":
-        raise ToolInputError(f"{model.display_name} is a {model.kind} model, not a vision-language model")
+        raise input_problem(f"error.vlm.not_vlm.{model.kind}", model=model.display_name)
     if not 0 <= images_per_request <= MAX_IMAGES:
-        raise ToolInputError(f"--images-per-request: 0 to {MAX_IMAGES}")
+        raise input_problem("error.vlm.images_per_request", most=MAX_IMAGES)
     per_request = images_per_request * image_tokens(model, width, height)
     if frames:
         per_request += video_tokens(model, width, height, frames)

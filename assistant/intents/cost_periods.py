@@ -18,7 +18,7 @@ from assistant.run import TRAINING, Events, Run
 from assistant.toolbox import price_of_instance
 from assistant.understanding import Slots
 from tools.plan import DeploymentOption, Plan
-from tools.prices import PriceQuote
+from tools.price_quotes import PriceQuote
 
 _COST_WORDS = (
     r"多少钱|费用|成本|花费|开销|花多少|烧|账单|预算|包年|\bcost\w*|\bprice\w*|\bbill\w*|\bspend\w*|\bburn\w*|"

@@ -24,7 +24,8 @@ from assistant.toolbox import (
 )
 from assistant.understanding import Slots, understand
 from tools.price_nearest import NearestPrice
-from tools.prices import HOURS_PER_MONTH, RegionComparison, RegionPrice
+from tools.price_quotes import RegionComparison, RegionPrice
+from tools.prices import HOURS_PER_MONTH
 
 _MODES = ("pay-as-you-go", "subscription-monthly", "spot")
 _FAMILY_TYPES = 3  # a family question shows its smallest types; the catalog intent lists them all

@@ -1,4 +1,4 @@
-"""Words of verdict and comparison questions: card sizes, stated memory, GPU sets, "compare with", users.
+"""Words of verdict and comparison questions: stated memory, GPU sets, "compare with", users.
 
 Pure functions over the question text (no tools), used by :mod:`assistant.intents.verdicts`.
 """
@@ -18,7 +18,6 @@ from tools import catalog
 from tools.errors import ToolInputError, UnknownNameError
 from tools.hardware_fit import evaluate_hardware
 
-# "a 16 GB card", "16G 的卡": a card size the user names without a GPU model.
 # "how does that compare with two A10s?", "跟两张 H20 比呢": the earlier hardware against the new one.
 COMPARE_WITH_RE = (
     r"compare[sd]?\s+(?:with|to|against)|compared\s+(?:with|to)|versus|\bvs\.?\s|(?:跟|和|与|同).{0,20}(?:比|相比)|对比"
@@ -33,18 +32,10 @@ USERS_RE = (
     r"(?:more|most)\s+(?:users|concurren\w*|sequences|requests|people)|how\s+many\s+(?:users|concurrent)|"
     r"(?:更多|最多).{0,4}(?:并发|用户|人)|并发.{0,4}(?:更多|最多|更高)|(?:撑|扛|支持)(?:得|的)?(?:住)?更多"
 )
-_CARD_SIZE_RE = re.compile(
-    r"(?<![\d.])(\d{1,3})\s*g(?:i?b)?\s*(?:的)?\s*(?:显存的?\s*)?(?:卡|显卡|card|gpu|vram|显存|of\s+(?:gpu\s+)?(?:vram|memory))|"
-    r"(?<![\d.])(\d{1,3})\s*gi?b\b(?=.{0,24}(?:\benough\b|\bsuffic|够|足够))|"
-    r"(?:fits?|run|load|serve)\s+(?:in|into|on|within)\s+(?:a\s+|one\s+)?(\d{1,3})\s*gi?b\b",
-    re.IGNORECASE,
-)
-
-
 _MEMORY_CLAIM_RE = re.compile(r"(?<![\d.])(\d{1,4}(?:\.\d{1,2})?)\s*(?:gi?b|g)(?![a-z])", re.IGNORECASE)
 _CHECK_RE = re.compile(
     r"对吗|对吧|是吗|是不是|吧\s*[?？]?\s*$|靠谱|没错|准确|真的|really|right\?|true\?|correct|is\s+(?:it|that)\s+(?:right|true)|"
-    r"\bdoes\b.{0,40}\bneed\b|isn'?t\s+it",
+    r"\bdoes\b.{0,40}\bneed\b|isn'?t\s+it|(?:需要|要)[^，,。？?]{0,16}吗",
     re.IGNORECASE,
 )
 
@@ -55,14 +46,6 @@ def memory_claim(question: str) -> float | None:
         return None
     m = _MEMORY_CLAIM_RE.search(question)
     return float(m.group(1)) if m else None
-
-
-def card_size(question: str) -> int | None:
-    """Return the memory of a card the user names by size only ("a 16 GB card", "24G 显存"), in GB."""
-    found = list(_CARD_SIZE_RE.finditer(question))  # "7B 要 14G，16G 的卡够吗": the card is named last
-    m = found[-1] if found else None
-    size = int(next(g for g in m.groups() if g)) if m else None
-    return size if size and 4 <= size <= 256 else None
 
 
 def offered(gpu: str) -> bool:

@@ -22,7 +22,6 @@ from assistant.intents.speed_lead import speed_line
 from assistant.intents.verdict_leads import VerdictLeads
 from assistant.intents.verdict_words import (
     COMPARE_WITH_RE,
-    card_size,
     family_gpu,
     gpu_sets,
     instances_of,
@@ -35,6 +34,7 @@ from assistant.intents.verdict_words import (
 )
 from assistant.intents.verdict_worth import worth_line
 from assistant.intents.workload import WorkloadIntent, catalog_gpu
+from assistant.memory_words import card_size
 from assistant.messages import say
 from assistant.run import Events, Reply
 from assistant.toolbox import (

@@ -123,10 +123,10 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from tools import prices
+    from tools import price_quotes
 
     use_price_sources(args.offline)
-    result = prices.compare_regions(args.instance_type, args.billing)
+    result = price_quotes.compare_regions(args.instance_type, args.billing)
     if args.json:
         print(result.model_dump_json())
         return 0
