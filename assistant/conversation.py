@@ -50,6 +50,7 @@ WORKLOAD_FIELDS = (
     "architecture",
     "billing",
     "usage_hours",
+    "speed",
 )
 _KEPT_ACROSS_TOPICS = ("budget_cny_month", "region")
 _RATES = {"qps": "concurrency", "concurrency": "qps"}

@@ -62,6 +62,7 @@ from assistant.question_form import read_form
 from assistant.rate_words import Billing, RateBasis, UsageHours
 from assistant.reach_reading import ReachAsk, out_of_reach, without_other_cloud_types
 from assistant.reading import Scan, as_int, chinese_int, compiled, normalise, parse_number
+from assistant.speed_words import SpeedTargets, read_speed_targets
 from assistant.task_words import TaskHint, find_precision, find_task
 from assistant.workload_names import rag_pipeline, settle_reach, unsizable
 from assistant.workload_numbers import (
@@ -178,6 +179,7 @@ class Slots(BaseModel):
     scale: dict[str, float] | None = Field(default=None, description="'double the users': figures a follow-up scales")
     usage_hours: UsageHours | None = Field(default=None, description="'10 hours a day on weekdays': when it runs")
     asks_cost: bool = Field(default=False, description="'一个月要多少钱', 'what would it cost': a price is asked")
+    speed: SpeedTargets | None = Field(default=None, description="'30 tokens/s per user', '首 token 1 秒内'")
 
     def stated(self) -> list[str]:
         """Return the workload slots this turn (or conversation) states; the rest are defaults."""
@@ -218,6 +220,9 @@ def understand(question: str) -> Slots:
             invalid.append(written)
     invalid += [w for w in impossible_hardware_counts(text) if not any(w in v or v in w for v in invalid)]
     invalid += [w for w in endless_numbers(text) if not any(w in v or v in w for v in invalid)]
+    speed = read_speed_targets(text)  # "30 tokens/s each", "TTFT < 1s": rates and times, never lengths or counts
+    for span in speed.spans if speed else []:
+        scan.claim(span)
     lengths = more_lengths(text, stated_lengths(text))  # "5 chunks of 512 tokens", "输出 1k", "summarise to 200 words"
     lengths += bare_lengths(text, lengths)  # "2k prompts", "input 2k output 500": tokens without the word
     for length in lengths:
@@ -320,6 +325,7 @@ def understand(question: str) -> Slots:
             slots.task = "inference"
     slots.billing, slots.usage_hours, slots.rate = rates.find_billing(text), usage_hours, rate
     slots.asks_cost = asks_price(text)
+    slots.speed = speed
     slots.scale = rates.relative_change(text)
     slots.max_instances = max_instances(text)
     if (cap := max_gpus(text)) is not None:  # "at most 16 GPUs" caps the plan; it fixes no hardware

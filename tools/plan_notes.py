@@ -12,6 +12,7 @@ from tools.memory_band import band_for
 from tools.notes import Note, note
 from tools.plan_pricing import price_warnings, ranking_note, region_assumption
 from tools.prices import HOURS_PER_MONTH
+from tools.speed_targets import target_notes
 from tools.throughput import SpeedAssumptions
 from tools.workload import Workload
 
@@ -48,6 +49,7 @@ def plan_assumptions(w: Workload) -> list[Note]:
     if w.task == "inference":
         items += [
             concurrency_assumption(w),
+            *target_notes(w),
             note("plan.vllm_serving", utilization=VLLM_GPU_MEMORY_UTILIZATION),
             note(
                 "plan.decode_model",

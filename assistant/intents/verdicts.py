@@ -19,6 +19,7 @@ from assistant.intents.compare_hardware import CompareHardware
 from assistant.intents.compare_owned import CompareOwned
 from assistant.intents.compare_sides import model_settings
 from assistant.intents.speed_lead import speed_line
+from assistant.intents.target_lead import target_line
 from assistant.intents.verdict_leads import VerdictLeads
 from assistant.intents.verdict_words import (
     COMPARE_WITH_RE,
@@ -102,7 +103,8 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
                     yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=None))
                 self.lead_with_memory_claim(reply, stated)
         compared = len(self.variants(s)) >= 2  # a comparison names the fastest side itself, among the others
-        if not compared and (line := speed_line(self.question, self.calls, self.lang)):  # "throughput on one A10?"
+        targeted = target_line(self.calls, self.lang) is not None  # "≥ 30 tokens/s each": the plan's lead says it
+        if not (compared or targeted) and (line := speed_line(self.question, self.calls, self.lang)):  # "on one A10?"
             reply.text = f"{line}\n\n{reply.text}"
         return reply
 
