@@ -126,6 +126,8 @@ class FormLeads(WhyLeads, DeadlineLeads):
         options = [o for p in plans for o in p.options if o.decode_tokens_per_s and o.decode_tokens_per_s_per_stream]
         named = [o for o in options if s.gpu and s.gpu in (o.gpu_model or o.gpu_model_likely or "")]
         sized = [o for o in named if not s.gpus or o.total_gpus == s.gpus]
+        if s.gpus and not sized and (slow := self.too_slow(s, plans)):
+            return slow  # the planner turned the named set away for missing the speed: its figure says no
         top = (sized or named or options or [None])[0]
         if top is None or form.speed_tokens_s is None:
             return None
@@ -134,6 +136,17 @@ class FormLeads(WhyLeads, DeadlineLeads):
         per = say("form.speed_total" if form.speed_total else "form.speed_stream", self.lang)
         return say(code, self.lang, speed=render.fig(speed), per=per, target=render.fig(form.speed_tokens_s),
                    instances=top.instances, instance_type=top.instance_type)  # fmt: skip
+
+    def too_slow(self, s: Slots, plans: list[Plan]) -> str | None:
+        """Return 'no' for the named GPU set when the planner rejected it for a speed target, else None."""
+        for plan in plans:
+            for r in plan.rejected:
+                gpus = r.reason.values.get("gpus")
+                if r.reason.code == "reject.speed_per_stream" and r.gpu_model == s.gpu and gpus in (None, s.gpus):
+                    return say("form.speed_no", self.lang, speed=render.fig(r.reason.values["reached"]),
+                               per=say("form.speed_stream", self.lang), target=render.fig(r.reason.values["target"]),
+                               instances=1, instance_type=r.instance_type)  # fmt: skip
+        return None
 
     def hardware_only_verdict(self, s: Slots, form: QuestionForm) -> Events:
         """Answer a yes/no about money or stock of named hardware without a workload, or None."""

@@ -469,7 +469,7 @@ def _sized_for_targets(
         return _replica_speed(arch, perf, w, tp, nodes, batch, capacity)
 
     most = max(1, min(seqs, VLLM_MAX_NUM_SEQS))
-    cap, slow = stream_batch_cap(w.min_tokens_per_s_per_stream, most, speed_at)
+    cap, slow = stream_batch_cap(w.min_tokens_per_s_per_stream, most, speed_at, gpus=tp * nodes)
     if slow is not None:
         return None, slow
     load = concurrency_for_total(w.min_tokens_per_s_total, w.concurrency, cap, speed_at)

@@ -28,13 +28,14 @@ SpeedAt = Callable[[int], DecodeSpeed]
 """Decode speed of one replica running ``batch`` sequences."""
 
 
-def stream_batch_cap(target: float | None, most: int, speed_at: SpeedAt) -> tuple[int, Note | None]:
+def stream_batch_cap(target: float | None, most: int, speed_at: SpeedAt, gpus: int = 1) -> tuple[int, Note | None]:
     """Return the largest batch (at most ``most``) whose streams each decode ``target`` tokens/s or faster.
 
     Args:
         target: Per-stream decode tokens/s asked for; None = no target (``most`` is returned).
         most: The replica's memory ceiling on concurrent sequences (>= 1).
         speed_at: Decode speed of the replica at a batch.
+        gpus: GPUs of one replica (named in the rejection).
 
     Returns:
         The batch, and None; or 0 and a rejection note with the speed one sequence alone reaches.
@@ -43,7 +44,7 @@ def stream_batch_cap(target: float | None, most: int, speed_at: SpeedAt) -> tupl
         return most, None
     alone = speed_at(1).tokens_per_s_per_stream
     if alone < target:
-        return 0, note("reject.speed_per_stream", reached=round(alone, 1), target=target)
+        return 0, note("reject.speed_per_stream", reached=round(alone, 1), target=target, gpus=gpus)
     low, high = 1, max(1, most)
     if speed_at(high).tokens_per_s_per_stream >= target:
         return high, None
