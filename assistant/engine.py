@@ -25,6 +25,7 @@ from assistant.intents.gpus import GpuIntent
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.hardware import HardwareIntent
 from assistant.intents.lengths import LengthsIntent
+from assistant.intents.longest_context import LongestContext
 from assistant.intents.media import MediaIntent
 from assistant.intents.model_search import ModelSearchIntent
 from assistant.intents.plan import PlanIntent
@@ -85,6 +86,7 @@ class _Answering(
     WorkloadIntent,
     ModelSearchIntent,
     HardwareIntent,
+    LongestContext,
     PlanIntent,
     DescribeIntent,
     CatalogIntent,

@@ -22,6 +22,7 @@ from assistant.toolbox_media import (
     plan_media_deployment,
     plan_vlm_deployment,
 )
+from assistant.toolbox_serving import longest_context_per_user
 from knowledge.models import Passage
 from tools import capacity, catalog, hardware_fit, lengths, training_volume
 from tools.colocation import evaluate_colocation
@@ -372,6 +373,7 @@ DOMAIN_TOOLS: tuple[Callable[..., Any], ...] = (
     largest_models_within_budget,
     evaluate_colocation,
     concurrent_users,
+    longest_context_per_user,
     text_length_tokens,
     training_run,
     find_instance_types,

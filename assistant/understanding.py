@@ -21,6 +21,7 @@ from assistant.bad_names import endless_numbers, find_branded_gpu, impossible_ha
 from assistant.bare_lengths import bare_lengths
 from assistant.billing_words import asks_price, asks_region
 from assistant.concepts import asks_concept
+from assistant.context_words import asks_longest_context
 from assistant.follow_up_words import accepts_defaults, is_follow_up
 from assistant.gpu_variants import with_memory_variants
 from assistant.hardware_words import (
@@ -180,6 +181,7 @@ class Slots(BaseModel):
     usage_hours: UsageHours | None = Field(default=None, description="'10 hours a day on weekdays': when it runs")
     asks_cost: bool = Field(default=False, description="'一个月要多少钱', 'what would it cost': a price is asked")
     speed: SpeedTargets | None = Field(default=None, description="'30 tokens/s per user', '首 token 1 秒内'")
+    asks_longest_context: bool = Field(default=False, description="'how long can each context be', '每人最长多少'")
 
     def stated(self) -> list[str]:
         """Return the workload slots this turn (or conversation) states; the rest are defaults."""
@@ -326,6 +328,7 @@ def understand(question: str) -> Slots:
     slots.billing, slots.usage_hours, slots.rate = rates.find_billing(text), usage_hours, rate
     slots.asks_cost = asks_price(text)
     slots.speed = speed
+    slots.asks_longest_context = slots.context is None and asks_longest_context(text)
     slots.scale = rates.relative_change(text)
     slots.max_instances = max_instances(text)
     if (cap := max_gpus(text)) is not None:  # "at most 16 GPUs" caps the plan; it fixes no hardware

@@ -1,0 +1,26 @@
+"""The longest context each user gets, asked in words: "how long can each context be?", "每人最长能到多少上下文?".
+
+Asked only where no context length is stated (a stated "32k context" is a workload, not this question); the
+user count comes from the concurrency readers.
+"""
+
+from __future__ import annotations
+
+from assistant.reading import compiled
+
+_CONTEXT = r"(?:context|prompt|conversation|chat\s+history|history|input|prompt\s*\+\s*answer|session)s?"
+_ASKS = (
+    # "how long can each context be?", "the longest prompt+answer each of them can have", "max context per session"
+    rf"(?:how\s+long|longest|max(?:imum)?|how\s+much|how\s+big|largest|biggest)\b[^.?!\n]{{0,40}}?\b{_CONTEXT}",
+    rf"\b{_CONTEXT}(?:\s+(?:length|window|size))?[^.?!\n]{{0,30}}\b(?:can|could|may)\b[^.?!\n]{{0,24}}\b(?:be|get|have|use|hold)",
+    rf"\b{_CONTEXT}(?:\s+(?:length|window|size))?\s+(?:per|for\s+each|for\s+every)\s+(?:user|session|request|person|chat)",
+    # "每人最长能到多少上下文", "上下文最多能开到多长", "单人上下文上限是多少"
+    r"上下文[^，。？?\n]{0,10}(?:最长|最多|上限|最大|多长|多大|多少)",
+    r"(?:最长|最多|最大|上限)[^，。？?\n]{0,10}上下文",
+    r"(?:输入|提示词|对话)[^，。？?\n]{0,6}(?:最长|最多)\s*(?:能|可以)?\s*(?:到|开到|有)?\s*多(?:长|少)",
+)
+
+
+def asks_longest_context(text: str) -> bool:
+    """Whether the question asks how long each sequence may be on the hardware (with no length stated)."""
+    return any(compiled(p).search(text) for p in _ASKS)

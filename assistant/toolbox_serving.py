@@ -1,0 +1,42 @@
+"""Serving tools on named hardware beyond fit and capacity: how long each user's context may be.
+
+Plain typed functions over :mod:`tools.capacity`, listed with the other tools in
+:data:`assistant.toolbox.DOMAIN_TOOLS`; their schemas come from these signatures.
+"""
+
+from __future__ import annotations
+
+from tools import capacity
+from tools.workload import Precision, Quant
+
+
+def longest_context_per_user(
+    model: str,
+    users: int,
+    gpu: str | None = None,
+    gpus: int | None = None,
+    instance_type: str | None = None,
+    instances: int = 1,
+    precision: Precision = "bf16",
+    quant: Quant = "none",
+    architecture: dict[str, int] | None = None,
+) -> capacity.ContextBudget:
+    """Find the longest context (prompt + output tokens) each of N concurrent users gets on the named hardware.
+
+    From the KV-cache budget left after the weights, capped by the model's own context window.
+
+    Args:
+        model: Model name or alias.
+        users: Sequences served at the same time, e.g. 8.
+        gpu: GPU name when no instance type is named.
+        gpus: How many of that GPU.
+        instance_type: An ECS instance type, e.g. "ecs.gn8is-2x.8xlarge".
+        instances: Instances sharing the users.
+        precision: bf16, fp16, fp8, int8, int4 or fp32.
+        quant: none, gptq-int4, gptq-int8, awq-int4, bnb-nf4, bnb-int8 or fp8.
+        architecture: A model not in the registry, by its config.json dimensions (see plan_gpu_deployment).
+    """
+    from assistant.toolbox import custom_architecture  # the toolbox lists this module's tools: import when called
+
+    arch = custom_architecture(model, architecture) if architecture else None
+    return capacity.longest_context(model, users, gpu, gpus, instance_type, instances, precision, quant, arch)
