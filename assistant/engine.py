@@ -25,12 +25,12 @@ from assistant.intents.gpus import GpuIntent
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.hardware import HardwareIntent
 from assistant.intents.lengths import LengthsIntent
-from assistant.intents.longest_context import LongestContext
 from assistant.intents.media import MediaIntent
 from assistant.intents.model_search import ModelSearchIntent
 from assistant.intents.plan import PlanIntent
 from assistant.intents.prices import PricesIntent
 from assistant.intents.reach import ReachIntent
+from assistant.intents.serving_limits import ServingLimits
 from assistant.intents.verdicts import VerdictIntent
 from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
@@ -86,7 +86,7 @@ class _Answering(
     WorkloadIntent,
     ModelSearchIntent,
     HardwareIntent,
-    LongestContext,
+    ServingLimits,
     PlanIntent,
     DescribeIntent,
     CatalogIntent,

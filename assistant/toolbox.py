@@ -22,7 +22,7 @@ from assistant.toolbox_media import (
     plan_media_deployment,
     plan_vlm_deployment,
 )
-from assistant.toolbox_serving import longest_context_per_user
+from assistant.toolbox_serving import longest_context_per_user, requests_per_second
 from knowledge.models import Passage
 from tools import capacity, catalog, hardware_fit, lengths, training_volume
 from tools.colocation import evaluate_colocation
@@ -374,6 +374,7 @@ DOMAIN_TOOLS: tuple[Callable[..., Any], ...] = (
     evaluate_colocation,
     concurrent_users,
     longest_context_per_user,
+    requests_per_second,
     text_length_tokens,
     training_run,
     find_instance_types,

@@ -21,7 +21,6 @@ from assistant.bad_names import endless_numbers, find_branded_gpu, impossible_ha
 from assistant.bare_lengths import bare_lengths
 from assistant.billing_words import asks_price, asks_region
 from assistant.concepts import asks_concept
-from assistant.context_words import asks_longest_context
 from assistant.follow_up_words import accepts_defaults, is_follow_up
 from assistant.gpu_variants import with_memory_variants
 from assistant.hardware_words import (
@@ -63,6 +62,7 @@ from assistant.question_form import read_form
 from assistant.rate_words import Billing, RateBasis, UsageHours
 from assistant.reach_reading import ReachAsk, out_of_reach, without_other_cloud_types
 from assistant.reading import Scan, as_int, chinese_int, compiled, normalise, parse_number
+from assistant.serving_words import asks_longest_context, asks_request_rate
 from assistant.speed_words import SpeedTargets, read_speed_targets
 from assistant.task_words import TaskHint, find_precision, find_task
 from assistant.workload_names import rag_pipeline, settle_reach, unsizable
@@ -181,6 +181,7 @@ class Slots(BaseModel):
     usage_hours: UsageHours | None = Field(default=None, description="'10 hours a day on weekdays': when it runs")
     asks_cost: bool = Field(default=False, description="'一个月要多少钱', 'what would it cost': a price is asked")
     speed: SpeedTargets | None = Field(default=None, description="'30 tokens/s per user', '首 token 1 秒内'")
+    asks_request_rate: bool = Field(default=False, description="'how many requests/s can it serve', '最大 QPS 多少'")
     asks_longest_context: bool = Field(default=False, description="'how long can each context be', '每人最长多少'")
 
     def stated(self) -> list[str]:
@@ -227,6 +228,8 @@ def understand(question: str) -> Slots:
         scan.claim(span)
     lengths = more_lengths(text, stated_lengths(text))  # "5 chunks of 512 tokens", "输出 1k", "summarise to 200 words"
     lengths += bare_lengths(text, lengths)  # "2k prompts", "input 2k output 500": tokens without the word
+    if speed:  # "20 字每秒" is a speed, not a length
+        lengths = [n for n in lengths if not any(a < n.span[1] and n.span[0] < b for a, b in speed.spans)]
     for length in lengths:
         scan.claim(length.span)
     dims = architecture_dims(text)
@@ -329,6 +332,7 @@ def understand(question: str) -> Slots:
     slots.asks_cost = asks_price(text)
     slots.speed = speed
     slots.asks_longest_context = slots.context is None and asks_longest_context(text)
+    slots.asks_request_rate = asks_request_rate(text)
     slots.scale = rates.relative_change(text)
     slots.max_instances = max_instances(text)
     if (cap := max_gpus(text)) is not None:  # "at most 16 GPUs" caps the plan; it fixes no hardware

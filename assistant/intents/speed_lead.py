@@ -26,15 +26,22 @@ def asks_speed(question: str) -> bool:
     return bool(_ASKS_SPEED.search(question))
 
 
-def speed_line(question: str, calls: Sequence[ToolCall], lang: Language) -> str | None:
-    """Return the top planned option's decode speed as a first line, or None (not asked, or no plan figure)."""
+def speed_line(
+    question: str, calls: Sequence[ToolCall], lang: Language, named: tuple[int | None, Sequence[str]] = (None, ())
+) -> str | None:
+    """Return the top planned option's decode speed as a first line, or None (not asked, or no plan figure).
+
+    ``named``: the GPU count and instance types the user named; an option of exactly that hardware leads.
+    """
     if not asks_speed(question):
         return None
+    gpus, types = named
     for call in calls:
         if call.name != "plan_gpu_deployment" or not isinstance(call.result, dict):
             continue
         options = call.result.get("options") or []
-        top = options[0] if options else None
+        same = [o for o in options if o["instance_type"] in types or (gpus and o["total_gpus"] == gpus)]
+        top = (same or options or [None])[0]
         if top and top.get("decode_tokens_per_s") and top.get("decode_tokens_per_s_per_stream"):
             return say(
                 "speed.lead",

@@ -120,6 +120,10 @@ class WorkloadIntent(Run):
             verdict = (yield from self.hardware_verdict(s, hardware)) or []
             if s.asks_longest_context:  # "8 users: how long can each context be?": the length answers first
                 verdict = [*(yield from self.longest_context_lines(s, hardware, self.hardware_label)), *verdict]
+            elif s.asks_request_rate:  # "how many requests per second can it serve?": the rate answers first
+                verdict = [*(yield from self.request_rate_lines(s, hardware)), *verdict]
+            elif s.asks_capacity and s.speed and s.speed.per_stream:  # "how many users at 20 tok/s each?"
+                verdict = [*(yield from self.users_at_speed_lines(s, hardware, self.hardware_label)), *verdict]
             elif s.asks_capacity:  # "how many 32k users does it hold?": the count answers first
                 verdict = [*(yield from self.capacity_lines(s, hardware)), *verdict]
         for count in s.lengths:  # "800 个汉字": the conversion is a tool call, so its figures are grounded

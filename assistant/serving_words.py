@@ -1,0 +1,44 @@
+"""Serving limits asked in words: the longest context each user gets, the requests per second an instance serves.
+
+"how long can each context be?", "每人最长能到多少上下文?" (asked only where no context length is stated: a
+stated "32k context" is a workload, not this question; the user count comes from the concurrency readers);
+"how many requests per second can gn7e serve?", "最大 QPS 大概多少", "一秒能扛多少个请求".
+"""
+
+from __future__ import annotations
+
+from assistant.reading import compiled
+
+_CONTEXT = r"(?:context|prompt|conversation|chat\s+history|history|input|prompt\s*\+\s*answer|session)s?"
+_ASKS = (
+    # "how long can each context be?", "the longest prompt+answer each of them can have", "max context per session"
+    rf"(?:how\s+long|longest|max(?:imum)?|how\s+much|how\s+big|largest|biggest)\b[^.?!\n]{{0,40}}?\b{_CONTEXT}",
+    rf"\b{_CONTEXT}(?:\s+(?:length|window|size))?[^.?!\n]{{0,30}}\b(?:can|could|may)\b[^.?!\n]{{0,24}}\b(?:be|get|have|use|hold)",
+    rf"\b{_CONTEXT}(?:\s+(?:length|window|size))?\s+(?:per|for\s+each|for\s+every)\s+(?:user|session|request|person|chat)",
+    # "每人最长能到多少上下文", "上下文最多能开到多长", "单人上下文上限是多少"
+    r"上下文[^，。？?\n]{0,10}(?:最长|最多|上限|最大|多长|多大|多少)",
+    r"(?:最长|最多|最大|上限)[^，。？?\n]{0,10}上下文",
+    r"(?:输入|提示词|对话)[^，。？?\n]{0,6}(?:最长|最多)\s*(?:能|可以)?\s*(?:到|开到|有)?\s*多(?:长|少)",
+)
+
+
+def asks_longest_context(text: str) -> bool:
+    """Whether the question asks how long each sequence may be on the hardware (with no length stated)."""
+    return any(compiled(p).search(text) for p in _ASKS)
+
+
+_RATE_ASKS = (
+    # "how many requests per second can it serve", "what throughput in requests/sec", "max QPS", "RPS?"
+    r"(?:how\s+many|max(?:imum)?|what|peak)\b[^.?!\n]{0,30}\b(?:requests?|queries|reqs?|calls?)\s*"
+    r"(?:per\s+sec(?:ond)?|/\s*s(?:ec)?\b|a\s+second|each\s+second)",
+    r"(?:max(?:imum)?|peak|how\s+much|what(?:'s|\s+is)?(?:\s+the)?)\s+(?:qps|rps)\b",
+    r"\b(?:qps|rps)\b\s*(?:can|could|will|would|does|do)\b",
+    # "每秒能扛多少个请求", "一秒能处理多少请求", "最大 QPS 大概多少", "QPS 能到多少"
+    r"(?:每秒|一秒)(?:钟)?\s*(?:能|可以)?\s*(?:扛|处理|服务|支撑|接|跑|响应|完成)(?:得了|住)?\s*(?:多少|几)\s*(?:个)?\s*(?:请求|次|条|query)",
+    r"(?:最大|最高|峰值)?\s*(?:qps|rps)\s*(?:大概|大约|能到|能达到|有|是)?\s*(?:多少|几)",
+)
+
+
+def asks_request_rate(text: str) -> bool:
+    """Whether the question asks how many requests per second the hardware serves."""
+    return any(compiled(p).search(text) for p in _RATE_ASKS)
