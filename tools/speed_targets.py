@@ -62,20 +62,13 @@ def concurrency_for_total(
 ) -> int | None:
     """Return the sequences in flight that reach ``target`` total output tokens/s (or the stated concurrency).
 
-    Replicas each run at most ``batch_cap`` sequences; the fewest replicas that can reach the target are used,
-    each at the smallest batch that still reaches it together. A stated concurrency above that stays.
+    Each replica runs full (``batch_cap`` sequences, its fastest total); the fewest replicas that reach the
+    target together are used. A stated concurrency above that stays.
     """
     if target is None:
         return concurrency
     replicas = max(1, math.ceil(target / speed_at(batch_cap).tokens_per_s_total))
-    low, high = 0, batch_cap
-    while high - low > 1:  # total speed grows with the batch: bisect for the first batch that reaches it
-        mid = (low + high) // 2
-        if replicas * speed_at(mid).tokens_per_s_total >= target:
-            high = mid
-        else:
-            low = mid
-    return max(concurrency or 0, replicas * high)
+    return max(concurrency or 0, replicas * batch_cap)
 
 
 def time_to_first_token_s(prompt_tokens: int, prefill_tokens_s: float, step: DecodeSpeed) -> float:
