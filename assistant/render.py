@@ -115,12 +115,16 @@ def token_cost_phrase(option: DeploymentOption, lang: Language) -> str:
     return say("render.token_cost", lang, cost=cost)
 
 
+_TOO_SLOW = ("reject.speed_per_stream", "reject.ttft")  # tools/speed_targets.py: fits, but misses the target
+
 def plan_summary(plan: Plan, lang: Language) -> str:
     """One paragraph on the top option: layout, memory fit, speed, price (or why nothing fits)."""
     if not plan.options and plan.workload.gpu:
         # Only the requested GPU was searched: say so, not "nothing in the catalog".
         gpu = plan.workload.gpu
         return say("render.no_gpu_fits", lang, gpu=gpu, model=plan.model)
+    if not plan.options and any(r.reason.code in _TOO_SLOW for r in plan.rejected):
+        return say("render.nothing_fast_enough", lang, model=plan.model)  # a speed target, not memory, ruled them out
     if not plan.options:
         return say("render.nothing_fits", lang, model=plan.model)
     top = plan.options[0]

@@ -36,11 +36,10 @@ class SpeedTargets(BaseModel):
 _UNIT = r"(?:个\s*)?(tokens?|toks?|词元|(?:汉)?字|words?)"
 _PER_SECOND = r"\s*(?:/\s*(?:s|sec|second|秒)(?![a-z])|per\s*(?:sec(?:ond)?|s)\b|每秒(?:钟)?|一秒)"
 _RATE = (
-    rf"{NUM}\s*{SUFFIX}\s*{_UNIT}{_PER_SECOND}",
-    rf"{NUM}\s*{SUFFIX}\s*(tps|t/s)(?![a-z])",
-    # "每秒产出 500 个 token", "一秒能出 20 个字"
-    rf"(?:每秒(?:钟)?|一秒)\s*(?:能|要|需要|可以|得)?\s*(?:产出|生成|输出|出|吐出?|跑出?)?\s*"
-    rf"(?:约|大约|大概|达到|至少|不低于|不少于|超过)?\s*{NUM}\s*{SUFFIX}\s*{_UNIT}",
+    rf"{NUM}\s*{SUFFIX}\s*\+?\s*{_UNIT}{_PER_SECOND}",  # "30 tokens/s", "50+ tok/s", "20 字每秒"
+    rf"{NUM}\s*{SUFFIX}\s*\+?\s*(tps|t/s)(?![a-z])",
+    # "每秒产出 500 个 token", "每秒至少输出 40 个 token", "一秒能出 20 个字"
+    rf"(?:每秒(?:钟)?|一秒)[^\d，,。？?\n]{{0,10}}?{NUM}\s*{SUFFIX}\s*{_UNIT}",
 )
 _TOTAL_WORDS = (
     r"\btotal\b|overall|aggregate|combined|all\s+users|throughput|batch\s+job|"
@@ -52,11 +51,12 @@ _PER_USER_WORDS = (
 )
 _TIME = r"(ms|毫秒|s(?![a-z])|secs?\b|seconds?\b|秒)"
 _TPOT = (
-    r"(?:tpot|inter[-\s]?token\s+latency|time\s+per\s+output\s+token|per[-\s]token\s+latency|"
+    r"(?:tpot|itl\b|inter[-\s]?token\s+latency|time\s+per\s+output\s+token|per[-\s]token\s+latency|"
+    r"latency\s+(?:per|of\s+each|for\s+each)\s+(?:output\s+|generated\s+)?token|每\s*(?:个)?\s*token\s*(?:的)?\s*延迟|"
     r"token\s*(?:之间的?)?\s*间隔|出字间隔|每个\s*(?:输出\s*)?token\s*(?:的)?\s*(?:间隔|延迟|时间)|[（(]\s*tpot\s*[)）])"
 )
 _FIRST = (
-    r"(?:ttft|time\s+to\s+first\s+token|first[-\s]token(?:\s+latency)?|"
+    r"(?:ttft|time\s+to\s+(?:the\s+)?first\s+token|first[-\s](?:(?:response|output|generated)\s+)?token(?:\s+latency)?|"
     r"首\s*(?:个)?\s*(?:token|字|词元|包)(?:\s*(?:延迟|时延|时间|响应|返回|耗时))?|第一个\s*(?:token|字))"
 )
 _TTFT = (

@@ -309,6 +309,8 @@ def understand(question: str) -> Slots:
     # GPTQ/AWQ checkpoints are serving formats: "in 4-bit AWQ" implies inference.
     if slots.quant in ("awq-int4", "gptq-int4", "gptq-int8") and slots.task_hint is None:
         slots.serving = True
+    if speed and slots.task_hint is None:  # tokens/s or a first-token time: a serving question
+        slots.serving = True
     if slots.task is None and slots.serving and slots.task_hint is None:
         slots.task = "inference"
     if dims and slots.model is None and slots.model_error is None:

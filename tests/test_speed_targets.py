@@ -105,3 +105,13 @@ def test_speed_words(text: str, per_stream: float | None, ttft: float | None, to
 def test_a_speed_is_not_read_as_a_length_or_a_user_count() -> None:
     s = understand("Qwen2.5-7B, 12 users, each at least 45 tokens/s, which instance")
     assert s.concurrency == 12 and s.speed is not None and s.speed.per_stream == 45 and s.context is None
+
+
+def test_a_target_nothing_reaches_is_said_as_speed_not_memory() -> None:
+    plan = plan_deployment(Workload(model="Qwen2.5-72B-Instruct", concurrency=4, min_tokens_per_s_per_stream=500))
+    assert not plan.options and [w.code for w in plan.warnings if "nothing" in w.code] == ["plan.nothing_fast_enough"]
+
+
+def test_a_first_token_time_alone_makes_it_a_serving_question() -> None:
+    s = understand("Qwen2.5-7B 首字要在 300 毫秒内出来")
+    assert s.task == "inference" and s.speed is not None and s.speed.ttft_s == 0.3

@@ -104,7 +104,9 @@ def plan_warnings(
         warnings.append(
             note("plan.context_over_max", context=w.context_tokens, model=arch.name, max_context=arch.max_context)
         )
-    if not options:
+    if not options and any(r.reason.code in ("reject.speed_per_stream", "reject.ttft") for r in rejected):
+        warnings.append(note("plan.nothing_fast_enough"))
+    elif not options:
         warnings.append(note("plan.nothing_fits"))
     if any(o.gpu_confidence in ("inferred", "uncertain") for o in options):
         warnings.append(note("plan.gpu_inferred"))
