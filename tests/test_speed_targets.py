@@ -8,7 +8,9 @@ read from the typed results, never from a fixed answer text.
 from __future__ import annotations
 
 import pytest
+from engine_helpers import ask, first_line
 
+from assistant.render import fig
 from assistant.speed_words import read_speed_targets
 from assistant.understanding import understand
 from tools.capacity import concurrent_sequences, longest_context
@@ -115,3 +117,11 @@ def test_a_target_nothing_reaches_is_said_as_speed_not_memory() -> None:
 def test_a_first_token_time_alone_makes_it_a_serving_question() -> None:
     s = understand("Qwen2.5-7B 首字要在 300 毫秒内出来")
     assert s.task == "inference" and s.speed is not None and s.speed.ttft_s == 0.3
+
+
+
+def test_a_first_token_question_on_named_hardware_is_answered_with_the_prefill_time() -> None:
+    answer = ask("两张 L20 跑 Qwen2.5-14B，每次输入 5000 token，第一个字多久能出来？")
+    plan = next(c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment")
+    two = next(o for o in plan["options"] if o["total_gpus"] == 2)
+    assert fig(two["time_to_first_token_s"]) in first_line(answer.text) and "秒" in first_line(answer.text)

@@ -1,4 +1,4 @@
-"""A speed question answered first: "what's the throughput of X on one A10?", "每秒能出多少 token?".
+"""A speed question answered first: "what's the throughput of X on one A10?", "每秒能出多少 token?", "首 token 多久?".
 
 When the question asks how fast (throughput, tokens per second, 吞吐, 速度) and a plan was made, the plan's top
 option's decode speed (tool figures) leads the answer, before the fit verdict and the table. A pure function of
@@ -21,6 +21,14 @@ _ASKS_SPEED = re.compile(
 )
 
 
+# "what's the time to first token", "首 token 延迟多少", "how long until the first token": the prefill's answer
+_ASKS_TTFT = re.compile(
+    r"ttft|time\s+to\s+(?:the\s+)?first\s+token|first[-\s](?:(?:response|output)\s+)?token|"
+    r"首\s*(?:个)?\s*(?:token|字|包)|第一个\s*(?:token|字)",
+    re.IGNORECASE,
+)
+
+
 def asks_speed(question: str) -> bool:
     """Tell whether the question asks how fast a deployment generates."""
     return bool(_ASKS_SPEED.search(question))
@@ -33,7 +41,8 @@ def speed_line(
 
     ``named``: the GPU count and instance types the user named; an option of exactly that hardware leads.
     """
-    if not asks_speed(question):
+    ttft = bool(_ASKS_TTFT.search(question))
+    if not (asks_speed(question) or ttft):
         return None
     gpus, types = named
     for call in calls:
@@ -42,6 +51,9 @@ def speed_line(
         options = call.result.get("options") or []
         same = [o for o in options if o["instance_type"] in types or (gpus and o["total_gpus"] == gpus)]
         top = (same or options or [None])[0]
+        if top and ttft and top.get("time_to_first_token_s") is not None:
+            return say("speed.ttft", lang, instance=top["instance_type"], ttft=render.fig(top["time_to_first_token_s"]),
+                       stream=render.fig(top.get("decode_tokens_per_s_per_stream")))  # fmt: skip
         if top and top.get("decode_tokens_per_s") and top.get("decode_tokens_per_s_per_stream"):
             return say(
                 "speed.lead",
