@@ -59,9 +59,15 @@ _FIRST = (
     r"(?:ttft|time\s+to\s+(?:the\s+)?first\s+token|first[-\s](?:(?:response|output|generated)\s+)?token(?:\s+latency)?|"
     r"首\s*(?:个)?\s*(?:token|字|词元|包)(?:\s*(?:延迟|时延|时间|响应|返回|耗时))?|第一个\s*(?:token|字))"
 )
+_START = r"(?:start|begin|appear|show\s+up|come\s+back|arrive|stream)(?:s|ing)?"
 _TTFT = (
     rf"{_FIRST}[^\d\n]{{0,40}}?{NUM}\s*{_TIME}",
     rf"{NUM}\s*{_TIME}\s*(?:内|以内|之内)\s*(?:要|必须|得)?\s*(?:出|返回|吐出|给出|看到)\s*{_FIRST}",
+    # "every reply should start within 1 s", "responses must begin streaming in under 800 ms"
+    rf"(?:repl(?:y|ies)|responses?|answers?|outputs?|streaming)\s+(?:should|must|needs?\s+to|has\s+to|have\s+to|to)?\s*"
+    rf"{_START}(?:\s+streaming)?\s+(?:with)?in\s+(?:under\s+|less\s+than\s+|about\s+)?{NUM}\s*{_TIME}",
+    # "1 秒内开始输出", "回复要在 800 毫秒内开始返回"
+    rf"{NUM}\s*{_TIME}\s*(?:内|以内|之内)\s*(?:就)?\s*(?:要|必须|得)?\s*开始\s*(?:输出|返回|响应|回答|出字|回复)",
 )
 _UNITS: dict[str, TextUnit] = {"字": "zh_characters", "汉字": "zh_characters", "word": "en_words", "words": "en_words"}
 

@@ -54,7 +54,13 @@ from tools.plan_pricing import (
     too_many_instances,
     usage_fields,
 )
-from tools.speed_targets import concurrency_for_total, stream_batch_cap, time_to_first_token_s, ttft_problem
+from tools.speed_targets import (
+    concurrency_for_total,
+    request_seconds,
+    stream_batch_cap,
+    time_to_first_token_s,
+    ttft_problem,
+)
 from tools.throughput import (
     DecodeSpeed,
     GpuPerf,
@@ -105,6 +111,9 @@ class DeploymentOption(BaseModel):
     prefill_tokens_per_s: float | None = Field(default=None, description="prompt tokens/s, all replicas")
     time_to_first_token_s: float | None = Field(
         default=None, description="prefill of one prompt plus a decode step on one replica, s (not queued)"
+    )
+    request_latency_s: float | None = Field(
+        default=None, description="one whole request: the first token, then its output at the per-stream speed, s"
     )
     training_hours: float | None = None
     price_cny_per_hour: float | None = Field(description="all instances together, pay-as-you-go; None = unknown")
@@ -542,6 +551,7 @@ def _inference_option(
     option.prefill_tokens_per_s = round(sized.prefill_tokens_s * replicas, 0)
     prompt = max(1, w.context_tokens - w.output_tokens)
     option.time_to_first_token_s = round(time_to_first_token_s(prompt, sized.prefill_tokens_s, speed), 2)
+    option.request_latency_s = round(request_seconds(option.time_to_first_token_s, w.output_tokens, speed), 1)
     if option.price_cny_per_hour is not None and total_tokens_s > 0:
         option.cost_cny_per_million_tokens = round(option.price_cny_per_hour / (total_tokens_s * 3600) * 1e6, 2)
     option.totals = cost_totals(option, w)

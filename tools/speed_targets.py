@@ -76,6 +76,11 @@ def time_to_first_token_s(prompt_tokens: int, prefill_tokens_s: float, step: Dec
     return prompt_tokens / prefill_tokens_s + step.step_ms / 1e3
 
 
+def request_seconds(ttft_s: float, output_tokens: int, step: DecodeSpeed) -> float:
+    """Seconds one whole request takes: its first token, then the rest of its output at the per-stream speed."""
+    return ttft_s + max(0, output_tokens - 1) / step.tokens_per_s_per_stream
+
+
 def ttft_problem(target_s: float | None, ttft_s: float) -> Note | None:
     """Return a rejection note when the first token comes later than ``target_s`` seconds, else None."""
     if target_s is None or ttft_s <= target_s:

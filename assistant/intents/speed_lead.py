@@ -29,6 +29,15 @@ _ASKS_TTFT = re.compile(
 )
 
 
+# "how long until a 500-token answer is done", "end-to-end latency", "一个回答生成完要多久": the whole request
+_ASKS_LATENCY = re.compile(
+    r"how\s+long\s+(?:until|till|does|will|would|to|for)\b[^.?!\n]{0,60}\b(?:answer|response|reply|request|"
+    r"generat|complet|finish|done)|end[-\s]to[-\s]end\s+latency|(?:total|full)\s+(?:response|request)\s+time|"
+    r"(?:回答|回复|请求|答案|生成)[^，。？?\n]{0,12}(?:多久|多长时间|几秒)|(?:多久|多长时间)[^，。？?\n]{0,6}(?:生成完|回答完|答完|出完)",
+    re.IGNORECASE,
+)
+
+
 def asks_speed(question: str) -> bool:
     """Tell whether the question asks how fast a deployment generates."""
     return bool(_ASKS_SPEED.search(question))
@@ -41,8 +50,8 @@ def speed_line(
 
     ``named``: the GPU count and instance types the user named; an option of exactly that hardware leads.
     """
-    ttft = bool(_ASKS_TTFT.search(question))
-    if not (asks_speed(question) or ttft):
+    ttft, whole = bool(_ASKS_TTFT.search(question)), bool(_ASKS_LATENCY.search(question))
+    if not (asks_speed(question) or ttft or whole):
         return None
     gpus, types = named
     for call in calls:
@@ -51,6 +60,10 @@ def speed_line(
         options = call.result.get("options") or []
         same = [o for o in options if o["instance_type"] in types or (gpus and o["total_gpus"] == gpus)]
         top = (same or options or [None])[0]
+        if top and whole and top.get("request_latency_s") is not None:
+            return say("speed.latency", lang, instance=top["instance_type"],
+                       seconds=render.fig(top["request_latency_s"]), ttft=render.fig(top["time_to_first_token_s"]),
+                       stream=render.fig(top.get("decode_tokens_per_s_per_stream")))  # fmt: skip
         if top and ttft and top.get("time_to_first_token_s") is not None:
             return say("speed.ttft", lang, instance=top["instance_type"], ttft=render.fig(top["time_to_first_token_s"]),
                        stream=render.fig(top.get("decode_tokens_per_s_per_stream")))  # fmt: skip
