@@ -7,6 +7,7 @@ stated "32k context" is a workload, not this question; the user count comes from
 
 from __future__ import annotations
 
+from assistant.phrases import NUMBER, number_value
 from assistant.reading import compiled
 
 _CONTEXT = r"(?:context|prompt|conversation|chat\s+history|history|input|prompt\s*\+\s*answer|session)s?"
@@ -37,6 +38,38 @@ _RATE_ASKS = (
     r"(?:每秒|一秒)(?:钟)?\s*(?:能|可以)?\s*(?:扛|处理|服务|支撑|接|跑|响应|完成)(?:得了|住)?\s*(?:多少|几)\s*(?:个)?\s*(?:请求|次|条|query)",
     r"(?:最大|最高|峰值)?\s*(?:qps|rps)\s*(?:大概|大约|能到|能达到|有|是)?\s*(?:多少|几)",
 )
+
+
+_DURATION = r"多久|多长时间|几个?小时|多少(?:个)?小时|几天|how\s+long|how\s+many\s+hours|how\s+much\s+time|\beta\b"
+_FULL_LOAD = (
+    r"满载|打满|跑满|full[-\s]load|fully\s+loaded|saturat\w*|flat[-\s]out|max(?:imum)?\s+(?:total\s+)?throughput|"
+    r"最大吞吐|吞吐(?:的)?上限|峰值吞吐|peak\s+throughput"
+)
+
+
+# Items a batch job generates for: "250k tweets", "3 万篇文章", "1M product descriptions", "5000 个问题"
+_ITEMS = (
+    rf"{NUMBER}\s*(?:(?:[A-Za-z][\w\-]{{0,15}}\s+)?(?:tweets?|reviews?|prompts?|requests?|queries|questions?|items?|"
+    r"products?|descriptions?|files?|pages?|records?|documents?|docs|articles?|emails?|tickets?|samples?|rows?|"
+    r"texts?|messages?|comments?|posts?|calls?|summaries|translations?)(?![a-z])|"
+    r"(?:条|篇|份|封|段|个\s*(?:请求|问题|样本|文档|文件|任务|商品)))"
+)
+
+
+def job_items(text: str) -> float | None:
+    """Return how many items a batch job covers ("250k tweets", "3 万篇文章"), or None."""
+    m = compiled(_ITEMS).search(text)
+    return number_value(m) if m else None
+
+
+def asks_duration(text: str) -> bool:
+    """Whether the question asks how long something takes ("要多久跑完", "how many hours")."""
+    return bool(compiled(_DURATION).search(text))
+
+
+def asks_full_load(text: str) -> bool:
+    """Whether the question asks the hardware's throughput at full load ("满载总吞吐", "max throughput")."""
+    return bool(compiled(_FULL_LOAD).search(text))
 
 
 def asks_request_rate(text: str) -> bool:

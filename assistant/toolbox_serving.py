@@ -51,6 +51,7 @@ def requests_per_second(
     precision: Precision = "bf16",
     quant: Quant = "none",
     min_tokens_per_s_per_stream: float | None = None,
+    requests: float | None = None,
     architecture: dict[str, int] | None = None,
 ) -> RequestRate:
     """Estimate the requests per second one instance serves at full load (every replica holding its most sequences).
@@ -63,6 +64,7 @@ def requests_per_second(
         precision: bf16, fp16, fp8, int8, int4 or fp32.
         quant: none, gptq-int4, gptq-int8, awq-int4, bnb-nf4, bnb-int8 or fp8.
         min_tokens_per_s_per_stream: Keep each request's decode at least this fast (fewer in flight if needed).
+        requests: A batch job's size ("100k prompts"): the result also gives the hours it takes.
         architecture: A model not in the registry, by its config.json dimensions (see plan_gpu_deployment).
     """
     from assistant.toolbox import custom_architecture  # the toolbox lists this module's tools: import when called
@@ -72,4 +74,4 @@ def requests_per_second(
         {"model": model, "instance_type": instance_type, "context": context, "gen_tokens": gen_tokens,
          "precision": precision, "quant": quant, "min_tokens_per_s_per_stream": min_tokens_per_s_per_stream}
     )  # fmt: skip
-    return max_request_rate(workload, custom_architecture(model, architecture) if architecture else None)
+    return max_request_rate(workload, custom_architecture(model, architecture) if architecture else None, requests)

@@ -62,7 +62,7 @@ from assistant.question_form import read_form
 from assistant.rate_words import Billing, RateBasis, UsageHours
 from assistant.reach_reading import ReachAsk, out_of_reach, without_other_cloud_types
 from assistant.reading import Scan, as_int, chinese_int, compiled, normalise, parse_number
-from assistant.serving_words import asks_longest_context, asks_request_rate
+from assistant.serving_words import asks_duration, asks_full_load, asks_longest_context, asks_request_rate, job_items
 from assistant.speed_words import SpeedTargets, read_speed_targets
 from assistant.task_words import TaskHint, find_precision, find_task
 from assistant.workload_names import rag_pipeline, settle_reach, unsizable
@@ -181,6 +181,8 @@ class Slots(BaseModel):
     usage_hours: UsageHours | None = Field(default=None, description="'10 hours a day on weekdays': when it runs")
     asks_cost: bool = Field(default=False, description="'一个月要多少钱', 'what would it cost': a price is asked")
     speed: SpeedTargets | None = Field(default=None, description="'30 tokens/s per user', '首 token 1 秒内'")
+    job_requests: float | None = Field(default=None, description="'10 万条数据 ... 要多久': a batch job's requests")
+    asks_full_load: bool = Field(default=False, description="'满载总吞吐多少', 'max throughput of this box'")
     asks_request_rate: bool = Field(default=False, description="'how many requests/s can it serve', '最大 QPS 多少'")
     asks_longest_context: bool = Field(default=False, description="'how long can each context be', '每人最长多少'")
 
@@ -335,6 +337,11 @@ def understand(question: str) -> Slots:
     slots.speed = speed
     slots.asks_longest_context = slots.context is None and asks_longest_context(text)
     slots.asks_request_rate = asks_request_rate(text)
+    slots.asks_full_load = asks_full_load(text)
+    items = volume.samples or job_items(text)
+    if items and slots.gen_tokens and slots.task in (None, "inference") and asks_duration(text):
+        # "10 万条数据，每条输出 200 token，要多久": items to generate for, not a training set
+        slots.job_requests, slots.task, slots.serving, slots.train_tokens = items, "inference", True, None
     slots.scale = rates.relative_change(text)
     slots.max_instances = max_instances(text)
     if (cap := max_gpus(text)) is not None:  # "at most 16 GPUs" caps the plan; it fixes no hardware

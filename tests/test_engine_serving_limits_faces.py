@@ -80,17 +80,32 @@ def _users_at_speed(body: Body) -> None:
 
 
 CASES: list[tuple[str, str, Callable[[Body], None]]] = [
-    ("per-user-en", "Qwen2.5-14B-Instruct for 16 people at once, 24 tok/s for each of them. Instance?",
-     _per_user_target),  # fmt: skip
-    ("ttft-en", "Qwen2.5-32B-Instruct with 4k-token prompts; time to first token must be under 1.5 s. What to rent?",
-     _ttft_target),  # fmt: skip
+    (
+        "per-user-en",
+        "Qwen2.5-14B-Instruct for 16 people at once, 24 tok/s for each of them. Instance?",
+        _per_user_target,
+    ),
+    (
+        "ttft-en",
+        "Qwen2.5-32B-Instruct with 4k-token prompts; time to first token must be under 1.5 s. What to rent?",
+        _ttft_target,
+    ),
     ("total-zh", "Qwen2.5-7B 离线批处理，总吞吐至少 600 token/s，选哪个实例最省钱？", _total_target),
-    ("context-zh", "两张 L20 上跑 Qwen2.5-14B-Instruct，同时 12 个人用，每个人的上下文最长可以多少？",
-     _longest_context),  # fmt: skip
-    ("rate-en", "Max QPS for Qwen2.5-7B-Instruct on ecs.gn8is.2xlarge with 1500-token prompts and 300-token replies?",
-     _rate),  # fmt: skip
-    ("users-speed-zh", "一台 ecs.gn7e-c16g1.4xlarge 跑 Qwen2.5-14B，每人要 30 token/s，能撑多少人同时用？",
-     _users_at_speed),  # fmt: skip
+    (
+        "context-zh",
+        "两张 L20 上跑 Qwen2.5-14B-Instruct，同时 12 个人用，每个人的上下文最长可以多少？",
+        _longest_context,
+    ),
+    (
+        "rate-en",
+        "Max QPS for Qwen2.5-7B-Instruct on ecs.gn8is.2xlarge with 1500-token prompts and 300-token replies?",
+        _rate,
+    ),
+    (
+        "users-speed-zh",
+        "一台 ecs.gn7e-c16g1.4xlarge 跑 Qwen2.5-14B，每人要 30 token/s，能撑多少人同时用？",
+        _users_at_speed,
+    ),
 ]
 
 

@@ -119,9 +119,35 @@ def test_a_first_token_time_alone_makes_it_a_serving_question() -> None:
     assert s.task == "inference" and s.speed is not None and s.speed.ttft_s == 0.3
 
 
-
 def test_a_first_token_question_on_named_hardware_is_answered_with_the_prefill_time() -> None:
     answer = ask("两张 L20 跑 Qwen2.5-14B，每次输入 5000 token，第一个字多久能出来？")
     plan = next(c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment")
     two = next(o for o in plan["options"] if o["total_gpus"] == 2)
     assert fig(two["time_to_first_token_s"]) in first_line(answer.text) and "秒" in first_line(answer.text)
+
+
+def test_a_batch_job_takes_its_requests_over_the_full_load_rate() -> None:
+    base = Workload(model="Qwen2.5-7B-Instruct", instance_type="ecs.gn8is.2xlarge", context=900, gen_tokens=150)
+    rate = max_request_rate(base, requests=50_000)
+    assert rate.job_hours == pytest.approx(50_000 / rate.requests_per_s / 3600, rel=0.01)
+
+
+def test_a_whole_request_takes_its_first_token_then_its_output_at_the_stream_speed() -> None:
+    plan = plan_deployment(Workload(model="Qwen2.5-14B-Instruct", gpu="L20", context=1800, gen_tokens=800))
+    top = plan.options[0]
+    expected = top.time_to_first_token_s + 799 / top.decode_tokens_per_s_per_stream
+    assert top.request_latency_s == pytest.approx(expected, abs=0.2)
+
+
+@pytest.mark.parametrize(
+    ("question", "job", "full"),
+    [
+        ("翻译 3 万篇文章，每篇输入 800 token 输出 900 token，两张 A10 跑 Qwen2.5-7B 要多长时间？", 30_000, False),
+        ("labeling 250k tweets, 120 tokens in and 20 out each, Qwen2.5-7B on one L20: how long?", 250_000, False),
+        ("ecs.gn8is.2xlarge 跑 Qwen2.5-7B 打满的吞吐是多少？", None, True),
+        ("what's the peak throughput of one A10 running Llama-3.1-8B?", None, True),
+    ],
+)
+def test_batch_jobs_and_full_load_are_read(question: str, job: float | None, full: bool) -> None:
+    s = understand(question)
+    assert (s.job_requests, s.asks_full_load) == (job, full) and s.task == "inference"

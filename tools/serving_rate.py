@@ -38,10 +38,16 @@ class RequestRate(BaseModel):
     tokens_per_s_per_stream: float = Field(description="output tokens/s each request sees at full load")
     prefill_tokens_per_s: float = Field(description="prompt tokens/s, all replicas")
     bound: Literal["decode", "prefill"] = Field(description="which takes more of a request's GPU time")
+    requests: float | None = Field(default=None, description="a batch job's requests, when one was given")
+    job_hours: float | None = Field(default=None, description="hours the batch job takes at this rate")
 
 
-def max_request_rate(workload: Workload, arch: ModelArchitecture | None = None) -> RequestRate:
+def max_request_rate(
+    workload: Workload, arch: ModelArchitecture | None = None, requests: float | None = None
+) -> RequestRate:
     """Return the requests per second one instance of ``workload.instance_type`` serves at full load.
+
+    With ``requests`` (a batch job: "100k prompts"), also the hours the job takes at that rate.
 
     Raises:
         ToolInputError: no instance type named, or the model does not fit one instance of it.
@@ -55,6 +61,7 @@ def max_request_rate(workload: Workload, arch: ModelArchitecture | None = None) 
     prompt, output = max(1, workload.context_tokens - workload.output_tokens), workload.output_tokens
     decode_s = output / (top.decode_tokens_per_s or 1.0)
     prefill_s = prompt / (top.prefill_tokens_per_s or 1.0)
+    rate = 1 / (decode_s + prefill_s)
     return RequestRate(
         model=workload.model,
         instance_type=top.instance_type,
@@ -65,11 +72,13 @@ def max_request_rate(workload: Workload, arch: ModelArchitecture | None = None) 
         concurrent_sequences=full,
         prompt_tokens=prompt,
         output_tokens=output,
-        requests_per_s=round(1 / (decode_s + prefill_s), 2),
+        requests_per_s=round(rate, 2),
         decode_tokens_per_s=top.decode_tokens_per_s or 0.0,
         tokens_per_s_per_stream=top.decode_tokens_per_s_per_stream or 0.0,
         prefill_tokens_per_s=top.prefill_tokens_per_s or 0.0,
         bound="decode" if decode_s >= prefill_s else "prefill",
+        requests=requests,
+        job_hours=round(requests / rate / 3600, 2) if requests else None,
     )
 
 

@@ -44,15 +44,20 @@ class ServingLimits(Run):
     def request_rate_lines(self, s: Slots, hardware: dict[str, Any]) -> Events:
         """Return the first line on the requests per second one named instance serves (empty: not asked)."""
         instance_type = hardware.get("instance_type") or _type_with(hardware.get("gpu"), hardware.get("gpus") or 1)
-        if task_of(s) != "inference" or not s.asks_request_rate or instance_type is None:
+        asked = s.asks_request_rate or s.job_requests or s.asks_full_load
+        if task_of(s) != "inference" or not asked or instance_type is None:
             return []
         args = {"model": s.model, "instance_type": instance_type, "architecture": s.architecture}
         args |= {"prompt_tokens": s.prompt_tokens, "gen_tokens": s.gen_tokens, "precision": s.precision}
         args |= {"quant": s.quant, "min_tokens_per_s_per_stream": s.speed.per_stream if s.speed else None}
+        args["requests"] = s.job_requests
         rate, err = yield from self.call("requests_per_second", requests_per_second, **args)
         if err or not isinstance(rate, RequestRate):
             return []
-        return [say(f"rate.{rate.bound}", self.lang, rps=render.fig(rate.requests_per_s),
+        # "要多久跑完" answers in hours; "满载总吞吐" in tokens/s; otherwise the rate, with what bounds it
+        code = "rate.job" if rate.job_hours is not None else "rate.full" if s.asks_full_load else f"rate.{rate.bound}"
+        return [say(code, self.lang, hours=render.fig(rate.job_hours), requests=render.fig(rate.requests),
+                    rps=render.fig(rate.requests_per_s),
                     instance_type=rate.instance_type, gpus=rate.gpus, gpu=rate.gpu or "?",
                     n=rate.concurrent_sequences, model=rate.model,
                     decode=render.fig(rate.decode_tokens_per_s), stream=render.fig(rate.tokens_per_s_per_stream),

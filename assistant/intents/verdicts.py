@@ -104,7 +104,7 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
                 self.lead_with_memory_claim(reply, stated)
         compared = len(self.variants(s)) >= 2  # a comparison names the fastest side itself, among the others
         # "≥ 30 tokens/s each": the plan's lead says it; "requests/sec": the rate's line answers
-        said = target_line(self.calls, self.lang) is not None or s.asks_request_rate
+        said = target_line(self.calls, self.lang) is not None or s.asks_request_rate or s.asks_full_load
         named = (s.gpus, s.instance_types)  # "4 张 L20 ... 每人多少 token/s": that set's speed, not the top option's
         if not (compared or said) and (line := speed_line(self.question, self.calls, self.lang, named)):
             reply.text = f"{line}\n\n{reply.text}"

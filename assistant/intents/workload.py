@@ -120,7 +120,7 @@ class WorkloadIntent(Run):
             verdict = (yield from self.hardware_verdict(s, hardware)) or []
             if s.asks_longest_context:  # "8 users: how long can each context be?": the length answers first
                 verdict = [*(yield from self.longest_context_lines(s, hardware, self.hardware_label)), *verdict]
-            elif s.asks_request_rate:  # "how many requests per second can it serve?": the rate answers first
+            elif s.asks_request_rate or s.job_requests or s.asks_full_load:  # requests/s, "要多久跑完", "满载吞吐"
                 verdict = [*(yield from self.request_rate_lines(s, hardware)), *verdict]
             elif s.asks_capacity and s.speed and s.speed.per_stream:  # "how many users at 20 tok/s each?"
                 verdict = [*(yield from self.users_at_speed_lines(s, hardware, self.hardware_label)), *verdict]
