@@ -49,9 +49,10 @@ _FULL_LOAD = (
 
 # Items a batch job generates for: "250k tweets", "3 万篇文章", "1M product descriptions", "5000 个问题"
 _ITEMS = (
-    rf"{NUMBER}\s*(?:(?:[A-Za-z][\w\-]{{0,15}}\s+)?(?:tweets?|reviews?|prompts?|requests?|queries|questions?|items?|"
-    r"products?|descriptions?|files?|pages?|records?|documents?|docs|articles?|emails?|tickets?|samples?|rows?|"
-    r"texts?|messages?|comments?|posts?|calls?|summaries|translations?)(?![a-z])|"
+    # plural nouns only: "a 1k prompt" is a length, "1k prompts" a job; "2k-token prompts" a length too
+    rf"{NUMBER}\s*(?:(?:(?![\w\-]*(?:token|word|char))[A-Za-z][\w\-]{{0,15}}\s+)?(?:tweets|reviews|prompts|requests|"
+    r"queries|questions|items|products|descriptions|files|pages|records|documents|docs|articles|emails|tickets|"
+    r"samples|rows|texts|messages|comments|posts|calls|summaries|translations)(?![a-z])|"
     r"(?:条|篇|份|封|段|个\s*(?:请求|问题|样本|文档|文件|任务|商品)))"
 )
 

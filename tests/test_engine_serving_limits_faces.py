@@ -79,7 +79,36 @@ def _users_at_speed(body: Body) -> None:
     assert plans[-1]["result"]["options"][0]["decode_tokens_per_s_per_stream"] >= 30
 
 
+def _job(body: Body) -> None:
+    # 40,000 items at the box's full-load rate: the hours are the items over the rate.
+    rate = _call(body, "requests_per_second")
+    assert rate["args"]["requests"] == 40_000 and rate["args"]["instance_type"] == "ecs.gn8is.2xlarge"
+    hours = rate["result"]["job_hours"]
+    assert hours == round(40_000 / rate["result"]["requests_per_s"] / 3600, 2) or abs(hours * 3600 * rate["result"][
+        "requests_per_s"] - 40_000) < 40_000 * 0.02  # fmt: skip
+    assert fig(hours) in _first(body)
+
+
+def _full_load(body: Body) -> None:
+    rate = _call(body, "requests_per_second")
+    assert rate["result"]["concurrent_sequences"] > 1 and fig(rate["result"]["decode_tokens_per_s"]) in _first(body)
+
+
+def _latency(body: Body) -> None:
+    # One whole answer: the first token, then the output at the per-stream speed of the named card.
+    top = next(o for o in _call(body, "plan_gpu_deployment")["result"]["options"] if o["gpu_model"] == "A10")
+    assert top["request_latency_s"] > top["time_to_first_token_s"] > 0
+    assert fig(top["request_latency_s"]) in _first(body)
+
+
 CASES: list[tuple[str, str, Callable[[Body], None]]] = [
+    ("job-zh", "用 ecs.gn8is.2xlarge 跑 Qwen2.5-7B 处理 4 万条评论，每条输入 300 token、输出 60 token，要多久？", _job),
+    ("full-load-en", "What's the max throughput of one gn7i-c8g1.2xlarge serving Llama-3.1-8B-Instruct?", _full_load),
+    (
+        "latency-en",
+        "On one A10, how long does Qwen2.5-7B-Instruct take to finish a 400-token reply to a 1k prompt?",
+        _latency,
+    ),
     (
         "per-user-en",
         "Qwen2.5-14B-Instruct for 16 people at once, 24 tok/s for each of them. Instance?",

@@ -31,7 +31,7 @@ _ASKS_TTFT = re.compile(
 
 # "how long until a 500-token answer is done", "end-to-end latency", "一个回答生成完要多久": the whole request
 _ASKS_LATENCY = re.compile(
-    r"how\s+long\s+(?:until|till|does|will|would|to|for)\b[^.?!\n]{0,60}\b(?:answer|response|reply|request|"
+    r"how\s+long\s+(?:until|till|does|will|would|to|for)\b[^?!\n]{0,60}\b(?:answer|response|reply|request|"
     r"generat|complet|finish|done)|end[-\s]to[-\s]end\s+latency|(?:total|full)\s+(?:response|request)\s+time|"
     r"(?:回答|回复|请求|答案|生成)[^，。？?\n]{0,12}(?:多久|多长时间|几秒)|(?:多久|多长时间)[^，。？?\n]{0,6}(?:生成完|回答完|答完|出完)",
     re.IGNORECASE,
