@@ -55,7 +55,8 @@ class ServingLimits(Run):
         if err or not isinstance(rate, RequestRate):
             return []
         # "要多久跑完" answers in hours; "满载总吞吐" in tokens/s; otherwise the rate, with what bounds it
-        code = "rate.job" if rate.job_hours is not None else "rate.full" if s.asks_full_load else f"rate.{rate.bound}"
+        full = s.asks_full_load and not s.asks_request_rate  # "满载每秒能处理几个请求": the rate is still asked
+        code = "rate.job" if rate.job_hours is not None else "rate.full" if full else f"rate.{rate.bound}"
         return [say(code, self.lang, hours=render.fig(rate.job_hours), requests=render.fig(rate.requests),
                     rps=render.fig(rate.requests_per_s),
                     instance_type=rate.instance_type, gpus=rate.gpus, gpu=rate.gpu or "?",
