@@ -18,6 +18,7 @@ from assistant import render
 from assistant.deadline_leads import DeadlineLeads, deadline_label
 from assistant.intents.arguments import task_of
 from assistant.intents.plan_leads import plan_verdict
+from assistant.intents.target_lead import ttft_verdict
 from assistant.messages import say
 from assistant.question_form import QuestionForm, read_form
 from assistant.run import TRAINING, Events, Reply
@@ -106,6 +107,11 @@ class FormLeads(WhyLeads, DeadlineLeads):
         if form.worth and said == "yes" and self.fits_but_dearer(reply.text):
             reply.text = say("form.not_worth", self.lang) + "\n\n" + reply.text
             return reply
+        if s.speed and s.speed.ttft_s and (s.gpu or s.instance_types):  # "首 token 能在 0.5 秒内吗" on named hardware
+            named = (s.gpu, s.gpus, s.instance_types)
+            if line := ttft_verdict(named, s.speed.ttft_s, self.calls, self.lang):
+                reply.text = line + "\n\n" + reply.text
+                return reply
         if form.speed_tokens_s and (line := self.speed_verdict(s, form)) and not (said == "no" and lead_is_no(line)):
             reply.text = line + "\n\n" + reply.text  # "能到每秒 50 个 token 吗": the speed decides, not the memory
             return reply
@@ -141,8 +147,8 @@ class FormLeads(WhyLeads, DeadlineLeads):
         """Return 'no' for the named GPU set when the planner rejected it for a speed target, else None."""
         for plan in plans:
             for r in plan.rejected:
-                gpus = r.reason.values.get("gpus")
-                if r.reason.code == "reject.speed_per_stream" and r.gpu_model == s.gpu and gpus in (None, s.gpus):
+                gpus, gpu = r.reason.values.get("gpus"), r.gpu_model or ""
+                if r.reason.code == "reject.speed_per_stream" and s.gpu and s.gpu in gpu and gpus in (None, s.gpus):
                     return say("form.speed_no", self.lang, speed=render.fig(r.reason.values["reached"]),
                                per=say("form.speed_stream", self.lang), target=render.fig(r.reason.values["target"]),
                                instances=1, instance_type=r.instance_type)  # fmt: skip

@@ -151,3 +151,19 @@ def test_a_whole_request_takes_its_first_token_then_its_output_at_the_stream_spe
 def test_batch_jobs_and_full_load_are_read(question: str, job: float | None, full: bool) -> None:
     s = understand(question)
     assert (s.job_requests, s.asks_full_load) == (job, full) and s.task == "inference"
+
+
+@pytest.mark.parametrize(
+    ("question", "target"),
+    [("一张 L20 跑 Qwen2.5-14B，输入 3000 token，首 token 能在 1 秒内吗？", 1.0),
+     ("Can one A10 answer Qwen2.5-7B prompts of 1,500 tokens with the first token inside 2 s?", 2.0)],
+)  # fmt: skip
+def test_a_first_token_yes_no_on_named_hardware_compares_its_time(question: str, target: float) -> None:
+    answer = ask(question)
+    plan = next(c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment")
+    one = [o["time_to_first_token_s"] for o in plan["options"] if o["total_gpus"] == 1]
+    late = [r["reason"]["values"]["reached"] for r in plan["rejected"] if r["reason"]["code"] == "reject.ttft"]
+    ttft = one[0] if one else min(late)
+    said = "yes" if ttft <= target else "no"
+    head = first_line(answer.text).lower()
+    assert fig(ttft) in head and head.startswith(("**yes", "**能") if said == "yes" else ("**no", "**不能"))

@@ -13,6 +13,7 @@ from typing import Any
 from assistant import render
 from assistant.answer import Language, ToolCall
 from assistant.messages import say
+from tools import catalog
 
 _CODES = {"reject.speed_per_stream": "stream", "reject.ttft": "ttft"}
 
@@ -73,3 +74,36 @@ def _missed(rejected: list[dict[str, Any]], lang: Language) -> str | None:
     values = best["reason"]["values"]
     return say(f"target.none_{kind}", lang, instance_type=best["instance_type"],
                reached=render.fig(values["reached"]), target=render.fig(values["target"]))  # fmt: skip
+
+
+def ttft_verdict(
+    named: tuple[str | None, int | None, Sequence[str]], target: float, calls: Sequence[ToolCall], lang: Language
+) -> str | None:
+    """'Can one A10 return the first token within 0.5 s?': yes or no for the named set, with its figure.
+
+    ``named`` is the GPU, its count and the instance types the user named; the plans were held to ``target``,
+    so the set is either an option (yes, with its time) or a type turned away with the time it reaches (no).
+    """
+    gpu, gpus, types = named
+    for call in calls:
+        if call.name != "plan_gpu_deployment" or not isinstance(call.result, dict):
+            continue
+        for option in call.result.get("options") or []:
+            if _is_named(option["instance_type"], option["total_gpus"], named) and option.get("time_to_first_token_s"):
+                return say("target.ttft_yes", lang, instance_type=option["instance_type"], target=render.fig(target),
+                           ttft=render.fig(option["time_to_first_token_s"]))  # fmt: skip
+        for r in call.result.get("rejected") or []:
+            values = (r.get("reason") or {}).get("values") or {}
+            if r["reason"]["code"] == "reject.ttft" and _is_named(r["instance_type"], None, named):
+                return say("target.ttft_no", lang, instance_type=r["instance_type"], target=render.fig(target),
+                           ttft=render.fig(values["reached"]))  # fmt: skip
+    return None
+
+
+def _is_named(instance_type: str, total_gpus: int | None, named: tuple[str | None, int | None, Sequence[str]]) -> bool:
+    gpu, gpus, types = named
+    if instance_type in types:
+        return True
+    inst = catalog.get_instance(instance_type)
+    count = total_gpus if total_gpus is not None else inst.gpu_count
+    return bool(gpu) and gpu in (inst.gpu_name or "") and (gpus is None or count == gpus)
