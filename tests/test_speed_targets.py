@@ -167,3 +167,24 @@ def test_a_first_token_yes_no_on_named_hardware_compares_its_time(question: str,
     said = "yes" if ttft <= target else "no"
     head = first_line(answer.text).lower()
     assert fig(ttft) in head and head.startswith(("**yes", "**能") if said == "yes" else ("**no", "**不能"))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what context window can I afford per user with 24 users on ecs.gn8is-4x.16xlarge running Qwen2.5-32B?",
+        "每个用户能分到多少上下文？两张 L20，Qwen2.5-14B，30 个人同时用",
+        "max tokens per conversation for 16 concurrent chats on 2 x L20 with Qwen2.5-14B?",
+    ],
+)
+def test_longest_context_wording(question: str) -> None:
+    assert understand(question).asks_longest_context
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["how many QPS does one L20 handle for Qwen2.5-7B?", "这台 gn7e 一秒钟能处理多少次调用？Qwen2.5-14B",
+     "throughput in req/s for Qwen2.5-7B on 2 A10s?"],
+)  # fmt: skip
+def test_request_rate_wording(question: str) -> None:
+    assert understand(question).asks_request_rate
