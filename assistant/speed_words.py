@@ -57,7 +57,7 @@ _TPOT = (
 )
 _FIRST = (
     r"(?:ttft|time\s+to\s+(?:the\s+)?first\s+token|first[-\s](?:(?:response|output|generated)\s+)?token(?:\s+latency)?|"
-    r"首\s*(?:个)?\s*(?:token|字|词元|包)(?:\s*(?:延迟|时延|时间|响应|返回|耗时))?|第一个\s*(?:token|字))"
+    r"首\s*(?:个)?\s*(?:token|字|词元|包|响应)(?:\s*(?:延迟|时延|时间|响应|返回|耗时))?|第一个\s*(?:token|字))"
 )
 _START = r"(?:start|begin|appear|show\s+up|come\s+back|arrive|stream)(?:s|ing)?"
 _TTFT = (

@@ -93,6 +93,8 @@ def test_requests_per_second_balance_prefill_and_decode() -> None:
         ("每个会话不低于 18 tokens/s", 18, None, None),
         ("time per output token must stay below 50 ms", 20, None, None),
         ("首包延迟 800ms 以内", None, 0.8, None),
+        ("首响应 < 300ms", None, 0.3, None),
+        ("output speed should be no less than 15 tokens per second", 15, None, None),
         ("TTFT no worse than 2 seconds", None, 2, None),
         ("overall 3k tokens/s for the nightly batch", None, None, 3000),
         ("整体吞吐每秒 800 个 token", None, None, 800),
