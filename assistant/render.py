@@ -219,7 +219,8 @@ def rejection_summary(plan: Plan, lang: Language, prefer: Sequence[str] = ()) ->
     def rank(item: tuple[str, tuple[str | None, Note, list[str]]]) -> tuple[int, int]:
         family, (gpu, reason, _) = item
         named = family.lower() in wanted or (gpu or "").lower() in wanted
-        return (0 if named else 1, 0 if "need" in reason.values else 1)  # memory shortfalls say the most
+        says_most = "need" in reason.values or reason.code in _TOO_SLOW  # a shortfall, or the speed it reaches
+        return (0 if named else 1, 0 if says_most else 1)
 
     lines = []
     for family, (gpu, reason, types) in sorted(by_family.items(), key=rank)[:_MAX_REJECTED_FAMILIES]:
