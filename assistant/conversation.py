@@ -50,6 +50,7 @@ WORKLOAD_FIELDS = (
     "architecture",
     "billing",
     "usage_hours",
+    "speed",
 )
 _KEPT_ACROSS_TOPICS = ("budget_cny_month", "region")
 _RATES = {"qps": "concurrency", "concurrency": "qps"}
@@ -170,6 +171,8 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
     # "and with 8k prompts instead?" after "how many 32k users does it hold?" still asks how many; a stated
     # concurrency ("那 20 并发呢") asks whether that many fit instead.
     update["asks_capacity"] = turn.asks_capacity or (workload.asks_capacity and turn.concurrency is None)
+    # "what about with 32 users?" after "how long can each context be?" still asks how long
+    update["asks_longest_context"] = turn.asks_longest_context or (workload.asks_longest_context and not turn.context)
     update["asks_cost"] = turn.asks_cost or workload.asks_cost  # "那 L20 呢" after "一个月多少钱" still asks it
     update["intent"] = "plan" if _compares_gpus_for_workload(workload, turn) else _merged_intent(workload, turn)
     update |= {"injection": turn.injection, "follow_up": turn.follow_up, "accept_defaults": turn.accept_defaults}

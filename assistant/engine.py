@@ -30,6 +30,7 @@ from assistant.intents.model_search import ModelSearchIntent
 from assistant.intents.plan import PlanIntent
 from assistant.intents.prices import PricesIntent
 from assistant.intents.reach import ReachIntent
+from assistant.intents.serving_limits import ServingLimits
 from assistant.intents.verdicts import VerdictIntent
 from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
@@ -85,6 +86,7 @@ class _Answering(
     WorkloadIntent,
     ModelSearchIntent,
     HardwareIntent,
+    ServingLimits,
     PlanIntent,
     DescribeIntent,
     CatalogIntent,

@@ -18,6 +18,7 @@ from assistant import render
 from assistant.deadline_leads import DeadlineLeads, deadline_label
 from assistant.intents.arguments import task_of
 from assistant.intents.plan_leads import plan_verdict
+from assistant.intents.target_lead import ttft_verdict
 from assistant.messages import say
 from assistant.question_form import QuestionForm, read_form
 from assistant.run import TRAINING, Events, Reply
@@ -106,6 +107,11 @@ class FormLeads(WhyLeads, DeadlineLeads):
         if form.worth and said == "yes" and self.fits_but_dearer(reply.text):
             reply.text = say("form.not_worth", self.lang) + "\n\n" + reply.text
             return reply
+        if s.speed and s.speed.ttft_s and (s.gpu or s.instance_types):  # "首 token 能在 0.5 秒内吗" on named hardware
+            named = (s.gpu, s.gpus, s.instance_types)
+            if line := ttft_verdict(named, s.speed.ttft_s, self.calls, self.lang):
+                reply.text = line + "\n\n" + reply.text
+                return reply
         if form.speed_tokens_s and (line := self.speed_verdict(s, form)) and not (said == "no" and lead_is_no(line)):
             reply.text = line + "\n\n" + reply.text  # "能到每秒 50 个 token 吗": the speed decides, not the memory
             return reply
@@ -126,6 +132,8 @@ class FormLeads(WhyLeads, DeadlineLeads):
         options = [o for p in plans for o in p.options if o.decode_tokens_per_s and o.decode_tokens_per_s_per_stream]
         named = [o for o in options if s.gpu and s.gpu in (o.gpu_model or o.gpu_model_likely or "")]
         sized = [o for o in named if not s.gpus or o.total_gpus == s.gpus]
+        if s.gpus and not sized and (slow := self.too_slow(s, plans)):
+            return slow  # the planner turned the named set away for missing the speed: its figure says no
         top = (sized or named or options or [None])[0]
         if top is None or form.speed_tokens_s is None:
             return None
@@ -134,6 +142,17 @@ class FormLeads(WhyLeads, DeadlineLeads):
         per = say("form.speed_total" if form.speed_total else "form.speed_stream", self.lang)
         return say(code, self.lang, speed=render.fig(speed), per=per, target=render.fig(form.speed_tokens_s),
                    instances=top.instances, instance_type=top.instance_type)  # fmt: skip
+
+    def too_slow(self, s: Slots, plans: list[Plan]) -> str | None:
+        """Return 'no' for the named GPU set when the planner rejected it for a speed target, else None."""
+        for plan in plans:
+            for r in plan.rejected:
+                gpus, gpu = r.reason.values.get("gpus"), r.gpu_model or ""
+                if r.reason.code == "reject.speed_per_stream" and s.gpu and s.gpu in gpu and gpus in (None, s.gpus):
+                    return say("form.speed_no", self.lang, speed=render.fig(r.reason.values["reached"]),
+                               per=say("form.speed_stream", self.lang), target=render.fig(r.reason.values["target"]),
+                               instances=1, instance_type=r.instance_type)  # fmt: skip
+        return None
 
     def hardware_only_verdict(self, s: Slots, form: QuestionForm) -> Events:
         """Answer a yes/no about money or stock of named hardware without a workload, or None."""

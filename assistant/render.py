@@ -115,12 +115,16 @@ def token_cost_phrase(option: DeploymentOption, lang: Language) -> str:
     return say("render.token_cost", lang, cost=cost)
 
 
+_TOO_SLOW = ("reject.speed_per_stream", "reject.ttft")  # tools/speed_targets.py: fits, but misses the target
+
 def plan_summary(plan: Plan, lang: Language) -> str:
     """One paragraph on the top option: layout, memory fit, speed, price (or why nothing fits)."""
     if not plan.options and plan.workload.gpu:
         # Only the requested GPU was searched: say so, not "nothing in the catalog".
         gpu = plan.workload.gpu
         return say("render.no_gpu_fits", lang, gpu=gpu, model=plan.model)
+    if not plan.options and any(r.reason.code in _TOO_SLOW for r in plan.rejected):
+        return say("render.nothing_fast_enough", lang, model=plan.model)  # a speed target, not memory, ruled them out
     if not plan.options:
         return say("render.nothing_fits", lang, model=plan.model)
     top = plan.options[0]
@@ -215,7 +219,8 @@ def rejection_summary(plan: Plan, lang: Language, prefer: Sequence[str] = ()) ->
     def rank(item: tuple[str, tuple[str | None, Note, list[str]]]) -> tuple[int, int]:
         family, (gpu, reason, _) = item
         named = family.lower() in wanted or (gpu or "").lower() in wanted
-        return (0 if named else 1, 0 if "need" in reason.values else 1)  # memory shortfalls say the most
+        says_most = "need" in reason.values or reason.code in _TOO_SLOW  # a shortfall, or the speed it reaches
+        return (0 if named else 1, 0 if says_most else 1)
 
     lines = []
     for family, (gpu, reason, types) in sorted(by_family.items(), key=rank)[:_MAX_REJECTED_FAMILIES]:

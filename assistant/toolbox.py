@@ -22,6 +22,7 @@ from assistant.toolbox_media import (
     plan_media_deployment,
     plan_vlm_deployment,
 )
+from assistant.toolbox_serving import longest_context_per_user, requests_per_second
 from knowledge.models import Passage
 from tools import capacity, catalog, hardware_fit, lengths, training_volume
 from tools.colocation import evaluate_colocation
@@ -118,6 +119,9 @@ def plan_gpu_deployment(
     instance_type: str | None = None,
     max_gpus: int | None = None,
     exclude_gpus: list[str] | None = None,
+    min_tokens_per_s_per_stream: float | None = None,
+    max_ttft_s: float | None = None,
+    min_tokens_per_s_total: float | None = None,
 ) -> Plan:
     """Rank Alibaba Cloud GPU instance options that fit a workload, with speed and price; list rejections.
 
@@ -148,6 +152,10 @@ def plan_gpu_deployment(
         instance_type: Only this instance type, e.g. "ecs.gn8is-4x.16xlarge": how many of it the workload needs.
         max_gpus: At most this many GPUs in all ("no more than 16 GPUs"); layouts needing more are rejected.
         exclude_gpus: GPUs the user ruled out ("not on A10s"), e.g. ["A10"]; their instance types are rejected.
+        min_tokens_per_s_per_stream: Inference: each user's decode speed at least this many output tokens/s
+            ("30 tokens/s per user"); a TPOT of 40 ms is 25. Layouts too slow are rejected with their figure.
+        max_ttft_s: Inference: time to first token at most this many seconds (prefill plus one decode step).
+        min_tokens_per_s_total: Inference: all users' output tokens/s together at least this ("200 tok/s total").
     """
     workload = parse_workload(
         {
@@ -171,6 +179,9 @@ def plan_gpu_deployment(
             "instance_type": instance_type,
             "max_gpus": max_gpus,
             "exclude_gpus": exclude_gpus or [],
+            "min_tokens_per_s_per_stream": min_tokens_per_s_per_stream,
+            "max_ttft_s": max_ttft_s,
+            "min_tokens_per_s_total": min_tokens_per_s_total,
         }
     )
     return plan_deployment(workload, custom_architecture(model, architecture) if architecture else None)
@@ -362,6 +373,8 @@ DOMAIN_TOOLS: tuple[Callable[..., Any], ...] = (
     largest_models_within_budget,
     evaluate_colocation,
     concurrent_users,
+    longest_context_per_user,
+    requests_per_second,
     text_length_tokens,
     training_run,
     find_instance_types,

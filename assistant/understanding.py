@@ -62,6 +62,8 @@ from assistant.question_form import read_form
 from assistant.rate_words import Billing, RateBasis, UsageHours
 from assistant.reach_reading import ReachAsk, out_of_reach, without_other_cloud_types
 from assistant.reading import Scan, as_int, chinese_int, compiled, normalise, parse_number
+from assistant.serving_words import asks_duration, asks_full_load, asks_longest_context, asks_request_rate, job_items
+from assistant.speed_words import SpeedTargets, read_speed_targets
 from assistant.task_words import TaskHint, find_precision, find_task
 from assistant.workload_names import rag_pipeline, settle_reach, unsizable
 from assistant.workload_numbers import (
@@ -178,6 +180,11 @@ class Slots(BaseModel):
     scale: dict[str, float] | None = Field(default=None, description="'double the users': figures a follow-up scales")
     usage_hours: UsageHours | None = Field(default=None, description="'10 hours a day on weekdays': when it runs")
     asks_cost: bool = Field(default=False, description="'一个月要多少钱', 'what would it cost': a price is asked")
+    speed: SpeedTargets | None = Field(default=None, description="'30 tokens/s per user', '首 token 1 秒内'")
+    job_requests: float | None = Field(default=None, description="'10 万条数据 ... 要多久': a batch job's requests")
+    asks_full_load: bool = Field(default=False, description="'满载总吞吐多少', 'max throughput of this box'")
+    asks_request_rate: bool = Field(default=False, description="'how many requests/s can it serve', '最大 QPS 多少'")
+    asks_longest_context: bool = Field(default=False, description="'how long can each context be', '每人最长多少'")
 
     def stated(self) -> list[str]:
         """Return the workload slots this turn (or conversation) states; the rest are defaults."""
@@ -218,8 +225,13 @@ def understand(question: str) -> Slots:
             invalid.append(written)
     invalid += [w for w in impossible_hardware_counts(text) if not any(w in v or v in w for v in invalid)]
     invalid += [w for w in endless_numbers(text) if not any(w in v or v in w for v in invalid)]
+    speed = read_speed_targets(text)  # "30 tokens/s each", "TTFT < 1s": rates and times, never lengths or counts
+    for span in speed.spans if speed else []:
+        scan.claim(span)
     lengths = more_lengths(text, stated_lengths(text))  # "5 chunks of 512 tokens", "输出 1k", "summarise to 200 words"
     lengths += bare_lengths(text, lengths)  # "2k prompts", "input 2k output 500": tokens without the word
+    if speed:  # "20 字每秒" is a speed, not a length
+        lengths = [n for n in lengths if not any(a < n.span[1] and n.span[0] < b for a, b in speed.spans)]
     for length in lengths:
         scan.claim(length.span)
     dims = architecture_dims(text)
@@ -299,6 +311,8 @@ def understand(question: str) -> Slots:
     # GPTQ/AWQ checkpoints are serving formats: "in 4-bit AWQ" implies inference.
     if slots.quant in ("awq-int4", "gptq-int4", "gptq-int8") and slots.task_hint is None:
         slots.serving = True
+    if speed and slots.task_hint is None:  # tokens/s or a first-token time: a serving question
+        slots.serving = True
     if slots.task is None and slots.serving and slots.task_hint is None:
         slots.task = "inference"
     if dims and slots.model is None and slots.model_error is None:
@@ -320,6 +334,14 @@ def understand(question: str) -> Slots:
             slots.task = "inference"
     slots.billing, slots.usage_hours, slots.rate = rates.find_billing(text), usage_hours, rate
     slots.asks_cost = asks_price(text)
+    slots.speed = speed
+    slots.asks_longest_context = slots.context is None and asks_longest_context(text)
+    slots.asks_request_rate = asks_request_rate(text)
+    slots.asks_full_load = asks_full_load(text)
+    items = volume.samples or job_items(text)
+    if items and slots.gen_tokens and slots.task in (None, "inference") and asks_duration(text):
+        # "10 万条数据，每条输出 200 token，要多久": items to generate for, not a training set
+        slots.job_requests, slots.task, slots.serving, slots.train_tokens = items, "inference", True, None
     slots.scale = rates.relative_change(text)
     slots.max_instances = max_instances(text)
     if (cap := max_gpus(text)) is not None:  # "at most 16 GPUs" caps the plan; it fixes no hardware

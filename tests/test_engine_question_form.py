@@ -100,6 +100,10 @@ def test_a_speed_target_is_judged_by_the_planned_decode_speed() -> None:
     plans = [c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment" and c.result]
     one_l20 = [o for p in plans for o in p["options"] if o["total_gpus"] == 1 and o["gpu_model"] == "L20"]
     speeds = [o["decode_tokens_per_s_per_stream"] for o in one_l20]
+    # The target is a constraint of the plan: one L20 too slow is turned away with the speed it reaches.
+    reasons = [r["reason"] for p in plans for r in p["rejected"]]
+    slow = [reason["values"] for reason in reasons if reason["code"] == "reject.speed_per_stream"]
+    speeds += [v["reached"] for v in slow if v["gpus"] == 1 and v["target"] == 50]
     assert speeds and max(speeds) < 50
     assert lead_verdict(answer.text) == "no"
 

@@ -38,6 +38,8 @@ CALLS: dict[str, dict[str, Any]] = {
     "largest_models_within_budget": {"budget_cny_month": 20000, "concurrency": 8},
     "evaluate_colocation": {"llm": "Qwen2.5-7B-Instruct", "media_model": "bge-m3", "gpu": "A10"},
     "concurrent_users": {"model": "Qwen2.5-7B-Instruct", "context": 8192, "gpu": "A10", "gpus": 1},
+    "longest_context_per_user": {"model": "Qwen2.5-14B-Instruct", "users": 20, "gpu": "A10", "gpus": 4},
+    "requests_per_second": {"model": "Qwen2.5-7B", "instance_type": "ecs.gn7i-c8g1.2xlarge", "gen_tokens": 200},
     "text_length_tokens": {"amount": 800, "unit": "zh_characters"},
     "training_run": {"model": "Qwen2.5-7B-Instruct", "gpu": "A100-80GB", "gpus": 8, "tokens": 1e9},
     "find_instance_types": {"gpu": "L20"},

@@ -66,6 +66,13 @@ from tools.plan_pricing import (
     too_many_instances,
     usage_fields,
 )
+from tools.speed_targets import (
+    concurrency_for_total,
+    request_seconds,
+    stream_batch_cap,
+    time_to_first_token_s,
+    ttft_problem,
+)
 from tools.throughput import (
     DecodeSpeed,
     GpuPerf,
@@ -108,6 +115,12 @@ class DeploymentOption(BaseModel):
     decode_tokens_per_s: float | None = Field(default=None, description="output tokens/s, all replicas")
     decode_tokens_per_s_per_stream: float | None = None
     prefill_tokens_per_s: float | None = Field(default=None, description="prompt tokens/s, all replicas")
+    time_to_first_token_s: float | None = Field(
+        default=None, description="prefill of one prompt plus a decode step on one replica, s (not queued)"
+    )
+    request_latency_s: float | None = Field(
+        default=None, description="one whole request: the first token, then its output at the per-stream speed, s"
+    )
     training_hours: float | None = None
     price_cny_per_hour: float | None = Field(description="all instances together, pay-as-you-go; None = unknown")
     price_cny_per_month: float | None = Field(description="subscription if listed, else 730 h pay-as-you-go")
@@ -261,6 +274,7 @@ def _fit_inference(
     perf = gpu_perf(gpu, w, arch)
     best: _Sizing | None = None
     last_problem: Note | _Shortfall = _no_layout()
+    too_slow: Note | None = None  # a layout that fits but misses a speed target: said rather than a later misfit
     for nodes in node_counts(inst):
         for tp in (t for t in TP_SIZES if t <= whole_gpus(inst) and whole_gpus(inst) % t == 0):
             if nodes > 1 and tp != whole_gpus(inst):
@@ -286,13 +300,42 @@ def _fit_inference(
                 )
                 continue
             seqs = int((budget - fixed) // kv_per_seq) if kv_per_seq > 0 else VLLM_MAX_NUM_SEQS
-            sized = _inference_sizing(inst, perf, arch, w, tp, nodes, seqs, capacity)
+            sized, slow = _sized_for_targets(inst, perf, arch, w, tp, nodes, seqs, capacity)
+            if sized is None:
+                too_slow = slow
+                continue
             if best is None or (sized.instances, -tp) < (best.instances, -best.tp):  # fewest GPUs, then larger TP
                 best = sized
         if best is not None:
             break  # a single-node layout beats any that spans nodes
     # Only the layout kept becomes a priced option: building one for every layout tried was a third of a plan.
-    return _inference_option(inst, gpu, arch, w, best, capacity) if best is not None else last_problem
+    return _inference_option(inst, gpu, arch, w, best, capacity) if best is not None else too_slow or last_problem
+
+
+def _sized_for_targets(
+    inst: catalog.InstanceType,
+    perf: GpuPerf,
+    arch: ModelArchitecture,
+    w: Workload,
+    tp: int,
+    nodes: int,
+    seqs: int,
+    capacity: float,
+) -> tuple[_Sizing | None, Note | None]:
+    """Size one layout within the workload's speed targets (tools/speed_targets.py); None and why if it misses."""
+    def speed_at(batch: int) -> DecodeSpeed:
+        return _replica_speed(arch, perf, w, tp, nodes, batch, capacity)
+
+    most = max(1, min(seqs, VLLM_MAX_NUM_SEQS))
+    cap, slow = stream_batch_cap(w.min_tokens_per_s_per_stream, most, speed_at, gpus=tp * nodes)
+    if slow is not None:
+        return None, slow
+    load = concurrency_for_total(w.min_tokens_per_s_total, w.concurrency, cap, speed_at)
+    loaded = w if load == w.concurrency else w.model_copy(update={"concurrency": load})
+    sized = _inference_sizing(inst, perf, arch, loaded, tp, nodes, cap, capacity)
+    prompt = max(1, w.context_tokens - w.output_tokens)
+    late = ttft_problem(w.max_ttft_s, time_to_first_token_s(prompt, sized.prefill_tokens_s, sized.speed))
+    return (None, late) if late else (sized, None)
 
 
 @dataclass(frozen=True)
@@ -355,6 +398,9 @@ def _inference_option(
     option.decode_tokens_per_s = round(total_tokens_s, 1)
     option.decode_tokens_per_s_per_stream = round(speed.tokens_per_s_per_stream, 1)
     option.prefill_tokens_per_s = round(sized.prefill_tokens_s * replicas, 0)
+    prompt = max(1, w.context_tokens - w.output_tokens)
+    option.time_to_first_token_s = round(time_to_first_token_s(prompt, sized.prefill_tokens_s, speed), 2)
+    option.request_latency_s = round(request_seconds(option.time_to_first_token_s, w.output_tokens, speed), 1)
     if option.price_cny_per_hour is not None and total_tokens_s > 0:
         option.cost_cny_per_million_tokens = round(option.price_cny_per_hour / (total_tokens_s * 3600) * 1e6, 2)
     option.totals = cost_totals(option, w)

@@ -13,6 +13,7 @@ from tools.memory_band import band_for
 from tools.notes import Note, note
 from tools.plan_pricing import price_warnings, ranking_note, region_assumption
 from tools.prices import HOURS_PER_MONTH
+from tools.speed_targets import target_notes
 from tools.throughput import SpeedAssumptions
 from tools.workload import Workload
 
@@ -49,6 +50,7 @@ def plan_assumptions(w: Workload) -> list[Note]:
     if w.task == "inference":
         items += [
             concurrency_assumption(w),
+            *target_notes(w),
             note("plan.vllm_serving", utilization=VLLM_GPU_MEMORY_UTILIZATION),
             note(
                 "plan.decode_model",
@@ -103,7 +105,9 @@ def plan_warnings(
         warnings.append(
             note("plan.context_over_max", context=w.context_tokens, model=arch.name, max_context=arch.max_context)
         )
-    if not options:
+    if not options and any(r.reason.code in ("reject.speed_per_stream", "reject.ttft") for r in rejected):
+        warnings.append(note("plan.nothing_fast_enough"))
+    elif not options:
         warnings.append(note("plan.nothing_fits"))
     if any(o.gpu_confidence in ("inferred", "uncertain") for o in options):
         warnings.append(note("plan.gpu_inferred"))

@@ -77,6 +77,13 @@ class Workload(BaseModel):
     hours_per_month: float | None = Field(
         default=None, gt=0, le=744, description="hours a month the deployment runs (pay-as-you-go at partial use)"
     )
+    min_tokens_per_s_per_stream: float | None = Field(
+        default=None, gt=0, le=10_000, description="each user's decode speed at least this, output tokens/s"
+    )
+    max_ttft_s: float | None = Field(default=None, gt=0, le=3600, description="time to first token at most, s")
+    min_tokens_per_s_total: float | None = Field(
+        default=None, gt=0, le=10_000_000, description="all users' output tokens/s together at least this"
+    )
     grad_ckpt: bool = True
     max_options: int = Field(default=5, gt=0, le=50)
     include_retired: bool = False
@@ -93,6 +100,9 @@ class Workload(BaseModel):
     def _consistent(self) -> "Workload":
         if self.task == "inference" and (self.train_tokens is not None or self.seq_len is not None):
             raise ValueError("train_tokens and seq_len are for training tasks; use context for inference")
+        speed = (self.min_tokens_per_s_per_stream, self.max_ttft_s, self.min_tokens_per_s_total)
+        if self.task != "inference" and any(target is not None for target in speed):
+            raise ValueError("speed targets (tokens/s, time to first token) are for inference")
         if self.task != "inference" and (self.concurrency is not None or self.qps is not None):
             raise ValueError("concurrency and qps are for inference; training uses batch and seq_len")
         if self.task == "full" and self.quant != "none":

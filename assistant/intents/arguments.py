@@ -36,6 +36,9 @@ def plan_args(s: Slots) -> dict[str, Any]:
     args |= _precision_args(s, task)
     if task == "inference":
         args |= {"context": s.context, "concurrency": s.concurrency or s.batch, "qps": s.qps}
+        if s.speed:  # "30 tokens/s each", "first token within 1 s": options that miss are turned away
+            args |= {"min_tokens_per_s_per_stream": s.speed.per_stream, "max_ttft_s": s.speed.ttft_s,
+                     "min_tokens_per_s_total": s.speed.total}  # fmt: skip
         # An answer length alone ("replies of about 200 words") still sizes the output within the default context.
         limit = s.context or DEFAULT_CONTEXT_TOKENS // 2
         args["gen_tokens"] = s.gen_tokens if s.gen_tokens and s.gen_tokens < limit else None

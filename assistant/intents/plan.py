@@ -13,6 +13,7 @@ from assistant.intents.arguments import (
 from assistant.intents.cost_periods import CostPeriods
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.prices import PricesIntent
+from assistant.intents.target_lead import plan_target_line
 from assistant.intents.training_leads import TrainingLeads
 from assistant.intents.verdict_billing import billing_choice
 from assistant.messages import say
@@ -92,6 +93,9 @@ class PlanIntent(TrainingLeads, CostPeriods):
         at = 1 if head and self.conv.turn.asks_verdict and not s.budget_cny_month else 0
         head[at:at] = cost
         billing = billing_choice(self.question, s, plan, self.lang)  # "spot or pay-as-you-go?" answers first
+        if not lead and s.speed and (target := plan_target_line(plan.model_dump(mode="json"), self.lang)):
+            # "≥ 30 tokens/s each", "TTFT < 1 s": the option that meets it and its figure answer first
+            billing.insert(0, target)
         head[:0] = billing
         prefer = [*s.gpu_mentions, *s.families]
         verdict = bool(head) and (self.conv.turn.asks_verdict or over) and not lead

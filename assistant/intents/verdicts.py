@@ -19,6 +19,7 @@ from assistant.intents.compare_hardware import CompareHardware
 from assistant.intents.compare_owned import CompareOwned
 from assistant.intents.compare_sides import model_settings
 from assistant.intents.speed_lead import speed_line
+from assistant.intents.target_lead import target_line
 from assistant.intents.verdict_leads import VerdictLeads
 from assistant.intents.verdict_words import (
     COMPARE_WITH_RE,
@@ -102,7 +103,10 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
                     yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=None))
                 self.lead_with_memory_claim(reply, stated)
         compared = len(self.variants(s)) >= 2  # a comparison names the fastest side itself, among the others
-        if not compared and (line := speed_line(self.question, self.calls, self.lang)):  # "throughput on one A10?"
+        # "≥ 30 tokens/s each": the plan's lead says it; "requests/sec": the rate's line answers
+        said = target_line(self.calls, self.lang) is not None or s.asks_request_rate or s.asks_full_load
+        named = (s.gpus, s.instance_types)  # "4 张 L20 ... 每人多少 token/s": that set's speed, not the top option's
+        if not (compared or said) and (line := speed_line(self.question, self.calls, self.lang, named)):
             reply.text = f"{line}\n\n{reply.text}"
         return reply
 

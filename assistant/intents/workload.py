@@ -118,7 +118,13 @@ class WorkloadIntent(Run):
             if hardware.get("gpu") and hardware["gpu"] != s.gpu:
                 s = s.model_copy(update={"gpu": hardware["gpu"]})  # "A100" evaluated as A100-80GB: plan that too
             verdict = (yield from self.hardware_verdict(s, hardware)) or []
-            if s.asks_capacity:  # "how many 32k users does it hold?": the count answers first
+            if s.asks_longest_context:  # "8 users: how long can each context be?": the length answers first
+                verdict = [*(yield from self.longest_context_lines(s, hardware, self.hardware_label)), *verdict]
+            elif s.asks_request_rate or s.job_requests or s.asks_full_load:  # requests/s, "要多久跑完", "满载吞吐"
+                verdict = [*(yield from self.request_rate_lines(s, hardware)), *verdict]
+            elif s.asks_capacity and s.speed and s.speed.per_stream:  # "how many users at 20 tok/s each?"
+                verdict = [*(yield from self.users_at_speed_lines(s, hardware, self.hardware_label)), *verdict]
+            elif s.asks_capacity:  # "how many 32k users does it hold?": the count answers first
                 verdict = [*(yield from self.capacity_lines(s, hardware)), *verdict]
         for count in s.lengths:  # "800 个汉字": the conversion is a tool call, so its figures are grounded
             yield from self.call("text_length_tokens", text_length_tokens, amount=count.amount, unit=count.unit)

@@ -85,6 +85,9 @@ def register_plan(sub: argparse._SubParsersAction) -> None:  # type: ignore[type
     p.add_argument("--seq-len", type=int, help="training sequence length")
     p.add_argument("--train-tokens", type=float, help="tokens to train on, e.g. 1e9")
     p.add_argument("--budget-cny-month", type=float)
+    p.add_argument("--min-tokens-per-s-per-stream", type=float, help="each user's decode speed at least, tokens/s")
+    p.add_argument("--max-ttft-s", type=float, help="time to first token at most, seconds")
+    p.add_argument("--min-tokens-per-s-total", type=float, help="all users' output tokens/s together at least")
     p.add_argument(
         "--region", help="price and stock in this region, e.g. cn-shanghai; 'any' = each option's cheapest region"
     )
@@ -201,7 +204,7 @@ def _estimate_line(number: int, raw: bytes) -> str:
 _PLAN_KEYS = (
     "model", "task", "precision", "quant", "context", "gen_tokens", "concurrency", "qps", "batch", "seq_len",
     "train_tokens", "budget_cny_month", "region", "billing", "gpu", "max_options", "include_retired", "framework",
-    "framework_version",
+    "framework_version", "min_tokens_per_s_per_stream", "max_ttft_s", "min_tokens_per_s_total",
 )
 
 
