@@ -21,6 +21,7 @@ from assistant.intents import HANDLERS
 from assistant.intents.catalog import CatalogIntent
 from assistant.intents.colocate import ColocateIntent
 from assistant.intents.describe import DescribeIntent
+from assistant.intents.gpu_lineup import GpuLineupIntent
 from assistant.intents.gpus import GpuIntent
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.hardware import HardwareIntent
@@ -89,6 +90,7 @@ class _Answering(
     DescribeIntent,
     CatalogIntent,
     GpuIntent,
+    GpuLineupIntent,
     GuidanceIntent,
     ReachIntent,
     MediaIntent,

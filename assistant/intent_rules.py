@@ -149,6 +149,17 @@ _PICK_RE = (
 )
 
 
+# "what GPUs does Alibaba have", "阿里云有哪些 GPU 可选", "list all the GPUs": the line-up as a whole
+_LINEUP_RE = (
+    r"(?:哪些|什么|有啥|几种|多少种)\s*(?:型号的?|种类的?|款)?\s*(?:gpu|显卡|卡|gpu\s*卡|gpu\s*型号)(?!.{0,6}(?:跑|部署|微调|训练))|"
+    r"(?:gpu|显卡)\s*(?:有哪些|都有什么|型号有哪些|列表|清单)|"
+    r"\b(?:what|which)\s+(?:kinds?\s+of\s+|types?\s+of\s+)?(?:gpus|graphics\s+cards|cards|accelerators)\s+"
+    r"(?:does|do|are|is|can|could)\b(?!.{0,40}\b(?:run|serve|fit|hold|train|fine|host)\w*)|"
+    r"\blist\s+(?:all\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:available\s+)?gpus\b|"
+    r"\b(?:available|supported|offered)\s+gpus\b|\bgpu\s+(?:line[\s\-]?up|options|catalog(?:ue)?|offerings)\b"
+)
+
+
 def _priced(instance_type: str, region: str | None) -> bool:
     try:
         return prices.quote(instance_type, region) is not None
@@ -164,6 +175,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     if re.search(OUT_OF_SCOPE_RE, text) and not (has_workload or s.gpu_mentions or s.families):
         return "out_of_scope"
     named = bool(s.gpu_mentions or s.families or s.instance_types)
+    if not (named or has_workload or s.media) and re.search(_LINEUP_RE, text):
+        return "gpu_lineup"  # "what GPUs does Alibaba have?": the catalog's GPUs, not a passage about them
     if (named or s.budget_cny_month) and not s.model and not s.media and asks_model_search(text):
         return "model_search"  # "一张 L20 最大能跑多大的模型": the hardware is given, the model is asked for
     explains = re.search(r"为什么|区别|适合|\bwhy\b|difference|suit", text)
@@ -174,6 +187,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     priced_type = priced_type and not _priced(s.instance_types[0], s.region)
     # "monthly cost of 4 x A100 80GB in Hangzhou?": one GPU (and count) priced, no model to size (i8verd)
     gpu_priced = len(s.gpu_mentions) == 1 and not (s.families or s.instance_types) and asks_price(text)
+    # "gn8is 的价格是多少", "how much is gn7i": one family's prices (the guidance only describes the family)
+    gpu_priced = gpu_priced or (len(s.families) == 1 and not s.instance_types and asks_price(text))
     # "ecs.X in Singapore vs Hangzhou?": a price in each region named (the catalog answer prices one)
     priced_type = priced_type or bool(s.instance_types and len(named_regions(text)) >= 2 and asks_price(text))
     if not has_workload and (price_question(text, named) or priced_type or gpu_priced) and not explains:

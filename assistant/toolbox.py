@@ -26,6 +26,7 @@ from knowledge.models import Passage
 from tools import capacity, catalog, hardware_fit, lengths, training_volume
 from tools.colocation import evaluate_colocation
 from tools.errors import ToolInputError
+from tools.gpu_lineup import gpu_lineup
 from tools.hf_config import architecture_from_config
 from tools.memory import MemoryEstimate, estimate_memory, parse_request
 from tools.model_search import largest_models_that_fit, largest_models_within_budget
@@ -118,6 +119,7 @@ def plan_gpu_deployment(
     instance_type: str | None = None,
     max_gpus: int | None = None,
     exclude_gpus: list[str] | None = None,
+    rental_hours: float | None = None,
 ) -> Plan:
     """Rank Alibaba Cloud GPU instance options that fit a workload, with speed and price; list rejections.
 
@@ -148,6 +150,8 @@ def plan_gpu_deployment(
         instance_type: Only this instance type, e.g. "ecs.gn8is-4x.16xlarge": how many of it the workload needs.
         max_gpus: At most this many GPUs in all ("no more than 16 GPUs"); layouts needing more are rejected.
         exclude_gpus: GPUs the user ruled out ("not on A10s"), e.g. ["A10"]; their instance types are rejected.
+        rental_hours: How long it is rented in all when only for a while (a 2-day hackathon: 48); each priced
+            option's totals then give its pay-as-you-go cost for that time.
     """
     workload = parse_workload(
         {
@@ -171,6 +175,7 @@ def plan_gpu_deployment(
             "instance_type": instance_type,
             "max_gpus": max_gpus,
             "exclude_gpus": exclude_gpus or [],
+            "rental_hours": rental_hours,
         }
     )
     return plan_deployment(workload, custom_architecture(model, architecture) if architecture else None)
@@ -365,6 +370,7 @@ DOMAIN_TOOLS: tuple[Callable[..., Any], ...] = (
     text_length_tokens,
     training_run,
     find_instance_types,
+    gpu_lineup,
     gpu_specs,
     price_of_instance,
     nearest_known_price,

@@ -36,6 +36,8 @@ def plan_args(s: Slots) -> dict[str, Any]:
     args |= _precision_args(s, task)
     if task == "inference":
         args |= {"context": s.context, "concurrency": s.concurrency or s.batch, "qps": s.qps}
+        if s.rental_hours:  # a few days' rental is pay-as-you-go: a subscription month would cost more
+            args |= {"rental_hours": s.rental_hours, "billing": s.billing or "pay-as-you-go"}
         # An answer length alone ("replies of about 200 words") still sizes the output within the default context.
         limit = s.context or DEFAULT_CONTEXT_TOKENS // 2
         args["gen_tokens"] = s.gen_tokens if s.gen_tokens and s.gen_tokens < limit else None

@@ -69,9 +69,10 @@ class DescribeIntent(Run):
             ("gpu", "GPU", ""),
             ("gpus", label("gpus"), ""),
             ("max_instances", label("max_instances"), ""),
+            ("rental_hours", label("rental"), say("describe.hours", self.lang)),
         )
         unused = (
-            ("concurrency", "qps", "prompt_tokens", "gen_tokens") if training else ("train_tokens",)
+            ("concurrency", "qps", "prompt_tokens", "gen_tokens", "rental_hours") if training else ("train_tokens",)
         )  # plan_args drops these
         for field, name, unit in labels:
             value = None if field in unused else getattr(s, field)
