@@ -56,7 +56,7 @@ def _cheaper_no(body: Body) -> None:
     theirs = min(o["price_cny_per_hour"] for o in on_a100["result"]["options"] if o["price_cny_per_hour"])
     first = _first(body)
     assert f"¥{fig(ours)}" in first and f"¥{fig(theirs)}" in first
-    assert first.startswith("**没有") if ours >= theirs else first.startswith("**有")
+    assert first.startswith("**换别的卡不划算") if ours >= theirs else first.startswith("**可以")
 
 
 def _cheaper_en(body: Body) -> None:
