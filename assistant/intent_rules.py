@@ -75,6 +75,9 @@ EXPLAIN_RE = (
 CAPACITY_RE = (
     r"how\s+many\s+(?:concurrent|simultaneous|parallel)|how\s+many\s+(?:users|requests|sequences)|"
     r"max(?:imum)?\s+concurren\w*|concurrency\s+capacity|"
+    # "max batch size at 4k", "最大 batch 能开多少": the sequences the KV budget holds at once
+    r"(?:max(?:imum)?|largest|biggest)\s+(?:inference\s+|serving\s+|decode\s+)?batch(?:\s*size)?|"
+    r"(?:最大|最多)\s*(?:的)?\s*batch|batch\s*(?:size)?\s*(?:最大|最多|能开多大|能开多少|上限)|"
     r"(?:多少|几)(?:个|路)?\s*(?:[\w.]{1,8}\s*(?:tokens?)?\s*的)?\s*并发|并发(?:能|可以)?(?:到|有|撑|支持)?多少|最大并发|能(?:撑|支持|扛)(?:住)?多少|"
     # Workload area (issue 8): "how many 8k conversations can it hold", "最多能同时服务多少人", "能同时接多少个请求"
     r"how\s+many\s+(?:\S+\s+){0,3}?(?:users|requests|sequences|sessions|chats|conversations|streams)\b"
