@@ -84,6 +84,16 @@ def _family_prices(body: Body) -> None:
     assert "¥" in _first(body)
 
 
+def _same_gpu_families(body: Body) -> None:
+    # gn7e vs ebmgn7e: both A100-80GB, so the machines are compared (bare metal, GPUs per instance), not the card.
+    listed = [c["result"]["instances"] for c in body["tool_calls"] if c["name"] == "find_instance_types"]
+    gpus = {i["gpu_model"] for types in listed for i in types}
+    assert len(listed) == 2 and len(gpus) == 1 and gpus.pop() in _first(body)
+    assert not [c for c in body["tool_calls"] if c["name"] == "gpu_specs"]
+    bare = [i["instance_type"] for types in listed for i in types if i["bare_metal"]]
+    assert bare and all(f"`{t}`" in body["text"] for t in bare)
+
+
 CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("rental", "Serve Qwen2.5-7B-Instruct for a hackathon, 2 days, cheapest option?", _rental),
     ("rental-zh", "我们只需要用 3 天，Qwen2.5-14B 推理，多少钱？", _rental_zh),
@@ -91,6 +101,7 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("cheaper-en", "Is there anything cheaper than an A100 for serving Qwen2.5-32B to 10 users?", _cheaper_en),
     ("lineup-zh", "阿里云有哪些 GPU", _lineup),
     ("family-prices", "how much is gn7i", _family_prices),
+    ("same-gpu-families", "What's the difference between gn7e and ebmgn7e?", _same_gpu_families),
 ]
 
 # Three turns: a workload, a bare count ("100 人呢？" used to be read as off-topic), then the GPU changed.

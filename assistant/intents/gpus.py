@@ -7,19 +7,20 @@ from assistant.answer import AnswerDetail
 from assistant.intents.arguments import (
     suggestions,
 )
+from assistant.intents.family_difference import FamilyDifference
 from assistant.intents.gpu_claims import comparison_line, number_claim
 from assistant.intents.gpu_lead import spec_lead
 from assistant.messages import say
-from assistant.run import Events, Reply, Run
+from assistant.run import Events, Reply
 from assistant.toolbox import (
     find_instance_types,
     gpu_specs,
 )
 from assistant.understanding import Slots
-from tools.catalog import GPU
+from tools.catalog import GPU, InstanceType
 
 
-class GpuIntent(Run):
+class GpuIntent(FamilyDifference):
     """Answers from the GPU spec sheets."""
 
     def specs(self, s: Slots) -> Events:
@@ -54,13 +55,17 @@ class GpuIntent(Run):
         """Two or three GPUs (or the GPUs of families) side by side, verdicts, and the guidance."""
         names = list(s.gpu_mentions)
         family_lines = []
+        by_family: dict[str, list[InstanceType]] = {}
         for family in s.families[: 3 - len(names)]:
             listed, err = yield from self.call("find_instance_types", find_instance_types, family=family)
             if listed is not None and listed.instances and (gpu_name := listed.instances[0].gpu_name):
                 names.append(gpu_name)
+                by_family[family] = listed.instances
                 family_lines.append(f"{family} → {render.gpu_label(listed.instances[0], self.lang)}")
             elif err:
                 family_lines.append(f"{family}: {err}")
+        if len(by_family) >= 2 and not s.gpu_mentions and len(set(names)) == 1:
+            return self.same_gpu_families(names[0], by_family)  # "gn7e vs ebmgn7e": one card
         gpus: list[GPU] = []
         for name in names[:3]:
             gpu = yield from self.lookup_gpu(name)
