@@ -94,6 +94,17 @@ def _same_gpu_families(body: Body) -> None:
     assert bare and all(f"`{t}`" in body["text"] for t in bare)
 
 
+def _fleet(body: Body) -> None:
+    # Three models hosted together: each planned (72B with its AWQ, 7B in BF16, bge-m3 by the media planner)
+    # and the fleet's total hour leads; no retrieval paragraph repeats the embedder.
+    plans = _plans(body)
+    assert [c["args"].get("quant") for c in plans] == ["awq-int4", None]
+    assert [c["name"] for c in body["tool_calls"]].count("plan_media_deployment") == 1
+    total = next(c for c in body["tool_calls"] if c["name"] == "fleet_cost")["result"]
+    assert len(total["parts"]) == 3 and f"¥{fig(total['cny_per_hour'])}/h" in _first(body)
+    assert body["text"].count("BGE-M3") == 1
+
+
 CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("rental", "Serve Qwen2.5-7B-Instruct for a hackathon, 2 days, cheapest option?", _rental),
     ("rental-zh", "我们只需要用 3 天，Qwen2.5-14B 推理，多少钱？", _rental_zh),
@@ -102,6 +113,7 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("lineup-zh", "阿里云有哪些 GPU", _lineup),
     ("family-prices", "how much is gn7i", _family_prices),
     ("same-gpu-families", "What's the difference between gn7e and ebmgn7e?", _same_gpu_families),
+    ("fleet", "We need to host 3 models: Qwen2.5-72B-AWQ, Qwen2.5-7B and bge-m3. What cluster do we need?", _fleet),
 ]
 
 # Three turns: a workload, a bare count ("100 人呢？" used to be read as off-topic), then the GPU changed.
