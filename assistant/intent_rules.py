@@ -41,6 +41,9 @@ MEMORY_RE = (
     r"多少显存|显存(?:需求|占用|要多少|多少|够不够|够吗|多大)|需要多少(?:显存|内存|gpu\s*内存)|"
     r"how\s+much\s+(?:gpu\s+)?(?:vram|memory|gpu\s+memory)|(?:vram|memory)\s+(?:do(?:es)?\s+(?:i|it|we)\s+need|needed|required|requirement|usage|footprint)|"
     r"memory\s+estimate|estimate\s+(?:the\s+)?(?:gpu\s+)?memory|"
+    # "what's the vram for X", "what is the memory footprint of X": the figure asked by its noun
+    r"\bwhat(?:'s|s|\s+is|\s+would\s+be)\s+(?:the\s+)?(?:gpu\s+)?(?:vram|memory)(?:\s+(?:usage|footprint|need))?\s+"
+    r"(?:for|of)\b|"
     # "memory need of X", "VRAM requirements for X", "X 的显存需求/要求": the figure, not a plan.
     r"(?:vram|memory)\s+(?:needs?|needed|requirements?)\s+(?:of|for)\b|(?:vram|memory)\s+requirements?\b|"
     r"显存(?:要求|需要多少|得多少|至少要)|(?:占|吃|用)(?:用)?(?:掉)?多少(?:的)?显存|需要?多大(?:的)?显存|"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from assistant import render, render_tables
 from assistant.answer import AnswerDetail
 from assistant.intents.arguments import (
@@ -18,6 +20,9 @@ from assistant.toolbox import (
 )
 from assistant.understanding import Slots
 from tools.catalog import GPU, InstanceType
+
+_SERVING_JOB_RE = r"\b(?:inference|serving|serve|decode|deploy\w*|chat\w*)\b|推理|部署|在线服务|解码"
+_TRAINING_JOB_RE = r"\b(?:train\w*|fine[\s\-]?tun\w*|pre[\s\-]?train\w*|lora)\b|训练|微调|预训练"
 
 
 class GpuIntent(FamilyDifference):
@@ -94,8 +99,18 @@ class GpuIntent(FamilyDifference):
             return max(gpus, key=lambda g: getattr(g, field) or 0).name
 
         compute, bandwidth, memory = best("bf16_dense_tflops"), best("memory_bandwidth_gb_s"), best("memory_gib")
-        if compute == bandwidth == memory:
+        if len({g.memory_gib for g in gpus}) == 1:
+            memory = bandwidth  # the same memory on every card: no card wins on it ("A100 vs H100", both 80 GB)
+            if compute == bandwidth:
+                return say("compare.pick_same_memory", self.lang, gpu=compute, gib=render.fig(gpus[0].memory_gib))
+        elif compute == bandwidth == memory:
             return say("compare.pick_one", self.lang, gpu=compute)
+        # "what's better for inference, H20 or A100?": the job is named, so its winner answers first
+        if re.search(_SERVING_JOB_RE, self.question, re.I) and not re.search(_TRAINING_JOB_RE, self.question, re.I):
+            code = "compare.pick_serving" if bandwidth == memory else "compare.pick_serving_split"
+            return say(code, self.lang, bandwidth=bandwidth, memory=memory, compute=compute)
+        if re.search(_TRAINING_JOB_RE, self.question, re.I) and not re.search(_SERVING_JOB_RE, self.question, re.I):
+            return say("compare.pick_training", self.lang, compute=compute, memory=memory)
         return say("compare.pick", self.lang, compute=compute, bandwidth=bandwidth, memory=memory)
 
     def verdicts(self, a: GPU, b: GPU) -> list[str]:
