@@ -56,6 +56,7 @@ WORKLOAD_FIELDS = (
 _KEPT_ACROSS_TOPICS = ("budget_cny_month", "region")
 _RATES = {"qps": "concurrency", "concurrency": "qps"}
 _WORKLOAD_INTENTS = ("plan", "memory")
+_PRETRAINING_TOKENS = 1e9
 # When a bare size names no model, these families stand for it, most common first.
 _SIZE_PREFERENCE = ("Qwen2.5", "Qwen3", "Llama 3.1", "Llama 3.3", "Llama 3", "Mixtral", "Yi-1.5")
 
@@ -231,7 +232,9 @@ def default_for(missing: Missing, slots: Slots) -> str | None:
     if missing == "model":
         return representative_model(slots.size_b) if slots.size_b else None
     if missing == "method":
-        return "lora"
+        # Billions of tokens are a (continued) pretraining corpus, which trains every weight; a fine-tuning set
+        # is millions. So "train a 7B model on 50B tokens" is offered full training, not LoRA, as the default.
+        return "full" if (slots.train_tokens or 0) >= _PRETRAINING_TOKENS else "lora"
     return "inference"
 
 

@@ -34,8 +34,9 @@ class DescribeIntent(Run):
         else:
             question = say("describe.clarify_task", self.lang, model=s.model)
         if assume:
-            labels = {"inference": say("describe.task_inference", self.lang), "lora": "LoRA"}
-            said = ", ".join(labels.get(a, a) for a in assume)
+            labels = {"inference": say("describe.task_inference", self.lang), "lora": "LoRA",
+                      "full": say("describe.task_full", self.lang)}  # fmt: skip
+            said = ("、" if self.lang == "zh" else ", ").join(labels.get(a, a) for a in assume)
             padded = f" {said} " if self.lang == "zh" and said[:1].isascii() else said
             question += say("describe.assume", self.lang, said=padded)
         return Reply(text=question, kind="clarification")
