@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.answer import Message
 from assistant.billing_words import follow_up_period
+from assistant.follow_up_words import bare_count
 from assistant.understanding import Slots, understand
 from tools.models import list_models, parse_size_b
 
@@ -51,10 +52,12 @@ WORKLOAD_FIELDS = (
     "billing",
     "usage_hours",
     "speed",
+    "rental_hours",
 )
 _KEPT_ACROSS_TOPICS = ("budget_cny_month", "region")
 _RATES = {"qps": "concurrency", "concurrency": "qps"}
 _WORKLOAD_INTENTS = ("plan", "memory")
+_PRETRAINING_TOKENS = 1e9
 # When a bare size names no model, these families stand for it, most common first.
 _SIZE_PREFERENCE = ("Qwen2.5", "Qwen3", "Llama 3.1", "Llama 3.3", "Llama 3", "Mixtral", "Yi-1.5")
 
@@ -86,7 +89,7 @@ def read_conversation(question: str, history: Sequence[Message] = ()) -> Convers
     previous_missing: list[Missing] = []
     user_turns = [m.content for m in history if m.role == "user"]
     for text in user_turns:
-        turn = understand(text)
+        turn = _with_bare_count(workload, understand(text), text)
         merged = merge(workload, turn, answering=bool(asked))
         if merged.intent in _WORKLOAD_INTENTS:
             state, _ = _fill_defaults(merged, previous_missing)
@@ -100,6 +103,7 @@ def read_conversation(question: str, history: Sequence[Message] = ()) -> Convers
     # "how much per month now?" after changes to a workload: its cost, with nothing named of its own
     period = bool(workload and workload.asks_cost and current.follow_up and follow_up_period(question))
     costed = bool(workload and workload.model and current.asks_cost and _no_subject(current) and not current.gpu)
+    current = _with_bare_count(workload, current, question)
     merged = merge(workload, current, answering=bool(asked) or period or costed)
     filled, defaulted = _fill_defaults(merged, asked) if merged.intent in _WORKLOAD_INTENTS else (merged, {})
     return Conversation(
@@ -109,6 +113,27 @@ def read_conversation(question: str, history: Sequence[Message] = ()) -> Convers
         defaulted=defaulted,
         turns=len(user_turns) + 1,
     )
+
+
+def _with_bare_count(workload: Slots | None, turn: Slots, question: str) -> Slots:
+    """Read "100 人呢？" / "what about 100?" after a serving workload as a new figure of the rate it states.
+
+    A bare number is only read where the workload states exactly the rate it can change; "人"/"users" makes it
+    the concurrency. Anything else stays unread rather than guessed.
+    """
+    if workload is None or workload.intent not in _WORKLOAD_INTENTS or _is_training(workload.task):
+        return turn
+    if turn.intent != "out_of_scope" or turn.off_topic or turn.injection or turn.stated():
+        return turn
+    count = bare_count(question)
+    if count is None:
+        return turn
+    value, people = count
+    if people or (workload.concurrency is not None and workload.qps is None):
+        return turn.model_copy(update={"concurrency": value, "follow_up": True})
+    if workload.qps is not None and workload.concurrency is None:
+        return turn.model_copy(update={"qps": float(value), "follow_up": True})
+    return turn
 
 
 def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Slots:
@@ -159,7 +184,8 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
     new_task = update.get("task")
     if new_task is not None and _is_training(new_task) != _is_training(workload.task):
         # Serving numbers mean nothing for a training run and the other way round.
-        for field in ("precision", "quant", "context", "concurrency", "qps", "batch", "train_tokens", "gen_tokens"):
+        for field in ("precision", "quant", "context", "concurrency", "qps", "batch", "train_tokens", "gen_tokens",
+                      "rental_hours"):
             update.setdefault(field, None)
     for field, factor in (turn.scale or {}).items():  # "what if we double the users?"
         if field in _RATES and getattr(workload, field) is None:
@@ -209,7 +235,9 @@ def default_for(missing: Missing, slots: Slots) -> str | None:
     if missing == "model":
         return representative_model(slots.size_b) if slots.size_b else None
     if missing == "method":
-        return "lora"
+        # Billions of tokens are a (continued) pretraining corpus, which trains every weight; a fine-tuning set
+        # is millions. So "train a 7B model on 50B tokens" is offered full training, not LoRA, as the default.
+        return "full" if (slots.train_tokens or 0) >= _PRETRAINING_TOKENS else "lora"
     return "inference"
 
 

@@ -21,6 +21,8 @@ from assistant.intents import HANDLERS
 from assistant.intents.catalog import CatalogIntent
 from assistant.intents.colocate import ColocateIntent
 from assistant.intents.describe import DescribeIntent
+from assistant.intents.fleet import hosts_together
+from assistant.intents.gpu_lineup import GpuLineupIntent
 from assistant.intents.gpus import GpuIntent
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.hardware import HardwareIntent
@@ -91,6 +93,7 @@ class _Answering(
     DescribeIntent,
     CatalogIntent,
     GpuIntent,
+    GpuLineupIntent,
     GuidanceIntent,
     ReachIntent,
     MediaIntent,
@@ -139,6 +142,7 @@ class _Answering(
         if self.conv.turn.injection:  # the legitimate part is answered; the rest is refused in one line
             reply.text += "\n\n" + say("injection.refused", self.lang)
         reply = self.with_other_cloud(reply)  # "the Alibaba equivalent of a p4d", "is RunPod cheaper?"
-        if reply.kind not in ("out_of_scope", "error", "clarification") and rag_pipeline(s):
+        fleet = hosts_together(self.question, self.conv.turn)  # every model, the embedder too, is already sized
+        if reply.kind not in ("out_of_scope", "error", "clarification") and rag_pipeline(s) and not fleet:
             reply = yield from self.with_retrieval_part(s, reply)  # the embedder of a RAG pipeline, sized after
         return self.with_side_part(reply, s)  # "... and a TTS voice": the LLM is sized, the TTS part named as not

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import re
 
+from assistant.phrases import spell_numbers
+from assistant.reading import NUM, SUFFIX, parse_number
+from assistant.workload_numbers import spoken_chinese_amounts
+
 
 def is_follow_up(text: str) -> bool:
     """Return whether a turn is phrased as a change of the previous question ("那换成 L20 呢")."""
@@ -57,3 +61,32 @@ def accepts_defaults(text: str) -> bool:
             re.IGNORECASE,
         )
     )
+
+
+# "100 人呢？", "what about 100?", "and 200 users", "那两百个人呢": nothing but a count, after a workload.
+_BARE_COUNT_RE = re.compile(
+    r"\s*(?:那么?|那如果|如果是?|要是|换成|改成|变成|加到|增加到|(?:and|so)\s+)?"
+    r"(?:(?:what|how)\s+about|what\s+if(?:\s+(?:it(?:'s|\s+is|\s+were)|we\s+(?:have|had|get)))?|with|for)?\s*"
+    + NUM
+    + SUFFIX
+    + r"\s*(?:个|位|名)?\s*(人|用户|users?|people|persons?|folks|concurrent(?:\s+users?)?|并发)?\s*"
+    r"(?:呢|的话呢?|的话|instead|then)?\s*[?？.。!！]*\s*",
+    re.IGNORECASE,
+)
+
+
+def bare_count(text: str) -> tuple[int, bool] | None:
+    """Return the count of a turn that says nothing but a count ("100 人呢？", "what about 100?").
+
+    With it, whether the turn names people: a bare number only makes sense as the rate the conversation has.
+    """
+    m = _BARE_COUNT_RE.fullmatch(spell_numbers(spoken_chinese_amounts(text)))
+    if m is None:
+        return None
+    people = m.group(3) is not None
+    if m.group(2) and not people:
+        return None  # "32k 呢" is a length, not a head-count
+    value = parse_number(m.group(1), m.group(2))
+    if value < 1 or value != int(value):
+        return None
+    return int(value), people

@@ -95,13 +95,18 @@ def find_gpus(scan: Scan) -> list[str]:
 # GPUs the user rules out. They are claimed, so they never become the GPU the plan is restricted to.
 _NOT_EN = (
     r"(?:(?<![\w'])not\s+(?:on|with|using|use|an?|the|any)?|(?<![\w'])no|without|avoid(?:ing)?|except(?:\s+for)?|"
-    r"other\s+than|anything\s+but|rather\s+than|instead\s+of|excluding|exclude|skip(?:ping)?|never)"
+    r"other\s+than|anything\s+but|rather\s+than|instead\s+of|excluding|exclude|skip(?:ping)?|never|"
+    # "anything cheaper than an A100?": the named card is the one to beat, not the one to plan on
+    r"(?:cheaper|less\s+expensive|more\s+affordable)\s+than|(?:cheaper\s+)?alternatives?\s+to)"
     r"\s+(?:the\s+|any\s+|an?\s+|our\s+)?"
 )
-_NOT_ZH = r"(?:不要|不用|别用|不想用|不考虑|排除|不能用|不上)\s*(?:用)?\s*"
+_NOT_ZH = r"(?:不要|不用|别用|不想用|不考虑|排除|不能用|不上|除了|替代|代替)\s*(?:用)?\s*"
 _ONE_GPU = rf"(?:nvidia\s*)?(?:{GPU_NAME})s?(?![0-9a-z])"
 _EXCLUDED_RE = re.compile(
-    rf"(?:{_NOT_EN}|{_NOT_ZH})({_ONE_GPU}(?:\s*(?:,|/|、|和|或|及|or|and|nor)\s*(?:the\s+)?{_ONE_GPU}){{0,3}})", re.I
+    rf"(?:{_NOT_EN}|{_NOT_ZH})({_ONE_GPU}(?:\s*(?:,|/|、|和|或|及|or|and|nor)\s*(?:the\s+)?{_ONE_GPU}){{0,3}})"
+    # "比 A100 更便宜的卡", "比 A100 便宜的方案": the card to beat
+    rf"|比\s*({_ONE_GPU})\s*(?:还|更)?\s*(?:便宜|省钱|实惠|划算)",
+    re.I,
 )
 
 
@@ -109,13 +114,28 @@ def find_excluded_gpus(scan: Scan) -> list[str]:
     """Return the GPUs the user rules out (canonical names where known), claiming their words."""
     out: list[str] = []
     for m in _EXCLUDED_RE.finditer(scan.text):
-        if scan.is_used(*m.span(1)):
+        group = 1 if m.group(1) else 2
+        if scan.is_used(*m.span(group)):
             continue
-        names = find_gpus(Scan(m.group(1)))
+        names = find_gpus(Scan(m.group(group)))
         if names:
             scan.claim(m.span())
             out += [n for n in names if n not in out]
     return out
+
+
+_TO_BEAT_RE = re.compile(
+    rf"(?:(?:cheaper|less\s+expensive|more\s+affordable)\s+than|cheaper\s+alternatives?\s+to)\s+"
+    rf"(?:the\s+|an?\s+|our\s+)?({_ONE_GPU})|比\s*({_ONE_GPU})\s*(?:还|更)?\s*(?:便宜|省钱|实惠)",
+    re.I,
+)
+
+
+def find_gpu_to_beat(text: str) -> str | None:
+    """Return the GPU a cheaper option is asked for ("anything cheaper than an A100?", "比 A100 更便宜的卡"), if any."""
+    m = _TO_BEAT_RE.search(text)
+    names = find_gpus(Scan(m.group(1) or m.group(2))) if m else []
+    return names[0] if names else None
 
 
 # "swap the L20s for A10s", "replace our T4 with an L20", "把 L20 换成 A10": the first GPU is the one being

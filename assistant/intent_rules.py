@@ -41,6 +41,9 @@ MEMORY_RE = (
     r"多少显存|显存(?:需求|占用|要多少|多少|够不够|够吗|多大)|需要多少(?:显存|内存|gpu\s*内存)|"
     r"how\s+much\s+(?:gpu\s+)?(?:vram|memory|gpu\s+memory)|(?:vram|memory)\s+(?:do(?:es)?\s+(?:i|it|we)\s+need|needed|required|requirement|usage|footprint)|"
     r"memory\s+estimate|estimate\s+(?:the\s+)?(?:gpu\s+)?memory|"
+    # "what's the vram for X", "what is the memory footprint of X": the figure asked by its noun
+    r"\bwhat(?:'s|s|\s+is|\s+would\s+be)\s+(?:the\s+)?(?:gpu\s+)?(?:vram|memory)(?:\s+(?:usage|footprint|need))?\s+"
+    r"(?:for|of)\b|"
     # "memory need of X", "VRAM requirements for X", "X 的显存需求/要求": the figure, not a plan.
     r"(?:vram|memory)\s+(?:needs?|needed|requirements?)\s+(?:of|for)\b|(?:vram|memory)\s+requirements?\b|"
     r"显存(?:要求|需要多少|得多少|至少要)|(?:占|吃|用)(?:用)?(?:掉)?多少(?:的)?显存|需要?多大(?:的)?显存|"
@@ -75,6 +78,9 @@ EXPLAIN_RE = (
 CAPACITY_RE = (
     r"how\s+many\s+(?:concurrent|simultaneous|parallel)|how\s+many\s+(?:users|requests|sequences)|"
     r"max(?:imum)?\s+concurren\w*|concurrency\s+capacity|"
+    # "max batch size at 4k", "最大 batch 能开多少": the sequences the KV budget holds at once
+    r"(?:max(?:imum)?|largest|biggest)\s+(?:inference\s+|serving\s+|decode\s+)?batch(?:\s*size)?|"
+    r"(?:最大|最多)\s*(?:的)?\s*batch|batch\s*(?:size)?\s*(?:最大|最多|能开多大|能开多少|上限)|"
     r"(?:多少|几)(?:个|路)?\s*(?:[\w.]{1,8}\s*(?:tokens?)?\s*的)?\s*并发|并发(?:能|可以)?(?:到|有|撑|支持)?多少|最大并发|能(?:撑|支持|扛)(?:住)?多少|"
     # Workload area (issue 8): "how many 8k conversations can it hold", "最多能同时服务多少人", "能同时接多少个请求"
     r"how\s+many\s+(?:\S+\s+){0,3}?(?:users|requests|sequences|sessions|chats|conversations|streams)\b"
@@ -149,6 +155,17 @@ _PICK_RE = (
 )
 
 
+# "what GPUs does Alibaba have", "阿里云有哪些 GPU 可选", "list all the GPUs": the line-up as a whole
+_LINEUP_RE = (
+    r"(?:哪些|什么|有啥|几种|多少种)\s*(?:型号的?|种类的?|款)?\s*(?:gpu|显卡|卡|gpu\s*卡|gpu\s*型号)(?!.{0,6}(?:跑|部署|微调|训练))|"
+    r"(?:gpu|显卡)\s*(?:有哪些|都有什么|型号有哪些|列表|清单)|"
+    r"\b(?:what|which)\s+(?:kinds?\s+of\s+|types?\s+of\s+)?(?:gpus|graphics\s+cards|cards|accelerators)\s+"
+    r"(?:does|do|are|is|can|could)\b(?!.{0,40}\b(?:run|serve|fit|hold|train|fine|host)\w*)|"
+    r"\blist\s+(?:all\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:available\s+)?gpus\b|"
+    r"\b(?:available|supported|offered)\s+gpus\b|\bgpu\s+(?:line[\s\-]?up|options|catalog(?:ue)?|offerings)\b"
+)
+
+
 def _priced(instance_type: str, region: str | None) -> bool:
     try:
         return price_quotes.quote(instance_type, region) is not None
@@ -164,6 +181,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     if re.search(OUT_OF_SCOPE_RE, text) and not (has_workload or s.gpu_mentions or s.families):
         return "out_of_scope"
     named = bool(s.gpu_mentions or s.families or s.instance_types)
+    if not (named or has_workload or s.media) and re.search(_LINEUP_RE, text):
+        return "gpu_lineup"  # "what GPUs does Alibaba have?": the catalog's GPUs, not a passage about them
     if (named or s.budget_cny_month) and not s.model and not s.media and asks_model_search(text):
         return "model_search"  # "一张 L20 最大能跑多大的模型": the hardware is given, the model is asked for
     explains = re.search(r"为什么|区别|适合|\bwhy\b|difference|suit", text)
@@ -174,6 +193,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     priced_type = priced_type and not _priced(s.instance_types[0], s.region)
     # "monthly cost of 4 x A100 80GB in Hangzhou?": one GPU (and count) priced, no model to size (i8verd)
     gpu_priced = len(s.gpu_mentions) == 1 and not (s.families or s.instance_types) and asks_price(text)
+    # "gn8is 的价格是多少", "how much is gn7i": one family's prices (the guidance only describes the family)
+    gpu_priced = gpu_priced or (len(s.families) == 1 and not s.instance_types and asks_price(text))
     # "ecs.X in Singapore vs Hangzhou?": a price in each region named (the catalog answer prices one)
     priced_type = priced_type or bool(s.instance_types and len(named_regions(text)) >= 2 and asks_price(text))
     if not has_workload and (price_question(text, named) or priced_type or gpu_priced) and not explains:

@@ -24,8 +24,8 @@ _INFERENCE_WORDS = (
     r"\bprompts?\b|\banswers?\b|回答|回复"
 )
 _FULL_RE = (
-    r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b|full[\s\-]*params?\b|\(\s*full\s*\)|"
-    r"fine[\s\-]*tun\w*\s+(?:\S+\s+){0,3}?fully|fully\s+fine[\s\-]*tun\w*|full\s+weights|all\s+(?:the\s+)?weights"
+    r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b|full[\s\-]*param(?:eter)?s?\b|\(\s*full\s*\)|"
+    r"fine[\s\-]*tun\w*\s+(?:\S+\s+){0,3}?fully|fully\s+fine[\s\-]*tun\w*|full\s+weights|all\s+(?:(?:of\s+)?the\s+|its\s+|model\s+)?(?:weights|param(?:eter)?s)\b"
 )
 _FINETUNE_RE = r"微调|精调|fine[\s\-]*tun\w*|finetun\w*|\bsft\b"
 _TRAIN_RE = r"训练|预训练|\btrain\w*|pre[\s\-]?train\w*"

@@ -27,6 +27,7 @@ from knowledge.models import Passage
 from tools import capacity, catalog, hardware_fit, lengths, training_volume
 from tools.colocation import evaluate_colocation
 from tools.errors import input_problem
+from tools.gpu_lineup import gpu_lineup
 from tools.hf_config import architecture_from_config
 from tools.memory import MemoryEstimate, estimate_memory, parse_request
 from tools.model_search import largest_models_that_fit, largest_models_within_budget
@@ -122,6 +123,7 @@ def plan_gpu_deployment(
     min_tokens_per_s_per_stream: float | None = None,
     max_ttft_s: float | None = None,
     min_tokens_per_s_total: float | None = None,
+    rental_hours: float | None = None,
 ) -> Plan:
     """Rank Alibaba Cloud GPU instance options that fit a workload, with speed and price; list rejections.
 
@@ -156,6 +158,8 @@ def plan_gpu_deployment(
             ("30 tokens/s per user"); a TPOT of 40 ms is 25. Layouts too slow are rejected with their figure.
         max_ttft_s: Inference: time to first token at most this many seconds (prefill plus one decode step).
         min_tokens_per_s_total: Inference: all users' output tokens/s together at least this ("200 tok/s total").
+        rental_hours: How long it is rented in all when only for a while (a 2-day hackathon: 48); each priced
+            option's totals then give its pay-as-you-go cost for that time.
     """
     workload = parse_workload(
         {
@@ -182,6 +186,7 @@ def plan_gpu_deployment(
             "min_tokens_per_s_per_stream": min_tokens_per_s_per_stream,
             "max_ttft_s": max_ttft_s,
             "min_tokens_per_s_total": min_tokens_per_s_total,
+            "rental_hours": rental_hours,
         }
     )
     return plan_deployment(workload, custom_architecture(model, architecture) if architecture else None)
@@ -378,6 +383,7 @@ DOMAIN_TOOLS: tuple[Callable[..., Any], ...] = (
     text_length_tokens,
     training_run,
     find_instance_types,
+    gpu_lineup,
     gpu_specs,
     price_of_instance,
     nearest_known_price,

@@ -27,6 +27,7 @@ from assistant.hardware_words import (
     find_catalog_names,
     find_excluded_gpus,
     find_gpu_count,
+    find_gpu_to_beat,
     find_gpus,
     find_region,
     find_replaced_gpus,
@@ -62,6 +63,7 @@ from assistant.question_form import read_form
 from assistant.rate_words import Billing, RateBasis, UsageHours
 from assistant.reach_reading import ReachAsk, out_of_reach, without_other_cloud_types
 from assistant.reading import Scan, as_int, chinese_int, compiled, normalise, parse_number
+from assistant.rental_words import find_rental_hours
 from assistant.serving_words import asks_duration, asks_full_load, asks_longest_context, asks_request_rate, job_items
 from assistant.speed_words import SpeedTargets, read_speed_targets
 from assistant.task_words import TaskHint, find_precision, find_task
@@ -99,6 +101,7 @@ Intent = Literal[
     "prices",
     "lengths",
     "model_search",
+    "gpu_lineup",
 ]
 """What the user asks for.
 
@@ -145,6 +148,7 @@ class Slots(BaseModel):
     gpu_mentions: list[str] = Field(default_factory=list, description="GPU names as written, in order")
     gpu_memory_gb: int | None = Field(default=None, description="'显存 24G': the GPU was named by its memory only")
     exclude_gpus: list[str] = Field(default_factory=list, description="GPUs ruled out: 'not on A10s', '不要 T4'")
+    cheaper_than: str | None = Field(default=None, description="the GPU to beat on price: 'cheaper than an A100'")
     families: list[str] = Field(default_factory=list)
     instance_types: list[str] = Field(default_factory=list)
     serving: bool = Field(default=False, description="words that imply inference: 部署, serve, 并发 ...")
@@ -179,6 +183,7 @@ class Slots(BaseModel):
     rate: RateBasis | None = Field(default=None, description="how the concurrency or QPS was derived, if it was")
     scale: dict[str, float] | None = Field(default=None, description="'double the users': figures a follow-up scales")
     usage_hours: UsageHours | None = Field(default=None, description="'10 hours a day on weekdays': when it runs")
+    rental_hours: float | None = Field(default=None, description="'for a 2-day hackathon': rented 48 h in all")
     asks_cost: bool = Field(default=False, description="'一个月要多少钱', 'what would it cost': a price is asked")
     speed: SpeedTargets | None = Field(default=None, description="'30 tokens/s per user', '首 token 1 秒内'")
     job_requests: float | None = Field(default=None, description="'10 万条数据 ... 要多久': a batch job's requests")
@@ -198,7 +203,7 @@ class Slots(BaseModel):
 _STATED_FIELDS = (
     "model", "task", "precision", "quant", "context", "prompt_tokens", "gen_tokens", "concurrency", "qps", "batch",
     "train_tokens", "budget_cny_month", "region", "gpu", "gpus", "max_instances", "instance_types", "families",
-    "billing", "usage_hours", "scale", "epochs", "max_gpus", "exclude_gpus",
+    "billing", "usage_hours", "rental_hours", "scale", "epochs", "max_gpus", "exclude_gpus",
 )  # fmt: skip
 
 # ------------------------------------------------------------------------------------------ public
@@ -293,6 +298,7 @@ def understand(question: str) -> Slots:
         gpus=gpus,
         gpu_mentions=gpu_mentions,
         exclude_gpus=excluded_gpus,
+        cheaper_than=find_gpu_to_beat(text) if excluded_gpus else None,
         instance_types=names[0],
         families=names[1],
         serving=serving or bool(concurrency or qps) or bool(re.search(CAPACITY_RE, text, re.IGNORECASE))
@@ -333,6 +339,7 @@ def understand(question: str) -> Slots:
         if slots.task is None and slots.task_hint is None:
             slots.task = "inference"
     slots.billing, slots.usage_hours, slots.rate = rates.find_billing(text), usage_hours, rate
+    slots.rental_hours = None if slots.task in ("full", "lora", "qlora") else find_rental_hours(text)
     slots.asks_cost = asks_price(text)
     slots.speed = speed
     slots.asks_longest_context = slots.context is None and asks_longest_context(text)

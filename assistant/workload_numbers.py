@@ -261,6 +261,8 @@ def find_concurrency(scan: Scan) -> int | None:
         # "给 20 个销售用", "供 30 名客服同事使用", "for 20 salespeople": the people it is for, by their role
         rf"(?:给|供|让|提供给)\s*{NUM}\s*{SUFFIX}\s*(?:个|位|名)\s*{_ROLES_ZH}(?:人员|同事|同学|们)?\s*(?:同时)?\s*(?:用|使用|访问|在用)",
         rf"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?{NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?{_ROLES_EN}\b",
+        # "给 50 人用": a team that size are the users; "给 3000 人用" is a head-count (rate_words)
+        r"(?:给|供|提供给)\s*(\d{1,2})()\s*(?:个|位|名)?\s*人\s*(?:同时)?\s*(?:用|使用|访问)",
         # "to ~20 staff": a team that size are the users; "2,000 employees" is a head-count (rate_words)
         r"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?(\d{1,2})()\s*(?:employees|staff)\b",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|ppl|clients)\b",

@@ -43,6 +43,7 @@ CALLS: dict[str, dict[str, Any]] = {
     "text_length_tokens": {"amount": 800, "unit": "zh_characters"},
     "training_run": {"model": "Qwen2.5-7B-Instruct", "gpu": "A100-80GB", "gpus": 8, "tokens": 1e9},
     "find_instance_types": {"gpu": "L20"},
+    "gpu_lineup": {},
     "gpu_specs": {"name": "H800"},
     "price_of_instance": {"instance_type": "ecs.gn7i-c8g1.2xlarge"},
     "nearest_known_price": {"instance_type": "ecs.gn8is.4xlarge", "region": "cn-beijing"},

@@ -45,6 +45,9 @@ class CostTotals(BaseModel):
         default=None, description="pay-as-you-go at the stated hours, averaged over the days of a year"
     )
     usage_cny_per_year: float | None = Field(default=None, description="12 months at the stated hours a month")
+    payg_cny_for_rental: float | None = Field(
+        default=None, description="pay-as-you-go for the workload's rental_hours, when it is rented only for a while"
+    )
     cny_per_1k_requests: float | None = Field(default=None, description="pay-as-you-go per 1,000 requests")
     requests_basis: Literal["stated_qps", "decode_throughput"] | None = Field(
         default=None,
@@ -74,6 +77,7 @@ def cost_totals(option: DeploymentOption, w: Workload) -> CostTotals:
         subscription_cny_per_year=round(sub * MONTHS_PER_YEAR, 0) if sub is not None else None,
         usage_cny_per_day=round(usage * MONTHS_PER_YEAR / DAYS_PER_YEAR, 0) if usage is not None else None,
         usage_cny_per_year=round(usage * MONTHS_PER_YEAR, 0) if usage is not None else None,
+        payg_cny_for_rental=round(hourly * w.rental_hours, 0) if hourly is not None and w.rental_hours else None,
         cny_per_1k_requests=per_1k,
         requests_basis=basis,
     )

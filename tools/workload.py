@@ -74,6 +74,12 @@ class Workload(BaseModel):
     max_instances: int | None = Field(default=None, gt=0, le=1024, description="at most this many instances")
     max_gpus: int | None = Field(default=None, gt=0, le=8192, description="at most this many GPUs in all")
     instance_type: str | None = Field(default=None, description="only this instance type ('how many X do I need')")
+    rental_hours: float | None = Field(
+        default=None,
+        gt=0,
+        le=8760,
+        description="how long the deployment is rented in all, when only for a while (a 2-day hackathon is 48)",
+    )
     hours_per_month: float | None = Field(
         default=None, gt=0, le=744, description="hours a month the deployment runs (pay-as-you-go at partial use)"
     )

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from assistant.intents.catalog import CatalogIntent
+from assistant.intents.gpu_lineup import GpuLineupIntent
 from assistant.intents.gpus import GpuIntent
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.lengths import LengthsIntent
@@ -37,4 +38,5 @@ HANDLERS: dict[Intent, Handler] = {
     "prices": PricesIntent.prices,
     "lengths": LengthsIntent.tokens,
     "model_search": ModelSearchIntent.largest_models,
+    "gpu_lineup": GpuLineupIntent.lineup,
 }

@@ -30,8 +30,8 @@ _SPLIT_RE = re.compile(
 _SENTENCE_RE = re.compile(r"(?<=[a-z0-9\)])\.\s+|。", re.IGNORECASE)
 
 
-def model_settings(question: str, models: list[str]) -> dict[str, dict[str, Any]]:
-    """Return, per compared model, the precision and quantisation written beside it (empty: none differ)."""
+def settings_as_written(question: str, models: list[str]) -> dict[str, dict[str, Any]]:
+    """Return the precision and quantisation written beside each model that has one ("72B-AWQ, 7B": 72B only)."""
     stated: dict[str, dict[str, Any]] = {}
     # "Option 1: 7B in bf16 on one A10. Option 2: 14B AWQ on one A10.": sentences separate the sides too
     for part in (p for sentence in _SENTENCE_RE.split(question) for p in _SPLIT_RE.split(sentence)):
@@ -40,6 +40,12 @@ def model_settings(question: str, models: list[str]) -> dict[str, dict[str, Any]
         read = understand(part)
         if read.model in models and read.model not in stated and (read.precision or read.quant):
             stated[read.model] = {"precision": read.precision or "bf16", "quant": read.quant or "none"}
+    return stated
+
+
+def model_settings(question: str, models: list[str]) -> dict[str, dict[str, Any]]:
+    """Return, per compared model, the precision and quantisation written beside it (empty: none differ)."""
+    stated = settings_as_written(question, models)
     if len(stated) < 2 or len({tuple(v.items()) for v in stated.values()}) == 1:
         # one side only ("... on one A10 int4" may mean both) or the same everywhere: the question's setting holds
         return {}

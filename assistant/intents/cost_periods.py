@@ -43,6 +43,8 @@ class CostPeriods(Run):
         period = cost_period(question)
         if question != self.question:  # a follow-up of a cost question: its own period wins ("and per year?")
             period = follow_up_period(self.question) or period
+        if s.rental_hours and s.task not in TRAINING and plan.options:
+            return [self._rental_line(s, plan)]  # "a 2-day hackathon": what those hours cost answers first
         if period is None or s.task in TRAINING or not re.search(_COST_WORDS, question, re.IGNORECASE):
             return []
         if not plan.options:
@@ -64,10 +66,18 @@ class CostPeriods(Run):
             return []
         return [self._line(period, option, s)]
 
-    def _line(self, period: CostPeriod, o: DeploymentOption, s: Slots) -> str:
-        t = o.totals
-        assert t is not None
-        fields = {
+    def _rental_line(self, s: Slots, plan: Plan) -> str:
+        """Return the pay-as-you-go total of a rental of hours, days or weeks, on the cheapest priced option."""
+        priced = [o for o in plan.options if o.totals and o.totals.payg_cny_for_rental is not None]
+        if not priced:
+            return say("cost.period_unpriced", self.lang, instance_type=plan.options[0].instance_type)
+        o = min(priced, key=lambda o: o.totals.payg_cny_for_rental or 0.0 if o.totals else 0.0)
+        assert o.totals is not None
+        return say("cost.rental", self.lang, total=render.fig(o.totals.payg_cny_for_rental),
+                   hours=render.fig(s.rental_hours), **self._fields(o))  # fmt: skip
+
+    def _fields(self, o: DeploymentOption) -> dict[str, object]:
+        return {
             "hourly": render.fig(o.price_cny_per_hour),
             "instances": o.instances,
             "instance_type": o.instance_type,
@@ -76,6 +86,11 @@ class CostPeriods(Run):
             "region": o.price_region or "?",
             "as_of": o.price_as_of or "?",
         }
+
+    def _line(self, period: CostPeriod, o: DeploymentOption, s: Slots) -> str:
+        t = o.totals
+        assert t is not None
+        fields = self._fields(o)
         if period == "requests" and t.cny_per_1k_requests is not None:
             code = "cost.requests_qps" if t.requests_basis == "stated_qps" else "cost.requests_output"
             return say(code, self.lang, per_1k=render.fig(t.cny_per_1k_requests), qps=render.fig(s.qps),

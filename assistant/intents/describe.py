@@ -34,8 +34,9 @@ class DescribeIntent(Run):
         else:
             question = say("describe.clarify_task", self.lang, model=s.model)
         if assume:
-            labels = {"inference": say("describe.task_inference", self.lang), "lora": "LoRA"}
-            said = ", ".join(labels.get(a, a) for a in assume)
+            labels = {"inference": say("describe.task_inference", self.lang), "lora": "LoRA",
+                      "full": say("describe.task_full", self.lang)}  # fmt: skip
+            said = ("、" if self.lang == "zh" else ", ").join(labels.get(a, a) for a in assume)
             padded = f" {said} " if self.lang == "zh" and said[:1].isascii() else said
             question += say("describe.assume", self.lang, said=padded)
         return Reply(text=question, kind="clarification")
@@ -69,9 +70,10 @@ class DescribeIntent(Run):
             ("gpu", "GPU", ""),
             ("gpus", label("gpus"), ""),
             ("max_instances", label("max_instances"), ""),
+            ("rental_hours", label("rental"), say("describe.hours", self.lang)),
         )
         unused = (
-            ("concurrency", "qps", "prompt_tokens", "gen_tokens") if training else ("train_tokens",)
+            ("concurrency", "qps", "prompt_tokens", "gen_tokens", "rental_hours") if training else ("train_tokens",)
         )  # plan_args drops these
         for field, name, unit in labels:
             value = None if field in unused else getattr(s, field)

@@ -2,24 +2,30 @@
 
 from __future__ import annotations
 
+import re
+
 from assistant import render, render_tables
 from assistant.answer import AnswerDetail
 from assistant.intents.arguments import (
     suggestions,
 )
+from assistant.intents.family_difference import FamilyDifference
 from assistant.intents.gpu_claims import comparison_line, number_claim
 from assistant.intents.gpu_lead import spec_lead
 from assistant.messages import say
-from assistant.run import Events, Reply, Run
+from assistant.run import Events, Reply
 from assistant.toolbox import (
     find_instance_types,
     gpu_specs,
 )
 from assistant.understanding import Slots
-from tools.catalog import GPU
+from tools.catalog import GPU, InstanceType
+
+_SERVING_JOB_RE = r"\b(?:inference|serving|serve|decode|deploy\w*|chat\w*)\b|推理|部署|在线服务|解码"
+_TRAINING_JOB_RE = r"\b(?:train\w*|fine[\s\-]?tun\w*|pre[\s\-]?train\w*|lora)\b|训练|微调|预训练"
 
 
-class GpuIntent(Run):
+class GpuIntent(FamilyDifference):
     """Answers from the GPU spec sheets."""
 
     def specs(self, s: Slots) -> Events:
@@ -54,13 +60,17 @@ class GpuIntent(Run):
         """Two or three GPUs (or the GPUs of families) side by side, verdicts, and the guidance."""
         names = list(s.gpu_mentions)
         family_lines = []
+        by_family: dict[str, list[InstanceType]] = {}
         for family in s.families[: 3 - len(names)]:
             listed, err = yield from self.call("find_instance_types", find_instance_types, family=family)
             if listed is not None and listed.instances and (gpu_name := listed.instances[0].gpu_name):
                 names.append(gpu_name)
+                by_family[family] = listed.instances
                 family_lines.append(f"{family} → {render.gpu_label(listed.instances[0], self.lang)}")
             elif err:
                 family_lines.append(f"{family}: {err}")
+        if len(by_family) >= 2 and not s.gpu_mentions and len(set(names)) == 1:
+            return self.same_gpu_families(names[0], by_family)  # "gn7e vs ebmgn7e": one card
         gpus: list[GPU] = []
         for name in names[:3]:
             gpu = yield from self.lookup_gpu(name)
@@ -89,8 +99,18 @@ class GpuIntent(Run):
             return max(gpus, key=lambda g: getattr(g, field) or 0).name
 
         compute, bandwidth, memory = best("bf16_dense_tflops"), best("memory_bandwidth_gb_s"), best("memory_gib")
-        if compute == bandwidth == memory:
+        if len({g.memory_gib for g in gpus}) == 1:
+            memory = bandwidth  # the same memory on every card: no card wins on it ("A100 vs H100", both 80 GB)
+            if compute == bandwidth:
+                return say("compare.pick_same_memory", self.lang, gpu=compute, gib=render.fig(gpus[0].memory_gib))
+        elif compute == bandwidth == memory:
             return say("compare.pick_one", self.lang, gpu=compute)
+        # "what's better for inference, H20 or A100?": the job is named, so its winner answers first
+        if re.search(_SERVING_JOB_RE, self.question, re.I) and not re.search(_TRAINING_JOB_RE, self.question, re.I):
+            code = "compare.pick_serving" if bandwidth == memory else "compare.pick_serving_split"
+            return say(code, self.lang, bandwidth=bandwidth, memory=memory, compute=compute)
+        if re.search(_TRAINING_JOB_RE, self.question, re.I) and not re.search(_SERVING_JOB_RE, self.question, re.I):
+            return say("compare.pick_training", self.lang, compute=compute, memory=memory)
         return say("compare.pick", self.lang, compute=compute, bandwidth=bandwidth, memory=memory)
 
     def verdicts(self, a: GPU, b: GPU) -> list[str]:

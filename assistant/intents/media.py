@@ -82,7 +82,7 @@ class MediaIntent(Run):
     # ------------------------------------------------------------------ answers
 
     def _plan(self, s: Slots, ask: MediaAsk, model: MediaModel) -> Events:
-        args = _plan_args(s, ask, model)
+        args = media_plan_args(s, ask, model)
         plan, error = yield from self.call("plan_media_deployment", plan_media_deployment, **args)
         if error or plan is None:
             return self.error(error or "")
@@ -103,7 +103,7 @@ class MediaIntent(Run):
         ask = s.media
         assert ask is not None and ask.model is not None
         model = resolve_media_model(ask.model)
-        args = {k: v for k, v in _plan_args(s, ask, model).items() if k not in ("gpu", "budget_cny_month")}
+        args = {k: v for k, v in media_plan_args(s, ask, model).items() if k not in ("gpu", "budget_cny_month")}
         plan, error = yield from self.call("plan_media_deployment", plan_media_deployment, **args)
         if error or plan is None or not plan.options:
             return reply
@@ -115,8 +115,8 @@ class MediaIntent(Run):
     def _duration(self, s: Slots, ask: MediaAsk, model: MediaModel) -> Events:
         """"5M docs on an A10, how long?": the batch time on the smallest fleet, not a fleet sized to 24 h."""
         # The user's own GPU count is the fleet; else the smallest fleet, not one sized to a default 24 h.
-        args = {**_plan_args(s, ask, model), "gpus": s.gpus} if s.gpus else {
-            **_plan_args(s, ask, model), "within_hours": _NO_DEADLINE_HOURS}  # fmt: skip
+        args = {**media_plan_args(s, ask, model), "gpus": s.gpus} if s.gpus else {
+            **media_plan_args(s, ask, model), "within_hours": _NO_DEADLINE_HOURS}  # fmt: skip
         plan, error = yield from self.call("plan_media_deployment", plan_media_deployment, **args)
         if error or plan is None or not plan.options or plan.options[0].batch_job_hours is None:
             return (yield from self._plan(s, ask, model))
@@ -161,7 +161,7 @@ class MediaIntent(Run):
     def _speed_check(self, s: Slots, ask: MediaAsk, model: MediaModel, gpu: str, hardware: str) -> Events:
         """Return "fits, but not fast enough" when the named GPUs cannot carry the stated load, else None."""
         plan, error = yield from self.call("plan_media_deployment", plan_media_deployment,
-                                           **{**_plan_args(s, ask, model), "gpu": gpu})
+                                           **{**media_plan_args(s, ask, model), "gpu": gpu})
         if error or plan is None or not plan.options:
             return None
         top = plan.options[0]
@@ -176,7 +176,7 @@ class MediaIntent(Run):
         best: list[MediaOption] = []
         for gpu in s.gpu_mentions[:3]:
             plan, _ = yield from self.call("plan_media_deployment", plan_media_deployment,
-                                           **{**_plan_args(s, ask, model), "gpu": gpu})
+                                           **{**media_plan_args(s, ask, model), "gpu": gpu})
             if plan is not None and plan.options:
                 best.append(plan.options[0])
         priced = sorted((o for o in best if o.cost_cny_per_unit is not None), key=lambda o: o.cost_cny_per_unit or 0)
@@ -200,7 +200,8 @@ class MediaIntent(Run):
 
     def _rate(self, s: Slots, ask: MediaAsk, model: MediaModel) -> Events:
         """Answer "how many images an hour does one L20 make?": the speed per GPU, first."""
-        plan, error = yield from self.call("plan_media_deployment", plan_media_deployment, **_plan_args(s, ask, model))
+        args = media_plan_args(s, ask, model)
+        plan, error = yield from self.call("plan_media_deployment", plan_media_deployment, **args)
         if error or plan is None:
             return self.error(error or "")
         if not plan.options:
@@ -366,7 +367,7 @@ def _asks_duration(question: str, ask: MediaAsk) -> bool:
     return batch and bool(re.search(HOW_LONG_RE, question, re.IGNORECASE))
 
 
-def _plan_args(s: Slots, ask: MediaAsk, model: MediaModel) -> dict[str, Any]:
+def media_plan_args(s: Slots, ask: MediaAsk, model: MediaModel) -> dict[str, Any]:
     args = _memory_args(ask, model)
     args.pop("doc_tokens", None)
     loads: dict[str, Any] = {

@@ -10,6 +10,7 @@ from assistant.intents.arguments import (
     memory_args,
     plan_args,
 )
+from assistant.intents.cheaper_than import CheaperThanLeads
 from assistant.intents.cost_periods import CostPeriods
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.prices import PricesIntent
@@ -32,7 +33,7 @@ from tools.plan import Plan
 # A question about what it costs (not "cheapest instance"): the cost line answers first.
 
 
-class PlanIntent(TrainingLeads, CostPeriods):
+class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads):
     """Renders a plan or a memory estimate from the tools."""
 
     def plan_answer(self, s: Slots, understood: str, lead: Sequence[str] = (), only_type: str | None = None) -> Events:
@@ -49,6 +50,7 @@ class PlanIntent(TrainingLeads, CostPeriods):
             return self.error(err)
         assert isinstance(plan, Plan)
         head: list[str] = [*lead, *self.count_line(plan, only_type)]
+        head += yield from self.cheaper_than_line(s, plan)  # "anything cheaper than an A100?": yes or no
         if s.gpu and not any(r.gpu_model in _variants(s.gpu) for r in plan.rejected) and not plan.options:
             head.append(say("plan.no_type_with_gpu", self.lang, gpu=s.gpu))
         elif only_type:
@@ -84,6 +86,8 @@ class PlanIntent(TrainingLeads, CostPeriods):
         cost = [] if lead else (yield from self.cost_line(s, plan, asked))
         if not lead:  # "一年多少钱", "cost per 1,000 requests": the period asked answers before the month
             cost[:0] = yield from self.period_lines(s, plan, asked)
+            if s.rental_hours and s.task not in TRAINING and cost:
+                cost = cost[:1]  # "a 2-day hackathon": those hours' total answers; a month of it is no question
             if plan.options:  # an unknown price is said once: the period's line already says it
                 name = plan.options[0].instance_type
                 if say("cost.period_unpriced", self.lang, instance_type=name) in cost:

@@ -18,6 +18,7 @@ from assistant.intents.compare_followup import CompareFollowUp
 from assistant.intents.compare_hardware import CompareHardware
 from assistant.intents.compare_owned import CompareOwned
 from assistant.intents.compare_sides import model_settings
+from assistant.intents.fleet import FleetIntent, hosts_together
 from assistant.intents.speed_lead import speed_line
 from assistant.intents.target_lead import target_line
 from assistant.intents.verdict_leads import VerdictLeads
@@ -51,12 +52,14 @@ from tools.plan import Plan
 _METHODS = ("full", "lora", "qlora")
 
 
-class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp, WorkloadIntent):
+class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp, FleetIntent, WorkloadIntent):
     """Named-hardware comparisons and verdicts; the rest is the workload handler's."""
 
     def verdict_or_workload(self, s: Slots) -> Events:
         """Answer a comparison or verdict on named hardware, else plan or estimate as usual."""
         s = self.with_added_side(s)  # "add A100 to the comparison": every side, the same workload
+        if hosts_together(self.question, self.conv.turn):  # "host 72B-AWQ, 7B and bge-m3": all at once
+            return (yield from self.fleet_answer(s))
         s = yield from self.with_previous_pick(s)  # "what about H20 - better than that?": the earlier pick vs H20
         s, sized = self.size_stands_for_a_model(s)
         if sized and "model" in self.conv.missing:  # the representative model is said with the answer, not asked

@@ -1,0 +1,48 @@
+"""How long a deployment is rented when only for a while: "for a 2-day hackathon", "只需要用 3 天", "一周的 POC".
+
+The total of such a rental is its pay-as-you-go hours, not a month: the answer leads with it. Hours a day ("8 hours
+a day") are usage hours (:mod:`assistant.rate_words`), and a time limit ("within 2 days", "3 天内训练完") is a
+deadline, so neither is read here.
+"""
+
+from __future__ import annotations
+
+from assistant.reading import NUM, compiled, parse_number
+
+_HOURS = {"hour": 1, "hr": 1, "day": 24, "week": 168}
+_HOURS |= {"小时": 1, "天": 24, "日": 24, "周": 168, "星期": 168, "礼拜": 168}
+_UNIT_EN = r"(hour|hr|day|week)s?\b"
+_UNIT_ZH = r"(小时|天|日|周|星期|礼拜)"
+_EVENT_EN = (
+    r"(?:hackathon|pilot|poc|proof\s+of\s+concept|trial|workshop|event|demo|test(?:ing)?|experiment|sprint|"
+    r"campaign|conference|course|class|bootcamp|competition|launch|promotion|run)"
+)
+_EVENT_ZH = r"(?:活动|测试|试用|试点|POC|poc|演示|比赛|黑客松|培训|会议|项目|实验|课程|评测|压测|验证)"
+_NOT_RATE = r"(?!\s*(?:a|an|per|each|every|/)\s*(?:day|week|month)\b)(?!\s*(?:a|per)\s+(?:day|week)\b)"
+_PATTERNS = (
+    # "for 2 days", "for a week", "over 48 hours" (not "for 8 hours a day")
+    rf"\b(?:for|over)\s+(?:(?:a|an|one)\s+|{NUM}[\s\-]*){_UNIT_EN}{_NOT_RATE}(?!\s+(?:of\s+)?(?:training|fine))",
+    # "a 3-day workshop", "a one-week pilot", "two week POC"
+    rf"(?:\b(?:a|an|one)[\s\-]+|{NUM}[\s\-]*){_UNIT_EN}\s+(?:long\s+)?{_EVENT_EN}\b",
+    # "hackathon, 2 days", "pilot of two weeks", "the trial lasts 3 days"
+    rf"\b{_EVENT_EN}\b[\s,:(\-–]*(?:of|lasting|lasts|for|that\s+lasts|over)?\s*(?:(?:a|an|one)\s+|{NUM}\s*){_UNIT_EN}"
+    rf"{_NOT_RATE}",
+    # "只需要用 3 天", "租两周", "就跑一个星期" (not "3 天内", "每天 8 小时")
+    rf"(?<!每)(?:只|就|仅)?(?:需要|要)?(?:用|租|开|部署|上线)\s*{NUM}\s*(?:个)?\s*{_UNIT_ZH}(?![内之以完])",
+    rf"为期\s*{NUM}\s*(?:个)?\s*{_UNIT_ZH}",
+    rf"{NUM}\s*(?:个)?\s*{_UNIT_ZH}\s*(?:的|左右的)\s*{_EVENT_ZH}",
+)
+
+
+def find_rental_hours(text: str) -> float | None:
+    """Return the hours a deployment is rented in all, when the question says it is only for a while."""
+    for pattern in _PATTERNS:
+        m = compiled(pattern).search(text)
+        if m is None:
+            continue
+        number, unit = (m.group(1), m.group(2)) if m.lastindex and m.lastindex >= 2 else (None, m.group(1))
+        count = parse_number(number) if number else 1.0
+        hours = count * _HOURS[unit.lower()]
+        if 0 < hours <= 8760:
+            return hours
+    return None
