@@ -294,7 +294,9 @@ def test_compact_tool_schemas_keep_arguments_and_validation(tmp_path: Path) -> N
         params, full_params = shown["parameters"], full[tool.name]["parameters"]
         assert params["properties"].keys() == full_params["properties"].keys()
         assert params.get("required") == full_params.get("required")
-        assert len(json.dumps(shown)) < len(json.dumps(full[tool.name]))
+        # Never longer; shorter wherever there is anything to drop (a tool without arguments has only its line).
+        shorter = len(json.dumps(shown)) < len(json.dumps(full[tool.name]))
+        assert shorter or (not full_params["properties"] and shown == full[tool.name])
         assert all("anyOf" not in prop or len(prop["anyOf"]) > 1 for prop in params["properties"].values())
     gpu_specs = next(t for t in compact_tools_ if t.name == "gpu_specs")
     with pytest.raises(ValidationError):
