@@ -23,8 +23,8 @@ Assumptions and limits
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -141,8 +141,7 @@ class Rejection(BaseModel):
     usable_gib: float | None = Field(default=None, description="per GPU, what that layout may use")
 
 
-@dataclass(frozen=True)
-class _Shortfall:
+class _Shortfall(NamedTuple):
     """Why a type did not fit: not enough memory per GPU, with both figures (for charts, not re-parsing).
 
     The note is made only for the layout that becomes the rejection: most layouts tried are overwritten.
@@ -381,8 +380,7 @@ def _tp_problem(arch: ModelArchitecture, tp: int) -> Note | None:
     return None
 
 
-@dataclass(frozen=True)
-class _Layout:
+class _Layout(NamedTuple):
     """Per-GPU memory of one model copy laid out as ``tp`` GPUs x ``nodes`` pipeline stages."""
 
     tp: int
@@ -446,8 +444,7 @@ def _fit_inference(
     return _inference_option(inst, gpu, arch, w, best, capacity) if best is not None else last_problem
 
 
-@dataclass(frozen=True)
-class _Sizing:
+class _Sizing(NamedTuple):
     """How one tensor/pipeline layout serves the load: replicas, instances and speed, before pricing."""
 
     tp: int
