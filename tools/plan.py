@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from functools import cache, lru_cache
-from typing import NamedTuple
+from typing import NamedTuple  # internal records: a frozen dataclass compiles its methods on every cold start
 
 from pydantic import BaseModel, ConfigDict, Field
 
