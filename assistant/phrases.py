@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -87,6 +88,9 @@ def fix_typos(text: str) -> str:
     return text
 
 
+# A pure function of the text, cached: the number guard reads every string of every tool result through it
+# (hundreds per answer, the same catalog names and notes again and again), which was half of a warm answer.
+@lru_cache(maxsize=8192)
 def spell_numbers(text: str) -> str:
     """Replace English number words by digits, keeping a lone "one" unless it counts something."""
 

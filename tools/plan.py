@@ -23,8 +23,8 @@ Assumptions and limits
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple  # internal records: a frozen dataclass compiles its methods on every cold start
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -160,8 +160,7 @@ class Rejection(BaseModel):
     usable_gib: float | None = Field(default=None, description="per GPU, what that layout may use")
 
 
-@dataclass(frozen=True)
-class _Shortfall:
+class _Shortfall(NamedTuple):
     """Why a type did not fit: not enough memory per GPU, with both figures (for charts, not re-parsing).
 
     The note is made only for the layout that becomes the rejection: most layouts tried are overwritten.
@@ -338,8 +337,7 @@ def _sized_for_targets(
     return (None, late) if late else (sized, None)
 
 
-@dataclass(frozen=True)
-class _Sizing:
+class _Sizing(NamedTuple):
     """How one tensor/pipeline layout serves the load: replicas, instances and speed, before pricing."""
 
     tp: int

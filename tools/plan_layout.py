@@ -8,8 +8,8 @@ layout holds (:func:`layout_for`). Sizing the replicas and pricing the option st
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple  # internal records: a frozen dataclass compiles its methods on every cold start
 
 from tools import catalog
 from tools.architecture import ModelArchitecture
@@ -177,8 +177,7 @@ def tp_problem(arch: ModelArchitecture, tp: int) -> Note | None:
     return None
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(NamedTuple):
     """Per-GPU memory of one model copy laid out as ``tp`` GPUs x ``nodes`` pipeline stages."""
 
     tp: int

@@ -39,7 +39,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.architecture import ModelArchitecture
-from tools.throughput_data import speed_constants
+from tools.throughput_data import SpeedConstants, speed_constants
 
 TrainTask = Literal["full", "lora", "qlora"]
 Engine = Literal["serving", "vllm", "sglang", "transformers"]
@@ -84,6 +84,20 @@ class SpeedAssumptions(BaseModel):
     allreduce_latency_s: float = Field(default=15e-6, description="per all-reduce launch latency")
 
 
+_DEFAULT: list[tuple[SpeedConstants, SpeedAssumptions]] = []
+
+
+def default_assumptions() -> SpeedAssumptions:
+    """``SpeedAssumptions()``, made once per set of speed constants (frozen, so it is shared).
+
+    A plan asks for the defaults hundreds of times; validating them anew each time was ~6% of its work.
+    """
+    constants = speed_constants()
+    if not _DEFAULT or _DEFAULT[0][0] is not constants:
+        _DEFAULT[:] = [(constants, SpeedAssumptions())]
+    return _DEFAULT[0][1]
+
+
 class DecodeSpeed(BaseModel):
     """Decode throughput of one model replica (one tensor-parallel group)."""
 
@@ -126,7 +140,7 @@ def decode_speed(
             detokeniser), as generated tokens / wall time see it; "step" = the model-runner step alone,
             as TPOT or ``bench_latency`` report it.
     """
-    a = assumptions or SpeedAssumptions()
+    a = assumptions or default_assumptions()
     constants = speed_constants()
     breakdown = arch.param_breakdown()
     active_fraction = breakdown.active / breakdown.total
@@ -178,7 +192,7 @@ def prefill_tokens_per_s(
     assumptions: SpeedAssumptions | None = None,
 ) -> float:
     """Prompt tokens processed per second by one replica (compute bound), incl. causal attention."""
-    a = assumptions or SpeedAssumptions()
+    a = assumptions or default_assumptions()
     attn_dim = arch.num_attention_heads * arch.head_dim
     # Causal attention: QK^T and AV over on average half the prompt, 2 FLOPs per multiply-add.
     attention_flops = 2 * 2 * arch.num_layers * attn_dim * prompt_tokens / 2
@@ -221,6 +235,6 @@ def training_hours(
     assumptions: SpeedAssumptions | None = None,
 ) -> float:
     """Wall-clock hours to process ``tokens`` training tokens on ``gpus`` GPUs at the assumed MFU."""
-    a = assumptions or SpeedAssumptions()
+    a = assumptions or default_assumptions()
     seconds = training_flops(arch, tokens, task, grad_ckpt) / (gpus * gpu.dense_tflops * 1e12 * a.mfu_training)
     return seconds / 3600
