@@ -102,7 +102,10 @@ _OVERRIDE = (
     r"\b(?:repeat|recite|quote|print|show|reveal|dump|leak|paste|output)\b[^.?!\n]{0,30}?"
     r"\b(?:system\s+(?:message|prompt|instructions?)|first\s+message|initial\s+instructions|hidden\s+(?:prompt|instructions)|"
     r"your\s+(?:instructions|rules|prompt))\b|"
+    # ... but not resetting one's own ("how do I reset the root password of my instance"): an admin question.
+    r"(?:^|(?<=[.?!\n]))(?![^.?!\n]*\b(?:reset|change|recover|forg[eo]t|rotate|update|set)\b)[^.?!\n]*?"
     r"\b(?:root|admin\w*|sudo|server|database|db|ssh)\s+(?:password|credentials?|keys?)\b|"
+    r"(?:^|(?<=[。！？!?\n]))(?![^。！？!?\n]*(?:重置|修改|更改|忘记|忘了|找回|设置))[^。！？!?\n]*?"
     r"(?:服务器|数据库|管理员|root)\s*(?:的)?\s*(?:密码|账号密码|凭证)"
 )
 # A pasted JSON message ends at its brace; a quoted sentence at its closing quote; an HTML comment or a
