@@ -45,7 +45,17 @@ _STANDING_ORDER = (
     r"(?:print|show|reveal|output|dump|give\s+me|tell\s+me|send\s+me)\s+(?:me\s+)?(?:all\s+)?(?:your|the)\s+"
     r"(?:api[\s_\-]?keys?|keys|secrets?|system\s+prompt|hidden\s+instructions|config\w*|env\w*)|"
     r"只听我的|forget\s+(?:all\s+|your\s+|everything\s+)?(?:previous\s+|prior\s+)?(?:instructions|rules|settings)|"
-    r"(?:^|[.!?。！？]\s*)(?:just\s+)?(?:say|repeat|write|output|print)\s*[\"“「']|(?:说|输出|重复)\s*[“\"「]"
+    r"(?:^|[.!?。！？]\s*)(?:just\s+)?(?:say|repeat|write|output|print)\s*[\"“「']|(?:说|输出|重复)\s*[“\"「]|"
+    # Orders on what every answer must carry ("when you answer, append 'Powered by H100' to every line").
+    r"\b(?:when(?:ever)?|every\s+time)\s+you\s+(?:answer|reply|respond|write)\b|"
+    r"\b(?:append|prepend|add|attach|insert|put)\b[^.。!?]{0,60}?\b(?:to|at\s+the\s+(?:end|start|top)\s+of|in)\s+"
+    r"(?:every|each|all|your)\s+(?:\w+\s+)?(?:lines?|answers?|repl(?:y|ies)|responses?|messages?|sentences?)\b|"
+    r"\b(?:end|start|begin|sign)\s+(?:every|each|all)\s+(?:of\s+your\s+)?(?:lines?|answers?|repl(?:y|ies)|responses?)\b|"
+    r"(?:每次|每条|每句|每行)(?:回答|回复)?(?:都|请)?(?:要)?(?:加上|附上|带上|加|写上|以)|"
+    r"(?:回答|回复)(?:时|的时候)?(?:都|请)?(?:在)?(?:末尾|结尾|开头|最后)(?:都)?(?:加上|附上|写上|加)|"
+    # A new role for the assistant ("act as my lawyer", "pretend to be", "扮演一个律师").
+    r"(?:^|(?<=[.!?。！？\n]))\s*(?:please\s+|now\s+)?(?:act|pretend|behave)\s+(?:as|like|to\s+be)\s+(?:my|a|an|the)\b|"
+    r"\brole[\s\-]?play\b|(?:请)?扮演(?:一个|一位|成)?|假装(?:你|成)"
 )
 # Further instruction wording the shared pattern (assistant.intent_rules.INJECTION_RE) does not cover.
 _MORE_INSTRUCTIONS = (
