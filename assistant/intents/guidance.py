@@ -55,8 +55,9 @@ class GuidanceIntent(Run):
         else:
             passages = yield from self.search(question, n=2, prefer_sections=sections)
         quotes = self.quotes(passages, question, limit=2)
-        if quotes and not parts and (unknown := uncovered_terms(self.guidance.term_shares(question), passages)):
-            # "How do I get an invoice?": the nearest passage is about something else; say so, quote nothing.
+        hardware = [*s.families, *s.gpu_mentions, *s.instance_types]
+        if quotes and (unknown := uncovered_terms(self.guidance.term_shares(question), passages, hardware)):
+            # "How do I get an invoice?", "hashcat on gn7i?": the passages are about something else; say so.
             terms = self.t("、", ", ").join(self.t(f"“{t}”", f"'{t}'") for t in unknown[:3])
             self.passages.clear()
             text = say("guidance.not_covered", self.lang, terms=terms) + "\n\n" + render.scope_statement(self.lang)
