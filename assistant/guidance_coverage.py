@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import cache
 
 from knowledge.models import Passage
+from tools.regions import region_names
+from tools.vocabulary import family_names, gpu_labels, model_labels
 
 # A word in more than this share of the guidance's sections is the domain's own ("GPU", "阿里云", "instance"):
 # finding it in a passage says nothing about whether the passage is on the question's subject.
@@ -38,7 +41,8 @@ def uncovered_terms(
         "发票"); empty when the guidance knows every word or a passage has one of the question's specific words.
     """
     words = {t: share for t, share in shares.items() if not _NOISE.fullmatch(t)}
-    unknown = [t for t, share in words.items() if share == 0.0]
+    # A region, GPU, family or model the guidance happens not to spell ("杭州") is still the product's own word.
+    unknown = [t for t, share in words.items() if share == 0.0 and not _in_vocabulary(t)]
     if not unknown or not passages:
         return []
     named = [h.lower() for h in hardware]
@@ -48,3 +52,15 @@ def uncovered_terms(
         return []
     ordered = list(dict.fromkeys(unknown))  # in the question's order, so the answer reads the same every time
     return [t for t in ordered if not any(t != other and t in other for other in ordered)]
+
+
+@cache
+def _vocabulary() -> tuple[str, ...]:
+    """Every region id and alias, GPU, family and model name of the catalogs, lower case."""
+    regions = [name.lower() for r in region_names() for name in (r.id, *r.aliases)]
+    return (*regions, *gpu_labels(), *family_names(), *model_labels())
+
+
+def _in_vocabulary(token: str) -> bool:
+    """Whether a search token is (part of) a catalog name: jieba cuts "乌兰察布" into "乌兰" and "乌兰察" too."""
+    return any(token in word for word in _vocabulary())
