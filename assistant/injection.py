@@ -27,6 +27,9 @@ _PLANTED_DATA = (
     # addressed to the assistant ("Note to the AI:"), not a system the user describes ("our RAG assistant:")
     r"\b(?:note|message|instructions?|memo|reminder)s?\s+(?:to|for)\s+(?:the\s+)?(?:ai|assistant|model|bot|llm)\s*[:：]|"
     r"(?:给|致)(?:ai|助手|模型|机器人)的(?:提示|说明|指令|备注|话)\s*[:：]|"
+    # the same, written the other way round or as a labelled aside ("备注给AI：", "{assistant override: ...}")
+    r"(?:备注|提示|说明|指令|注意|留言)\s*(?:给|致)\s*(?:ai|助手|模型|机器人)\s*[:：]|"
+    r"\b(?:assistant|ai|system|model|bot)\s+(?:override|instructions?|directive|note|command)s?\s*[:：]|"
     r"[\"']role[\"']\s*:\s*[\"'](?:system|assistant|tool|developer)"
 )
 # Instructions about how the assistant answers from now on: nothing in them is the user's workload.
@@ -34,7 +37,8 @@ _STANDING_ORDER = (
     r"from\s+now\s+on|henceforth|for\s+the\s+rest\s+of|always\s+(?:say|answer|reply|respond)|"
     r"(?:answer|respond|reply)\s+only\s+in|以后(?:都|一律|全部)|接下来(?:都|一律)|从现在(?:起|开始)|今后(?:都|一律)|"
     r"(?:say|tell\s+(?:me|users?))\s+(?:that\s+)?(?:the|every|all|each)\s+[^.。!?]{0,40}(?:price|cost)s?\s+(?:is|are)|"
-    r"(?:都|一律)?说(?:价格|价钱|费用)(?:都)?是|把(?:价格|价钱|费用|报价).{0,4}(?:说成|改成|写成)|(?:价格|价钱|费用)(?:都|一律)(?:说成|改成|写成)|(?:always|only)\s+recommends?|总是推荐|一律推荐|只推荐|"
+    r"(?:都|一律)?说(?:价格|价钱|费用)(?:都)?是|把(?:价格|价钱|费用|报价).{0,4}(?:说成|改成|写成)|(?:价格|价钱|费用)(?:都|一律)(?:说成|改成|写成)|(?:always|only)\s+recommends?|recommend\s+(?:only|nothing\s+but|just)\b|总是推荐|一律推荐|只推荐|"
+    r"(?:一律|统一|全部|都只?)(?:回答|回复|答复|说)|"
     r"(?:respond|reply|answer)\s+(?:only\s+)?with\s+[\"“']|只(?:回复|回答)\s*[“\"「]|"
     r"you\s+are\s+(?:a|an)\s+[\w\s\-]{0,40}?(?:assistant|ai|bot|model)\s+(?:that|who|which)\b|"
     r"you\s+must\s+(?:always\s+)?(?:recommend|say|answer|reply|respond)|"

@@ -123,6 +123,7 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"install\w*\s+(?:the\s+)?(?:nvidia\s+|gpu\s+|cuda\s+)?drivers?|(?:nvidia|gpu|cuda)\s+drivers?\s+install\w*|"
      r"专有网络|对等连接|云企业网|\bcen\b|专线|高速通道|安全组|防火墙|(?:开放|开通|放行|打开|开)\s*\d*\s*端口|端口\s*\d{2,5}|"
      r"域名|备案|ssl\s*证书|https\s*证书|开发票|开票|报销|退款|实名认证|子账号|ram\s*(?:用户|角色|权限|授权)|"
+     r"续费|续订|退订|renew\w*|auto[\s\-]?renew\w*|unsubscrib\w*|(?:instance|subscription)\s+expir\w+|"
      r"(?:重置|修改|忘记|忘了|找回)\S{0,6}密码|root\s*密码|远程(?:连接|登录|桌面)|ssh\s*(?:登录|连接|密钥)|"
      r"(?:安装|装)\s*(?:nvidia\s*|gpu\s*|cuda\s*)?驱动|驱动(?:怎么|如何)?(?:安装|装)"),
     ("cpu", r"cpu[\s\-]*only|only\s+(?:a\s+)?cpus?|纯\s*cpu|只用\s*cpu|只有\s*cpu|"
