@@ -6,6 +6,7 @@ import pytest
 
 from assistant.guidance_coverage import uncovered_terms
 from assistant.intents.compare_yes_no import asks_whether_better, subject_of, yes_no_lead
+from assistant.question_form import read_form
 from knowledge.models import Passage
 
 
@@ -72,3 +73,11 @@ def test_a_question_the_guidance_never_speaks_of_is_uncovered() -> None:
     hashcat = {"run": 0.3, "hashcat": 0.0, "gn7i": 0.05}
     assert uncovered_terms(hashcat, gn7i) == []
     assert uncovered_terms(hashcat, gn7i, hardware=["gn7i"]) == ["hashcat"]
+
+
+def test_a_yes_that_means_failure_is_read_as_such() -> None:
+    assert read_form("2x A100 - will it OOM at 32k context?").failure
+    assert read_form("会不会爆显存？").failure
+    assert read_form("Is a T4 too small for Qwen2.5-7B?").failure
+    assert not read_form("Is 8x L20 enough, or will we run out of memory?").failure  # the first question leads
+    assert not read_form("Can one A10 run Qwen2.5-7B?").failure
