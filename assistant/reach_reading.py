@@ -48,6 +48,7 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"(?:\bgrpo\b|\bdapo\b|\brlhf\b|\bppo\b|\brl\s+(?:fine[\s\-]?tun\w*|training)|"
      r"reinforcement[\s\-]learning\s+fine[\s\-]?tun\w*|强化学习(?:微调|训练)|(?:用|基于)强化学习.{0,12}微调)"),
     ("non_ml", r"挖矿|mining|crypto\w*|bitcoin|比特币|ethereum|以太坊|cloud\s+gaming|云游戏|blender|3d\s+render\w*|"
+     r"hashcat|john\s+the\s+ripper|password\s+crack\w*|crack\w*\s+(?:\w+\s+)?(?:passwords?|hash(?:es)?)|密码破解|破解密码|"
      r"video\s+(?:transcod|encod)\w*|视频转码|渲染"),
     ("local", r"macbook|\bmac\s*(?:mini|studio|pro)?\b|apple\s+silicon|\bm[1-4]\s*(?:pro|max|ultra)?\s*(?:chip|芯片)|"
      r"laptop|笔记本(?:电脑)?|my\s+(?:pc|computer|desktop)|本地电脑|家用电脑|on\s+(?:a\s+|the\s+)?cpus?\b|"

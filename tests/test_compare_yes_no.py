@@ -68,11 +68,9 @@ def test_a_question_the_guidance_never_speaks_of_is_uncovered() -> None:
     assert uncovered_terms(spot, [_passage("Preemptible (spot) instances", "A spot instance is reclaimed.")]) == []
     assert uncovered_terms({"gpu": 0.9, "memory": 0.4}, found) == []  # every word known: nothing uncovered
     assert uncovered_terms({"开发票": 0.0, "开发": 0.0, "发票": 0.0, "实例": 0.3}, found) == ["开发票"]
-    # The hardware named is where it would run, not what it is: its section says nothing about hashcat.
-    gn7i = [_passage("gn7i: NVIDIA A10 24 GB", "gn7i has the NVIDIA A10.")]
-    hashcat = {"run": 0.3, "hashcat": 0.0, "gn7i": 0.05}
-    assert uncovered_terms(hashcat, gn7i) == []
-    assert uncovered_terms(hashcat, gn7i, hardware=["gn7i"]) == ["hashcat"]
+    # A GPU named is what the question is about: its section covers "tell me about the H20".
+    h20 = [_passage("H20: big memory and bandwidth", "The H20 has 96 GB of HBM3.")]
+    assert uncovered_terms({"tell": 0.0, "h20": 0.1}, h20) == []
 
 
 def test_a_yes_that_means_failure_is_read_as_such() -> None:

@@ -55,11 +55,9 @@ class GuidanceIntent(Run):
         else:
             passages = yield from self.search(question, n=2, prefer_sections=sections)
         quotes = self.quotes(passages, question, limit=2)
-        hardware = [*s.families, *s.gpu_mentions, *s.instance_types]
         covered = self.conv.turn.injection  # planted words left in the question are no subject of it
-        if quotes and not covered and (unknown := uncovered_terms(self.guidance.term_shares(question), passages,
-                                                                  hardware)):  # fmt: skip
-            # "How do I get an invoice?", "hashcat on gn7i?": the passages are about something else; say so.
+        if quotes and not covered and (unknown := uncovered_terms(self.guidance.term_shares(question), passages)):
+            # "How do I get an invoice?": the passages are about something else; say so, quote nothing.
             terms = self.t("、", ", ").join(self.t(f"“{t}”", f"'{t}'") for t in unknown[:3])
             self.passages.clear()
             text = say("guidance.not_covered", self.lang, terms=terms) + "\n\n" + render.scope_statement(self.lang)
