@@ -40,6 +40,7 @@ def test_only_yes_no_comparatives_get_a_yes_or_no() -> None:
     assert not asks_whether_better("Which is faster for 14B, the L20 or the A10?")  # asks which, not whether
     assert not asks_whether_better("Is the L20 or the A10 better for 14B?")  # a choice between two
     assert not asks_whether_better("比较一下 A10 和 L20 跑 14B")
+    assert not asks_whether_better("A10 性价比高吗？")  # 性价比 is value for money, not a comparative
 
 
 def test_the_answer_follows_the_winner_and_the_comparative_s_direction() -> None:

@@ -18,7 +18,7 @@ from assistant.run import Language
 # A comparative between two named things: "faster than", "比 T4 便宜", "compared with", "比起". Not "比较"
 # (to compare) nor "对比" (a comparison asked for), which ask which is better, not whether.
 _COMPARATIVE = (
-    r"\bthan\b|比起|相比|(?<![对相])比(?!较|例|方|如)|compared\s+(?:to|with)|不如|\b(?:beats?|outperforms?|outrun)\b"
+    r"\bthan\b|比起|相比|(?<![对相价])比(?!较|例|方|如)|compared\s+(?:to|with)|不如|\b(?:beats?|outperforms?|outrun)\b"
 )
 # The object of the comparison follows one of these, with at most a count in between ("than one A100").
 _OBJECT_BEFORE = (
