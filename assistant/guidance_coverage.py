@@ -25,12 +25,14 @@ COMMON_SHARE = 0.2
 _NOISE = re.compile(r"[\d.,%]+|[a-z]{1,2}|[\u4e00-\u9fff]")
 
 
-def uncovered_terms(shares: Mapping[str, float], passages: Sequence[Passage]) -> list[str]:
+def uncovered_terms(shares: Mapping[str, float], passages: Sequence[Passage], named: Sequence[str] = ()) -> list[str]:
     """Return the question's words the guidance never uses, when its passages miss every specific word.
 
     Args:
         shares: Each search token of the question with the share of guidance sections that contain it.
         passages: The passages the answer would quote.
+        named: The GPUs, families and instance types the question names: a passage naming one is on topic
+            ("Tell me about the H20"), however common the name is in the guidance.
 
     Returns:
         The unknown words in the question's order, without those inside another ("开发票", not also
@@ -41,9 +43,7 @@ def uncovered_terms(shares: Mapping[str, float], passages: Sequence[Passage]) ->
     unknown = [t for t, share in words.items() if share == 0.0 and not _in_vocabulary(t)]
     if not unknown or not passages:
         return []
-    # A GPU or family named counts too: "tell me about the H20" is covered by the H20's section, whatever
-    # chatter around it the guidance never uses.
-    specific = [t for t, share in words.items() if 0.0 < share <= COMMON_SHARE]
+    specific = [t for t, share in words.items() if 0.0 < share <= COMMON_SHARE] + [n.lower() for n in named]
     text = " ".join(f"{p.section} {p.text}" for p in passages).lower()
     if any(t in text for t in specific):
         return []

@@ -38,7 +38,7 @@ _STANDING_ORDER = (
     r"(?:answer|respond|reply)\s+only\s+in|以后(?:都|一律|全部)|接下来(?:都|一律)|从现在(?:起|开始)|今后(?:都|一律)|"
     r"(?:say|tell\s+(?:me|users?))\s+(?:that\s+)?(?:the|every|all|each)\s+[^.。!?]{0,40}(?:price|cost)s?\s+(?:is|are)|"
     r"(?:都|一律)?说(?:价格|价钱|费用)(?:都)?是|把(?:价格|价钱|费用|报价).{0,4}(?:说成|改成|写成)|(?:价格|价钱|费用)(?:都|一律)(?:说成|改成|写成)|(?:always|only)\s+recommends?|recommend\s+(?:only|nothing\s+but|just)\b|总是推荐|一律推荐|只推荐|"
-    r"(?:一律|统一|全部|都只?)(?:回答|回复|答复|说)|"
+    r"(?:一律|统一|全部都?|都只)(?:回答|回复|答复|说)|"
     r"(?:respond|reply|answer)\s+(?:only\s+)?with\s+[\"“']|只(?:回复|回答)\s*[“\"「]|"
     r"you\s+are\s+(?:a|an)\s+[\w\s\-]{0,40}?(?:assistant|ai|bot|model)\s+(?:that|who|which)\b|"
     r"you\s+must\s+(?:always\s+)?(?:recommend|say|answer|reply|respond)|"

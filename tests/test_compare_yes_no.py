@@ -72,6 +72,7 @@ def test_a_question_the_guidance_never_speaks_of_is_uncovered() -> None:
     # A GPU named is what the question is about: its section covers "tell me about the H20".
     h20 = [_passage("H20: big memory and bandwidth", "The H20 has 96 GB of HBM3.")]
     assert uncovered_terms({"tell": 0.0, "h20": 0.1}, h20) == []
+    assert uncovered_terms({"tell": 0.0, "h20": 0.4}, h20, named=["H20"]) == []  # named, however common
 
 
 def test_a_yes_that_means_failure_is_read_as_such() -> None:

@@ -56,7 +56,8 @@ class GuidanceIntent(Run):
             passages = yield from self.search(question, n=2, prefer_sections=sections)
         quotes = self.quotes(passages, question, limit=2)
         covered = self.conv.turn.injection  # planted words left in the question are no subject of it
-        if quotes and not covered and (unknown := uncovered_terms(self.guidance.term_shares(question), passages)):
+        shares, named = self.guidance.term_shares(question), [*s.families, *s.gpu_mentions, *s.instance_types]
+        if quotes and not covered and (unknown := uncovered_terms(shares, passages, named)):
             # "How do I get an invoice?": the passages are about something else; say so, quote nothing.
             terms = self.t("、", ", ").join(self.t(f"“{t}”", f"'{t}'") for t in unknown[:3])
             self.passages.clear()
