@@ -21,7 +21,7 @@ from assistant.intents.plan_leads import plan_verdict
 from assistant.intents.target_lead import ttft_verdict
 from assistant.messages import say
 from assistant.question_form import QuestionForm, read_form
-from assistant.run import TRAINING, Events, Reply
+from assistant.run import TRAINING, Events, Language, Reply
 from assistant.toolbox import cheapest_region_for_gpu, model_card, price_of_instance, training_run
 from assistant.understanding import Slots
 from assistant.why_leads import WhyLeads
@@ -83,6 +83,9 @@ class FormLeads(WhyLeads, DeadlineLeads):
             reply.text = line + "\n\n" + reply.text  # "要多久、花多少钱" with no volume: the rate per 100M tokens
             return reply
         reply = yield from self.lead_for_yes_no(s, reply, form)
+        failed = form.failure and not form.why and reply.kind not in _SKIPPED_KINDS
+        if failed and (fits := lead_verdict(reply.text)) is not None:  # "will it OOM?": "no", when it fits
+            reply.text = failure_lead(reply.text, fits == "yes", self.lang)
         if form.form == "yes_no" and reply.kind not in _SKIPPED_KINDS:
             reply.text = asked_parts_joined(reply.text, form)  # "行不行？一个月多少钱？": both on the first line
         run = self.training_result()
@@ -296,6 +299,14 @@ class FormLeads(WhyLeads, DeadlineLeads):
         if plan is None:
             return None
         return plan_verdict(s, plan, self.lang)
+
+
+def failure_lead(text: str, fits: bool, lang: Language) -> str:
+    """Answer a question whose "yes" is the failure ("will it OOM?"): its bold head says whether it fails."""
+    head = say("form.fails_no" if fits else "form.fails_yes", lang)
+    first, sep, rest = text.partition("\n")
+    bold = re.match(r"\s*\*\*[^*]+\*\*\s*", first)
+    return head + " " + (first[bold.end() :] if bold else first) + sep + rest
 
 
 def lead_is_no(line: str) -> bool:

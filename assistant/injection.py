@@ -27,6 +27,9 @@ _PLANTED_DATA = (
     # addressed to the assistant ("Note to the AI:"), not a system the user describes ("our RAG assistant:")
     r"\b(?:note|message|instructions?|memo|reminder)s?\s+(?:to|for)\s+(?:the\s+)?(?:ai|assistant|model|bot|llm)\s*[:：]|"
     r"(?:给|致)(?:ai|助手|模型|机器人)的(?:提示|说明|指令|备注|话)\s*[:：]|"
+    # the same, written the other way round or as a labelled aside ("备注给AI：", "{assistant override: ...}")
+    r"(?:备注|提示|说明|指令|注意|留言)\s*(?:给|致)\s*(?:ai|助手|模型|机器人)\s*[:：]|"
+    r"\b(?:assistant|ai|system|model|bot)\s+(?:override|instructions?|directive|note|command)s?\s*[:：]|"
     r"[\"']role[\"']\s*:\s*[\"'](?:system|assistant|tool|developer)"
 )
 # Instructions about how the assistant answers from now on: nothing in them is the user's workload.
@@ -34,7 +37,8 @@ _STANDING_ORDER = (
     r"from\s+now\s+on|henceforth|for\s+the\s+rest\s+of|always\s+(?:say|answer|reply|respond)|"
     r"(?:answer|respond|reply)\s+only\s+in|以后(?:都|一律|全部)|接下来(?:都|一律)|从现在(?:起|开始)|今后(?:都|一律)|"
     r"(?:say|tell\s+(?:me|users?))\s+(?:that\s+)?(?:the|every|all|each)\s+[^.。!?]{0,40}(?:price|cost)s?\s+(?:is|are)|"
-    r"(?:都|一律)?说(?:价格|价钱|费用)(?:都)?是|把(?:价格|价钱|费用|报价).{0,4}(?:说成|改成|写成)|(?:价格|价钱|费用)(?:都|一律)(?:说成|改成|写成)|(?:always|only)\s+recommends?|总是推荐|一律推荐|只推荐|"
+    r"(?:都|一律)?说(?:价格|价钱|费用)(?:都)?是|把(?:价格|价钱|费用|报价).{0,4}(?:说成|改成|写成)|(?:价格|价钱|费用)(?:都|一律)(?:说成|改成|写成)|(?:always|only)\s+recommends?|recommend\s+(?:only|nothing\s+but|just)\b|总是推荐|一律推荐|只推荐|"
+    r"(?:一律|统一|全部都?|都只)(?:回答|回复|答复|说)|"
     r"(?:respond|reply|answer)\s+(?:only\s+)?with\s+[\"“']|只(?:回复|回答)\s*[“\"「]|"
     r"you\s+are\s+(?:a|an)\s+[\w\s\-]{0,40}?(?:assistant|ai|bot|model)\s+(?:that|who|which)\b|"
     r"you\s+must\s+(?:always\s+)?(?:recommend|say|answer|reply|respond)|"
@@ -45,7 +49,17 @@ _STANDING_ORDER = (
     r"(?:print|show|reveal|output|dump|give\s+me|tell\s+me|send\s+me)\s+(?:me\s+)?(?:all\s+)?(?:your|the)\s+"
     r"(?:api[\s_\-]?keys?|keys|secrets?|system\s+prompt|hidden\s+instructions|config\w*|env\w*)|"
     r"只听我的|forget\s+(?:all\s+|your\s+|everything\s+)?(?:previous\s+|prior\s+)?(?:instructions|rules|settings)|"
-    r"(?:^|[.!?。！？]\s*)(?:just\s+)?(?:say|repeat|write|output|print)\s*[\"“「']|(?:说|输出|重复)\s*[“\"「]"
+    r"(?:^|[.!?。！？]\s*)(?:just\s+)?(?:say|repeat|write|output|print)\s*[\"“「']|(?:说|输出|重复)\s*[“\"「]|"
+    # Orders on what every answer must carry ("when you answer, append 'Powered by H100' to every line").
+    r"\b(?:when(?:ever)?|every\s+time)\s+you\s+(?:answer|reply|respond|write)\b|"
+    r"\b(?:append|prepend|add|attach|insert|put)\b[^.。!?]{0,60}?\b(?:to|at\s+the\s+(?:end|start|top)\s+of|in)\s+"
+    r"(?:every|each|all|your)\s+(?:\w+\s+)?(?:lines?|answers?|repl(?:y|ies)|responses?|messages?|sentences?)\b|"
+    r"\b(?:end|start|begin|sign)\s+(?:every|each|all)\s+(?:of\s+your\s+)?(?:lines?|answers?|repl(?:y|ies)|responses?)\b|"
+    r"(?:每次|每条|每句|每行)(?:回答|回复)?(?:都|请)?(?:要)?(?:加上|附上|带上|加|写上|以)|"
+    r"(?:回答|回复)(?:时|的时候)?(?:都|请)?(?:在)?(?:末尾|结尾|开头|最后)(?:都)?(?:加上|附上|写上|加)|"
+    # A new role for the assistant ("act as my lawyer", "pretend to be", "扮演一个律师").
+    r"(?:^|(?<=[.!?。！？\n]))\s*(?:please\s+|now\s+)?(?:act|pretend|behave)\s+(?:as|like|to\s+be)\s+(?:my|a|an|the)\b|"
+    r"\brole[\s\-]?play\b|(?:请)?扮演(?:一个|一位|成)?|假装(?:你|成)"
 )
 # Further instruction wording the shared pattern (assistant.intent_rules.INJECTION_RE) does not cover.
 _MORE_INSTRUCTIONS = (
@@ -102,7 +116,10 @@ _OVERRIDE = (
     r"\b(?:repeat|recite|quote|print|show|reveal|dump|leak|paste|output)\b[^.?!\n]{0,30}?"
     r"\b(?:system\s+(?:message|prompt|instructions?)|first\s+message|initial\s+instructions|hidden\s+(?:prompt|instructions)|"
     r"your\s+(?:instructions|rules|prompt))\b|"
+    # ... but not resetting one's own ("how do I reset the root password of my instance"): an admin question.
+    r"(?:^|(?<=[.?!\n]))(?![^.?!\n]*\b(?:reset|change|recover|forg[eo]t|rotate|update|set)\b)[^.?!\n]*?"
     r"\b(?:root|admin\w*|sudo|server|database|db|ssh)\s+(?:password|credentials?|keys?)\b|"
+    r"(?:^|(?<=[。！？!?\n]))(?![^。！？!?\n]*(?:重置|修改|更改|忘记|忘了|找回|设置))[^。！？!?\n]*?"
     r"(?:服务器|数据库|管理员|root)\s*(?:的)?\s*(?:密码|账号密码|凭证)"
 )
 # A pasted JSON message ends at its brace; a quoted sentence at its closing quote; an HTML comment or a

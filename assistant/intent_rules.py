@@ -22,7 +22,13 @@ if TYPE_CHECKING:
 INJECTION_RE = (
     r"ignore\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|your)\s+(?:instructions?|rules|prompts?)|"
     r"disregard\s+(?:all\s+|the\s+)?(?:previous|prior|above|your)|忽略(?:之前|以上|前面|上面|你的|所有)|无视(?:之前|以上|所有)|"
-    r"system\s*prompt|系统提示|提示词|api[\s_\-]*key|密钥|secret|password|密码|token\s+of\s+your|"
+    # Secrets asked of the assistant; a user's own password ("how do I reset my root password", "hashcat password
+    # cracking") is a question about their systems, not an attempt on ours.
+    r"system\s*prompt|系统提示|提示词|api[\s_\-]*key|密钥|\byour\s+(?:\w+\s+)?(?:secrets?|passwords?)\b|"
+    r"\bsecret\s+(?:keys?|instructions?|prompts?|rules)\b|"
+    r"(?<!reset\s)(?<!change\s)\b(?:the|its)\s+(?:root\s+|admin\s+|server\s+)?password\s+(?:of|for|to)\s+(?:the\s+)?"
+    r"(?:server|system|machine)\s+(?:you|that\s+runs\s+you)|你的\S{0,4}密码|(?:系统|服务器|管理员)(?:的)?密码是|"
+    r"token\s+of\s+your|"
     r"developer\s+mode|jailbreak|\bDAN\b|越狱|you\s+are\s+now|pretend\s+(?:to\s+be|you)|act\s+as|扮演|"
     r"reveal\s+your|print\s+your|show\s+(?:me\s+)?your\s+(?:instructions|prompt|config)|"
     r"环境变量|environment\s+variables?|\benv\b"

@@ -102,6 +102,18 @@ _SPEED = (
     r"(?:每秒|一秒)\s*(?:能)?(?:出|生成|输出|到|达到)?\s*(?P<n2>\d+(?:\.\d+)?)\s*(?:个)?\s*(?:tokens?|字)"
 )
 _SPEED_TOTAL = r"\b(?:total|aggregate|overall|combined)\b|总(?:吞吐|共|计)?|合计|整体"
+# A yes/no whose "yes" is the failure ("will it OOM?", "会不会爆显存", "is a T4 too small?"): "yes, it fits"
+# would answer it backwards, so the lead says whether it fails.
+_FAILURE = (
+    r"\b(?:oom|ooms|out\s+of\s+(?:gpu\s+)?memory|run\s+out\s+of\s+(?:gpu\s+)?(?:memory|vram)|crash(?:es)?|"
+    r"too\s+(?:small|little|weak|tight)|not\s+(?:be\s+)?enough)\b|爆显存|显存(?:会)?(?:不够|爆|溢出)|会不会\s*oom|撑爆|会爆|不够吧"
+)
+# ... unless the turn also asks the usual way round ("is it enough, or will we run out of memory?"): the first
+# question is answered as asked.
+_SUCCESS = (
+    r"(?<!not\s)(?<!not\sbe\s)\benough\b|\bfits?\b|\bhandle\b|\bwork\b|\bcut\s+it\b|够不够|能不能|行不行|放得下|跑得动|"
+    r"(?<!不)够(?:吗|用)"
+)
 # A why-question ("why does it OOM?", "为啥跑不起来"): the reason leads, whatever else the turn asks.
 _WHY = r"\bwhy\b|为什么|为啥|为何|怎么会|咋会|\bhow\s+come\b|what\s+causes|是什么原因|什么原因"
 _SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4}
@@ -120,6 +132,7 @@ class QuestionForm(BaseModel):
     speed_total: bool = Field(default=False, description="the speed is the whole deployment's, not one user's")
     worth: bool = Field(default=False, description="'is it worth it', '值不值', '划算吗': asks about value, not fit")
     why: bool = Field(default=False, description="'why does it OOM?', '为什么跑不起来': the reason leads")
+    failure: bool = Field(default=False, description="'will it OOM?', '会不会爆显存': yes means it does not fit")
 
 
 def read_form(question: str) -> QuestionForm:
@@ -137,7 +150,13 @@ def read_form(question: str) -> QuestionForm:
     first: Form = found[0] if found else "open"
     return QuestionForm(form=first, also=found[1:], deadline_hours=deadline_hours(text), amount_cny=amount_cny(text),
                         worth=bool(compiled(_WORTH, re.IGNORECASE).search(text)),
-                        why=bool(compiled(_WHY, re.IGNORECASE).search(text)), **_speed(text))  # fmt: skip
+                        why=bool(compiled(_WHY, re.IGNORECASE).search(text)),
+                        failure=_asks_failure(text), **_speed(text))  # fmt: skip
+
+
+def _asks_failure(text: str) -> bool:
+    """Whether a yes answers that it fails ("will it OOM?"), not that it works."""
+    return bool(compiled(_FAILURE, re.IGNORECASE).search(text)) and not compiled(_SUCCESS, re.IGNORECASE).search(text)
 
 
 def deadline_hours(text: str) -> float | None:

@@ -33,7 +33,7 @@ _OTHER_CLOUD_TYPES = (
 
 ReachTopic = Literal[
     "non_ml", "local", "image", "speech", "embedding", "video", "vlm", "encoder", "vision", "other_ml", "classic_ml",
-    "cpu", "purchase", "other_cloud", "storage_price", "closed_model", "rl_llm", "cloud_price", "science",
+    "cpu", "purchase", "other_cloud", "storage_price", "closed_model", "rl_llm", "cloud_price", "cloud_ops", "science",
     "own_model", "unknown",
 ]
 
@@ -48,6 +48,7 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"(?:\bgrpo\b|\bdapo\b|\brlhf\b|\bppo\b|\brl\s+(?:fine[\s\-]?tun\w*|training)|"
      r"reinforcement[\s\-]learning\s+fine[\s\-]?tun\w*|强化学习(?:微调|训练)|(?:用|基于)强化学习.{0,12}微调)"),
     ("non_ml", r"挖矿|mining|crypto\w*|bitcoin|比特币|ethereum|以太坊|cloud\s+gaming|云游戏|blender|3d\s+render\w*|"
+     r"hashcat|john\s+the\s+ripper|password\s+crack\w*|crack\w*\s+(?:\w+\s+)?(?:passwords?|hash(?:es)?)|密码破解|破解密码|"
      r"video\s+(?:transcod|encod)\w*|视频转码|渲染"),
     ("local", r"macbook|\bmac\s*(?:mini|studio|pro)?\b|apple\s+silicon|\bm[1-4]\s*(?:pro|max|ultra)?\s*(?:chip|芯片)|"
      r"laptop|笔记本(?:电脑)?|my\s+(?:pc|computer|desktop)|本地电脑|家用电脑|on\s+(?:a\s+|the\s+)?cpus?\b|"
@@ -112,6 +113,20 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"云数据库|公网\s*ip|\beip\b|data\s+transfer).{0,40}(?:价|费|多少钱|收费|price|pricing|cost|per\s+gb)|"
      r"(?:价|费|多少钱|收费|price|pricing|cost)\w*.{0,40}"
      r"(?:带宽|流量|egress|bandwidth|\bcdn\b|\bslb\b|\brds\b|data\s+transfer)"),
+    # Running the cloud, not choosing its GPUs: network, accounts and billing paperwork, server administration.
+    ("cloud_ops", r"\bvpcs?\b|vpc\s+peering|\bpeering\b|\bvpn\b|express\s+connect|security\s+groups?|firewall|"
+     r"(?:open|expose|allow|whitelist)\s+(?:the\s+|a\s+)?ports?\b|\bport\s+\d{2,5}\b|domain\s+names?|\bdns\b|"
+     r"\bicp\b|ssl\s+cert\w*|(?:get|issue|request|download)\s+(?:an?\s+|the\s+|my\s+)?(?:vat\s+)?invoices?|"
+     r"invoices?\s+for\s+(?:my|our|the)\s+(?:bill|account|instances?|order|payment)|refund|"
+     r"real[\s\-]name\s+(?:verification|authentication)|sub[\s\-]?accounts?|\bram\s+(?:users?|roles?|polic\w+)|"
+     r"(?:root|admin\w*|login)\s+password|(?:reset|change|forgot)\s+(?:the\s+|my\s+)?password|\bssh\s+(?:keys?|into|login)|"
+     r"log\s*in\s+to\s+(?:the\s+|my\s+)?(?:instance|server|box)|remote\s+desktop|\brdp\b|"
+     r"install\w*\s+(?:the\s+)?(?:nvidia\s+|gpu\s+|cuda\s+)?drivers?|(?:nvidia|gpu|cuda)\s+drivers?\s+install\w*|"
+     r"专有网络|对等连接|云企业网|\bcen\b|专线|高速通道|安全组|防火墙|(?:开放|开通|放行|打开|开)\s*\d*\s*端口|端口\s*\d{2,5}|"
+     r"域名|备案|ssl\s*证书|https\s*证书|开发票|开票|报销|退款|实名认证|子账号|ram\s*(?:用户|角色|权限|授权)|"
+     r"续费|续订|退订|renew\w*|auto[\s\-]?renew\w*|unsubscrib\w*|(?:instance|subscription)\s+expir\w+|"
+     r"(?:重置|修改|忘记|忘了|找回)\S{0,6}密码|root\s*密码|远程(?:连接|登录|桌面)|ssh\s*(?:登录|连接|密钥)|"
+     r"(?:安装|装)\s*(?:nvidia\s*|gpu\s*|cuda\s*)?驱动|驱动(?:怎么|如何)?(?:安装|装)"),
     ("cpu", r"cpu[\s\-]*only|only\s+(?:a\s+)?cpus?|纯\s*cpu|只用\s*cpu|只有\s*cpu|"
      r"cpu\s*(?:实例|机器|服务器|box|instance|server|machine)|没有\s*gpu|不用\s*gpu|no\s+gpus?\b|without\s+(?:a\s+)?gpus?|spark|hadoop|\betl\b|flink|"
      r"数据库|database|mysql|postgres\w*|redis|web\s+server|nginx|django|flask|wordpress|spring\s*boot|\bphp\b|"

@@ -369,6 +369,10 @@ class GuidanceSearch:
         """
         return self._kb.search(query, k=max(1, min(k, 8)))
 
+    def term_shares(self, text: str) -> dict[str, float]:
+        """Each search token of ``text`` with the share of guidance sections using it (not a tool for the LLM)."""
+        return self._kb.term_shares(text)
+
 
 DOMAIN_TOOLS: tuple[Callable[..., Any], ...] = (
     plan_gpu_deployment,

@@ -156,6 +156,12 @@ _FRACTION_GPUS_RE = (
     r"(?<![\w.])\d{{0,9}}\.\d{{1,6}}\s*(?:张|块|个)?\s*(?:nvidia\s*)?(?:(?:" + "{gpu}" + r")\s*)?"
     r"(?:卡|显卡|gpus?|cards?)(?![a-z])"
 )
+# People and requests at once come whole too ("并发 0.5 个", "2.5 users"); a scale word after the number
+# ("1.5 万人", "2.5k users") makes it a whole count, so none may stand between.
+_FRACTION_PEOPLE_RE = (
+    r"(?<![\w.])\d{0,9}\.\d{1,6}\s*(?:个|位|名)?\s*(?:并发|用户|人(?!民币)|users?\b|people\b|concurrent\s+(?:users|requests))|"
+    r"(?:并发(?:数|量)?|concurrency|concurrent\s+users)\s*(?:[:：=为是]|of)?\s*\d{0,9}\.\d{1,6}(?![\d.])(?!\s*(?:[kKwW万千]|million|billion))"
+)
 _QUANTITY_WORDS = (
     r"并发|concurren\w*|users?|requests?|用户|请求|人|张|块|卡|gpus?|cards?|qps|rps|batch|bs|批|"
     r"上下文|context|ctx|tokens?|预算|budget|元|cny|rmb|¥|￥|月|month|实例|instances?|台"
@@ -197,10 +203,12 @@ def find_invalid(scan: Scan) -> list[str]:
             continue
         scan.claim(m.span())
         found.append(phrase(scan.text, m.start(), m.end()))
-    for m in re.finditer(_FRACTION_GPUS_RE.format(gpu=GPU_NAME), scan.text, re.IGNORECASE):
-        if not float(re.match(r"\d*\.\d+", m.group(0)).group(0)).is_integer():  # type: ignore[union-attr]
-            scan.claim(m.span())
-            found.append(m.group(0).strip())
+    for pattern in (_FRACTION_GPUS_RE.format(gpu=GPU_NAME), _FRACTION_PEOPLE_RE):
+        for m in re.finditer(pattern, scan.text, re.IGNORECASE):
+            value = re.search(r"\d*\.\d+", m.group(0))
+            if value and not float(value.group(0)).is_integer() and not scan.is_used(*m.span()):
+                scan.claim(m.span())
+                found.append(m.group(0).strip())
     return found
 
 
@@ -248,6 +256,8 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"同时\s*(?:有)?\s*{NUM}\s*{SUFFIX}\s*(?:来|多|左右|上下)\s*(?:个|位)?\s*(?:用户|人|会话|请求)",
         rf"同时\s*(?:有)?\s*{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人|会话)",
         rf"{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:用户|请求|人)\s*同时",
+        # "10 个客服同时用", "20 名员工一起在线", "10 人并发": people (by their role), at once
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:个|位|名)?\s*(?:{_ROLES_ZH}|人)(?:们)?\s*(?:同时|一起|并发)",
         # "同时在线峰值约三百人", "高峰在线 500 人", "在线人数峰值 200"
         rf"(?:同时在线|在线)\s*(?:人数|用户数?)?\s*(?:的)?\s*(?:峰值|高峰)?{ABOUT}{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:人|用户)?",
         rf"(?:高峰|峰值)(?:期|时|时段)?\s*(?:有)?{ABOUT}{NUM}\s*{SUFFIX}\s*(?:个|位)?\s*(?:人|用户)\s*(?:同时)?\s*(?:在线|在用|使用|访问)",
@@ -259,7 +269,8 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"(?:for|serve|serving|with)\s+{NUM}\s*{SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
         rf"{NUM}\s*{SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
         # "给 20 个销售用", "供 30 名客服同事使用", "for 20 salespeople": the people it is for, by their role
-        rf"(?:给|供|让|提供给)\s*{NUM}\s*{SUFFIX}\s*(?:个|位|名)\s*{_ROLES_ZH}(?:人员|同事|同学|们)?\s*(?:同时)?\s*(?:用|使用|访问|在用)",
+        rf"(?:给|供|让|提供给)\s*{NUM}\s*{SUFFIX}\s*(?:个|位|名)?\s*(?:{_ROLES_ZH}|人)(?:人员|同事|同学|们)?\s*(?:同时)?\s*"
+        r"(?:用|使用|访问|在用)",
         rf"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?{NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?{_ROLES_EN}\b",
         # "给 50 人用": a team that size are the users; "给 3000 人用" is a head-count (rate_words)
         r"(?:给|供|提供给)\s*(\d{1,2})()\s*(?:个|位|名)?\s*人\s*(?:同时)?\s*(?:用|使用|访问)",

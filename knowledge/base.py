@@ -164,6 +164,12 @@ class KnowledgeBase:
                 self._report = self._sync(None, force_rebuild=True)
             return self._retriever.search(query, k=k, lang=lang, mode=mode, langs=langs)
 
+    def term_shares(self, text: str) -> dict[str, float]:
+        """Return each search token of ``text`` with the share of guidance chunks that use it (0.0: none)."""
+        self.ensure_index()
+        assert self._retriever is not None  # set by _sync
+        return self._retriever.term_shares(text)
+
     def health(self) -> str | None:
         """Return None when the index is built and complete, else what is wrong (for ``/healthz``)."""
         try:

@@ -168,6 +168,10 @@ class BM25Index:
         self._lists = postings
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
+    def document_count(self, term: str) -> int:
+        """Return how many documents contain ``term`` (0: the corpus never uses it)."""
+        return len(self._lists[term][0]) if term in self._lists else 0
+
     def scores(self, query: Sequence[str]) -> np.ndarray:
         """BM25 score of every document for the query tokens (each distinct token counted once)."""
         out = np.zeros(self.size, dtype=np.float64)

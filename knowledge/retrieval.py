@@ -136,6 +136,11 @@ class HybridRetriever:
         self._names = [extract_names(c.embed_text).keys() for c in self.chunks]
         self._langs = {lang: np.array([c.lang == lang for c in self.chunks], dtype=bool) for lang in LANGS}
 
+    def term_shares(self, text: str) -> dict[str, float]:
+        """Return each search token of ``text`` with the share of chunks that contain it (0.0: none do)."""
+        size = max(1, self._bm25.size)
+        return {term: self._bm25.document_count(term) / size for term in tokenize(text)}
+
     def search(
         self,
         query: str,

@@ -17,6 +17,7 @@ from assistant import render
 from assistant.intents.arguments import plan_args
 from assistant.intents.compare_lead import SideOutcome, lead_line
 from assistant.intents.compare_sides import gpu_settings, methods_named, precisions_named, setting_label
+from assistant.intents.compare_yes_no import yes_no_lead
 from assistant.intents.verdict_words import COST_RE, USERS_RE
 from assistant.intents.workload import catalog_gpu
 from assistant.messages import say
@@ -277,8 +278,9 @@ class CompareHardware(Run):
         fitting = [(label, fit) for label, fit in results if fit.fits]
         if not fitting:
             label, fit = min(results, key=lambda r: r[1].shortfall_gib)
-            return say("compare.none_fits", self.lang, label=label, need=render.fig(fit.per_gpu_needed_gib),
+            line = say("compare.none_fits", self.lang, label=label, need=render.fig(fit.per_gpu_needed_gib),
                        usable=render.fig(fit.per_gpu_usable_gib))  # fmt: skip
+            return yes_no_lead(line, [("", "")], [lb for lb, _ in results], self.question, self.lang)  # none wins
         priced = [(prices[label], label, fit) for label, fit in fitting if label in prices]
         if len(fitting) == len(results) and len(priced) >= 2:
             price, label, fit = min(priced, key=lambda p: p[0])
@@ -296,5 +298,6 @@ class CompareHardware(Run):
             return say("compare.some_fit", self.lang, label=label, others=others, pct=render.fig(fit.headroom_pct),
                        need=render.fig(fit.per_gpu_needed_gib), usable=render.fig(fit.per_gpu_usable_gib))  # fmt: skip
         label, fit = fitting[0]
-        return say("compare.only_fits", self.lang, label=label, others=others, need=render.fig(fit.per_gpu_needed_gib),
+        line = say("compare.only_fits", self.lang, label=label, others=others, need=render.fig(fit.per_gpu_needed_gib),
                    usable=render.fig(fit.per_gpu_usable_gib))  # fmt: skip
+        return yes_no_lead(line, [("", label)], [lb for lb, _ in results], self.question, self.lang)

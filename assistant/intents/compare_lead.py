@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from assistant import render
+from assistant.intents.compare_yes_no import yes_no_lead
 from assistant.messages import say
 from assistant.run import Language
 from tools.plan import DeploymentOption
@@ -210,12 +211,15 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
     if not wins:
         return None
     names = {c: say(f"lead.crit_{c}", lang) for c in ("cost", "speed", "users", "room", "gpus")}
+    winners = [(names[c], w[0].label) for c, w in wins]  # "is X faster than Y?": yes or no goes first
+    labels = [side.label for side in sides]
     if len(wins) == 1 or wins[0][1][0].label == wins[1][1][0].label:
         label = wins[0][1][0].label
         which = _AND[lang].join(names[c] for c, _ in wins)
         figures = _SEP[lang].join(_figures(w, c, lang, per_token) for c, w in wins)
         code = "lead.one" if len(wins) == 1 else "lead.both"
-        return say(code, lang, label=label, which=which, figures=figures)
+        return yes_no_lead(say(code, lang, label=label, which=which, figures=figures), winners, labels, question, lang)
     (c1, w1), (c2, w2) = wins
-    return say("lead.split", lang, a=w1[0].label, ca=names[c1], b=w2[0].label, cb=names[c2],
+    line = say("lead.split", lang, a=w1[0].label, ca=names[c1], b=w2[0].label, cb=names[c2],
                fa=_figures(w1, c1, lang, per_token), fb=_figures(w2, c2, lang, per_token))  # fmt: skip
+    return yes_no_lead(line, winners, labels, question, lang)

@@ -7,6 +7,7 @@ import re
 from assistant import render, render_tables
 from assistant.answer import Language
 from assistant.concepts import Concept, find_concept, guidance_subject
+from assistant.guidance_coverage import uncovered_terms
 from assistant.injection import split_planted
 from assistant.messages import say
 from assistant.run import Events, Reply, Run
@@ -54,6 +55,14 @@ class GuidanceIntent(Run):
         else:
             passages = yield from self.search(question, n=2, prefer_sections=sections)
         quotes = self.quotes(passages, question, limit=2)
+        covered = self.conv.turn.injection  # planted words left in the question are no subject of it
+        shares, named = self.guidance.term_shares(question), [*s.families, *s.gpu_mentions, *s.instance_types]
+        if quotes and not covered and (unknown := uncovered_terms(shares, passages, named)):
+            # "How do I get an invoice?": the passages are about something else; say so, quote nothing.
+            terms = self.t("、", ", ").join(self.t(f"“{t}”", f"'{t}'") for t in unknown[:3])
+            self.passages.clear()
+            text = say("guidance.not_covered", self.lang, terms=terms) + "\n\n" + render.scope_statement(self.lang)
+            return Reply(text=text, kind="out_of_scope")
         if not quotes and not parts:
             return Reply(text=render.scope_statement(self.lang), kind="out_of_scope")
         # The first line is ours, never a quoted passage: the catalog's answer, or what the cited section is about.

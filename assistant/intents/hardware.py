@@ -306,7 +306,12 @@ class HardwareIntent(Run):
         if not cheaper or best is None:
             # "Can the A10 run 70B int4?": yes, on several cards; that one card is not enough is the "but".
             one_fits = any(o.total_gpus == 1 for o in plan.options)
-            return [say("gpu.yes" if one_fits or top.total_gpus == 1 else "gpu.yes_multi", self.lang, **figures)]
+            line = say("gpu.yes" if one_fits or top.total_gpus == 1 else "gpu.yes_multi", self.lang, **figures)
+            if top.price_cny_per_hour is None and best and best.price_cny_per_hour:  # no price to weigh it by
+                line += self.t("", " ") + say("gpu.unpriced_alternative", self.lang, gpu=s.gpu,
+                    other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),
+                    other_price=render.fig(best.price_cny_per_hour))  # fmt: skip
+            return [line]
         sep = "" if self.lang == "zh" else " "  # Chinese sentences follow each other without a space
         line = say("gpu.yes_but", self.lang, **figures) + sep + say(
             "gpu.cheaper", self.lang, other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),

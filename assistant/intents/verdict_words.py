@@ -178,3 +178,17 @@ def one_box(question: str, family: str, s: Slots | None = None) -> int | None:
             return count
         tight = tight or (count if fit.fits else None)
     return tight or counts[-1]
+
+
+def family_size(question: str, family: str) -> int | None:
+    """Return the GPU count a family's size class names ("gn8v-4x" -> 4, "gn7i-2x" -> 2), or None.
+
+    Alibaba writes multi-GPU sizes as ``<family>-<N>x.<size>``; with the size left off, the class still fixes
+    the GPU count, so "一台 gn8v-4x" is a 4-GPU box of gn8v, not its 8-GPU sibling.
+    """
+    m = re.search(rf"(?<![\w-]){re.escape(family)}-(\d{{1,2}})x(?![\w.])", question, re.IGNORECASE)
+    if m is None:
+        return None
+    count = int(m.group(1))
+    sizes = {i.gpu_count for i in catalog.list_instances(family=family)}
+    return count if count in sizes else None

@@ -25,6 +25,7 @@ from assistant.intents.verdict_leads import VerdictLeads
 from assistant.intents.verdict_words import (
     COMPARE_WITH_RE,
     family_gpu,
+    family_size,
     gpu_sets,
     instances_of,
     known_type,
@@ -81,6 +82,8 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
         if len(self.conv.turn.models) >= 2 and not s.gpu and len(s.families) == 1:  # "A vs B on gn7i"
             gpus = {i.gpu_name for i in catalog.list_instances(family=s.families[0])} - {None}
             s = s.model_copy(update={"gpu": gpus.pop()}) if len(gpus) == 1 else s
+        if len(s.families) == 1 and not (s.gpus or s.instance_types):  # "一台 gn8v-4x": its 4 GPUs, as written
+            s = s.model_copy(update={"gpus": family_size(self.question, s.families[0])})
         if ready and verdict and len(s.families) == 1 and not (s.gpus or s.instance_types):
             s = s.model_copy(update={"gpus": one_box(self.question, s.families[0], s) or s.gpus})  # "a gn6i": one box
         alone = ready and verdict and s.gpu and not (s.gpus or s.instance_types or s.families)

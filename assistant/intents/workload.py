@@ -15,6 +15,7 @@ from assistant.intents.arguments import (
 )
 from assistant.intents.compare_lead import SideOutcome, lead_line, option_outcome
 from assistant.intents.compare_sides import gpu_settings, model_settings, setting_label
+from assistant.intents.compare_yes_no import yes_no_lead
 from assistant.intents.verdict_words import offered
 from assistant.messages import say
 from assistant.run import TRAINING, Events, Reply, Run
@@ -250,8 +251,9 @@ class WorkloadIntent(Run):
         unfit = [lb for lb, v in missing if not v.gpu or offered(v.gpu)]
         if len(fitted) == 1 and len(variants) >= 2 and len(unfit) == len(missing):
             label, o = fitted[0]
-            return say("compare.only_fits", self.lang, label=label, others=self.t("、", ", ").join(unfit),
+            line = say("compare.only_fits", self.lang, label=label, others=self.t("、", ", ").join(unfit),
                        need=render.fig(o.per_gpu_gib_needed), usable=render.fig(o.per_gpu_capacity_gib))  # fmt: skip
+            return yes_no_lead(line, [("", label)], [lb for lb, _ in variants], self.question, self.lang)
         if len(unfit) < len(missing):  # a side could not be planned at all: the spec sheets compare it instead
             return None
         sides = [option_outcome(label, o) for label, o in fitted]

@@ -1,0 +1,103 @@
+"""A yes or no in front of a comparison asked as a yes/no question.
+
+"Is 2x A10 faster than one A100?", "H20 比 L20 好吗？", "A10 是不是比 T4 便宜？" ask whether one side (the
+subject) beats the other, not which one wins: the first line answers yes or no, then the winner line with
+its figures (issue 8: "yes/no-shaped comparisons must lead with the answer to that question"). The subject
+is the side not written right after "than" / "比" / "compared with"; each side is found in the question by
+the parts of its label no other side shares ("A10" in "2 x A10", "14B" in "Qwen2.5-14B-Instruct").
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.messages import say
+from assistant.question_form import read_form
+from assistant.run import Language
+
+# A comparative between two named things: "faster than", "比 T4 便宜", "compared with", "比起". Not "比较"
+# (to compare) nor "对比" (a comparison asked for), which ask which is better, not whether.
+_COMPARATIVE = (
+    r"\bthan\b|比起|相比|(?<![对相价])比(?!较|例|方|如)|compared\s+(?:to|with)|不如|\b(?:beats?|outperforms?|outrun)\b"
+)
+# The object of the comparison follows one of these, with at most a count in between ("than one A100").
+_OBJECT_BEFORE = (
+    r"(?:\bthan|比起|相比(?:于)?|(?<![对相])比|不如|compared\s+(?:to|with)|\bversus|\bvs\.?|\bbeats?|\boutperforms?)\s*"
+    r"(?:(?:a|an|one|the|single|two|four|eight|\d+|[一二两三四五六七八九十]+)\s*(?:x|×|张|块|台)?\s*)?$"
+)
+
+
+# A comparative that asks whether the subject loses ("is X slower / more expensive than Y?", "会比 Y 慢吗"):
+# the winner of the criterion answers it the other way round. Looked for next to the comparative only.
+_WORSE = r"slower|more\s+expensive|pric(?:ier|ey)|costlier|dearer|worse|less\s+(?:capable|efficient)|慢|贵|差|不如"
+
+
+def asks_whether_worse(question: str) -> bool:
+    """Whether the comparative asks if the subject is the worse side ("is the A10 pricier than the T4?")."""
+    near = [question[max(0, m.start() - 25) : m.end() + 25]
+            for m in re.finditer(_COMPARATIVE, question, re.IGNORECASE)]  # fmt: skip
+    return any(re.search(_WORSE, part, re.IGNORECASE) for part in near) or bool(re.search(r"不如", question))
+
+
+def asks_whether_better(question: str) -> bool:
+    """Whether ``question`` asks yes or no about one side beating another ("is X cheaper than Y?")."""
+    form = read_form(question)
+    return "yes_no" in (form.form, *form.also) and re.search(_COMPARATIVE, question, re.IGNORECASE) is not None
+
+
+def _names(label: str) -> list[str]:
+    """Return the ways a side's label may be written: itself, without ``ecs.`` and counts, and its hyphen parts."""
+    core = re.sub(r"^\s*\d+\s*(?:x|×|张|块|台)\s*", "", label.strip("` ")).strip("` ")
+    core = re.sub(r"^ecs\.", "", core, flags=re.IGNORECASE)
+    parts = core.split("-")
+    prefixes = ["-".join(parts[:i]) for i in range(len(parts), 0, -1)]
+    return [core, *prefixes, *(p for p in parts if re.search(r"\d", p) and len(p) >= 2)]
+
+
+def _position(names: list[str], question: str) -> int | None:
+    """Return the earliest place any of ``names`` is written in the question (not inside a longer name)."""
+    found = [
+        m.start()
+        for name in names
+        if (m := re.search(rf"(?<![A-Za-z0-9.]){re.escape(name)}(?![0-9])", question, re.IGNORECASE))
+    ]
+    return min(found) if found else None
+
+
+def subject_of(labels: list[str], question: str) -> str | None:
+    """Return the label of the side the question asks about ("is **X** faster than Y"), or None."""
+    names = {label: _names(label) for label in labels}
+    shared = {n.lower() for a in labels for b in labels if a != b for n in names[a] if n.lower() in
+              {m.lower() for m in names[b]}}  # fmt: skip
+    placed = []
+    for label in labels:
+        at = _position([n for n in names[label] if n.lower() not in shared], question)
+        if at is not None:
+            placed.append((at, label))
+    placed.sort()
+    if len(placed) < 2:
+        return None
+    subjects = [label for at, label in placed if not re.search(_OBJECT_BEFORE, question[:at], re.IGNORECASE)]
+    return subjects[0] if subjects else None
+
+
+def yes_no_lead(line: str, winners: list[tuple[str, str]], labels: list[str], question: str, lang: Language) -> str:
+    """Put "Yes." / "No." (or "yes on cost, but not on speed") in front of a comparison's winner line.
+
+    ``winners`` holds (criterion name, winning label) in the order the line states them; ``line`` is
+    returned unchanged when the question is not a yes/no comparison or its subject cannot be told.
+    """
+    if not winners or not asks_whether_better(question):
+        return line
+    subject = subject_of(labels, question)
+    if subject is None:
+        return line
+    wins = [(label == subject) != asks_whether_worse(question) for _, label in winners]
+    if all(wins):
+        head = say("lead.yn_yes", lang)
+    elif not any(wins):
+        head = say("lead.yn_no", lang)
+    else:
+        (c1, _), (c2, _) = winners[0], winners[1]
+        head = say("lead.yn_first" if wins[0] else "lead.yn_second", lang, ca=c1, cb=c2)
+    return f"{head} {line}"
