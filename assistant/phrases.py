@@ -31,7 +31,8 @@ _SCALES = {"hundred": 100, "thousand": 1000}
 _WORD = "|".join([*_UNITS, *_TENS])
 _NUMBER_WORDS_RE = re.compile(
     # "a hundred and twenty" is one number: the words after "a hundred" continue it
-    rf"\b(?:a\s+dozen|(?:an?\s+(?:hundred|thousand)|{_WORD})(?:[\s\-]+(?:{_WORD}|hundred|thousand|and)){{0,5}})\b",
+    # "half a dozen" and "two dozen" too: read as one number here, or "a dozen" alone would become 12 in them
+    rf"\b(?:(?:half\s+)?a\s+dozen|(?:an?\s+(?:hundred|thousand)|{_WORD})(?:[\s\-]+(?:{_WORD}|hundred|thousand|dozen|and)){{0,5}})\b",
     re.IGNORECASE,
 )
 # "one" alone is too common ("which one") to be a number unless it counts something ("one A10" counts a GPU).
@@ -43,9 +44,10 @@ _ONE_COUNTS = (
 
 
 def english_number(words: str) -> int | None:
-    """Read "twelve", "two hundred", "forty-two", "one thousand five hundred", "a dozen" (None: not a number)."""
-    if re.fullmatch(r"a\s+dozen", words.strip(), re.IGNORECASE):
-        return 12
+    """Read "twelve", "two hundred", "forty-two", "one thousand five hundred", "a dozen", "half a dozen" (None: not
+    a number)."""
+    if m := re.fullmatch(r"(half\s+)?a\s+dozen", words.strip(), re.IGNORECASE):
+        return 6 if m.group(1) else 12
     if m := re.fullmatch(r"an?\s+(hundred|thousand)", words.strip(), re.IGNORECASE):
         return _SCALES[m.group(1).lower()]
     words = re.sub(r"^\s*an?\s+(?=hundred|thousand)", "one ", words, flags=re.IGNORECASE)  # "a hundred and six"
@@ -57,6 +59,8 @@ def english_number(words: str) -> int | None:
             current += _UNITS[token]
         elif token in _TENS:
             current += _TENS[token]
+        elif token == "dozen":  # "two dozen" 24
+            current = max(current, 1) * 12
         elif token in _SCALES:
             current = max(current, 1) * _SCALES[token]
             if token == "thousand":

@@ -18,6 +18,9 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("a single L20 for Qwen2.5-32B for a handful of users - am I right?", {"concurrency": 5, "gpus": 1}),
     ("Qwen2.5-7B chatbot, a few dozen users, ~8k CNY/month", {"concurrency": 36, "budget_cny_month": 8000.0}),
     ("qwen2.5-7b for a couple dozen people", {"concurrency": 24}),
+    ("Half a dozen folks want to poke at Qwen2.5-72B int4", {"concurrency": 6}),  # not "half" + a dozen (12)
+    ("host qwen2.5 7b for maybe two dozen users at a time", {"concurrency": 24}),
+    ("Qwen2.5-14B for three dozen people", {"concurrency": 36}),
     ("qwen2.5-7b, 1k in / 256 out, 8 users", {"prompt_tokens": 1000, "gen_tokens": 256, "context": 1256}),
     ("qwen2.5-7b, 3k prompt + 500 completion", {"prompt_tokens": 3000, "gen_tokens": 500, "context": 3500}),
     ("qwen2.5-7b, 2k input, 512 output tokens", {"prompt_tokens": 2000, "gen_tokens": 512}),
