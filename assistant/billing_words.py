@@ -9,8 +9,15 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+# Subscription billing as people name it; "I'd pay monthly", "billed monthly", "按月付费", "月付": paying by the
+# month is the subscription. Shared with the workload reader (assistant/rate_words.py) so both read the same words.
+SUBSCRIPTION_WORDS = (
+    r"包年包月|包月|包年|subscription|subscribe|monthly\s+(?:plan|billing|contract|commitment)|reserved\s+instances?|"
+    r"\bpa(?:y|ying|id)\s+(?:(?:by\s+the|per|each|every)\s+)?month(?:ly)?\b|\bbilled\s+monthly\b|"
+    r"按月(?:付|计费|购买|租)|月付|年付"
+)
 _BILLING_WORDS = (
-    ("subscription-monthly", r"包月|包年|包年包月|subscription|subscribe|monthly\s+plan|reserved"),
+    ("subscription-monthly", SUBSCRIPTION_WORDS + r"|reserved"),  # a price question: "the reserved price"
     ("pay-as-you-go", r"按量|按需|按小时|pay[\s\-]*as[\s\-]*you[\s\-]*go|on[\s\-]*demand|payg"),
     ("spot", r"抢占式?|竞价|spot|preemptible"),
 )

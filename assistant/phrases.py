@@ -44,8 +44,7 @@ _ONE_COUNTS = (
 
 
 def english_number(words: str) -> int | None:
-    """Read "twelve", "two hundred", "forty-two", "one thousand five hundred", "a dozen", "half a dozen" (None: not
-    a number)."""
+    """Read "twelve", "two hundred", "forty-two", "one thousand five hundred", "(half) a dozen" (None: no number)."""
     if m := re.fullmatch(r"(half\s+)?a\s+dozen", words.strip(), re.IGNORECASE):
         return 6 if m.group(1) else 12
     if m := re.fullmatch(r"an?\s+(hundred|thousand)", words.strip(), re.IGNORECASE):

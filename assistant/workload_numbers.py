@@ -273,8 +273,22 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"(?<![\w.]){NUM}{SUFFIX}[\s\-]*(?:person|people|member)\s+(?:team|group)\b",
     )
     if not m:
+        if me_and := scan.first(_ME_AND_EN, _ME_AND_ZH):  # "me and 2 friends": the asker is one of them
+            return as_int(parse_number(me_and.group(1), me_and.group(2)) + 1)
         return 1 if re.search(_SOLO_RE, scan.text, re.IGNORECASE) else None
     return as_int(parse_number(m.group(1), m.group(2)))
+
+
+# "me and 2 friends", "myself plus three teammates", "我和另外两个同学": those named and the asker.
+_ME_AND_EN = (
+    rf"\b(?:me|myself)\s+(?:and|plus|\+|&)\s+(?:(?:my|about|around|maybe)\s+)?{NUM}\s*{SUFFIX}\s+(?:other\s+)?"
+    r"(?:friends?|colleagues?|co-?workers?|teammates?|classmates?|labmates?|others|people|users|devs?|"
+    r"students|researchers|engineers)\b"
+)
+_ME_AND_ZH = (
+    rf"(?:我|自己)\s*(?:和|跟|加上?|带)\s*(?:另外|其他)?\s*{NUM}\s*{SUFFIX}\s*(?:个|位|名)?\s*{_ROLES_ZH}?"
+    r"(?:朋友|同学|同事|队友|人)"
+)
 
 
 # "just me using it", "only for myself", "就我一个人用", "自己一个人玩": one user, said without a number.

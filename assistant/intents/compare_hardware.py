@@ -124,6 +124,7 @@ class CompareHardware(Run):
         return SideOutcome(
             label=label, fits=fit.fits, gpus=fit.hardware.gpus, hourly=hourly, hourly_shown=shown,
             per_million=option.cost_cny_per_million_tokens if option else None,
+            subscription_month=option.subscription_cny_per_month if option else None,
             tokens_per_s=option.decode_tokens_per_s if option else None,
             training_hours=option.training_hours if option else None,
             headroom_pct=fit.headroom_pct if fit.fits else None, users=users,

@@ -16,11 +16,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from assistant import render
+from assistant.billing_words import billing_basis
 from assistant.messages import say
 from assistant.run import Language
 from tools.plan import DeploymentOption
 
 Criterion = Literal["cost", "speed", "users", "room", "gpus"]
+# What "cheaper" is measured by: the hourly price, the cost per token, or the monthly subscription the user pays.
+CostBasis = Literal["hour", "token", "subscription"]
 
 # What the question weighs the sides by, in the order a criterion is written; none: the overall winner.
 _CRITERIA: dict[Criterion, str] = {
@@ -53,6 +56,7 @@ class SideOutcome(BaseModel):
     hourly: float | None = None
     hourly_shown: str | None = None  # as the answer shows it: "¥9.53" or "2 × ¥26.62"
     per_million: float | None = None
+    subscription_month: float | None = None  # the fleet's monthly subscription price, where one is known
     tokens_per_s: float | None = None
     training_hours: float | None = None
     headroom_pct: float | None = None
@@ -64,7 +68,8 @@ class SideOutcome(BaseModel):
 def option_outcome(label: str, o: DeploymentOption) -> SideOutcome:
     """One side from the plan option standing for it (its cheapest that fits)."""
     return SideOutcome(label=label, gpus=o.total_gpus, hourly=o.price_cny_per_hour,
-                       per_million=o.cost_cny_per_million_tokens, tokens_per_s=o.decode_tokens_per_s,
+                       per_million=o.cost_cny_per_million_tokens, subscription_month=o.subscription_cny_per_month,
+                       tokens_per_s=o.decode_tokens_per_s,
                        training_hours=o.training_hours, headroom_pct=o.headroom_pct,
                        users=o.max_concurrent_sequences)  # fmt: skip
 
@@ -116,8 +121,22 @@ _PER_TOKEN_RE = (
 _PER_HOUR_RE = r"per\s+hour|hourly|/\s*h(?:ou)?r?\b|an\s+hour|每小时|一小时|小时多少"
 
 
-def _cost(sides: list[SideOutcome], per_token: bool = False) -> tuple[SideOutcome, SideOutcome] | None:
-    if per_token and (cheapest := _best(sides, "per_million", low=True)):
+def cost_basis(question: str) -> CostBasis:
+    """Return what "cheaper" is measured by in ``question``.
+
+    Per token when asked instead of per hour ("每小时多少钱、每百万 tokens 多少钱": the hour first, as written),
+    the monthly subscription when that is how the user pays ("包月", "I'd pay monthly": a type's subscription
+    discount differs from its hourly rank), else the hourly price.
+    """
+    if re.search(_PER_TOKEN_RE, question, re.I) and not re.search(_PER_HOUR_RE, question, re.I):
+        return "token"
+    return "subscription" if billing_basis(question) == "subscription" else "hour"
+
+
+def _cost(sides: list[SideOutcome], basis: CostBasis = "hour") -> tuple[SideOutcome, SideOutcome] | None:
+    if basis == "token" and (cheapest := _best(sides, "per_million", low=True)):
+        return cheapest
+    if basis == "subscription" and (cheapest := _best(sides, "subscription_month", low=True)):
         return cheapest
     hourly = _best(sides, "hourly", low=True)
     if hourly is None:
@@ -134,12 +153,15 @@ def _speed(sides: list[SideOutcome]) -> tuple[SideOutcome, SideOutcome] | None:
 
 
 def _figures(
-    win: tuple[SideOutcome, SideOutcome], criterion: Criterion, lang: Language, per_token: bool = False
+    win: tuple[SideOutcome, SideOutcome], criterion: Criterion, lang: Language, basis: CostBasis = "hour"
 ) -> str:
     """Return the figures behind one criterion's winner: "¥9.53/h vs ¥11.63/h", "579 vs 201 tokens/s"."""
     a, b = win
     if criterion == "cost":
-        by_token = per_token and a.per_million is not None and b.per_million is not None
+        if basis == "subscription" and a.subscription_month is not None and b.subscription_month is not None:
+            return say("lead.fig_subscription", lang, a=render.fig(a.subscription_month),
+                       b=render.fig(b.subscription_month))  # fmt: skip
+        by_token = basis == "token" and a.per_million is not None and b.per_million is not None
         if not by_token and a.hourly is not None and b.hourly is not None and a.hourly != b.hourly:
             return say("lead.fig_hourly", lang, a=a.hourly_shown or f"¥{render.fig(a.hourly)}",
                        b=b.hourly_shown or f"¥{render.fig(b.hourly)}")  # fmt: skip
@@ -167,10 +189,10 @@ def _figures(
 
 
 def _winner(
-    sides: list[SideOutcome], criterion: Criterion, per_token: bool = False
+    sides: list[SideOutcome], criterion: Criterion, basis: CostBasis = "hour"
 ) -> tuple[SideOutcome, SideOutcome] | None:
     if criterion == "cost":
-        return _cost(sides, per_token)
+        return _cost(sides, basis)
     if criterion == "speed":
         return _speed(sides)
     if criterion == "users":
@@ -200,11 +222,10 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
         items = _SEP[lang].join(say("lead.count_item", lang, label=s.label, n=s.gpus) for s in ranked)
         return say("lead.counts", lang, items=items)
     # Without two prices, the GPU count stands in for cost: fewer cards of the same workload cost less to run.
-    # per token only when asked instead of per hour ("每小时多少钱、每百万 tokens 多少钱": the hour first, as written)
-    per_token = bool(re.search(_PER_TOKEN_RE, question, re.I)) and not re.search(_PER_HOUR_RE, question, re.I)
-    overall: list[Criterion] = ["cost" if _cost(fitting) else "gpus", "speed"]
-    wanted: list[Criterion] = [c for c in asked if _winner(fitting, c, per_token)] or overall
-    wins = [(c, w) for c in wanted[:2] if (w := _winner(fitting, c, per_token)) is not None]
+    basis = cost_basis(question)
+    overall: list[Criterion] = ["cost" if _cost(fitting, basis) else "gpus", "speed"]
+    wanted: list[Criterion] = [c for c in asked if _winner(fitting, c, basis)] or overall
+    wins = [(c, w) for c in wanted[:2] if (w := _winner(fitting, c, basis)) is not None]
     if not wins:
         wins = [(c, w) for c in ("speed", "users", "room") if (w := _winner(fitting, c)) is not None][:1]
     if not wins:
@@ -213,9 +234,9 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
     if len(wins) == 1 or wins[0][1][0].label == wins[1][1][0].label:
         label = wins[0][1][0].label
         which = _AND[lang].join(names[c] for c, _ in wins)
-        figures = _SEP[lang].join(_figures(w, c, lang, per_token) for c, w in wins)
+        figures = _SEP[lang].join(_figures(w, c, lang, basis) for c, w in wins)
         code = "lead.one" if len(wins) == 1 else "lead.both"
         return say(code, lang, label=label, which=which, figures=figures)
     (c1, w1), (c2, w2) = wins
     return say("lead.split", lang, a=w1[0].label, ca=names[c1], b=w2[0].label, cb=names[c2],
-               fa=_figures(w1, c1, lang, per_token), fb=_figures(w2, c2, lang, per_token))  # fmt: skip
+               fa=_figures(w1, c1, lang, basis), fb=_figures(w2, c2, lang, basis))  # fmt: skip
