@@ -177,9 +177,9 @@ class PricesIntent(Run):
                     own += yield from self.nearest_line(name, region)
                 continue
             monthly = ""
-            if mode == "pay-as-you-go" and quote and quote.monthly and quote.monthly_basis != "monthly subscription":
-                month = f"¥{fig(quote.monthly)}{self._unit('subscription-monthly')}"
-                basis = basis_label(quote.monthly_basis, self.lang)
+            if mode == "pay-as-you-go" and quote and quote.payg_monthly:  # the hour as a month, beside a subscription
+                month = f"¥{fig(quote.payg_monthly)}{self._unit('subscription-monthly')}"
+                basis = basis_label(f"pay-as-you-go x {fig(HOURS_PER_MONTH)} h/month", self.lang)
                 monthly = say("prices.payg_month", self.lang, price=month, basis=basis)
             own.append(self._quote_line(label, row, mode, monthly))
             sources.append(row.source_line)
@@ -187,7 +187,9 @@ class PricesIntent(Run):
             own.append(say("prices.other_modes", self.lang, parts="; ".join(others)))
         lines.append(" ".join(own))
         gap = quote.subscription_saving_monthly if quote else None
-        if asks_price_gap(self.question) and quote and gap is not None:  # "cost difference": each month, the gap
+        # "cost difference", or both billing modes named ("subscription versus pay-as-you-go"): the month's gap first
+        weighed = asks_price_gap(self.question) or {"pay-as-you-go", "subscription-monthly"} <= set(modes)
+        if weighed and quote and gap is not None:
             lines.insert(len(lines) - 1, say("prices.month_gap", self.lang, name=label, payg=fig(quote.payg_monthly),
                                              hours=fig(HOURS_PER_MONTH), subscription=fig(quote.subscription_monthly),
                                              gap=fig(abs(gap))))  # fmt: skip
