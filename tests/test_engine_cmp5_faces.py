@@ -1,0 +1,96 @@
+"""Comparisons by the billing the user pays, billing modes weighed, costs at stated hours and English number words
+through the real faces (issue 8, area i8cmp5).
+
+``gpu-advisor ask --json`` and ``POST /v1/ask``; multi-turn through the CLI's ``--history`` file and the API's
+``session_id``. Figures from the catalogs: gn6i-c4g1.xlarge (T4) ¥11.63/h or ¥3,348/month on subscription,
+gn7i-c8g1.2xlarge (A10) ¥9.53/h or ¥4,575.66/month; 730 h of ¥9.53 is about ¥6,957; L20 types have no price.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from engine_helpers import ask_api, ask_api_follow_up, ask_cli, ask_cli_follow_up
+
+pytestmark = pytest.mark.slow
+
+Body = dict[str, Any]
+
+
+def _first(body: Body) -> str:
+    return next(line for line in body["text"].splitlines() if line.strip())
+
+
+def _plans(body: Body) -> list[dict[str, Any]]:
+    return [c["args"] for c in body["tool_calls"] if c["name"] == "plan_gpu_deployment"]
+
+
+def _monthly_t4(body: Body) -> None:
+    # paying by the month: the T4's subscription is the cheaper, though its hour is dearer
+    assert {a["gpu"] for a in _plans(body)} >= {"T4", "A10"}
+    assert all(a["concurrency"] == 3 for a in _plans(body))  # "me and 2 friends"
+    first = _first(body)
+    assert first.index("T4") < first.find("A10") if "A10" in first else "T4" in first
+    assert "3348" in first and "4576" in first
+
+
+def _month_gap(body: Body) -> None:
+    first = _first(body)
+    assert "4575.66" in first and "6958.8" in first  # the subscription and 730 h of pay-as-you-go
+
+
+def _hours_bill(body: Body) -> None:
+    assert "10 h a day on weekdays" in _first(body)
+    assert "**Recommended:**" not in body["text"]  # the cost at those hours answers; the top option folds
+    assert len(body["text"]) <= 1500
+
+
+def _half_dozen(body: Body) -> None:
+    assert _plans(body)[0]["concurrency"] == 6
+
+
+def _per_m_one_priced(body: Body) -> None:
+    first = _first(body)
+    assert "每百万 tokens" in first and "L20" in first and "¥" in first
+
+
+CASES: list[tuple[str, str, Callable[[Body], None]]] = [
+    ("pays-monthly", "T4 or A10 for qwen2.5-1.5b serving me and 2 friends? I'd pay monthly, whichever is cheaper",
+     _monthly_t4),
+    ("month-gap", "ecs.gn7i-c8g1.2xlarge per month: subscription versus pay-as-you-go running 24/7?", _month_gap),
+    ("hours-bill", "Qwen2.5-32B AWQ for 10 users, run 10 hours a day on weekdays. What's the monthly bill?",
+     _hours_bill),
+    ("half-dozen", "Half a dozen folks want to try Qwen2.5-72B int4 at 8k context. Cheapest setup?", _half_dozen),
+    ("per-m-one-priced", "L20 和 A10 跑 Qwen2.5-7B，50 并发，折合每百万 token 多少钱？", _per_m_one_priced),
+]  # fmt: skip
+FIRST = "T4 还是 A10 跑 qwen2.5-1.5b，我和另外两个同学用，哪个便宜？"
+FOLLOW = "那包月的话呢？"
+
+
+@pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
+def test_cli_ask_json(cli_env: dict[str, str], case: str, question: str, check: Callable[[Body], None]) -> None:
+    check(ask_cli(cli_env, question))
+
+
+@pytest.mark.parametrize(("case", "question", "check"), CASES, ids=[c[0] for c in CASES])
+def test_api_ask(client: httpx.Client, case: str, question: str, check: Callable[[Body], None]) -> None:
+    check(ask_api(client, question))
+
+
+def _follow_up_pays_monthly(body: Body) -> None:
+    assert all(a["billing"] == "subscription" and a["concurrency"] == 3 for a in _plans(body))
+    assert _first(body).startswith("**按成本选 T4：**") and "包月" in _first(body)
+
+
+def test_cli_follow_up_pays_monthly(cli_env: dict[str, str], tmp_path: Path) -> None:
+    first = ask_cli(cli_env, FIRST)
+    _follow_up_pays_monthly(ask_cli_follow_up(cli_env, tmp_path, FIRST, first["text"], FOLLOW))
+
+
+def test_api_follow_up_pays_monthly(client: httpx.Client) -> None:
+    _, follow = ask_api_follow_up(client, FIRST, FOLLOW)
+    _follow_up_pays_monthly(follow)
