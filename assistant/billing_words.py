@@ -25,6 +25,13 @@ _REGION_ASK = (
     r"地域|区域|哪里最便宜|哪儿最便宜|哪个地方|在哪(?:里|儿)?(?:买|开)?.{0,4}便宜|\bregions?\b|"
     r"where\s+(?:is\s+)?(?:it\s+)?(?:the\s+)?cheapest|cheapest\s+(?:region|place|location)"
 )
+# "ballpark $ per month", "hourly rate", "monthly figure", "price tag": an amount of money per period is asked (not
+# "1.2 million requests per month", a rate, nor "monthly active users"). Shared by the plan's and the periods' leads.
+MONEY_ASK = (
+    r"(?:[$¥]|\busd\b|\bdollars?\b|\byuan\b|\brmb\b|\bcny\b)\s*(?:per|a|an|/|each)\s*(?:month|hour|day|year)\b|"
+    r"\b(?:monthly|hourly|daily|yearly)\s+(?:rate|fee|figure|total|spend|outlay|expense|budget|price|cost|bill)|"
+    r"\bhow\s+much\s+(?:\w+\s+){0,3}?(?:per|an?|each)\s+(?:month|hour)\b|\bprice\s+tag\b|\bexpenses?\b"
+)
 _PRICE_ASK = (
     r"多少钱|价格|价钱|费用|便宜|贵|划算|成本|花多少|每月|一个月|每小时|"
     r"\bcost\w*|\bprices?\b|\bpriced\b|cheap\w*|expensive|how\s+much|per\s+(?:month|hour)|save|saving|"

@@ -53,6 +53,14 @@ def _half_dozen(body: Body) -> None:
     assert _plans(body)[0]["concurrency"] == 6
 
 
+def _hourly_rate(body: Body) -> None:
+    assert _first(body).startswith("**¥") and "/h" in _first(body).split("**")[1]  # the hour asked, first
+
+
+def _dollars_a_month(body: Body) -> None:
+    assert "/month" in _first(body).split("**")[1]  # answered in CNY, the currency of the price list
+
+
 def _per_m_one_priced(body: Body) -> None:
     first = _first(body)
     assert "每百万 tokens" in first and "L20" in first and "¥" in first
@@ -65,6 +73,8 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("hours-bill", "Qwen2.5-32B AWQ for 10 users, run 10 hours a day on weekdays. What's the monthly bill?",
      _hours_bill),
     ("half-dozen", "Half a dozen folks want to try Qwen2.5-72B int4 at 8k context. Cheapest setup?", _half_dozen),
+    ("hourly-rate", "What's the hourly rate for a box that can run Qwen2.5-32B for a dozen users?", _hourly_rate),
+    ("dollars-a-month", "ballpark $ per month for llama 3.1 8b at 100 concurrent users?", _dollars_a_month),
     ("per-m-one-priced", "L20 和 A10 跑 Qwen2.5-7B，50 并发，折合每百万 token 多少钱？", _per_m_one_priced),
 ]  # fmt: skip
 FIRST = "T4 还是 A10 跑 qwen2.5-1.5b，我和另外两个同学用，哪个便宜？"

@@ -24,6 +24,7 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("T4 or A10 for qwen2.5-1.5b serving me and 2 friends?", {"concurrency": 3}),  # the asker counts too
     ("qwen2.5-7b just for me and three colleagues", {"concurrency": 4}),
     ("我和另外两个同学用 Qwen2.5-7B", {"concurrency": 3}),
+    ("how many people can chat at once with Qwen2.5-14B on a pair of A10s?", {"gpus": 2, "gpu": "A10"}),
     ("qwen2.5-7b, 1k in / 256 out, 8 users", {"prompt_tokens": 1000, "gen_tokens": 256, "context": 1256}),
     ("qwen2.5-7b, 3k prompt + 500 completion", {"prompt_tokens": 3000, "gen_tokens": 500, "context": 3500}),
     ("qwen2.5-7b, 2k input, 512 output tokens", {"prompt_tokens": 2000, "gen_tokens": 512}),
