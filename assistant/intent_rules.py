@@ -86,6 +86,9 @@ CAPACITY_RE = (
     # "how many 64k-context sessions can it hold?": the count, whatever the sessions are called.
     r"how\s+many\s+(?:[\w\-]+\s+){0,3}?(?:sessions|conversations|chats|streams|users|requests|sequences)\b.{0,60}"
     r"\b(?:hold|fit|serve|support|handle|take|run)\b|"
+    # "... how many 8k sessions total?": the count asked with no verb, the question ending on it
+    r"how\s+many\s+(?:[\w\-]+\s+){0,3}?(?:sessions|conversations|chats|streams|users|requests|sequences)\s*"
+    r"(?:in\s+total|total|altogether|at\s+once|at\s+a\s+time|simultaneously|concurrently|in\s+parallel)?\s*(?:[?？.!]|$)|"
     r"(?:多少|几)(?:个|路)?\s*并发|并发(?:能|可以)?(?:到|有|撑|支持)?多少|最大并发|能(?:撑|支持|扛)(?:住)?多少"
     # "能同时服务多少个 8k 的会话", "最多容纳几路": the count, however the serving is phrased.
     r"|同时(?:服务|支持|处理|承载|跑|接待)?\s*(?:多少|几)|(?:服务|支持|承载|容纳|接待)(?:得了)?\s*(?:多少|几)\s*(?:个|路|位)?\s*"

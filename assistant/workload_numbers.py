@@ -9,7 +9,7 @@ import re
 
 from assistant.hardware_words import GPU_NAME
 from assistant.rate_words import ABOUT, CALLS_EN, CALLS_ZH
-from assistant.reading import NUM, OF, SUFFIX, Scan, as_int, parse_number
+from assistant.reading import NUM, OF, SUFFIX, Scan, as_int, compiled, parse_number
 
 _CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 # "一万五" is 15,000 and "两千五" 2,500, as people say it: the digit after the unit is the next place down.
@@ -172,8 +172,17 @@ _TOKEN_COST_RE = (
 # "token 成本", "cost per token", "per-token price": the cost of tokens asked without a unit count
 _PER_TOKEN_RE = (
     r"tokens?\s*(?:的)?\s*(?:成本|单价|价格|费用|花费)|每\s*(?:个\s*)?tokens?\s*(?:的)?\s*(?:成本|价格|多少钱)|"
-    r"\b(?:cost|price)s?\s+(?:per|a|of\s+a)\s+token\b|\bper[\s\-]token\s+(?:cost|price|pricing)|\btoken\s+(?:cost|price)s?\b"
+    r"\b(?:cost|price)s?\s+(?:per|a|of\s+a)\s+token\b|\bper[\s\-]token\s+(?:cost|price|pricing)|\btoken\s+(?:cost|price)s?\b|"
+    # "what does one million tokens cost", "the price of 1M tokens", "一百万 token 多少钱" ("a"/"one" read as 1)
+    r"\b(?:cost|price)s?\s+(?:of|for)\s+1\s*(?:million|m)\s+(?:output\s+)?tokens?\b|"
+    r"\b1\s*(?:million|m)\s+(?:output\s+)?tokens?\s+(?:would\s+|will\s+)?(?:cost|costs|come\s+to|run)\b|"
+    r"(?:一百万|1\s*百万|100\s*万)\s*(?:个)?\s*tokens?\s*(?:要|大概|大约|得)?\s*(?:多少钱|成本|花多少|的成本|的费用)"
 )
+
+
+def token_cost_asked(text: str) -> bool:
+    """Whether ``text`` asks the cost of tokens ("per million tokens", "what does one million tokens cost")."""
+    return bool(compiled(_TOKEN_COST_RE).search(text) or compiled(_PER_TOKEN_RE).search(text))
 
 
 def find_token_cost(scan: Scan) -> bool:

@@ -134,6 +134,13 @@ def test_three_sides_show_the_margin_to_the_runner_up() -> None:
     assert line is not None and "¥9.53/h vs ¥11.63/h" in line  # the A10 against the next cheapest, the T4
 
 
+def test_the_cost_of_a_million_tokens_ranks_by_the_per_token_figure() -> None:
+    a10, a100 = A10.model_copy(update={"per_million": 13.06}), A100.model_copy(update={"per_million": 11.9})
+    for question in ("what does one million tokens cost on A10 vs A100?", "A10 和 A100，一百万 token 要多少钱？"):
+        line = lead_line([a10, a100], question, "en")
+        assert line is not None and line.startswith("**A100-80GB is the pick on cost:** ¥11.9 vs ¥13.06")
+
+
 def test_paying_by_the_month_ranks_cost_by_the_subscription_price() -> None:
     # gn6i-c4g1.xlarge ¥3,348/month on subscription vs gn7i-c8g1.2xlarge ¥4,575.66: dearer by the hour, cheaper
     # by the month (the subscription discounts differ per family)

@@ -18,7 +18,9 @@ from pydantic import BaseModel, ConfigDict
 from assistant import render
 from assistant.billing_words import billing_basis
 from assistant.messages import say
+from assistant.phrases import spell_numbers
 from assistant.run import Language
+from assistant.workload_numbers import token_cost_asked
 from tools.plan import DeploymentOption
 
 Criterion = Literal["cost", "speed", "users", "room", "gpus"]
@@ -128,7 +130,8 @@ def cost_basis(question: str) -> CostBasis:
     the monthly subscription when that is how the user pays ("包月", "I'd pay monthly": a type's subscription
     discount differs from its hourly rank), else the hourly price.
     """
-    if re.search(_PER_TOKEN_RE, question, re.I) and not re.search(_PER_HOUR_RE, question, re.I):
+    per_token = re.search(_PER_TOKEN_RE, question, re.I) or token_cost_asked(spell_numbers(question))
+    if per_token and not re.search(_PER_HOUR_RE, question, re.I):
         return "token"
     return "subscription" if billing_basis(question) == "subscription" else "hour"
 
