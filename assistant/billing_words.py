@@ -73,7 +73,14 @@ def asks_price_gap(text: str) -> bool:
     return bool(re.search(_PRICE_GAP, text, re.IGNORECASE))
 
 
+def asks_type_gap(text: str) -> bool:
+    """Whether ``text`` weighs the prices of what it names ("贵多少", "which is cheaper", "哪个便宜")."""
+    return asks_price_gap(text) or bool(re.search(_CHEAPER, text, re.IGNORECASE))
+
+
+_CHEAPER = r"\bcheaper\b|\bmore\s+expensive\b|\bpricier\b|哪(?:个|一个|款)\s*(?:更|比较)?\s*(?:便宜|贵|划算|省钱)"
 _PRICE_GAP = (
+    r"how\s+much\s+(?:more|less|cheaper|dearer)\b|"
     r"(?:cost|price|bill)\s+difference|difference\s+in\s+(?:cost|price)|差多少钱?|差价|价差|贵多少|便宜多少|省多少"
 )
 

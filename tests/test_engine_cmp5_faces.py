@@ -61,6 +61,16 @@ def _dollars_a_month(body: Body) -> None:
     assert "/month" in _first(body).split("**")[1]  # answered in CNY, the currency of the price list
 
 
+def _type_gap(body: Body) -> None:
+    gap = next(c for c in body["tool_calls"] if c["name"] == "compare_instance_prices")
+    assert gap["result"]["types"][1]["more_than_cheapest_cny"] == 409.38  # 730 h at ¥10.09/h vs ¥9.53/h
+    assert _first(body).startswith("**`ecs.gn7i-c16g1.4xlarge` 每月比 `ecs.gn7i-c8g1.2xlarge` 贵约 ¥409.38")
+
+
+def _cheaper_type_first(body: Body) -> None:
+    assert _first(body).startswith("**Cheaper per hour:** `ecs.gn7i-c8g1.2xlarge`")
+
+
 def _per_m_one_priced(body: Body) -> None:
     first = _first(body)
     assert "每百万 tokens" in first and "L20" in first and "¥" in first
@@ -75,6 +85,8 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("half-dozen", "Half a dozen folks want to try Qwen2.5-72B int4 at 8k context. Cheapest setup?", _half_dozen),
     ("hourly-rate", "What's the hourly rate for a box that can run Qwen2.5-32B for a dozen users?", _hourly_rate),
     ("dollars-a-month", "ballpark $ per month for llama 3.1 8b at 100 concurrent users?", _dollars_a_month),
+    ("type-gap", "gn7i-c16g1.4xlarge 按量付费一个月多少钱？比 gn7i-c8g1.2xlarge 贵多少？", _type_gap),
+    ("cheaper-type", "which is cheaper to rent, ecs.gn6i-c4g1.xlarge or ecs.gn7i-c8g1.2xlarge?", _cheaper_type_first),
     ("per-m-one-priced", "L20 和 A10 跑 Qwen2.5-7B，50 并发，折合每百万 token 多少钱？", _per_m_one_priced),
 ]  # fmt: skip
 FIRST = "T4 还是 A10 跑 qwen2.5-1.5b，我和另外两个同学用，哪个便宜？"
