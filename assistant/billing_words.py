@@ -30,7 +30,8 @@ _REGION_ASK = (
 MONEY_ASK = (
     r"(?:[$¥]|\busd\b|\bdollars?\b|\byuan\b|\brmb\b|\bcny\b)\s*(?:per|a|an|/|each)\s*(?:month|hour|day|year)\b|"
     r"\b(?:monthly|hourly|daily|yearly)\s+(?:rate|fee|figure|total|spend|outlay|expense|budget|price|cost|bill)|"
-    r"\bhow\s+much\s+(?:\w+\s+){0,3}?(?:per|an?|each)\s+(?:month|hour)\b|\bprice\s+tag\b|\bexpenses?\b"
+    r"\bhow\s+much\s+(?:\w+\s+){0,3}?(?:per|an?|each)\s+(?:month|hour)\b|\bprice\s+tag\b|\bexpenses?\b|"
+    r"\b(?:what'?s|what\s+is|the)\s+(?:\w+\s+)?damage\b"  # "what's the monthly damage?"
 )
 _PRICE_ASK = (
     r"多少钱|价格|价钱|费用|便宜|贵|划算|成本|花多少|每月|一个月|每小时|"

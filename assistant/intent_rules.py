@@ -191,7 +191,9 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "verify"
     if s.instance_types and not has_workload:
         return "instances"
-    if re.search(MEMORY_RE, text) and has_workload and not s.gpu and not re.search(_PLAN_CUE_RE, text):
+    # "VRAM headroom on an L20 vs an A10?": two GPUs named weigh them on the workload (a comparison, planned)
+    compared = len(s.gpu_mentions) + len(s.families) >= 2
+    if re.search(MEMORY_RE, text) and has_workload and not s.gpu and not compared and not re.search(_PLAN_CUE_RE, text):
         return "memory"
     if has_workload:
         return "plan"

@@ -176,7 +176,10 @@ _PER_TOKEN_RE = (
     # "what does one million tokens cost", "the price of 1M tokens", "一百万 token 多少钱" ("a"/"one" read as 1)
     r"\b(?:cost|price)s?\s+(?:of|for)\s+1\s*(?:million|m)\s+(?:output\s+)?tokens?\b|"
     r"\b1\s*(?:million|m)\s+(?:output\s+)?tokens?\s+(?:would\s+|will\s+)?(?:cost|costs|come\s+to|run)\b|"
-    r"(?:一百万|1\s*百万|100\s*万)\s*(?:个)?\s*tokens?\s*(?:要|大概|大约|得)?\s*(?:多少钱|成本|花多少|的成本|的费用)"
+    r"(?:一百万|1\s*百万|100\s*万)\s*(?:个)?\s*tokens?\s*(?:要|大概|大约|得)?\s*(?:多少钱|成本|花多少|的成本|的费用)|"
+    # "most tokens per second per yuan", "每块钱多少 token": tokens for the money, the inverse of the cost per token
+    r"\btokens?(?:\s*/\s*s|\s+per\s+second)?\s+(?:per|a|for\s+each)\s+(?:yuan|rmb|dollar|buck|¥)|"
+    r"每(?:一)?(?:块钱|元钱?)\s*(?:能)?\s*(?:跑|生成|出)?\s*多少\s*tokens?"
 )
 
 

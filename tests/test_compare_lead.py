@@ -134,6 +134,13 @@ def test_three_sides_show_the_margin_to_the_runner_up() -> None:
     assert line is not None and "¥9.53/h vs ¥11.63/h" in line  # the A10 against the next cheapest, the T4
 
 
+def test_memory_asked_shows_each_sides_need_against_its_card() -> None:
+    l20 = SideOutcome(label="L20", gpus=1, need_gib=20.65, usable_gib=44.0, headroom_pct=53.1)
+    a10 = SideOutcome(label="A10", gpus=2, need_gib=18.9, usable_gib=22.2, headroom_pct=14.9)
+    line = lead_line([a10, l20], "Qwen2.5-7B 跑在 L20 和 A10 上，显存各占多少？", "zh")
+    assert line == "**按余量选 L20：** 每卡需要 20.65 / 44 GiB 对 18.9 / 22.2 GiB，显存余量 53.1% 对 14.9%。"
+
+
 def test_the_cost_of_a_million_tokens_ranks_by_the_per_token_figure() -> None:
     a10, a100 = A10.model_copy(update={"per_million": 13.06}), A100.model_copy(update={"per_million": 11.9})
     for question in ("what does one million tokens cost on A10 vs A100?", "A10 和 A100，一百万 token 要多少钱？"):

@@ -71,6 +71,17 @@ def _cheaper_type_first(body: Body) -> None:
     assert _first(body).startswith("**Cheaper per hour:** `ecs.gn7i-c8g1.2xlarge`")
 
 
+def _headroom_compared(body: Body) -> None:
+    assert {a["gpu"] for a in _plans(body)} == {"L20", "A10"}  # both planned, not one memory estimate
+    assert _first(body).startswith("**L20 is the pick on headroom:**") and "GiB" in _first(body)
+
+
+def _tokens_per_yuan(body: Body) -> None:
+    plan = next(c["result"] for c in body["tool_calls"] if c["name"] == "plan_gpu_deployment")
+    lowest = min(o["cost_cny_per_million_tokens"] for o in plan["options"] if o["cost_cny_per_million_tokens"])
+    assert "per million" in _first(body) and f"¥{lowest}" in _first(body)
+
+
 def _per_m_one_priced(body: Body) -> None:
     first = _first(body)
     assert "每百万 tokens" in first and "L20" in first and "¥" in first
@@ -87,6 +98,10 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("dollars-a-month", "ballpark $ per month for llama 3.1 8b at 100 concurrent users?", _dollars_a_month),
     ("type-gap", "gn7i-c16g1.4xlarge 按量付费一个月多少钱？比 gn7i-c8g1.2xlarge 贵多少？", _type_gap),
     ("cheaper-type", "which is cheaper to rent, ecs.gn6i-c4g1.xlarge or ecs.gn7i-c8g1.2xlarge?", _cheaper_type_first),
+    ("headroom", "How much VRAM headroom do I get running Qwen2.5-7B on an L20 vs an A10 with 16 users?",
+     _headroom_compared),
+    ("tokens-per-yuan", "which GPU gives the most tokens per second per yuan for qwen2.5-7b at 32 users?",
+     _tokens_per_yuan),
     ("per-m-one-priced", "L20 和 A10 跑 Qwen2.5-7B，50 并发，折合每百万 token 多少钱？", _per_m_one_priced),
 ]  # fmt: skip
 FIRST = "T4 还是 A10 跑 qwen2.5-1.5b，我和另外两个同学用，哪个便宜？"

@@ -28,6 +28,8 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("if I rent 2 gn7i-2x.8xlarge boxes for qwen2.5-14b, how many 8k sessions total?", {"asks_capacity": True}),
     ("Qwen2.5-14B: what does one million tokens cost on an A10?", {"asks_token_cost": True}),
     ("Qwen2.5-14B 在 A10 上，一百万 token 要多少钱？", {"asks_token_cost": True}),
+    ("which GPU gives the most tokens per second per yuan for qwen2.5-7b at 32 users?", {"asks_token_cost": True}),
+    ("How much VRAM headroom for Qwen2.5-7B on an L20 vs an A10 with 16 users?", {"intent": "plan"}),  # compared
     ("qwen2.5-7b, 1k in / 256 out, 8 users", {"prompt_tokens": 1000, "gen_tokens": 256, "context": 1256}),
     ("qwen2.5-7b, 3k prompt + 500 completion", {"prompt_tokens": 3000, "gen_tokens": 500, "context": 3500}),
     ("qwen2.5-7b, 2k input, 512 output tokens", {"prompt_tokens": 2000, "gen_tokens": 512}),

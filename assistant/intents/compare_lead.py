@@ -37,7 +37,10 @@ _CRITERIA: dict[Criterion, str] = {
     "users": r"(?:more|most)\s+(?:users|concurren\w*|sequences|requests|people|chats|sessions|conversations|streams)|"
     r"how\s+many\s+(?:users|concurrent|conversations|chats|sessions)|"
     r"(?:更多|最多).{0,4}(?:并发|用户|人|会话|对话)|并发.{0,4}(?:更多|最多|更高)|(?:撑|扛|支持|接待)(?:得|的)?(?:住)?更多",
-    "room": r"headroom|(?:more|most)\s+(?:memory\s+)?room|余量|富余|宽裕",
+    "room": r"headroom|(?:more|most)\s+(?:memory\s+)?room|余量|富余|宽裕|"
+    # "how much VRAM does each take", "显存各占多少": the memory each side needs, against what it has
+    r"how\s+much\s+(?:vram|memory|gpu\s+memory)|(?:vram|memory)\s+(?:each|usage|use|footprint)|"
+    r"显存.{0,4}(?:各|分别)?\s*(?:占|要|需要|用|占用)(?:了)?多少",
     "gpus": r"how\s+many\s+(?:gpus|cards)|fewe(?:r|st)\s+(?:gpus|cards)|几张卡|几块卡|多少张|多少块|各(?:需要|要)几",
 }
 
@@ -62,6 +65,8 @@ class SideOutcome(BaseModel):
     tokens_per_s: float | None = None
     training_hours: float | None = None
     headroom_pct: float | None = None
+    need_gib: float | None = None  # per GPU: what the workload needs and what the GPU has for it
+    usable_gib: float | None = None
     users: int | None = None
     train_tflops: float | None = None  # dense BF16 TFLOPS of the side's GPUs together: training speed
     per: int = 1  # users and speed are ranked per this many GPUs ("per card": the side's GPU count)
@@ -73,6 +78,7 @@ def option_outcome(label: str, o: DeploymentOption) -> SideOutcome:
                        per_million=o.cost_cny_per_million_tokens, subscription_month=o.subscription_cny_per_month,
                        tokens_per_s=o.decode_tokens_per_s,
                        training_hours=o.training_hours, headroom_pct=o.headroom_pct,
+                       need_gib=o.per_gpu_gib_needed, usable_gib=o.per_gpu_capacity_gib,
                        users=o.max_concurrent_sequences)  # fmt: skip
 
 
@@ -186,6 +192,11 @@ def _figures(
         return say("lead.fig_users", lang, a=a.users, b=b.users)
     if criterion == "gpus":
         return say("lead.fig_gpu_count", lang, a=a.gpus, b=b.gpus)
+    if None not in (a.need_gib, a.usable_gib, b.need_gib, b.usable_gib, a.headroom_pct, b.headroom_pct):
+        # the memory asked, as the plans give it: need of usable per GPU, and the headroom that leaves
+        return say("lead.fig_memory", lang, an=render.fig(a.need_gib), au=render.fig(a.usable_gib),
+                   bn=render.fig(b.need_gib), bu=render.fig(b.usable_gib), a=render.fig(a.headroom_pct),
+                   b=render.fig(b.headroom_pct))  # fmt: skip
     if a.gpus is not None and b.gpus is not None and a.gpus != b.gpus:
         return say("lead.fig_gpus", lang, a=a.gpus, b=b.gpus)
     return say("lead.fig_room", lang, a=render.fig(a.headroom_pct), b=render.fig(b.headroom_pct))

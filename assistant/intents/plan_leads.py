@@ -186,6 +186,9 @@ class PlanLeads(Run):
             unpriced = say("cost.unpriced", self.lang, instance_type=top.instance_type)
             return [unpriced, *(yield from PricesIntent.nearest_line(self, top.instance_type, s.region))]  # type: ignore[arg-type]
         o = min(priced, key=lambda o: o.price_cny_per_month or 0)
+        per_token = [p for p in priced if p.cost_cny_per_million_tokens is not None]
+        if tokens and per_token:  # the cost per token asked: the option cheapest per token, not per month
+            o = min(per_token, key=lambda o: o.cost_cny_per_million_tokens or 0)
         per_m = render.fig(o.cost_cny_per_million_tokens) if o.cost_cny_per_million_tokens is not None else "?"
         code = "cost.tokens" if tokens and o.cost_cny_per_million_tokens is not None else "cost.month"
         return [
