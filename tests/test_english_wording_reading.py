@@ -24,6 +24,9 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("T4 or A10 for qwen2.5-1.5b serving me and 2 friends?", {"concurrency": 3}),  # the asker counts too
     ("qwen2.5-7b just for me and three colleagues", {"concurrency": 4}),
     ("我和另外两个同学用 Qwen2.5-7B", {"concurrency": 3}),
+    ("Qwen2.5-32B AWQ 给 50 人用，一年要多少钱？", {"concurrency": 50}),  # no measure word before 人
+    ("供三十人使用的 Qwen2.5-7B", {"concurrency": 30}),
+    ("for a 20 user RAG chatbot on qwen2.5-14b awq, A10 or T4?", {"concurrency": 20}),
     ("how many people can chat at once with Qwen2.5-14B on a pair of A10s?", {"gpus": 2, "gpu": "A10"}),
     ("if I rent 2 gn7i-2x.8xlarge boxes for qwen2.5-14b, how many 8k sessions total?", {"asks_capacity": True}),
     ("Qwen2.5-14B: what does one million tokens cost on an A10?", {"asks_token_cost": True}),
