@@ -86,6 +86,9 @@ CAPACITY_RE = (
     # "how many 64k-context sessions can it hold?": the count, whatever the sessions are called.
     r"how\s+many\s+(?:[\w\-]+\s+){0,3}?(?:sessions|conversations|chats|streams|users|requests|sequences)\b.{0,60}"
     r"\b(?:hold|fit|serve|support|handle|take|run)\b|"
+    # "how many could it hold at 16k?": the count of what the deployment under discussion holds
+    r"how\s+many\s+(?:\w+\s+){0,2}?(?:could|can|would|will|does)\s+(?:it|this|that|they|one|each)\s+"
+    r"(?:hold|fit|serve|handle|support|take)\b|"
     # "... how many 8k sessions total?": the count asked with no verb, the question ending on it
     r"how\s+many\s+(?:[\w\-]+\s+){0,3}?(?:sessions|conversations|chats|streams|users|requests|sequences)\s*"
     r"(?:in\s+total|total|altogether|at\s+once|at\s+a\s+time|simultaneously|concurrently|in\s+parallel)?\s*(?:[?？.!]|$)|"

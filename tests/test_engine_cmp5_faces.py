@@ -123,11 +123,38 @@ def _follow_up_pays_monthly(body: Body) -> None:
     assert _first(body).startswith("**按成本选 T4：**") and "包月" in _first(body)
 
 
-def test_cli_follow_up_pays_monthly(cli_env: dict[str, str], tmp_path: Path) -> None:
-    first = ask_cli(cli_env, FIRST)
-    _follow_up_pays_monthly(ask_cli_follow_up(cli_env, tmp_path, FIRST, first["text"], FOLLOW))
+def _side_replaced(body: Body) -> None:
+    assert {a["gpu"] for a in _plans(body)} == {"A10", "A100-80GB"}  # the L20 side swapped, the A10 kept
+    assert all(a["concurrency"] == 10 for a in _plans(body))
 
 
-def test_api_follow_up_pays_monthly(client: httpx.Client) -> None:
-    _, follow = ask_api_follow_up(client, FIRST, FOLLOW)
-    _follow_up_pays_monthly(follow)
+def _per_m_of_that(body: Body) -> None:
+    assert _plans(body) and all(a["gpu"] == "A10" and a["concurrency"] == 8 for a in _plans(body))
+    assert "per million" in _first(body)
+
+
+def _capacity_of_that(body: Body) -> None:
+    assert _plans(body)[0]["context"] == 16384
+    assert _first(body).startswith("**Concurrent sequences per option at 16,384 tokens")
+
+
+FOLLOW_UPS: list[tuple[str, str, str, Callable[[Body], None]]] = [
+    ("pays-monthly", FIRST, FOLLOW, _follow_up_pays_monthly),
+    ("instead-of", "A10 vs L20 for Qwen2.5-14B, 10 users", "what about A100 instead of L20?", _side_replaced),
+    ("that-per-m", "Qwen2.5-7B on A10, 8 users", "what would that be per million tokens?", _per_m_of_that),
+    ("it-holds", "Plan Qwen2.5-14B for 10 users", "and how many could it hold at 16k?", _capacity_of_that),
+]
+
+
+@pytest.mark.parametrize(("case", "first", "follow", "check"), FOLLOW_UPS, ids=[c[0] for c in FOLLOW_UPS])
+def test_cli_follow_up(
+    cli_env: dict[str, str], tmp_path: Path, case: str, first: str, follow: str, check: Callable[[Body], None]
+) -> None:
+    answer = ask_cli(cli_env, first)
+    check(ask_cli_follow_up(cli_env, tmp_path, first, answer["text"], follow))
+
+
+@pytest.mark.parametrize(("case", "first", "follow", "check"), FOLLOW_UPS, ids=[c[0] for c in FOLLOW_UPS])
+def test_api_follow_up(client: httpx.Client, case: str, first: str, follow: str, check: Callable[[Body], None]) -> None:
+    _, answer = ask_api_follow_up(client, first, follow)
+    check(answer)
