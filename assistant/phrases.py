@@ -214,10 +214,12 @@ _HEDGE_AFTER = r"^\s*(?:左右|上下|以内|之内|以下|or\s+so|or\s+less|top
 def _role(text: str, start: int, end: int) -> LengthRole | None:
     before, after = text[max(0, start - 24) : start], text[end : end + 16]
     after = re.sub(_HEDGE_AFTER, "", after, flags=re.IGNORECASE)
-    # A role word glued after the length names it ("2k-token prompts and 500-token answers").
-    if re.match(rf"\s?(?:{_OUTPUT_WORDS})\b", after, re.IGNORECASE):
+    # A role word glued after the length names it ("2k-token prompts and 500-token answers"), unless a figure
+    # of its own follows it ("输入 500 token 输出 200": 输出 labels the 200)
+    labels_next = r"(?!\s*(?:约|大约|大概|about|around|~|≈|为|是|:|：)?\s*\d)"
+    if re.match(rf"\s?(?:{_OUTPUT_WORDS})\b{labels_next}", after, re.IGNORECASE):
         return "output"
-    if re.match(rf"\s?(?:{_PROMPT_WORDS})\b", after, re.IGNORECASE):
+    if re.match(rf"\s?(?:{_PROMPT_WORDS})\b{labels_next}", after, re.IGNORECASE):
         return "prompt"
     # "总结 3 页英文报告", "summarise 20-page contracts": the document read is the input, whatever verb comes first
     if re.match(_DOCUMENT_AFTER, after, re.IGNORECASE):

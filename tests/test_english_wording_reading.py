@@ -27,6 +27,8 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("Qwen2.5-32B AWQ 给 50 人用，一年要多少钱？", {"concurrency": 50}),  # no measure word before 人
     ("供三十人使用的 Qwen2.5-7B", {"concurrency": 30}),
     ("for a 20 user RAG chatbot on qwen2.5-14b awq, A10 or T4?", {"concurrency": 20}),
+    ("qwen2.5-7b, prompts ~1k tokens, answers ~300. cheapest instance?", {"prompt_tokens": 1000, "gen_tokens": 300}),
+    ("Qwen2.5-7B，平均每次输入 500 token 输出 200，选什么机器", {"prompt_tokens": 500, "gen_tokens": 200}),
     ("how many people can chat at once with Qwen2.5-14B on a pair of A10s?", {"gpus": 2, "gpu": "A10"}),
     ("if I rent 2 gn7i-2x.8xlarge boxes for qwen2.5-14b, how many 8k sessions total?", {"asks_capacity": True}),
     ("Qwen2.5-14B: what does one million tokens cost on an A10?", {"asks_token_cost": True}),
