@@ -31,7 +31,9 @@ MONEY_ASK = (
     r"(?:[$¥]|\busd\b|\bdollars?\b|\byuan\b|\brmb\b|\bcny\b)\s*(?:per|a|an|/|each)\s*(?:month|hour|day|year)\b|"
     r"\b(?:monthly|hourly|daily|yearly)\s+(?:rate|fee|figure|total|spend|outlay|expense|budget|price|cost|bill)|"
     r"\bhow\s+much\s+(?:\w+\s+){0,3}?(?:per|an?|each)\s+(?:month|hour)\b|\bprice\s+tag\b|\bexpenses?\b|"
-    r"\b(?:what'?s|what\s+is|the)\s+(?:\w+\s+)?damage\b"  # "what's the monthly damage?"
+    r"\b(?:what'?s|what\s+is|the)\s+(?:\w+\s+)?damage\b|"  # "what's the monthly damage?"
+    # "what's the monthly?", "and the yearly?": the period's bill, its noun left out
+    r"\b(?:what'?s|what\s+is|and|so)\s+the\s+(?:monthly|hourly|yearly|annual|daily|weekly)\s*(?:then\s*)?[?？.!]*\s*$"
 )
 _PRICE_ASK = (
     r"多少钱|价格|价钱|费用|便宜|贵|划算|成本|花多少|每月|一个月|每小时|"
@@ -99,7 +101,7 @@ def price_question(text: str, named: bool = False) -> bool:
 
 def asks_price(text: str) -> bool:
     """Whether ``text`` asks what something costs ("how much does ecs.gn8is.4xlarge cost", "一个月多少钱")."""
-    return bool(re.search(_PRICE_ASK, text, re.IGNORECASE))
+    return bool(re.search(_PRICE_ASK, text, re.IGNORECASE) or re.search(MONEY_ASK, text, re.IGNORECASE))
 
 
 CostPeriod = Literal["year", "week", "day", "hour", "requests"]

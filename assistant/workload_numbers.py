@@ -271,9 +271,10 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"(?:for|serve|serving|with)\s+{NUM}\s*{SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
         rf"{NUM}\s*{SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
         # "给 20 个销售用", "供 30 名客服同事使用", "for 20 salespeople": the people it is for, by their role
-        rf"(?:给|供|让|提供给)\s*{NUM}\s*{SUFFIX}\s*(?:个|位|名)\s*{_ROLES_ZH}(?:人员|同事|同学|们)?\s*(?:同时)?\s*(?:用|使用|访问|在用)",
+        rf"(?:给|供|让|提供给|为)\s*{NUM}\s*{SUFFIX}\s*(?:个|位|名)\s*{_ROLES_ZH}(?:人员|同事|同学|们)?\s*(?:同时)?\s*"
+        r"(?:用|使用|访问|在用|提供|部署|开放|搭建|服务)",
         # "给 50 人用", "供 30 人使用", "50 人同时用": the people it serves, said without a measure word
-        rf"(?:给|供|让|提供给)\s*{NUM}\s*{SUFFIX}\s*(?:多|来)?\s*人\s*(?:同时)?\s*(?:用|使用|访问|在用)",
+        rf"(?:给|供|让|提供给|为)\s*{NUM}\s*{SUFFIX}\s*(?:多|来)?\s*人\s*(?:同时)?\s*(?:用|使用|访问|在用|提供|部署|开放|搭建|服务)",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:多|来)?\s*人\s*同时\s*(?:用|使用|访问|在用|在线)",
         rf"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?{NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?{_ROLES_EN}\b",
         # "to ~20 staff": a team that size are the users; "2,000 employees" is a head-count (rate_words)

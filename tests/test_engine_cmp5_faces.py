@@ -82,6 +82,11 @@ def _tokens_per_yuan(body: Body) -> None:
     assert "per million" in _first(body) and f"¥{lowest}" in _first(body)
 
 
+def _lab_budget(body: Body) -> None:
+    assert any(a["concurrency"] == 40 and a["budget_cny_month"] == 20000 for a in _plans(body))
+    assert "16,676" in _first(body)  # gn7e-c16g1.4xlarge's subscription, within the ¥20,000
+
+
 def _per_m_one_priced(body: Body) -> None:
     first = _first(body)
     assert "每百万 tokens" in first and "L20" in first and "¥" in first
@@ -102,6 +107,7 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
      _headroom_compared),
     ("tokens-per-yuan", "which GPU gives the most tokens per second per yuan for qwen2.5-7b at 32 users?",
      _tokens_per_yuan),
+    ("lab-budget", "实验室预算每月两万，想给 40 个学生提供 Qwen2.5-14B，够吗？", _lab_budget),
     ("per-m-one-priced", "L20 和 A10 跑 Qwen2.5-7B，50 并发，折合每百万 token 多少钱？", _per_m_one_priced),
 ]  # fmt: skip
 FIRST = "T4 还是 A10 跑 qwen2.5-1.5b，我和另外两个同学用，哪个便宜？"
@@ -138,7 +144,18 @@ def _capacity_of_that(body: Body) -> None:
     assert _first(body).startswith("**Concurrent sequences per option at 16,384 tokens")
 
 
+def _the_monthly(body: Body) -> None:
+    assert all(a["billing"] == "subscription" and a["concurrency"] == 16 for a in _plans(body))
+    assert _first(body).startswith("**About ¥25,552/month**")
+
+
 FOLLOW_UPS: list[tuple[str, str, str, Callable[[Body], None]]] = [
+    (
+        "the-monthly",
+        "Qwen2.5-32B AWQ for 16 users on A10s",
+        "and if we bought a subscription instead, what's the monthly?",
+        _the_monthly,
+    ),
     ("pays-monthly", FIRST, FOLLOW, _follow_up_pays_monthly),
     ("instead-of", "A10 vs L20 for Qwen2.5-14B, 10 users", "what about A100 instead of L20?", _side_replaced),
     ("that-per-m", "Qwen2.5-7B on A10, 8 users", "what would that be per million tokens?", _per_m_of_that),

@@ -26,6 +26,8 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("我和另外两个同学用 Qwen2.5-7B", {"concurrency": 3}),
     ("Qwen2.5-32B AWQ 给 50 人用，一年要多少钱？", {"concurrency": 50}),  # no measure word before 人
     ("供三十人使用的 Qwen2.5-7B", {"concurrency": 30}),
+    ("实验室预算每月两万，想给 40 个学生提供 Qwen2.5-14B，够吗？", {"concurrency": 40, "task": "inference"}),
+    ("and if we bought a subscription instead, what's the monthly?", {"asks_cost": True, "billing": "subscription"}),
     ("for a 20 user RAG chatbot on qwen2.5-14b awq, A10 or T4?", {"concurrency": 20}),
     ("qwen2.5-7b, prompts ~1k tokens, answers ~300. cheapest instance?", {"prompt_tokens": 1000, "gen_tokens": 300}),
     ("Qwen2.5-7B，平均每次输入 500 token 输出 200，选什么机器", {"prompt_tokens": 500, "gen_tokens": 200}),
