@@ -87,6 +87,14 @@ def _lab_budget(body: Body) -> None:
     assert "16,676" in _first(body)  # gn7e-c16g1.4xlarge's subscription, within the ¥20,000
 
 
+def _types_users(body: Body) -> None:
+    counted = {c["args"]["instance_type"]: c["result"]["sequences"] for c in body["tool_calls"]
+               if c["name"] == "concurrent_users"}  # fmt: skip
+    assert set(counted) == {"ecs.gn7i-c32g1.32xlarge", "ecs.gn7e-c16g1.4xlarge"}
+    best = max(counted, key=lambda k: counted[k])
+    assert _first(body).startswith(f"**{best} is the pick on users:**")
+
+
 def _per_m_one_priced(body: Body) -> None:
     first = _first(body)
     assert "每百万 tokens" in first and "L20" in first and "¥" in first
@@ -108,6 +116,8 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("tokens-per-yuan", "which GPU gives the most tokens per second per yuan for qwen2.5-7b at 32 users?",
      _tokens_per_yuan),
     ("lab-budget", "实验室预算每月两万，想给 40 个学生提供 Qwen2.5-14B，够吗？", _lab_budget),
+    ("types-users", "How many concurrent users can Qwen2.5-32B-Instruct AWQ support on gn7i-c32g1.32xlarge vs "
+     "gn7e-c16g1.4xlarge at 8k?", _types_users),
     ("per-m-one-priced", "L20 和 A10 跑 Qwen2.5-7B，50 并发，折合每百万 token 多少钱？", _per_m_one_priced),
 ]  # fmt: skip
 FIRST = "T4 还是 A10 跑 qwen2.5-1.5b，我和另外两个同学用，哪个便宜？"

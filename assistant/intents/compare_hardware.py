@@ -69,7 +69,10 @@ class CompareHardware(Run):
                 prices[label] = hourly * fit.hardware.instances  # compared in total; shown as listed ("2 × ¥26.62")
                 count = fit.hardware.instances
                 shown[label] = ("" if count == 1 else f"{count} × ") + f"¥{render.fig(hourly)}"
-        counts = (yield from self.capacities(s, sides, results)) if kind != "types" and task == "inference" else {}
+        # instance types are counted when users are asked ("how many users on gn7i-... vs gn7e-...?")
+        users_asked = bool(s.asks_capacity or re.search(USERS_RE, self.question, re.I))
+        counted = task == "inference" and (kind != "types" or users_asked)
+        counts = (yield from self.capacities(s, sides, results)) if counted else {}
         options: dict[str, DeploymentOption] = {}
         if task == "inference":
             for label, fit in results:
