@@ -280,8 +280,9 @@ def find_concurrency(scan: Scan) -> int | None:
         # "to ~20 staff": a team that size are the users; "2,000 employees" is a head-count (rate_words)
         r"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?(\d{1,2})()\s*(?:employees|staff)\b",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|ppl|clients)\b",
-        # "a 20 user RAG chatbot", "our 50-user pilot": the count as an adjective, in the singular
-        rf"(?<![\w.]){NUM}\s*{SUFFIX}[\s\-]*(?:concurrent[\s\-]+)?(?:user|person|seat)\b(?![\s\-]*(?:per|a|each|/)\b)",
+        # "a 20 user RAG chatbot", "our 50-user pilot": the count as an adjective of what is deployed (not "1B user
+        # events", a data volume)
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}[\s\-]*(?:concurrent[\s\-]+)?(?:user|person|seat)[\s\-]+{_DEPLOYED}",
         # "a handful of users, say 4", "users - maybe 20": the count given after the people
         rf"\b(?:users|people|ppl|folks|clients|staff|students|colleagues)\s*[,(\-–—]?\s*(?:say|maybe|perhaps|like|"
         rf"about|around|roughly|~)\s*{NUM}\s*{SUFFIX}(?![\w.])(?!\s*(?:tokens?|gb|gib|k\b|%))",
@@ -297,6 +298,10 @@ def find_concurrency(scan: Scan) -> int | None:
     return as_int(parse_number(m.group(1), m.group(2)))
 
 
+_DEPLOYED = (
+    r"(?:internal\s+|in-house\s+)?(?:rag|chat\w*|bot|app\w*|service|deployment|team|pilot|poc|tool|setup|product|"
+    r"assistant|system|platform|prototype|helpdesk|support|demo|beta|copilot|knowledge|search|workload)\b"
+)
 # "me and 2 friends", "myself plus three teammates", "我和另外两个同学": those named and the asker.
 _ME_AND_EN = (
     rf"\b(?:me|myself)\s+(?:and|plus|\+|&)\s+(?:(?:my|about|around|maybe)\s+)?{NUM}\s*{SUFFIX}\s+(?:other\s+)?"

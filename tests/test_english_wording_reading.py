@@ -29,6 +29,7 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("实验室预算每月两万，想给 40 个学生提供 Qwen2.5-14B，够吗？", {"concurrency": 40, "task": "inference"}),
     ("and if we bought a subscription instead, what's the monthly?", {"asks_cost": True, "billing": "subscription"}),
     ("for a 20 user RAG chatbot on qwen2.5-14b awq, A10 or T4?", {"concurrency": 20}),
+    ("train a two-tower model on 1B user events a day", {"concurrency": None}),  # a data volume, not users
     ("qwen2.5-7b, prompts ~1k tokens, answers ~300. cheapest instance?", {"prompt_tokens": 1000, "gen_tokens": 300}),
     ("Qwen2.5-7B，平均每次输入 500 token 输出 200，选什么机器", {"prompt_tokens": 500, "gen_tokens": 200}),
     ("how many people can chat at once with Qwen2.5-14B on a pair of A10s?", {"gpus": 2, "gpu": "A10"}),
