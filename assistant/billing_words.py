@@ -9,14 +9,31 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+# Subscription billing as people name it; "I'd pay monthly", "billed monthly", "按月付费", "月付": paying by the
+# month is the subscription. Shared with the workload reader (assistant/rate_words.py) so both read the same words.
+SUBSCRIPTION_WORDS = (
+    r"包年包月|包月|包年|subscription|subscribe|monthly\s+(?:plan|billing|contract|commitment)|reserved\s+instances?|"
+    r"\bpa(?:y|ying|id)\s+(?:(?:by\s+the|per|each|every)\s+)?month(?:ly)?\b|\bbilled\s+monthly\b|"
+    r"按月(?:付|计费|购买|租)|月付|年付"
+)
 _BILLING_WORDS = (
-    ("subscription-monthly", r"包月|包年|包年包月|subscription|subscribe|monthly\s+plan|reserved"),
+    ("subscription-monthly", SUBSCRIPTION_WORDS + r"|reserved"),  # a price question: "the reserved price"
     ("pay-as-you-go", r"按量|按需|按小时|pay[\s\-]*as[\s\-]*you[\s\-]*go|on[\s\-]*demand|payg"),
     ("spot", r"抢占式?|竞价|spot|preemptible"),
 )
 _REGION_ASK = (
     r"地域|区域|哪里最便宜|哪儿最便宜|哪个地方|在哪(?:里|儿)?(?:买|开)?.{0,4}便宜|\bregions?\b|"
     r"where\s+(?:is\s+)?(?:it\s+)?(?:the\s+)?cheapest|cheapest\s+(?:region|place|location)"
+)
+# "ballpark $ per month", "hourly rate", "monthly figure", "price tag": an amount of money per period is asked (not
+# "1.2 million requests per month", a rate, nor "monthly active users"). Shared by the plan's and the periods' leads.
+MONEY_ASK = (
+    r"(?:[$¥]|\busd\b|\bdollars?\b|\byuan\b|\brmb\b|\bcny\b)\s*(?:per|a|an|/|each)\s*(?:month|hour|day|year)\b|"
+    r"\b(?:monthly|hourly|daily|yearly)\s+(?:rate|fee|figure|total|spend|outlay|expense|budget|price|cost|bill)|"
+    r"\bhow\s+much\s+(?:\w+\s+){0,3}?(?:per|an?|each)\s+(?:month|hour)\b|\bprice\s+tag\b|\bexpenses?\b|"
+    r"\b(?:what'?s|what\s+is|the)\s+(?:\w+\s+)?damage\b|"  # "what's the monthly damage?"
+    # "what's the monthly?", "and the yearly?": the period's bill, its noun left out
+    r"\b(?:what'?s|what\s+is|and|so)\s+the\s+(?:monthly|hourly|yearly|annual|daily|weekly)\s*(?:then\s*)?[?？.!]*\s*$"
 )
 _PRICE_ASK = (
     r"多少钱|价格|价钱|费用|便宜|贵|划算|成本|花多少|每月|一个月|每小时|"
@@ -59,7 +76,14 @@ def asks_price_gap(text: str) -> bool:
     return bool(re.search(_PRICE_GAP, text, re.IGNORECASE))
 
 
+def asks_type_gap(text: str) -> bool:
+    """Whether ``text`` weighs the prices of what it names ("贵多少", "which is cheaper", "哪个便宜")."""
+    return asks_price_gap(text) or bool(re.search(_CHEAPER, text, re.IGNORECASE))
+
+
+_CHEAPER = r"\bcheaper\b|\bmore\s+expensive\b|\bpricier\b|哪(?:个|一个|款)\s*(?:更|比较)?\s*(?:便宜|贵|划算|省钱)"
 _PRICE_GAP = (
+    r"how\s+much\s+(?:more|less|cheaper|dearer)\b|"
     r"(?:cost|price|bill)\s+difference|difference\s+in\s+(?:cost|price)|差多少钱?|差价|价差|贵多少|便宜多少|省多少"
 )
 
@@ -77,7 +101,7 @@ def price_question(text: str, named: bool = False) -> bool:
 
 def asks_price(text: str) -> bool:
     """Whether ``text`` asks what something costs ("how much does ecs.gn8is.4xlarge cost", "一个月多少钱")."""
-    return bool(re.search(_PRICE_ASK, text, re.IGNORECASE))
+    return bool(re.search(_PRICE_ASK, text, re.IGNORECASE) or re.search(MONEY_ASK, text, re.IGNORECASE))
 
 
 CostPeriod = Literal["year", "week", "day", "hour", "requests"]

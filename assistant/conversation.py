@@ -102,7 +102,8 @@ def read_conversation(question: str, history: Sequence[Message] = ()) -> Convers
     # "what about per day?" after "what does it cost a month?": the same workload, the cost in another period;
     # "how much per month now?" after changes to a workload: its cost, with nothing named of its own
     period = bool(workload and workload.asks_cost and current.follow_up and follow_up_period(question))
-    costed = bool(workload and workload.model and current.asks_cost and _no_subject(current) and not current.gpu)
+    asks_cost = current.asks_cost or current.asks_token_cost  # "what would that be per million tokens?"
+    costed = bool(workload and workload.model and asks_cost and _no_subject(current) and not current.gpu)
     current = _with_bare_count(workload, current, question)
     merged = merge(workload, current, answering=bool(asked) or period or costed)
     filled, defaulted = _fill_defaults(merged, asked) if merged.intent in _WORKLOAD_INTENTS else (merged, {})

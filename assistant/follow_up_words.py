@@ -30,7 +30,19 @@ def is_follow_up(text: str) -> bool:
         or re.search(_POINTS_BACK_RE, text, re.IGNORECASE)
         # "Confirm that, and also: what if we needed 32k context?": the change comes after a first clause.
         or _LATER_CHANGE_RE.search(text)
+        # "what would that be per million tokens?", "how many could it hold at 16k?": a short question about the
+        # deployment just answered, pointed at with a pronoun
+        or (len(text) <= _SHORT_TURN and bool(_ABOUT_THAT_RE.search(text)))
     )
+
+
+_SHORT_TURN = 80
+_ABOUT_THAT_RE = re.compile(
+    r"\b(?:what|how\s+much|how\s+many(?:\s+\w+)?|how\s+fast)\s+(?:would|will|does|do|could|can|is)\s+(?:that|it|this)\s+"
+    r"(?:be|cost|come\s+to|run\s+(?:us|me)|hold|fit|serve|take|handle|support|do)\b|"
+    r"(?:那|这)(?:样)?(?:的话)?\s*(?:每|一)(?:个)?(?:月|小时|年|百万)",
+    re.IGNORECASE,
+)
 
 
 _LATER_CHANGE_RE = re.compile(

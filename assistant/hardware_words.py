@@ -142,7 +142,10 @@ def find_gpu_to_beat(text: str) -> str | None:
 # replaced, so it is not the hardware of this turn (nor ruled out for good).
 _REPLACED_RE = re.compile(
     rf"(?:swap|switch|replac|trad|chang)\w*\s+(?:out\s+)?(?:the\s+|our\s+|those\s+|these\s+|my\s+)?({_ONE_GPU})"
-    rf"(?=\s+(?:out\s+)?(?:for|with|to|by)\b)|把\s*({_ONE_GPU})\s*(?:换成|改成|换为|改为|替换成|替换为)",
+    rf"(?=\s+(?:out\s+)?(?:for|with|to|by)\b)|把\s*({_ONE_GPU})\s*(?:换成|改成|换为|改为|替换成|替换为)|"
+    # "A100 instead of the L20", "rather than an L20", "用 A100 代替 L20": the GPU after the phrase is replaced
+    rf"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:the\s+|an?\s+|our\s+)?({_ONE_GPU})|"
+    rf"(?:代替|替换|替代|取代)(?:掉)?\s*({_ONE_GPU})",
     re.I,
 )
 
@@ -151,7 +154,7 @@ def find_replaced_gpus(scan: Scan) -> list[str]:
     """Return the GPUs a turn replaces ("swap the L20s for A10s"), claiming their words."""
     out: list[str] = []
     for m in _REPLACED_RE.finditer(scan.text):
-        group = 1 if m.group(1) else 2
+        group = next(i for i in range(1, (m.re.groups or 0) + 1) if m.group(i))
         if not scan.is_used(*m.span(group)) and (names := find_gpus(Scan(m.group(group)))):
             scan.claim(m.span(group))
             out += [n for n in names if n not in out]

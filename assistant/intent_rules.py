@@ -98,6 +98,12 @@ CAPACITY_RE = (
     # "how many 64k-context sessions can it hold?": the count, whatever the sessions are called.
     r"how\s+many\s+(?:[\w\-]+\s+){0,3}?(?:sessions|conversations|chats|streams|users|requests|sequences)\b.{0,60}"
     r"\b(?:hold|fit|serve|support|handle|take|run)\b|"
+    # "how many could it hold at 16k?": the count of what the deployment under discussion holds
+    r"how\s+many\s+(?:\w+\s+){0,2}?(?:could|can|would|will|does)\s+(?:it|this|that|they|one|each)\s+"
+    r"(?:hold|fit|serve|handle|support|take)\b|"
+    # "... how many 8k sessions total?": the count asked with no verb, the question ending on it
+    r"how\s+many\s+(?:[\w\-]+\s+){0,3}?(?:sessions|conversations|chats|streams|users|requests|sequences)\s*"
+    r"(?:in\s+total|total|altogether|at\s+once|at\s+a\s+time|simultaneously|concurrently|in\s+parallel)?\s*(?:[?？.!]|$)|"
     r"(?:多少|几)(?:个|路)?\s*并发|并发(?:能|可以)?(?:到|有|撑|支持)?多少|最大并发|能(?:撑|支持|扛)(?:住)?多少"
     # "能同时服务多少个 8k 的会话", "最多容纳几路": the count, however the serving is phrased.
     r"|同时(?:服务|支持|处理|承载|跑|接待)?\s*(?:多少|几)|(?:服务|支持|承载|容纳|接待)(?:得了)?\s*(?:多少|几)\s*(?:个|路|位)?\s*"
@@ -215,7 +221,9 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "verify"
     if s.instance_types and not has_workload:
         return "instances"
-    if re.search(MEMORY_RE, text) and has_workload and not s.gpu and not re.search(_PLAN_CUE_RE, text):
+    # "VRAM headroom on an L20 vs an A10?": two GPUs named weigh them on the workload (a comparison, planned)
+    compared = len(s.gpu_mentions) + len(s.families) >= 2
+    if re.search(MEMORY_RE, text) and has_workload and not s.gpu and not compared and not re.search(_PLAN_CUE_RE, text):
         return "memory"
     if has_workload:
         return "plan"

@@ -26,9 +26,9 @@ _CHUNK_RES = (
     rf"{_N}\s*{_CHUNKS_ZH}\s*[，,]?\s*每(?:段|个|篇|条|块)\s*(?:约|大约|大概)?\s*{_N}\s*(?:个)?\s*tokens?",
     rf"{_N}\s*个\s*{_N}\s*(?:个)?\s*tokens?\s*的\s*(?:片段|段落|文本块|chunk|文档)",
 )
-_OUT_BARE = (
+_OUT_BARE = (  # a full stop after the figure ends the sentence ("answers ~300."), a decimal point does not
     r"(?:输出|回答|回复|生成|output|outputs|completions?|answers?|replies)\s*(?:约|大约|大概|about|around|~|≈|of)?\s*"
-    rf"{_N}(?![\w%.])(?!\s*(?:字|词|个|tokens?|words?|chars?|characters?|pages?|页))"
+    rf"{_N}(?![\w%]|\.\d)(?!\s*(?:字|词|个|tokens?|words?|chars?|characters?|pages?|页))"
 )
 _CUT_TO = (
     r"(?:summari[sz]\w*|condens\w*|shorten\w*|boil\w*|distil\w*)[^,，。;；\d]{0,30}?(?:in)?to\s*(?:about\s+|~)?$|"

@@ -32,7 +32,8 @@ _SCALES = {"hundred": 100, "thousand": 1000}
 _WORD = "|".join([*_UNITS, *_TENS])
 _NUMBER_WORDS_RE = re.compile(
     # "a hundred and twenty" is one number: the words after "a hundred" continue it
-    rf"\b(?:a\s+dozen|(?:an?\s+(?:hundred|thousand)|{_WORD})(?:[\s\-]+(?:{_WORD}|hundred|thousand|and)){{0,5}})\b",
+    # "half a dozen" and "two dozen" too: read as one number here, or "a dozen" alone would become 12 in them
+    rf"\b(?:(?:half\s+)?a\s+dozen|(?:an?\s+(?:hundred|thousand)|{_WORD})(?:[\s\-]+(?:{_WORD}|hundred|thousand|dozen|and)){{0,5}})\b",
     re.IGNORECASE,
 )
 # "one" alone is too common ("which one") to be a number unless it counts something ("one A10" counts a GPU).
@@ -44,9 +45,9 @@ _ONE_COUNTS = (
 
 
 def english_number(words: str) -> int | None:
-    """Read "twelve", "two hundred", "forty-two", "one thousand five hundred", "a dozen" (None: not a number)."""
-    if re.fullmatch(r"a\s+dozen", words.strip(), re.IGNORECASE):
-        return 12
+    """Read "twelve", "two hundred", "forty-two", "one thousand five hundred", "(half) a dozen" (None: no number)."""
+    if m := re.fullmatch(r"(half\s+)?a\s+dozen", words.strip(), re.IGNORECASE):
+        return 6 if m.group(1) else 12
     if m := re.fullmatch(r"an?\s+(hundred|thousand)", words.strip(), re.IGNORECASE):
         return _SCALES[m.group(1).lower()]
     words = re.sub(r"^\s*an?\s+(?=hundred|thousand)", "one ", words, flags=re.IGNORECASE)  # "a hundred and six"
@@ -58,6 +59,8 @@ def english_number(words: str) -> int | None:
             current += _UNITS[token]
         elif token in _TENS:
             current += _TENS[token]
+        elif token == "dozen":  # "two dozen" 24
+            current = max(current, 1) * 12
         elif token in _SCALES:
             current = max(current, 1) * _SCALES[token]
             if token == "thousand":
@@ -215,10 +218,12 @@ _HEDGE_AFTER = r"^\s*(?:左右|上下|以内|之内|以下|or\s+so|or\s+less|top
 def _role(text: str, start: int, end: int) -> LengthRole | None:
     before, after = text[max(0, start - 24) : start], text[end : end + 16]
     after = re.sub(_HEDGE_AFTER, "", after, flags=re.IGNORECASE)
-    # A role word glued after the length names it ("2k-token prompts and 500-token answers").
-    if re.match(rf"\s?(?:{_OUTPUT_WORDS})\b", after, re.IGNORECASE):
+    # A role word glued after the length names it ("2k-token prompts and 500-token answers"), unless a figure
+    # of its own follows it ("输入 500 token 输出 200": 输出 labels the 200)
+    labels_next = r"(?!\s*(?:约|大约|大概|about|around|~|≈|为|是|:|：)?\s*\d)"
+    if re.match(rf"\s?(?:{_OUTPUT_WORDS})\b{labels_next}", after, re.IGNORECASE):
         return "output"
-    if re.match(rf"\s?(?:{_PROMPT_WORDS})\b", after, re.IGNORECASE):
+    if re.match(rf"\s?(?:{_PROMPT_WORDS})\b{labels_next}", after, re.IGNORECASE):
         return "prompt"
     # "总结 3 页英文报告", "summarise 20-page contracts": the document read is the input, whatever verb comes first
     if re.match(_DOCUMENT_AFTER, after, re.IGNORECASE):

@@ -17,6 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.billing_words import SUBSCRIPTION_WORDS
 from assistant.phrases import DEFAULT_PEAK_SHARE
 from assistant.reading import NUM, SUFFIX, Scan, as_int, compiled, parse_number
 from tools.prices import HOURS_PER_MONTH
@@ -210,7 +211,7 @@ def _unclaimed(scan: Scan, *patterns: str) -> re.Match[str] | None:
 Billing = Literal["pay-as-you-go", "subscription", "spot"]
 _BILLING_RES: tuple[tuple[Billing, str], ...] = (
     ("spot", r"抢占式|竞价实例|\bspot\b|preemptible"),
-    ("subscription", r"包年包月|包月|包年|subscription|monthly\s+plan|reserved\s+instances?"),
+    ("subscription", SUBSCRIPTION_WORDS),
     ("pay-as-you-go", r"按量|按需|按小时(?:付费|计费)|pay[\s\-]*as[\s\-]*you[\s\-]*go|on[\s\-]*demand|\bpayg\b"),
 )
 

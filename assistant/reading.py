@@ -152,6 +152,7 @@ _SPOKEN_AMOUNTS = (
     (r"\ba\s+couple\s+(?:of\s+)?hundred\b", "200"),
     (r"\ba\s+couple\s+(?:of\s+)?thousand\b", "2000"),
     (r"\ba\s+couple\s+of\b", "2"),
+    (r"\ba\s+pair\s+of\b", "2"),  # "a pair of A10s"
     (r"\bhalf\s+a\s+dozen\b", "6"),
     (r"\bhalf\s+an?\s+(million|billion|trillion)\b", r"0.5 \1"),
     (r"\b(?:a|one)\s+(million|billion|trillion)\b", r"1 \1"),

@@ -54,7 +54,10 @@ def plan_brief(
     short = plan.model_copy(update={"options": plan.options[:_TABLE_ROWS]})
     if table := options_table(short, lang):
         parts.append(table)
-    warnings = rendered(plan.warnings, lang)
+    # "the GPU shown is inferred" is about rows of the table: with every row shown named by Alibaba, it folds
+    inferred = any(o.gpu_confidence in ("inferred", "uncertain") for o in short.options)
+    aside = [] if inferred else [w for w in plan.warnings if w.code == "plan.gpu_inferred"]
+    warnings = rendered([w for w in plan.warnings if w not in aside], lang)
     if warnings:
         parts.append("\n".join(f"⚠ {w}" for w in warnings[:2]))
     details = folded
@@ -64,7 +67,7 @@ def plan_brief(
     if len(plan.options) > _TABLE_ROWS:
         details.append(AnswerDetail(title=say("details.plan", lang), markdown=options_table(plan, lang)))
     notes = option_notes(plan, lang)
-    assumptions = [*rendered(plan.assumptions, lang), *notes, *warnings[2:]]
+    assumptions = [*rendered(plan.assumptions, lang), *notes, *warnings[2:], *rendered(aside, lang)]
     details.append(AnswerDetail(title=say("details.assumptions", lang), markdown=_bullets(assumptions)))
     return parts, details
 

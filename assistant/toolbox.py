@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from assistant.toolbox_catalog import (
     cheapest_region_for_gpu,
+    compare_instance_prices,
     compare_region_prices,
     find_instance_types,
     nearest_known_price,
@@ -392,6 +393,7 @@ DOMAIN_TOOLS: tuple[Callable[..., Any], ...] = (
     price_of_instance,
     nearest_known_price,
     compare_region_prices,
+    compare_instance_prices,
     cheapest_region_for_gpu,
     model_card,
     plan_media_deployment,

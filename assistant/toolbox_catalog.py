@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from tools import catalog, price_nearest, price_quotes, prices
+from tools import catalog, price_gap, price_nearest, price_quotes, prices
 
 
 class InstanceList(BaseModel):
@@ -72,6 +72,19 @@ def nearest_known_price(instance_type: str, region: str | None = None) -> price_
         The stand-in price, or None when nothing comparable is priced.
     """
     return price_nearest.nearest_known_price(instance_type, region)
+
+
+def compare_instance_prices(
+    instance_types: list[str], region: str | None = None, basis: price_gap.MonthBasis = "pay-as-you-go"
+) -> price_gap.InstancePriceGap:
+    """Put two or more instance types side by side per month, cheapest first, with how much more each costs.
+
+    Args:
+        instance_types: Instance types, e.g. ["ecs.gn7i-c16g1.4xlarge", "ecs.gn7i-c8g1.2xlarge"].
+        region: Region id, e.g. "cn-beijing"; omitted = each type's default region (see price_of_instance).
+        basis: "pay-as-you-go" (730 h of the hourly price) or "subscription" (the monthly subscription).
+    """
+    return price_gap.compare_instance_months(instance_types, region, basis)
 
 
 def compare_region_prices(

@@ -9,7 +9,7 @@ import re
 
 from assistant.hardware_words import GPU_NAME
 from assistant.rate_words import ABOUT, CALLS_EN, CALLS_ZH
-from assistant.reading import NUM, OF, SUFFIX, Scan, as_int, parse_number
+from assistant.reading import NUM, OF, SUFFIX, Scan, as_int, compiled, parse_number
 
 _CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 # "一万五" is 15,000 and "两千五" 2,500, as people say it: the digit after the unit is the next place down.
@@ -178,8 +178,20 @@ _TOKEN_COST_RE = (
 # "token 成本", "cost per token", "per-token price": the cost of tokens asked without a unit count
 _PER_TOKEN_RE = (
     r"tokens?\s*(?:的)?\s*(?:成本|单价|价格|费用|花费)|每\s*(?:个\s*)?tokens?\s*(?:的)?\s*(?:成本|价格|多少钱)|"
-    r"\b(?:cost|price)s?\s+(?:per|a|of\s+a)\s+token\b|\bper[\s\-]token\s+(?:cost|price|pricing)|\btoken\s+(?:cost|price)s?\b"
+    r"\b(?:cost|price)s?\s+(?:per|a|of\s+a)\s+token\b|\bper[\s\-]token\s+(?:cost|price|pricing)|\btoken\s+(?:cost|price)s?\b|"
+    # "what does one million tokens cost", "the price of 1M tokens", "一百万 token 多少钱" ("a"/"one" read as 1)
+    r"\b(?:cost|price)s?\s+(?:of|for)\s+1\s*(?:million|m)\s+(?:output\s+)?tokens?\b|"
+    r"\b1\s*(?:million|m)\s+(?:output\s+)?tokens?\s+(?:would\s+|will\s+)?(?:cost|costs|come\s+to|run)\b|"
+    r"(?:一百万|1\s*百万|100\s*万)\s*(?:个)?\s*tokens?\s*(?:要|大概|大约|得)?\s*(?:多少钱|成本|花多少|的成本|的费用)|"
+    # "most tokens per second per yuan", "每块钱多少 token": tokens for the money, the inverse of the cost per token
+    r"\btokens?(?:\s*/\s*s|\s+per\s+second)?\s+(?:per|a|for\s+each)\s+(?:yuan|rmb|dollar|buck|¥)|"
+    r"每(?:一)?(?:块钱|元钱?)\s*(?:能)?\s*(?:跑|生成|出)?\s*多少\s*tokens?"
 )
+
+
+def token_cost_asked(text: str) -> bool:
+    """Whether ``text`` asks the cost of tokens ("per million tokens", "what does one million tokens cost")."""
+    return bool(compiled(_TOKEN_COST_RE).search(text) or compiled(_PER_TOKEN_RE).search(text))
 
 
 def find_token_cost(scan: Scan) -> bool:
@@ -269,14 +281,20 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"(?:for|serve|serving|with)\s+{NUM}\s*{SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
         rf"{NUM}\s*{SUFFIX}\s*(?:个|位)\s*(?:用户|人)",
         # "给 20 个销售用", "供 30 名客服同事使用", "for 20 salespeople": the people it is for, by their role
-        rf"(?:给|供|让|提供给)\s*{NUM}\s*{SUFFIX}\s*(?:个|位|名)?\s*{_ROLES_ZH}(?:人员|同事|同学|们)?\s*(?:同时)?\s*"
-        r"(?:用|使用|访问|在用)",
+        rf"(?:给|供|让|提供给|为)\s*{NUM}\s*{SUFFIX}\s*(?:个|位|名)?\s*{_ROLES_ZH}(?:人员|同事|同学|们)?\s*(?:同时)?\s*"
+        r"(?:用|使用|访问|在用|提供|部署|开放|搭建|服务)",
+        # "给 50 人用", "供三十人使用": a team that size (up to 99) are its users; "给 3000 人用" is a head-count
+        # (rate_words); "500 人同时用" says at once, at any size
+        r"(?:给|供|让|提供给|为)\s*(\d{1,2}|[一二两三四五六七八九十]{1,3})()\s*(?:多|来)?\s*(?:个|位|名)?\s*人\s*(?:同时)?\s*"
+        r"(?:用|使用|访问|在用|提供|部署|开放|搭建|服务)",
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:多|来)?\s*人\s*同时\s*(?:用|使用|访问|在用|在线)",
         rf"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?{NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?{_ROLES_EN}\b",
-        # "给 50 人用": a team that size are the users; "给 3000 人用" is a head-count (rate_words)
-        r"(?:给|供|提供给)\s*(\d{1,2})()\s*(?:个|位|名)?\s*人\s*(?:同时)?\s*(?:用|使用|访问)",
         # "to ~20 staff": a team that size are the users; "2,000 employees" is a head-count (rate_words)
         r"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?(\d{1,2})()\s*(?:employees|staff)\b",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|ppl|clients)\b",
+        # "a 20 user RAG chatbot", "our 50-user pilot": the count as an adjective of what is deployed (not "1B user
+        # events", a data volume)
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}[\s\-]*(?:concurrent[\s\-]+)?(?:user|person|seat)[\s\-]+{_DEPLOYED}",
         # "a handful of users, say 4", "users - maybe 20": the count given after the people
         rf"\b(?:users|people|ppl|folks|clients|staff|students|colleagues)\s*[,(\-–—]?\s*(?:say|maybe|perhaps|like|"
         rf"about|around|roughly|~)\s*{NUM}\s*{SUFFIX}(?![\w.])(?!\s*(?:tokens?|gb|gib|k\b|%))",
@@ -286,8 +304,26 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"(?<![\w.]){NUM}{SUFFIX}[\s\-]*(?:person|people|member)\s+(?:team|group)\b",
     )
     if not m:
+        if me_and := scan.first(_ME_AND_EN, _ME_AND_ZH):  # "me and 2 friends": the asker is one of them
+            return as_int(parse_number(me_and.group(1), me_and.group(2)) + 1)
         return 1 if re.search(_SOLO_RE, scan.text, re.IGNORECASE) else None
     return as_int(parse_number(m.group(1), m.group(2)))
+
+
+_DEPLOYED = (
+    r"(?:internal\s+|in-house\s+)?(?:rag|chat\w*|bot|app\w*|service|deployment|team|pilot|poc|tool|setup|product|"
+    r"assistant|system|platform|prototype|helpdesk|support|demo|beta|copilot|knowledge|search|workload)\b"
+)
+# "me and 2 friends", "myself plus three teammates", "我和另外两个同学": those named and the asker.
+_ME_AND_EN = (
+    rf"\b(?:me|myself)\s+(?:and|plus|\+|&)\s+(?:(?:my|about|around|maybe)\s+)?{NUM}\s*{SUFFIX}\s+(?:other\s+)?"
+    r"(?:friends?|colleagues?|co-?workers?|teammates?|classmates?|labmates?|others|people|users|devs?|"
+    r"students|researchers|engineers)\b"
+)
+_ME_AND_ZH = (
+    rf"(?:我|自己)\s*(?:和|跟|加上?|带)\s*(?:另外|其他)?\s*{NUM}\s*{SUFFIX}\s*(?:个|位|名)?\s*{_ROLES_ZH}?"
+    r"(?:朋友|同学|同事|队友|人)"
+)
 
 
 # "just me using it", "only for myself", "就我一个人用", "自己一个人玩": one user, said without a number.

@@ -132,3 +132,29 @@ def test_three_sides_show_the_margin_to_the_runner_up() -> None:
     v100 = SideOutcome(label="V100", gpus=1, hourly=19.74, tokens_per_s=150.0)
     line = lead_line([v100, A10, T4], "which is cheapest?", "en")
     assert line is not None and "¥9.53/h vs ¥11.63/h" in line  # the A10 against the next cheapest, the T4
+
+
+def test_memory_asked_shows_each_sides_need_against_its_card() -> None:
+    l20 = SideOutcome(label="L20", gpus=1, need_gib=20.65, usable_gib=44.0, headroom_pct=53.1)
+    a10 = SideOutcome(label="A10", gpus=2, need_gib=18.9, usable_gib=22.2, headroom_pct=14.9)
+    line = lead_line([a10, l20], "Qwen2.5-7B 跑在 L20 和 A10 上，显存各占多少？", "zh")
+    assert line == "**按余量选 L20：** 每卡需要 20.65 / 44 GiB 对 18.9 / 22.2 GiB，显存余量 53.1% 对 14.9%。"
+
+
+def test_the_cost_of_a_million_tokens_ranks_by_the_per_token_figure() -> None:
+    a10, a100 = A10.model_copy(update={"per_million": 13.06}), A100.model_copy(update={"per_million": 11.9})
+    for question in ("what does one million tokens cost on A10 vs A100?", "A10 和 A100，一百万 token 要多少钱？"):
+        line = lead_line([a10, a100], question, "en")
+        assert line is not None and line.startswith("**A100-80GB is the pick on cost:** ¥11.9 vs ¥13.06")
+
+
+def test_paying_by_the_month_ranks_cost_by_the_subscription_price() -> None:
+    # gn6i-c4g1.xlarge ¥3,348/month on subscription vs gn7i-c8g1.2xlarge ¥4,575.66: dearer by the hour, cheaper
+    # by the month (the subscription discounts differ per family)
+    a10, t4 = A10.model_copy(update={"subscription_month": 4575.66}), T4.model_copy(update={"subscription_month": 3348})
+    asked = (("T4 or A10? I'd pay monthly, whichever is cheaper", "en"), ("T4 还是 A10，包月哪个便宜？", "zh"))
+    for question, lang in asked:
+        line = lead_line([a10, t4], question, lang)  # type: ignore[arg-type]
+        assert line is not None and "T4" in line.split("A10")[0] and "3348" in line and "4575.66" in line
+    hourly = lead_line([a10, t4], "T4 or A10, which is cheaper?", "en")
+    assert hourly is not None and hourly.startswith("**A10 is the pick on cost:** ¥9.53/h vs ¥11.63/h")

@@ -165,3 +165,17 @@ def test_sources_are_numbered_in_order() -> None:
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_scope_statement_has_no_numbers(lang: str) -> None:
     assert ungrounded_numbers(render.scope_statement(lang), Evidence()) == []  # type: ignore[arg-type]
+
+
+def test_the_inferred_gpu_warning_folds_when_every_row_shown_is_named() -> None:
+    from assistant.render_brief import plan_brief
+
+    plan = plan_gpu_deployment("Qwen2.5-7B-Instruct", qps=1.85)
+    assert any(w.code == "plan.gpu_inferred" for w in plan.warnings)  # an H20 (gn8v) option ranks below the A10s
+    assert all(o.gpu_confidence == "official" for o in plan.options[:3])
+    parts, details = plan_brief(plan, "en")
+    warning = "the GPU shown is inferred"
+    assert not any(warning in part for part in parts)
+    assert any(warning in d.markdown for d in details)  # still said, with the assumptions
+    inferred = plan_gpu_deployment("Qwen2.5-7B-Instruct", qps=1.85, gpu="H20")
+    assert any(warning in part for part in plan_brief(inferred, "en")[0])

@@ -48,6 +48,7 @@ CALLS: dict[str, dict[str, Any]] = {
     "price_of_instance": {"instance_type": "ecs.gn7i-c8g1.2xlarge"},
     "nearest_known_price": {"instance_type": "ecs.gn8is.4xlarge", "region": "cn-beijing"},
     "compare_region_prices": {"instance_type": "ecs.gn7i-c8g1.2xlarge"},
+    "compare_instance_prices": {"instance_types": ["ecs.gn7i-c16g1.4xlarge", "ecs.gn7i-c8g1.2xlarge"]},
     "cheapest_region_for_gpu": {"gpu": "A10"},
     "model_card": {"model": "llama3.1-8b"},
     "plan_media_deployment": {"model": "SDXL", "images_per_hour": 500},

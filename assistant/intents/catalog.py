@@ -6,6 +6,7 @@ import re
 
 from assistant import render, render_tables
 from assistant.bad_names import unknown_family_line
+from assistant.billing_words import asks_type_gap
 from assistant.intents.arguments import (
     gpu_token,
 )
@@ -102,8 +103,10 @@ class CatalogIntent(Run):
             pick = self.pick(specs) if len(specs) >= 2 else ""  # GpuIntent's "which to pick for which job"
             lines.append(say("catalog.pick_holds", self.lang, pick=pick, holds=holds))
             if len(priced) >= 2:
-                lines.append(say("types.cheaper", self.lang, cheap=priced[0][1], price=render.fig(priced[0][0]),
-                                 other=priced[-1][1], other_price=render.fig(priced[-1][0])))  # fmt: skip
+                cheaper = say("types.cheaper", self.lang, cheap=priced[0][1], price=render.fig(priced[0][0]),
+                              other=priced[-1][1], other_price=render.fig(priced[-1][0]))  # fmt: skip
+                # "哪个便宜?": the price answers first; otherwise which GPU suits what does
+                lines.insert(0 if asks_type_gap(self.question) else len(lines), cheaper)
         table = render_tables.instances_table([i for i, _ in found], self.lang)
         prices = " · ".join(f"`{i.instance_type}` ¥{render.fig(p)}/h" for i, p in found if p is not None)
         return Reply(text="\n\n".join(p for p in [*lines, table, prices] if p), kind="guidance")

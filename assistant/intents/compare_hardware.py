@@ -70,7 +70,10 @@ class CompareHardware(Run):
                 prices[label] = hourly * fit.hardware.instances  # compared in total; shown as listed ("2 × ¥26.62")
                 count = fit.hardware.instances
                 shown[label] = ("" if count == 1 else f"{count} × ") + f"¥{render.fig(hourly)}"
-        counts = (yield from self.capacities(s, sides, results)) if kind != "types" and task == "inference" else {}
+        # instance types are counted when users are asked ("how many users on gn7i-... vs gn7e-...?")
+        users_asked = bool(s.asks_capacity or re.search(USERS_RE, self.question, re.I))
+        counted = task == "inference" and (kind != "types" or users_asked)
+        counts = (yield from self.capacities(s, sides, results)) if counted else {}
         options: dict[str, DeploymentOption] = {}
         if task == "inference":
             for label, fit in results:
@@ -125,6 +128,7 @@ class CompareHardware(Run):
         return SideOutcome(
             label=label, fits=fit.fits, gpus=fit.hardware.gpus, hourly=hourly, hourly_shown=shown,
             per_million=option.cost_cny_per_million_tokens if option else None,
+            subscription_month=option.subscription_cny_per_month if option else None,
             tokens_per_s=option.decode_tokens_per_s if option else None,
             training_hours=option.training_hours if option else None,
             headroom_pct=fit.headroom_pct if fit.fits else None, users=users,

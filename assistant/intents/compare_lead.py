@@ -16,12 +16,17 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from assistant import render
+from assistant.billing_words import billing_basis
 from assistant.intents.compare_yes_no import yes_no_lead
 from assistant.messages import say
+from assistant.phrases import spell_numbers
 from assistant.run import Language
+from assistant.workload_numbers import token_cost_asked
 from tools.plan import DeploymentOption
 
 Criterion = Literal["cost", "speed", "users", "room", "gpus"]
+# What "cheaper" is measured by: the hourly price, the cost per token, or the monthly subscription the user pays.
+CostBasis = Literal["hour", "token", "subscription"]
 
 # What the question weighs the sides by, in the order a criterion is written; none: the overall winner.
 _CRITERIA: dict[Criterion, str] = {
@@ -33,7 +38,10 @@ _CRITERIA: dict[Criterion, str] = {
     "users": r"(?:more|most)\s+(?:users|concurren\w*|sequences|requests|people|chats|sessions|conversations|streams)|"
     r"how\s+many\s+(?:users|concurrent|conversations|chats|sessions)|"
     r"(?:更多|最多).{0,4}(?:并发|用户|人|会话|对话)|并发.{0,4}(?:更多|最多|更高)|(?:撑|扛|支持|接待)(?:得|的)?(?:住)?更多",
-    "room": r"headroom|(?:more|most)\s+(?:memory\s+)?room|余量|富余|宽裕",
+    "room": r"headroom|(?:more|most)\s+(?:memory\s+)?room|余量|富余|宽裕|"
+    # "how much VRAM does each take", "显存各占多少": the memory each side needs, against what it has
+    r"how\s+much\s+(?:vram|memory|gpu\s+memory)|(?:vram|memory)\s+(?:each|usage|use|footprint)|"
+    r"显存.{0,4}(?:各|分别)?\s*(?:占|要|需要|用|占用)(?:了)?多少",
     "gpus": r"how\s+many\s+(?:gpus|cards)|fewe(?:r|st)\s+(?:gpus|cards)|几张卡|几块卡|多少张|多少块|各(?:需要|要)几",
 }
 
@@ -54,9 +62,12 @@ class SideOutcome(BaseModel):
     hourly: float | None = None
     hourly_shown: str | None = None  # as the answer shows it: "¥9.53" or "2 × ¥26.62"
     per_million: float | None = None
+    subscription_month: float | None = None  # the fleet's monthly subscription price, where one is known
     tokens_per_s: float | None = None
     training_hours: float | None = None
     headroom_pct: float | None = None
+    need_gib: float | None = None  # per GPU: what the workload needs and what the GPU has for it
+    usable_gib: float | None = None
     users: int | None = None
     train_tflops: float | None = None  # dense BF16 TFLOPS of the side's GPUs together: training speed
     per: int = 1  # users and speed are ranked per this many GPUs ("per card": the side's GPU count)
@@ -65,8 +76,10 @@ class SideOutcome(BaseModel):
 def option_outcome(label: str, o: DeploymentOption) -> SideOutcome:
     """One side from the plan option standing for it (its cheapest that fits)."""
     return SideOutcome(label=label, gpus=o.total_gpus, hourly=o.price_cny_per_hour,
-                       per_million=o.cost_cny_per_million_tokens, tokens_per_s=o.decode_tokens_per_s,
+                       per_million=o.cost_cny_per_million_tokens, subscription_month=o.subscription_cny_per_month,
+                       tokens_per_s=o.decode_tokens_per_s,
                        training_hours=o.training_hours, headroom_pct=o.headroom_pct,
+                       need_gib=o.per_gpu_gib_needed, usable_gib=o.per_gpu_capacity_gib,
                        users=o.max_concurrent_sequences)  # fmt: skip
 
 
@@ -117,8 +130,23 @@ _PER_TOKEN_RE = (
 _PER_HOUR_RE = r"per\s+hour|hourly|/\s*h(?:ou)?r?\b|an\s+hour|每小时|一小时|小时多少"
 
 
-def _cost(sides: list[SideOutcome], per_token: bool = False) -> tuple[SideOutcome, SideOutcome] | None:
-    if per_token and (cheapest := _best(sides, "per_million", low=True)):
+def cost_basis(question: str) -> CostBasis:
+    """Return what "cheaper" is measured by in ``question``.
+
+    Per token when asked instead of per hour ("每小时多少钱、每百万 tokens 多少钱": the hour first, as written),
+    the monthly subscription when that is how the user pays ("包月", "I'd pay monthly": a type's subscription
+    discount differs from its hourly rank), else the hourly price.
+    """
+    per_token = re.search(_PER_TOKEN_RE, question, re.I) or token_cost_asked(spell_numbers(question))
+    if per_token and not re.search(_PER_HOUR_RE, question, re.I):
+        return "token"
+    return "subscription" if billing_basis(question) == "subscription" else "hour"
+
+
+def _cost(sides: list[SideOutcome], basis: CostBasis = "hour") -> tuple[SideOutcome, SideOutcome] | None:
+    if basis == "token" and (cheapest := _best(sides, "per_million", low=True)):
+        return cheapest
+    if basis == "subscription" and (cheapest := _best(sides, "subscription_month", low=True)):
         return cheapest
     hourly = _best(sides, "hourly", low=True)
     if hourly is None:
@@ -135,12 +163,15 @@ def _speed(sides: list[SideOutcome]) -> tuple[SideOutcome, SideOutcome] | None:
 
 
 def _figures(
-    win: tuple[SideOutcome, SideOutcome], criterion: Criterion, lang: Language, per_token: bool = False
+    win: tuple[SideOutcome, SideOutcome], criterion: Criterion, lang: Language, basis: CostBasis = "hour"
 ) -> str:
     """Return the figures behind one criterion's winner: "¥9.53/h vs ¥11.63/h", "579 vs 201 tokens/s"."""
     a, b = win
     if criterion == "cost":
-        by_token = per_token and a.per_million is not None and b.per_million is not None
+        if basis == "subscription" and a.subscription_month is not None and b.subscription_month is not None:
+            return say("lead.fig_subscription", lang, a=render.fig(a.subscription_month),
+                       b=render.fig(b.subscription_month))  # fmt: skip
+        by_token = basis == "token" and a.per_million is not None and b.per_million is not None
         if not by_token and a.hourly is not None and b.hourly is not None and a.hourly != b.hourly:
             return say("lead.fig_hourly", lang, a=a.hourly_shown or f"¥{render.fig(a.hourly)}",
                        b=b.hourly_shown or f"¥{render.fig(b.hourly)}")  # fmt: skip
@@ -162,16 +193,21 @@ def _figures(
         return say("lead.fig_users", lang, a=a.users, b=b.users)
     if criterion == "gpus":
         return say("lead.fig_gpu_count", lang, a=a.gpus, b=b.gpus)
+    if None not in (a.need_gib, a.usable_gib, b.need_gib, b.usable_gib, a.headroom_pct, b.headroom_pct):
+        # the memory asked, as the plans give it: need of usable per GPU, and the headroom that leaves
+        return say("lead.fig_memory", lang, an=render.fig(a.need_gib), au=render.fig(a.usable_gib),
+                   bn=render.fig(b.need_gib), bu=render.fig(b.usable_gib), a=render.fig(a.headroom_pct),
+                   b=render.fig(b.headroom_pct))  # fmt: skip
     if a.gpus is not None and b.gpus is not None and a.gpus != b.gpus:
         return say("lead.fig_gpus", lang, a=a.gpus, b=b.gpus)
     return say("lead.fig_room", lang, a=render.fig(a.headroom_pct), b=render.fig(b.headroom_pct))
 
 
 def _winner(
-    sides: list[SideOutcome], criterion: Criterion, per_token: bool = False
+    sides: list[SideOutcome], criterion: Criterion, basis: CostBasis = "hour"
 ) -> tuple[SideOutcome, SideOutcome] | None:
     if criterion == "cost":
-        return _cost(sides, per_token)
+        return _cost(sides, basis)
     if criterion == "speed":
         return _speed(sides)
     if criterion == "users":
@@ -201,11 +237,10 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
         items = _SEP[lang].join(say("lead.count_item", lang, label=s.label, n=s.gpus) for s in ranked)
         return say("lead.counts", lang, items=items)
     # Without two prices, the GPU count stands in for cost: fewer cards of the same workload cost less to run.
-    # per token only when asked instead of per hour ("每小时多少钱、每百万 tokens 多少钱": the hour first, as written)
-    per_token = bool(re.search(_PER_TOKEN_RE, question, re.I)) and not re.search(_PER_HOUR_RE, question, re.I)
-    overall: list[Criterion] = ["cost" if _cost(fitting) else "gpus", "speed"]
-    wanted: list[Criterion] = [c for c in asked if _winner(fitting, c, per_token)] or overall
-    wins = [(c, w) for c in wanted[:2] if (w := _winner(fitting, c, per_token)) is not None]
+    basis = cost_basis(question)
+    overall: list[Criterion] = ["cost" if _cost(fitting, basis) else "gpus", "speed"]
+    wanted: list[Criterion] = [c for c in asked if _winner(fitting, c, basis)] or overall
+    wins = [(c, w) for c in wanted[:2] if (w := _winner(fitting, c, basis)) is not None]
     if not wins:
         wins = [(c, w) for c in ("speed", "users", "room") if (w := _winner(fitting, c)) is not None][:1]
     if not wins:
@@ -216,10 +251,10 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
     if len(wins) == 1 or wins[0][1][0].label == wins[1][1][0].label:
         label = wins[0][1][0].label
         which = _AND[lang].join(names[c] for c, _ in wins)
-        figures = _SEP[lang].join(_figures(w, c, lang, per_token) for c, w in wins)
+        figures = _SEP[lang].join(_figures(w, c, lang, basis) for c, w in wins)
         code = "lead.one" if len(wins) == 1 else "lead.both"
         return yes_no_lead(say(code, lang, label=label, which=which, figures=figures), winners, labels, question, lang)
     (c1, w1), (c2, w2) = wins
     line = say("lead.split", lang, a=w1[0].label, ca=names[c1], b=w2[0].label, cb=names[c2],
-               fa=_figures(w1, c1, lang, per_token), fb=_figures(w2, c2, lang, per_token))  # fmt: skip
+               fa=_figures(w1, c1, lang, basis), fb=_figures(w2, c2, lang, basis))  # fmt: skip
     return yes_no_lead(line, winners, labels, question, lang)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from assistant import render
-from assistant.billing_words import CostPeriod, billings, cost_period, follow_up_period
+from assistant.billing_words import MONEY_ASK, CostPeriod, billings, cost_period, follow_up_period
 from assistant.messages import say
 from assistant.price_phrases import basis_label
 from assistant.run import TRAINING, Events, Run
@@ -22,7 +22,8 @@ from tools.price_quotes import PriceQuote
 
 _COST_WORDS = (
     r"多少钱|费用|成本|花费|开销|花多少|烧|账单|预算|包年|\bcost\w*|\bprice\w*|\bbill\w*|\bspend\w*|\bburn\w*|"
-    r"how\s+much|\bbudget\w*|¥|\bcny\b|\brmb\b|\bcomes?\s+to\b|\bset\s+(?:us|me)\s+back|\brun\s+(?:us|me)\b"
+    r"how\s+much|\bbudget\w*|¥|\bcny\b|\brmb\b|\bcomes?\s+to\b|\bset\s+(?:us|me)\s+back|\brun\s+(?:us|me)\b|"
+    + MONEY_ASK
 )
 _SUBSCRIPTION_REGION = "cn-shanghai"  # the one region whose subscription prices the shipped list has
 

@@ -81,7 +81,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads):
             head.insert(0 if asked else len(head), time)
         elif not lead and (times := (yield from self.planned_training_time(s, plan))):
             head[:0] = times
-        head[:0] = self.usage_line(s, plan)
+        usage = self.usage_line(s, plan)  # "10 hours a day on weekdays": the month at those hours is a cost line
+        head[:0] = usage
         asked = self.cost_question(s)  # "那 L20 呢" after "一个月多少钱": the cost is still the question
         cost = [] if lead else (yield from self.cost_line(s, plan, asked))
         if not lead:  # "一年多少钱", "cost per 1,000 requests": the period asked answers before the month
@@ -105,10 +106,10 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads):
         verdict = bool(head) and (self.conv.turn.asks_verdict or over) and not lead
         brief, details = plan_brief(
             plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity,
-            summary=not (verdict or cost or billing or lead),
+            summary=not (verdict or cost or billing or lead or usage),
         )
         # The cost line, or a verdict on named hardware, answers; the top option's paragraph (and source) folds.
-        if (cost or billing or lead) and plan.options:
+        if (cost or billing or lead or usage) and plan.options:
             summary = render.plan_summary(plan, self.lang)
             details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown=summary))
         if lead and self.named_fits:

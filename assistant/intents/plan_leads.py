@@ -11,6 +11,7 @@ import re
 
 from assistant import render
 from assistant.answer import Language
+from assistant.billing_words import MONEY_ASK
 from assistant.hardware_words import REGIONS
 from assistant.intents.arguments import plan_args
 from assistant.intents.prices import PricesIntent
@@ -26,7 +27,8 @@ from tools.training_volume import TrainingCompute
 COST_ASK_RE = (
     r"how\s+much\s+(?:would|will|does|do|is|for|money|per)|\bcost\b|\bcosts\b|\bprice\b|\bpricing\b|\bbill\b|"
     r"\bspend\b|多少钱|费用|成本|花多少|价格|账单|包月多少|按量多少|"
-    r"\bwhat\s+(?:would|will|does|do)\s+(?:that|it|this|they)\s+run\b|\brun\s+(?:me|us)\b"  # "what would that run"
+    r"\bwhat\s+(?:would|will|does|do)\s+(?:that|it|this|they)\s+run\b|\brun\s+(?:me|us)\b|"  # "what would that run"
+    + MONEY_ASK
 )
 _MONTH_DAYS = 30  # a run longer than this is also shown scaled out to finish in about a month
 HOW_LONG_RE = (
@@ -184,6 +186,9 @@ class PlanLeads(Run):
             unpriced = say("cost.unpriced", self.lang, instance_type=top.instance_type)
             return [unpriced, *(yield from PricesIntent.nearest_line(self, top.instance_type, s.region))]  # type: ignore[arg-type]
         o = min(priced, key=lambda o: o.price_cny_per_month or 0)
+        per_token = [p for p in priced if p.cost_cny_per_million_tokens is not None]
+        if tokens and per_token:  # the cost per token asked: the option cheapest per token, not per month
+            o = min(per_token, key=lambda o: o.cost_cny_per_million_tokens or 0)
         per_m = render.fig(o.cost_cny_per_million_tokens) if o.cost_cny_per_million_tokens is not None else "?"
         code = "cost.tokens" if tokens and o.cost_cny_per_million_tokens is not None else "cost.month"
         return [

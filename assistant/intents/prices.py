@@ -9,7 +9,7 @@ spot price carries the guidance's interruption caveat. A follow-up that names on
 from __future__ import annotations
 
 from assistant.answer import AnswerDetail
-from assistant.billing_words import asks_price_gap, asks_region, billings
+from assistant.billing_words import asks_price_gap, asks_region, asks_type_gap, billings
 from assistant.hardware_words import named_regions
 from assistant.messages import say
 from assistant.price_phrases import basis_label, billing_label, source_label
@@ -17,12 +17,14 @@ from assistant.render import fig
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
     cheapest_region_for_gpu,
+    compare_instance_prices,
     compare_region_prices,
     find_instance_types,
     nearest_known_price,
     price_of_instance,
 )
 from assistant.understanding import Slots, understand
+from tools.price_gap import InstancePriceGap
 from tools.price_nearest import NearestPrice
 from tools.price_quotes import RegionComparison, RegionPrice
 from tools.prices import HOURS_PER_MONTH
@@ -48,6 +50,9 @@ class PricesIntent(Run):
             found, _ = yield from self.call("find_instance_types", find_instance_types, family=family)
             names += [i.instance_type for i in (found.instances if found else [])][:_FAMILY_TYPES]
         regions = named_regions(self.question)
+        gap = len(names) >= 2 and len(regions) < 2 and asks_type_gap(self.question)
+        if gap:  # "比 gn7i-c8g1.2xlarge 贵多少": the gap between the types leads, on one billing basis
+            lines += yield from self.type_gap_line(names[:_FAMILY_TYPES], modes, region)
         if names and len(regions) >= 2:  # "in Singapore vs Hangzhou": each region named, the cheaper first
             for name in names[:_FAMILY_TYPES]:
                 for where in regions:
@@ -55,7 +60,7 @@ class PricesIntent(Run):
             lines[:0] = yield from self.cheaper_region_line(names[0], regions, modes)
         elif names:
             for name in names[:_FAMILY_TYPES]:
-                yield from self._instance(name, modes, region, region_ask, lines, details, sources)
+                yield from self._instance(name, modes, region, region_ask, lines, details, sources, not gap)
         elif subject.gpu_mentions:
             yield from self._gpu(subject, modes, None if region_ask else region, lines, details, sources)
         else:
@@ -136,8 +141,11 @@ class PricesIntent(Run):
         lines: list[str],
         details: list[AnswerDetail],
         sources: list[str],
+        billing_gap: bool = True,
     ) -> Events:
         """Price one instance type: its cheapest region per mode asked, or its prices in one region.
+
+        ``billing_gap`` False: the gap asked is between types, not between this type's billing modes.
 
         ``region`` None without ``by_region``: the price tool's default region (the first of the big four
         regions that lists the type).
@@ -178,9 +186,9 @@ class PricesIntent(Run):
                     own += yield from self.nearest_line(name, region)
                 continue
             monthly = ""
-            if mode == "pay-as-you-go" and quote and quote.monthly and quote.monthly_basis != "monthly subscription":
-                month = f"¥{fig(quote.monthly)}{self._unit('subscription-monthly')}"
-                basis = basis_label(quote.monthly_basis, self.lang)
+            if mode == "pay-as-you-go" and quote and quote.payg_monthly:  # the hour as a month, beside a subscription
+                month = f"¥{fig(quote.payg_monthly)}{self._unit('subscription-monthly')}"
+                basis = basis_label(f"pay-as-you-go x {fig(HOURS_PER_MONTH)} h/month", self.lang)
                 monthly = say("prices.payg_month", self.lang, price=month, basis=basis)
             own.append(self._quote_line(label, row, mode, monthly))
             sources.append(row.source_line)
@@ -188,10 +196,30 @@ class PricesIntent(Run):
             own.append(say("prices.other_modes", self.lang, parts="; ".join(others)))
         lines.append(" ".join(own))
         gap = quote.subscription_saving_monthly if quote else None
-        if asks_price_gap(self.question) and quote and gap is not None:  # "cost difference": each month, the gap
+        # "cost difference", or both billing modes named ("subscription versus pay-as-you-go"): the month's gap first
+        weighed = asks_price_gap(self.question) or {"pay-as-you-go", "subscription-monthly"} <= set(modes)
+        if billing_gap and weighed and quote and gap is not None:
             lines.insert(len(lines) - 1, say("prices.month_gap", self.lang, name=label, payg=fig(quote.payg_monthly),
                                              hours=fig(HOURS_PER_MONTH), subscription=fig(quote.subscription_monthly),
                                              gap=fig(abs(gap))))  # fmt: skip
+
+    def type_gap_line(self, names: list[str], modes: list[str], region: str | None) -> Events:
+        """Say how much more the dearer type costs a month than the cheaper, on the billing asked (else 730 h)."""
+        basis = "subscription" if modes == ["subscription-monthly"] else "pay-as-you-go"
+        gap, _ = yield from self.call(
+            "compare_instance_prices", compare_instance_prices, instance_types=names, region=region, basis=basis
+        )
+        priced = [t for t in gap.types if t.monthly_cny is not None] if isinstance(gap, InstancePriceGap) else []
+        if len(priced) < 2:
+            return []  # an unpriced type is said by its own line, with the nearest known price
+        cheap, dear = priced[0], priced[-1]
+        label = basis_label("monthly subscription" if basis == "subscription" else "pay-as-you-go x 730 h/month",
+                            self.lang)  # fmt: skip
+        where = cheap.region if cheap.region == dear.region else f"{dear.region} / {cheap.region}"
+        code = "prices.type_gap" if dear.more_than_cheapest_cny else "prices.type_same"
+        return [say(code, self.lang, dear=dear.instance_type, cheap=cheap.instance_type, basis=label,
+                    gap=fig(dear.more_than_cheapest_cny), dear_month=fig(dear.monthly_cny),
+                    cheap_month=fig(cheap.monthly_cny), region=where, as_of=dear.as_of or "?")]  # fmt: skip
 
     def nearest_line(self, name: str, region: str | None) -> Events:
         """Say the nearest known price for a type with none (same type elsewhere, else a similar type)."""

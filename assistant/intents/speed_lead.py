@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from assistant import render
 from assistant.answer import Language, ToolCall
 from assistant.messages import say
+from assistant.workload_numbers import token_cost_asked
 
 _ASKS_SPEED = re.compile(
     r"throughput|tokens?\s*(?:per\s+sec(?:ond)?|/\s*s)\b|tok/s|how\s+fast|\bspeed\b|decode\s+rate|"
@@ -39,8 +40,8 @@ _ASKS_LATENCY = re.compile(
 
 
 def asks_speed(question: str) -> bool:
-    """Tell whether the question asks how fast a deployment generates."""
-    return bool(_ASKS_SPEED.search(question))
+    """Tell whether the question asks how fast a deployment generates (not tokens for the money: a cost)."""
+    return bool(_ASKS_SPEED.search(question)) and not token_cost_asked(question)
 
 
 def speed_line(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from assistant import render
+from assistant.intents.compare_lead import cost_basis
 from assistant.intents.gpu_claims import winner_line
 from assistant.intents.verdict_words import COST_RE
 from assistant.messages import say
@@ -65,12 +66,14 @@ class VerdictLeads(Run):
         if not re.search(COST_RE, self.question, re.IGNORECASE):
             return
         sides: list[tuple[str, float | None, str]] = []
+        per_m: dict[str, float | None] = {}  # the known side's cost per million tokens, when that is what is asked
         for call in self.calls:
             if call.name != "plan_gpu_deployment" or not isinstance(call.result, dict) or "gpu" not in call.args:
                 continue
             options = Plan.model_validate(call.result).options
             priced = [o for o in options if o.price_cny_per_hour is not None]
             best = min(priced, key=lambda o: o.price_cny_per_hour or 0) if priced else None
+            per_m[call.args["gpu"]] = best.cost_cny_per_million_tokens if best else None
             sides.append(
                 (call.args["gpu"], best.price_cny_per_hour if best else None, best.instance_type if best else "")
             )
@@ -79,7 +82,10 @@ class VerdictLeads(Run):
         if len(sides) < 2 or not unknown or len(known) != 1:
             return
         gpu, price, itype = known[0]
-        line = say("compare.price_gap", self.lang, gpu=gpu, instance_type=itype, price=render.fig(price),
+        code = "compare.price_gap"
+        if cost_basis(self.question) == "token" and per_m.get(gpu) is not None:  # "折合每百万 token 多少钱"
+            code, price = "compare.price_gap_per_m", per_m[gpu]
+        line = say(code, self.lang, gpu=gpu, instance_type=itype, price=render.fig(price),
                    others=say("catalog.list_sep", self.lang).join(unknown))  # fmt: skip
         reply.text = line + "\n\n" + reply.text
 
