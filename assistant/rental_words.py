@@ -7,6 +7,8 @@ deadline, so neither is read here.
 
 from __future__ import annotations
 
+import re
+
 from assistant.reading import NUM, compiled, parse_number
 
 _HOURS = {"hour": 1, "hr": 1, "day": 24, "week": 168}
@@ -19,6 +21,7 @@ _EVENT_EN = (
 )
 _EVENT_ZH = r"(?:活动|测试|试用|试点|POC|poc|演示|比赛|黑客松|培训|会议|项目|实验|课程|评测|压测|验证)"
 _NOT_RATE = r"(?!\s*(?:a|an|per|each|every|/)\s*(?:day|week|month)\b)(?!\s*(?:a|per)\s+(?:day|week)\b)"
+_PER_DAY_BEFORE = r"(?:每|一)\s*(?:天|日|周|晚|个?工作日)\s*(?:只|就|仅)?\s*$"
 _PATTERNS = (
     # "for 2 days", "for a week", "over 48 hours" (not "for 8 hours a day")
     rf"\b(?:for|over)\s+(?:(?:a|an|one)\s+|{NUM}[\s\-]*){_UNIT_EN}{_NOT_RATE}(?!\s+(?:of\s+)?(?:training|fine))",
@@ -38,8 +41,8 @@ def find_rental_hours(text: str) -> float | None:
     """Return the hours a deployment is rented in all, when the question says it is only for a while."""
     for pattern in _PATTERNS:
         m = compiled(pattern).search(text)
-        if m is None:
-            continue
+        if m is None or re.search(_PER_DAY_BEFORE, text[max(0, m.start() - 8) : m.start()]):
+            continue  # "每天只开 8 小时": hours a day it runs (usage hours), not a rental
         number, unit = (m.group(1), m.group(2)) if m.lastindex and m.lastindex >= 2 else (None, m.group(1))
         count = parse_number(number) if number else 1.0
         hours = count * _HOURS[unit.lower()]

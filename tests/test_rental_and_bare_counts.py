@@ -29,7 +29,15 @@ def test_a_rental_period_is_its_hours(text: str, hours: float) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["8 hours a day on weekdays", "train it within 2 days", "3 天内训练完", "每天 8 小时", "一天多少钱"]
+    "text",
+    [
+        "8 hours a day on weekdays",
+        "train it within 2 days",
+        "3 天内训练完",
+        "每天 8 小时",
+        "每天只开 8 小时",
+        "一天多少钱",
+    ],
 )
 def test_hours_a_day_and_deadlines_are_no_rental(text: str) -> None:
     assert find_rental_hours(text) is None
