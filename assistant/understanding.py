@@ -73,6 +73,7 @@ from assistant.workload_numbers import (
     find_budget,
     find_concurrency,
     find_context,
+    find_foreign_money,
     find_invalid,
     find_qps,
     find_token_cost,
@@ -184,6 +185,7 @@ class Slots(BaseModel):
     scale: dict[str, float] | None = Field(default=None, description="'double the users': figures a follow-up scales")
     usage_hours: UsageHours | None = Field(default=None, description="'10 hours a day on weekdays': when it runs")
     rental_hours: float | None = Field(default=None, description="'for a 2-day hackathon': rented 48 h in all")
+    foreign_money: str | None = Field(default=None, description="'$2000/month': money not in CNY, as written")
     asks_cost: bool = Field(default=False, description="'一个月要多少钱', 'what would it cost': a price is asked")
     speed: SpeedTargets | None = Field(default=None, description="'30 tokens/s per user', '首 token 1 秒内'")
     job_requests: float | None = Field(default=None, description="'10 万条数据 ... 要多久': a batch job's requests")
@@ -340,6 +342,7 @@ def understand(question: str) -> Slots:
             slots.task = "inference"
     slots.billing, slots.usage_hours, slots.rate = rates.find_billing(text), usage_hours, rate
     slots.rental_hours = None if slots.task in ("full", "lora", "qlora") else find_rental_hours(text)
+    slots.foreign_money = None if slots.budget_cny_month else find_foreign_money(text)
     slots.asks_cost = asks_price(text)
     slots.speed = speed
     slots.asks_longest_context = slots.context is None and asks_longest_context(text)

@@ -75,7 +75,29 @@ def find_budget(scan: Scan) -> float | None:
     after = scan.text[m.end() : m.end() + 12]
     if re.match(r"\s*(?:/\s*(?:小时|h\b|hour)|每小时|per\s+hour|an?\s+hour)", after, re.IGNORECASE):
         return None  # an hourly figure is not a monthly budget; the planner compares monthly prices
+    if re.match(_FOREIGN_AFTER, after, re.IGNORECASE) or re.search(r"[$€£]\s*$", scan.text[: m.start(1)]):
+        return None  # "budget 1500 USD a month" is no ¥1,500: the currency is asked for (find_foreign_money)
     return parse_number(m.group(1), m.group(2))
+
+
+# Money in another currency ("$2000/month", "500 USD", "2k dollars", "3000 美元"): the prices are CNY list prices
+# and no exchange rate is shipped, so the amount is said back and asked for in CNY, never converted or dropped.
+_FOREIGN_MONEY = (
+    rf"(?:US\s*\$|\$|€|£|usd\s*|eur\s*)\s*{NUM}\s*{SUFFIX}",
+    rf"{NUM}\s*{SUFFIX}\s*(?:usd|us\s+dollars?|dollars?|bucks|eur|euros?|gbp|pounds?|美元|美金|欧元|英镑)\b",
+    rf"{NUM}\s*{SUFFIX}\s*(?:美元|美金|欧元|英镑)",
+)
+
+
+_FOREIGN_AFTER = r"\s*(?:usd|us\s+dollars?|dollars?|bucks|eur|euros?|gbp|pounds?)\b|\s*(?:美元|美金|欧元|英镑)"
+
+
+def find_foreign_money(text: str) -> str | None:
+    """Return an amount of money in another currency as written ("$2000"), if the question states one."""
+    for pattern in _FOREIGN_MONEY:
+        if m := re.search(pattern, text, re.IGNORECASE):
+            return m.group(0).strip()
+    return None
 
 
 # "4k tokens each", "8k tokens per chat": a length per request (read as the context), not a training volume.

@@ -105,6 +105,13 @@ def _fleet(body: Body) -> None:
     assert body["text"].count("BGE-M3") == 1
 
 
+def _dollars(body: Body) -> None:
+    # "$2000/month": no exchange rate is shipped, so the amount is said back and asked for in CNY; no tool runs
+    # on a budget read as ¥2,000.
+    assert body["kind"] == "clarification" and not body["tool_calls"]
+    assert "$2000" in _first(body) or "$2000" in body["text"]
+
+
 CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("rental", "Serve Qwen2.5-7B-Instruct for a hackathon, 2 days, cheapest option?", _rental),
     ("rental-zh", "我们只需要用 3 天，Qwen2.5-14B 推理，多少钱？", _rental_zh),
@@ -113,6 +120,7 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("lineup-zh", "阿里云有哪些 GPU", _lineup),
     ("family-prices", "how much is gn7i", _family_prices),
     ("same-gpu-families", "What's the difference between gn7e and ebmgn7e?", _same_gpu_families),
+    ("dollars", "We have a budget of $2000/month. What's the biggest model we can serve?", _dollars),
     ("fleet", "We need to host 3 models: Qwen2.5-72B-AWQ, Qwen2.5-7B and bge-m3. What cluster do we need?", _fleet),
 ]
 

@@ -96,3 +96,22 @@ def test_a_small_team_given_the_service_are_its_users_and_a_big_one_a_population
     assert understand("Qwen2.5-14B 给 50 人用，推荐什么实例").concurrency == 50
     big = understand("Qwen2.5-14B 给 3000 人用，推荐什么实例")
     assert big.concurrency is not None and big.concurrency < 3000
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("We have a budget of $2000/month. What's the biggest model we can serve?", "$2000"),
+        ("Qwen2.5-7B for 10 users, budget 1500 USD a month", "1500 USD"),
+        ("每月预算 3000 美元，跑 Qwen2.5-14B 够吗", "3000 美元"),
+    ],
+)
+def test_money_in_another_currency_is_never_read_as_yuan(text: str, amount: str) -> None:
+    # No exchange rate is shipped: the amount is said back and asked for in CNY, never taken as ¥.
+    slots = understand(text)
+    assert slots.budget_cny_month is None and slots.foreign_money == amount
+
+
+def test_a_yuan_budget_is_no_foreign_money() -> None:
+    slots = understand("Qwen2.5-7B for 10 users, budget ¥1500 a month; ballpark $ per month?")
+    assert slots.budget_cny_month == 1500 and slots.foreign_money is None
