@@ -117,7 +117,8 @@ class _Answering(
             self.warnings.append(say("memory_card.read_as", self.lang, size=s.gpu_memory_gb, gpu=s.gpu))
         if self.conv.turn.invalid:  # "那并发改成负 8 呢": the value is refused even where no other word is ours
             return self.invalid_values(self.conv.turn.invalid)
-        if self.conv.turn.foreign_money and not s.budget_cny_month and s.intent != "out_of_scope":
+        foreign = self.conv.turn.foreign_money and not self.conv.turn.injection
+        if foreign and not s.budget_cny_month and s.intent != "out_of_scope":
             # "$2000/month": the prices are CNY and no exchange rate is shipped; ask rather than drop or guess
             amount = self.conv.turn.foreign_money
             return Reply(text=say("money.foreign", self.lang, amount=amount), kind="clarification")

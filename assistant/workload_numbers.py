@@ -92,8 +92,16 @@ _FOREIGN_MONEY = (
 _FOREIGN_AFTER = r"\s*(?:usd|us\s+dollars?|dollars?|bucks|eur|euros?|gbp|pounds?)\b|\s*(?:美元|美金|欧元|英镑)"
 
 
+_BUDGET_CONTEXT = (
+    r"budget|预算|\bspend|\bafford|花费|能花|最多花|/\s*(?:mo|month|月|yr|year|年)\b|per\s+(?:month|year)|a\s+(?:month|year)|"
+    r"monthly|每个?月|一个月|每年|一年"
+)
+
+
 def find_foreign_money(text: str) -> str | None:
-    """Return an amount of money in another currency as written ("$2000"), if the question states one."""
+    """Return a budget in another currency as written ("$2000/month"), if the question states one."""
+    if not re.search(_BUDGET_CONTEXT, text, re.IGNORECASE):
+        return None  # "I'll tip you $200": money, but no budget to size against
     for pattern in _FOREIGN_MONEY:
         if m := re.search(pattern, text, re.IGNORECASE):
             return m.group(0).strip()
