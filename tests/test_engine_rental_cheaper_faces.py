@@ -112,6 +112,15 @@ def _dollars(body: Body) -> None:
     assert "$2000" in _first(body) or "$2000" in body["text"]
 
 
+def _cheapest_int4(body: Body) -> None:
+    # "cheapest way" with no precision stated: the 4-bit plan's cheaper hour is named beside the BF16 one.
+    bf16, int4 = _plans(body)[:2]
+    assert int4["args"]["precision"] == "int4" and "precision" not in bf16["args"]
+    low = min(o["price_cny_per_hour"] for o in int4["result"]["options"] if o["price_cny_per_hour"])
+    paragraph = next(p for p in body["text"].split("\n\n") if "4-bit" in p)
+    assert f"¥{fig(low)}/h" in paragraph
+
+
 CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("rental", "Serve Qwen2.5-7B-Instruct for a hackathon, 2 days, cheapest option?", _rental),
     ("rental-zh", "我们只需要用 3 天，Qwen2.5-14B 推理，多少钱？", _rental_zh),
@@ -120,6 +129,7 @@ CASES: list[tuple[str, str, Callable[[Body], None]]] = [
     ("lineup-zh", "阿里云有哪些 GPU", _lineup),
     ("family-prices", "how much is gn7i", _family_prices),
     ("same-gpu-families", "What's the difference between gn7e and ebmgn7e?", _same_gpu_families),
+    ("cheapest-int4", "hey, what's the cheapest way to get llama 3 70b running for my team of 15?", _cheapest_int4),
     ("dollars", "We have a budget of $2000/month. What's the biggest model we can serve?", _dollars),
     ("fleet", "We need to host 3 models: Qwen2.5-72B-AWQ, Qwen2.5-7B and bge-m3. What cluster do we need?", _fleet),
 ]

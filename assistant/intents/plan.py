@@ -11,6 +11,7 @@ from assistant.intents.arguments import (
     plan_args,
 )
 from assistant.intents.cheaper_than import CheaperThanLeads
+from assistant.intents.cheapest_int4 import CheapestInt4
 from assistant.intents.cost_periods import CostPeriods
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.prices import PricesIntent
@@ -33,7 +34,7 @@ from tools.plan import Plan
 # A question about what it costs (not "cheapest instance"): the cost line answers first.
 
 
-class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads):
+class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
     """Renders a plan or a memory estimate from the tools."""
 
     def plan_answer(self, s: Slots, understood: str, lead: Sequence[str] = (), only_type: str | None = None) -> Events:
@@ -125,6 +126,12 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads):
                 details.append(AnswerDetail(title=say("details.assumptions", self.lang), markdown=token_cost))
         parts = [*head, *brief]
         parts[1:1] = concept
+        if not lead and (int4 := (yield from self.int4_line(s, plan))):
+            parts[1:1] = int4  # "cheapest way to run 70B?": what 4-bit weights cost, right after the answer
+            token_cost = render.token_cost_phrase(plan.options[0], self.lang)
+            if token_cost in parts and not s.asks_token_cost:  # not asked: folds, keeping the plan's length
+                parts.remove(token_cost)
+                details.append(AnswerDetail(title=say("details.assumptions", self.lang), markdown=token_cost))
         if s.gpu and not plan.options:
             parts.append((yield from self.without_gpu(s)))
         if s.gpus:
