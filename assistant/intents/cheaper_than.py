@@ -17,7 +17,8 @@ from assistant.understanding import Slots
 from tools.plan import DeploymentOption, Plan
 
 
-def _cheapest(plan: Plan) -> DeploymentOption | None:
+def cheapest_by_hour(plan: Plan) -> DeploymentOption | None:
+    """Return the plan's priced option with the lowest pay-as-you-go hour (None: no option is priced)."""
     priced = [o for o in plan.options if o.price_cny_per_hour is not None]
     return min(priced, key=lambda o: o.price_cny_per_hour or 0.0) if priced else None
 
@@ -32,7 +33,7 @@ class CheaperThanLeads(Run):
             return []
         rival_slots = s.model_copy(update={"gpu": gpu, "gpus": None, "exclude_gpus": []})
         rival, err = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(rival_slots))
-        ours, theirs = _cheapest(plan), _cheapest(rival) if isinstance(rival, Plan) and not err else None
+        ours, theirs = cheapest_by_hour(plan), cheapest_by_hour(rival) if isinstance(rival, Plan) and not err else None
         if ours is None:
             return [say("cheaper.none_priced", self.lang, gpu=gpu, model=plan.model)]
         figures = {"gpu": gpu, "model": plan.model, **_option(ours, "", self.lang)}

@@ -11,18 +11,14 @@ import re
 
 from assistant import render
 from assistant.intents.arguments import plan_args, task_of
+from assistant.intents.cheaper_than import cheapest_by_hour
 from assistant.messages import say
 from assistant.run import Events, Run
 from assistant.toolbox import plan_gpu_deployment
 from assistant.understanding import Slots
-from tools.plan import DeploymentOption, Plan
+from tools.plan import Plan
 
 _CHEAPEST_RE = r"\bcheapest\b|\bcheaper\b|lowest\s+cost|\bon\s+a\s+budget\b|最便宜|最省钱|便宜(?:一)?点|省钱|成本最低"
-
-
-def _hourly(plan: Plan) -> DeploymentOption | None:
-    priced = [o for o in plan.options if o.price_cny_per_hour is not None]
-    return min(priced, key=lambda o: o.price_cny_per_hour or 0.0) if priced else None
 
 
 class CheapestInt4(Run):
@@ -32,13 +28,13 @@ class CheapestInt4(Run):
         asked = re.search(_CHEAPEST_RE, self.question, re.IGNORECASE)
         if not asked or s.precision or s.quant or task_of(s) != "inference" or s.architecture or s.gpu:
             return []
-        ours = _hourly(plan)
+        ours = cheapest_by_hour(plan)
         if ours is None:
             return []
         cheap, _ = yield from self.call(
             "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"precision": "int4"}))
         )
-        four = _hourly(cheap) if isinstance(cheap, Plan) else None
+        four = cheapest_by_hour(cheap) if isinstance(cheap, Plan) else None
         if four is None or (four.price_cny_per_hour or 0.0) >= (ours.price_cny_per_hour or 0.0):
             return []
         return [say("cheapest.int4", self.lang, instances=four.instances, instance_type=four.instance_type,
