@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import re
 
+from tools.vocabulary import model_family_pattern
+
 # Text posing as the assistant's own tools or system messages.
 _PLANTED_DATA = (
     r"\[\s*(?:tool|function|system|assistant)(?:\s*(?:output|result|response|message|call))?\s*\]|"
@@ -137,6 +139,12 @@ _ASKS = re.compile(
     r"[?？]|吗|呢|多少|几|什么|哪|怎么|是否|能否|够不够|行不行|\b(?:how|what|which|can|could|is|are|does|do|should|will)\b",
     re.IGNORECASE,
 )
+# A request to size a named model ("然后推荐一个跑 Llama-3.1-70B 的实例，8 个并发"): the user's own question, even
+# joined to a dropped order by "然后" and asked without a question word.
+_REQUESTS = re.compile(
+    r"推荐|帮我|给我(?:算|选|估)|选(?:一个|个|什么|哪)|估算|\b(?:recommend|suggest|size|estimate|pick|choose)\b",
+    re.IGNORECASE,
+)
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 _PLANTED_RE = re.compile(_PLANTED_DATA, re.IGNORECASE)
 _WORDS = re.compile(r"\w{3}")
@@ -182,6 +190,8 @@ def _order_goes_on(parts: list[str], i: int) -> bool:
     A bare planted header ("[function result]", "【工具返回】") is followed by its planted body.
     """
     if i == 0 or not planted_sentence(parts[i - 1]) or _ASKS.search(parts[i]):
+        return False
+    if _REQUESTS.search(parts[i]) and model_family_pattern().search(parts[i]):
         return False
     header = not _WORDS.search(_PLANTED_RE.sub("", parts[i - 1]))
     return header or bool(_CONTINUES.match(parts[i]))

@@ -31,6 +31,43 @@ _OTHER_CLOUD_TYPES = (
     r"\ba[23]-(?:highgpu|megagpu|ultragpu)-\w+\b"  # GCP: a2-highgpu-1g
 )
 
+# Running the cloud rather than choosing its GPUs, on subjects the guidance may still say something about: each
+# with the words a passage must have to be quoted beside the refusal (the quota centre for a quota question,
+# never the nearest price table). Neither the catalog nor the price table holds an account's quota, an SLA, a
+# spot interruption rate, the drivers of an image, how to set up Kubernetes, local disks or promotions.
+OPS_SUBJECTS: tuple[tuple[str, str, str], ...] = (
+    ("quota", r"\bquotas?\b|配额", r"quota|配额"),
+    ("spot_rate",
+     r"(?:spot|preemptible|抢占式?|竞价)[\s\S]{0,60}?(?:interrupt\w*|reclaim\w*|回收|中断|释放)[\s\S]{0,30}?"
+     r"(?:rates?\b|probabilit\w*|how\s+often|frequen\w*|how\s+likely|chances?\b|odds|"
+     r"概率|几率|频率|多高|多大|多频繁|多久一次)|"
+     r"(?:interruption|reclaim\w*|eviction)\s+(?:rates?|probabilit\w*|frequency)|(?:回收|中断)(?:的)?(?:概率|几率|频率)",
+     r"preempt|spot|抢占"),
+    ("driver",
+     r"which\s+(?:nvidia\s+|gpu\s+)?driver|drivers?\s+(?:versions?|comes?|ships?|is\s+(?:pre[\s\-]?)?installed)|"
+     r"(?:pre[\s\-]?installed|public\s+images?)[\s\S]{0,40}?(?:driver|cuda)|"
+     r"(?:driver|cuda)[\s\S]{0,40}?(?:pre[\s\-]?installed|public\s+images?)|(?:驱动|cuda)\s*(?:的)?(?:版本|是哪)|"
+     r"(?:预装|公共镜像|镜像里)[\s\S]{0,20}?(?:驱动|cuda)|(?:驱动|cuda)[\s\S]{0,20}?(?:预装|公共镜像)",
+     r"driver|驱动"),
+    ("kubernetes",
+     r"(?:set\s*up|setting\s+up|configur\w*|walk\s+(?:me|us)\s+through|steps?\s+to|"
+     r"how\s+(?:do|can|should)\s+(?:i|we)\s+(?:create|build|install))[\s\S]{0,40}?(?:kubernetes|k8s|\back\b)|"
+     r"(?:kubernetes|k8s|\back\b)[\s\S]{0,30}?(?:manifests?|helm\s+charts?)|"
+     r"(?:搭建|配置|创建)[\s\S]{0,10}?(?:k8s|kubernetes|ack\s*集群|容器服务)",
+     r"\back\b|kubernetes|容器服务"),
+    ("local_disk", r"local\s+(?:nvme|ssds?|disks?)|\bnvme\b|本地(?:盘|磁盘|ssd|nvme)",
+     r"disk|essd|nvme|云盘|本地盘|磁盘"),
+    ("sla", r"\bsla\b|\buptime\b|availability\s+guarantee|服务等级协议|可用性(?:承诺|保证)|(?:承诺|保证)\S{0,6}可用性",
+     r"\bsla\b|uptime|服务等级|可用性承诺"),
+    ("credits",
+     r"free\s+(?:gpu\s+)?(?:trials?|tier|credits?)|(?:student|startup|education\w*)\s+(?:credits?|discounts?|"
+     r"programs?|offers?|coupons?)|discounts?\s+for\s+(?:students?|startups?)|coupons?|vouchers?|"
+     r"promo(?:tion(?:al)?)?\s+codes?|免费(?:试用|额度|体验)|学生(?:优惠|认证|套餐|机|折扣)|(?:代金|优惠)券|"
+     r"(?:创业|初创)\S{0,4}(?:扶持|优惠|补贴|计划)",
+     r"free\s+trial|免费试用|student|学生|coupon|voucher|代金券|优惠券"),
+)
+_OPS_WORDS = "|".join(pattern for _, pattern, _ in OPS_SUBJECTS)
+
 ReachTopic = Literal[
     "non_ml", "local", "image", "speech", "embedding", "video", "vlm", "encoder", "vision", "other_ml", "classic_ml",
     "cpu", "purchase", "other_cloud", "storage_price", "closed_model", "rl_llm", "cloud_price", "cloud_ops", "science",
@@ -68,7 +105,7 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"pytorch\s+geometric|\bpyg\b|\bdgl\b|graphsage|link\s+prediction|node\s+classification|图计算|"
      r"self[\s\-]play|自博弈|alphazero|alphago|muzero|"
      r"三维重建|3d\s+reconstruct\w*|photogrammetry|colmap|instant[\s\-]?ngp|点云|point[\s\-]clouds?|"
-     r"wide\s*(?:&|and)\s*deep|graph\s+neural|\bgnn\b|图神经网络|time[\s\-]series\s+forecast\w*|时序预测|"
+     r"wide\s*(?:&|and)\s*deep|graph\s+neural|\bgnn\b|图神经网络|time[\s\-]series\s+forecast\w*|时序预测|\blstms?\b|"
      r"reinforcement\s+learning|强化学习|\bppo\b\s+(?:for\s+)?(?:robot|game)|alphafold|protein\s+folding|蛋白质|"
      # Generators of other media: music and sound, 3D assets and scenes.
      r"musicgen|audiocraft|stable[\s\-]audio|\bsuno\b|music\s+(?:generat\w+|clips?|tracks?|models?)|"
@@ -81,6 +118,7 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"logistic\s+regression|\bsvm\b|决策树|decision\s+trees?|gradient[\s\-]boost\w*|梯度提升|表格数据|tabular|"
      r"k[\s\-]?means|聚类|线性回归|linear\s+regression|传统机器学习|classic(?:al)?\s+(?:ml|machine\s+learning)|"
      r"isolation\s+forest|anomaly\s+detection|异常检测|\barima\b|\bprophet\b|(?:sales|demand)\s+forecast\w*|"
+     r"forecast\w*\s+(?:the\s+|our\s+)?(?:demand|sales)\b|"
      r"销量预测|需求预测|时间序列"),
     ("video", r"视频生成|生成视频|文生视频|图生视频|出视频|text[\s\-]to[\s\-]video|image[\s\-]to[\s\-]video|"
      r"video\s+(?:generation|diffusion|model)|generat\w+\s+videos?|(?<![\w\-])sora\b|hunyuan[\s\-]?video|混元视频|cogvideo\w*|"
@@ -114,7 +152,8 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"(?:价|费|多少钱|收费|price|pricing|cost)\w*.{0,40}"
      r"(?:带宽|流量|egress|bandwidth|\bcdn\b|\bslb\b|\brds\b|data\s+transfer)"),
     # Running the cloud, not choosing its GPUs: network, accounts and billing paperwork, server administration.
-    ("cloud_ops", r"\bvpcs?\b|vpc\s+peering|\bpeering\b|\bvpn\b|express\s+connect|security\s+groups?|firewall|"
+    ("cloud_ops", _OPS_WORDS + r"|\bvpcs?\b|vpc\s+peering|\bpeering\b|\bvpn\b|express\s+connect|"
+     r"security\s+groups?|firewall|"
      r"(?:open|expose|allow|whitelist)\s+(?:the\s+|a\s+)?ports?\b|\bport\s+\d{2,5}\b|domain\s+names?|\bdns\b|"
      r"\bicp\b|ssl\s+cert\w*|(?:get|issue|request|download)\s+(?:an?\s+|the\s+|my\s+)?(?:vat\s+)?invoices?|"
      r"invoices?\s+for\s+(?:my|our|the)\s+(?:bill|account|instances?|order|payment)|refund|"
@@ -189,6 +228,7 @@ class ReachAsk(BaseModel):
     training: bool = False
     generic: bool = False  # only the kind was named ("video generation"), no model
     name: str | None = None  # the model name as written, when one was named
+    subject: str | None = None  # a cloud-ops subject of OPS_SUBJECTS ("quota"), when the question is on one
 
 
 _ACTIVITY = re.compile(r"[a-z\s\-]+(?:tion|sion|ing|ment)s?")  # "diarization": no model's name
@@ -204,9 +244,25 @@ def out_of_reach(text: str) -> ReachAsk | None:
             name = named.group(0).strip() if named else None
             if name and _ACTIVITY.fullmatch(name):
                 name = None  # "diarization" names an activity, not a model
+            subject = ops_subject(text) if topic == "cloud_ops" else None
             return ReachAsk(topic=topic, training=bool(re.search(_TRAINS, text, re.IGNORECASE)), generic=generic,
-                            name=name)
+                            name=name, subject=subject)
     return None
+
+
+def ops_subject(text: str) -> str | None:
+    """Name the cloud-ops subject of OPS_SUBJECTS the question is on ("quota"), or None."""
+    return next((subject for subject, pattern, _ in OPS_SUBJECTS if compiled(pattern).search(text)), None)
+
+
+def about_subject(subject: str, text: str) -> bool:
+    """Tell whether a passage's text is about a cloud-ops subject (the quota centre for "quota")."""
+    return subject_hits(subject, text) > 0
+
+
+def subject_hits(subject: str, text: str) -> int:
+    """Count the words of a cloud-ops subject in a passage's text."""
+    return sum(len(re.findall(words, text, re.IGNORECASE)) for s, _, words in OPS_SUBJECTS if s == subject)
 
 
 def cpu_only(text: str) -> ReachAsk | None:

@@ -13,9 +13,19 @@ import re
 from assistant import render
 from assistant.answer import AnswerDetail
 from assistant.bad_names import unknown_precision, unknown_region
+from assistant.injection import split_planted
 from assistant.intents.arguments import memory_args, plan_args
 from assistant.messages import say
-from assistant.reach_reading import ABOUT, MEDIA_KINDS, ReachAsk, about, other_cloud, out_of_reach
+from assistant.reach_reading import (
+    ABOUT,
+    MEDIA_KINDS,
+    ReachAsk,
+    about,
+    about_subject,
+    other_cloud,
+    out_of_reach,
+    subject_hits,
+)
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import estimate_gpu_memory, find_instance_types, plan_gpu_deployment
 from assistant.understanding import Slots
@@ -74,6 +84,9 @@ class ReachIntent(Run):
             first = say("reach.named", self.lang, name=ask.name)  # "HunyuanVideo is not in my registry"
         elif ask.name and ask.topic == "closed_model":
             first = say("reach.closed_named", self.lang, name=ask.name)  # "文心一言 is served only by its vendor"
+        elif ask.subject:  # "how do I get my GPU quota raised?": what I can't see, then what the guidance says
+            first = say(f"reach.cloud_ops.{ask.subject}", self.lang)
+            first = "\n\n".join([first, *(yield from self._ops_passage(ask.subject))])
         parts = [first, say("reach.can", self.lang)]
         if ask.topic == "local" and s.model and not re.search(_CPU_RUN, self.question, re.IGNORECASE):
             parts.insert(1, (yield from self._model_memory(s)))  # "can my 36 GB Mac run Qwen2.5-14B?": its need
@@ -86,6 +99,15 @@ class ReachIntent(Run):
             if quotes := self.quotes(kept, self.question):
                 details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
         return Reply(text="\n\n".join(parts), kind="out_of_scope", details=details)
+
+    def _ops_passage(self, subject: str) -> Events:
+        """Quote the one guidance passage on a cloud-ops subject ([] when the nearest ones are about anything else)."""
+        question = split_planted(self.question)[0]
+        found, _ = yield from self.call("search_guidance", self.guidance.search_guidance, query=question, k=6)
+        kept = [p for p in found or [] if p.lang == self.lang and about_subject(subject, f"{p.section} {p.text}")]
+        # The section that says most about it ("how to check availability": the quota centre, three times).
+        best = max(kept, key=lambda p: subject_hits(subject, p.text), default=None)
+        return self.quotes([best], question, limit=2) if best else []
 
     def side_part_note(self, s: Slots) -> str:
         """One line naming the out-of-reach part of a question whose LLM part was answered ("" when none)."""
