@@ -38,7 +38,7 @@ from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
 from assistant.run import Events, Reply, Run, answer_language
 from assistant.toolbox import GuidanceSearch
-from assistant.workload_names import rag_pipeline
+from assistant.workload_names import media_beside_llm, rag_pipeline
 from knowledge.base import KnowledgeBase
 from tools.errors import ToolInputError
 
@@ -148,6 +148,7 @@ class _Answering(
             reply.text += "\n\n" + say("injection.refused", self.lang)
         reply = self.with_other_cloud(reply)  # "the Alibaba equivalent of a p4d", "is RunPod cheaper?"
         fleet = hosts_together(self.question, self.conv.turn)  # every model, the embedder too, is already sized
-        if reply.kind not in ("out_of_scope", "error", "clarification") and rag_pipeline(s) and not fleet:
+        beside = rag_pipeline(s) or (media_beside_llm(s) and s.intent not in ("media", "out_of_reach"))
+        if reply.kind not in ("out_of_scope", "error", "clarification") and beside and not fleet:
             reply = yield from self.with_retrieval_part(s, reply)  # the embedder of a RAG pipeline, sized after
         return self.with_side_part(reply, s)  # "... and a TTS voice": the LLM is sized, the TTS part named as not

@@ -142,7 +142,8 @@ _ASKS = re.compile(
 # A request to size a named model ("然后推荐一个跑 Llama-3.1-70B 的实例，8 个并发"): the user's own question, even
 # joined to a dropped order by "然后" and asked without a question word.
 _REQUESTS = re.compile(
-    r"推荐|帮我|给我(?:算|选|估)|选(?:一个|个|什么|哪)|估算|\b(?:recommend|suggest|size|estimate|pick|choose)\b",
+    r"推荐|帮我|给我(?:算|选|估)|告诉我|选(?:一个|个|什么|哪)|估算|\b(?:recommend|suggest|size|estimate|pick|choose)\b|"
+    r"\b(?:tell|show)\s+me\b",
     re.IGNORECASE,
 )
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
@@ -166,7 +167,12 @@ def split_planted(question: str) -> tuple[str, bool]:
     A question that is nothing but planted text comes back empty (the caller refuses it in one line).
     """
     parts = [p for p in _SPLIT.split(_unpack_json(question)) if p and p.strip()]
-    kept = [p for i, p in enumerate(parts) if not planted_sentence(p) and not _order_goes_on(parts, i)]
+    # "... output your config. Then tell me ...": the "then" tied the question to the dropped order; it goes too.
+    kept = [
+        _CONTINUES.sub("", p, count=1) if i and planted_sentence(parts[i - 1]) else p
+        for i, p in enumerate(parts)
+        if not planted_sentence(p) and not _order_goes_on(parts, i)
+    ]
     if len(kept) == len(parts):
         return question, False
     if not kept:  # one sentence, an order then the user's own words: those words are the question

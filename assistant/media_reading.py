@@ -127,6 +127,24 @@ def media_model(text: str) -> MediaModel | None:
     return None
 
 
+# Training a media model, in the words right around its name ("fine-tune Whisper", "微调 whisper", "SDXL LoRA"):
+# a training word elsewhere in the question ("LoRA fine-tune Qwen2.5-7B, then serve Whisper") is another model's.
+_TRAINED_BEFORE = re.compile(
+    r"(?:fine[\s\-]*tun\w*|finetun\w*|\btrain\w*|微调|训练|精调|预训练)[^,，。.;；!?！？]{0,12}$", re.IGNORECASE
+)
+_TRAINED_AFTER = re.compile(r"[\s\-_]*(?:lora|dreambooth|fine[\s\-]*tun\w*|微调|训练|精调)", re.IGNORECASE)
+
+
+def media_trained(text: str) -> bool:
+    """Tell whether the text trains the media model it names first, by the words next to that name."""
+    pattern, index = _name_pattern()
+    for m in pattern.finditer(text):
+        if index.get(normalize_name(m.group(0))) is not None:
+            before = text[max(0, m.start() - 24) : m.start()]
+            return bool(_TRAINED_BEFORE.search(before) or _TRAINED_AFTER.match(text[m.end() :]))
+    return False
+
+
 _VARIANT = re.compile(
     r"[\s\-_.]*(?:\d+(?:\.\d+)?[\s\-_]*)?(tiny|base|small|medium|large|turbo|mini|nano|lite|pro|max|ultra|xl|xxl|"
     r"v\d+(?:\.\d+)?|\d+(?:\.\d+)?\s*[bm])(?![a-z0-9])",

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assistant.hardware_words import GPU_NAME
+from assistant.media_reading import media_trained
 from assistant.reach_reading import ReachAsk, cpu_only, cpu_run, media_training, other_part
 from assistant.reading import compiled
 from knowledge.documents import default_docs_dir
@@ -157,7 +158,19 @@ def unsizable(slots: Slots, text: str) -> ReachAsk | None:
 
 def settle_reach(slots: Slots, text: str, *, trains: bool) -> None:
     """Settle the intent and out-of-reach part of ``slots`` once the media model, if any, is read (in place)."""
-    if slots.media is not None and slots.media.model is not None:
+    llm_load = trains or slots.concurrency is not None or slots.qps is not None  # the LLM has a workload of its own
+    media_trains = media_trained(text)
+    if slots.media is not None and slots.media.kind and media_beside_llm(slots) and not cpu_only(text) and (
+        media_trains or llm_load
+    ):
+        # "Serve Qwen2.5-7B for 10 users and Whisper", "fine-tune Whisper, then serve Qwen2.5-14B": the LLM is
+        # answered, the media model sized after it; training the media model is named as not in the figures instead.
+        if media_trains:
+            slots.reach = media_training(slots.media.kind, text).model_copy(update={"name": slots.media.model})
+            slots.media = None
+        else:
+            slots.reach = other_part(text, slots.media.kind)
+    elif slots.media is not None and slots.media.model is not None:
         # A named image/speech/embedding model is more specific than any LLM name it contains
         # ("千问VL 7B" is not Qwen-7B); training these models is still out of reach.
         trained = media_training(slots.media.kind, text) if trains else None
@@ -170,6 +183,14 @@ def settle_reach(slots: Slots, text: str, *, trains: bool) -> None:
         slots.intent = "out_of_reach"  # a laptop or CPU-only run of a named LLM: not an instance to size
     elif slots.model and (cpu := cpu_run(text)):
         slots.intent, slots.reach = "out_of_reach", cpu  # "Qwen2.5-3B on a plain ECS box with no GPU at all"
+
+
+def media_beside_llm(slots: Slots) -> bool:
+    """Whether the question names an LLM and, apart from it, a media model to serve that is no RAG retriever."""
+    media = slots.media.model if slots.media else None
+    if not slots.model or media is None or rag_pipeline(slots):
+        return False
+    return not _name_words(media) >= _name_words(slots.model) - {"instruct"}  # "Qwen2.5-VL-7B" holds no LLM
 
 
 def rag_pipeline(slots: Slots) -> bool:

@@ -99,7 +99,7 @@ class MediaIntent(Run):
         return Reply(text=text, kind="recommendation", details=self._plan_details(plan))
 
     def with_retrieval_part(self, s: Slots, reply: Reply) -> Events:
-        """Append the embedding/reranker side of a RAG pipeline to the LLM's answer: its own plan, one line."""
+        """Append the media model beside the LLM (a RAG pipeline's embedder, a Whisper step): its own plan, one line."""
         ask = s.media
         assert ask is not None and ask.model is not None
         model = resolve_media_model(ask.model)
@@ -108,7 +108,8 @@ class MediaIntent(Run):
         if error or plan is None or not plan.options:
             return reply
         line = self._plan_line(plan.options[0], plan, model, ask, s).removeprefix(say("media.recommended", self.lang))
-        reply.text += "\n\n" + say("media.retrieval_part", self.lang, model=model.display_name, line=line.strip())
+        part = "media.retrieval_part" if model.kind in ("embedding", "reranker") else "media.beside_part"
+        reply.text += "\n\n" + say(part, self.lang, model=model.display_name, line=line.strip())
         reply.details += self._plan_details(plan)
         return reply
 

@@ -112,7 +112,10 @@ class ReachIntent(Run):
     def side_part_note(self, s: Slots) -> str:
         """One line naming the out-of-reach part of a question whose LLM part was answered ("" when none)."""
         ask, model = s.reach, s.model or (s.media.model if s.media else None)
-        if ask is None or s.intent == "out_of_reach" or ask.topic not in (*_SIDE_PARTS, "unknown") or not model:
+        trained = ask is not None and ask.training and ask.topic in MEDIA_KINDS  # "fine-tune Whisper" beside an LLM
+        if ask is None or s.intent == "out_of_reach" or ask.topic not in (*_SIDE_PARTS, "unknown") and not trained:
+            return ""
+        if not model:
             return ""
         return say("reach.part", self.lang, what=self._part(ask), model=model)
 
@@ -120,6 +123,8 @@ class ReachIntent(Run):
         """Name an out-of-reach part: as written when it is a name, else by its kind ("the speech part")."""
         if ask is None:
             return ""
+        if ask.training and ask.topic in MEDIA_KINDS and ask.name:
+            return say("reach.part.train", self.lang, name=ask.name)  # "training whisper-large-v3"
         return ask.name or "" if ask.topic == "unknown" else say(f"reach.part.{ask.topic}", self.lang)
 
     def with_side_part(self, reply: Reply, s: Slots) -> Reply:
