@@ -25,7 +25,8 @@ _PLANTED_DATA = (
     r"【\s*(?:工具|系统|函数|管理员)[^】]{0,8}】|(?:工具|函数)(?:返回|输出|结果)\s*[:：]|"
     r"(?:new|updated)\s+system\s+(?:message|prompt|instructions?)|系统(?:通知|消息|指令)\s*[:：]|"
     r"管理员(?:已|已经)?授权|admin(?:istrator)?\s+(?:has\s+)?(?:authori[sz]ed|override)|system\s+override|"
-    r"developer\s+override|^\s*override\s*[:：]|new\s+instructions?\s*[:：]|新(?:的)?指令\s*[:：]|以下是系统指令|(?:^|(?<=[.!?。！？\n\"“「'(（【]))\s*(?:assistant|system|ai|助手|系统)\s*[:：]|"
+    r"developer\s+override|^\s*override\s*[:：]|new\s+instructions?\s*[:：]|新(?:的)?指令\s*[:：]|以下是系统指令|"
+    r"以下(?:是|为)(?:管理员|开发者|系统|平台)(?:的)?(?:指令|命令|消息|通知)|(?:^|(?<=[.!?。！？\n\"“「'(（【]))\s*(?:assistant|system|ai|助手|系统)\s*[:：]|"
     # addressed to the assistant ("Note to the AI:"), not a system the user describes ("our RAG assistant:")
     r"\b(?:note|message|instructions?|memo|reminder)s?\s+(?:to|for)\s+(?:the\s+)?(?:ai|assistant|model|bot|llm)\s*[:：]|"
     r"(?:给|致)(?:ai|助手|模型|机器人)的(?:提示|说明|指令|备注|话)\s*[:：]|"
@@ -95,6 +96,9 @@ _OVERRIDE = (
     # to cut their own cost ("抢占式价格能减半吗", "can we halve the cost with spot?")
     r"(?:把|将)(?:所有|全部)?的?(?:价格|价钱|费用|报价)\S{0,4}(?:乘以|除以|打\s*\d*\s*折|减半|翻倍|加价|加\s*\d+\s*%)|"
     r"(?:价格|价钱|费用|报价)(?:都|一律|全部|统统)\S{0,2}(?:乘以|除以|打\s*\d*\s*折|减半|翻倍|加价|加\s*\d+\s*%)|"
+    # "所有价格一律按八折报": every price reported at a discount, an order (not "包月按八折算的话多少钱", a what-if)
+    r"(?:所有|全部)的?(?:价格|价钱|费用|报价)\S{0,3}(?:按|打)\s*[一二三四五六七八九\d.]+\s*折|"
+    r"(?:价格|价钱|费用|报价)(?:都|一律|统统)\s*(?:按|打)\s*[一二三四五六七八九\d.]+\s*折|"
     r"\b(?:multiply|divide|mark\s+up|discount|halve|double|inflate)\s+(?:all\s+|every\s+|each\s+|the\s+)?"
     r"(?:prices?|costs?|quotes?)\s+(?:by\b|you\b|in\s+(?:your|the|every)\s+answers?)|"
     r"命令你|(?:关闭|关掉|解除|取消)(?:你的)?(?:所有|全部)?(?:的)?(?:安全)?(?:限制|过滤|审查|防护)|"

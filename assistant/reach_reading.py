@@ -55,8 +55,18 @@ OPS_SUBJECTS: tuple[tuple[str, str, str], ...] = (
      r"(?:kubernetes|k8s|\back\b)[\s\S]{0,30}?(?:manifests?|helm\s+charts?)|"
      r"(?:搭建|配置|创建)[\s\S]{0,10}?(?:k8s|kubernetes|ack\s*集群|容器服务)",
      r"\back\b|kubernetes|容器服务"),
-    ("local_disk", r"local\s+(?:nvme|ssds?|disks?)|\bnvme\b|本地(?:盘|磁盘|ssd|nvme)",
+    ("local_disk",
+     r"local\s+(?:nvme|ssds?|disks?)|\bnvme\b|本地(?:盘|磁盘|ssd|nvme)|系统盘|数据盘|硬盘|(?:system|data|boot)\s+disks?|"
+     r"disk\s+(?:size|capacity)|how\s+(?:big|large)\s+(?:is\s+|are\s+)?the\s+disks?",
      r"disk|essd|nvme|云盘|本地盘|磁盘"),
+    ("monitoring",
+     r"(?:monitor\w*|watch\w*|track\w*|dashboards?|监控)[\s\S]{0,30}?(?:gpu|显卡)\s*(?:utili[sz]ation|usage|load|"
+     r"利用率|使用率|占用)|nvidia-smi|\bdcgm\b|cloud\s*monitor|云监控|(?:gpu|显卡)\s*(?:利用率|使用率)\s*(?:怎么|如何)\s*(?:看|查|监控)",
+     r"monitor|监控|dcgm|utili[sz]ation|利用率"),
+    ("rdma_setup",
+     r"(?:配置|开通|启用|设置|搭建|set\s*up|setting\s+up|configur\w*|enabl\w*|install\w*)\s*(?:an?\s+|the\s+)?e?rdma|"
+     r"e?rdma\s*(?:怎么|如何|要)\s*(?:配置|开通|启用|设置|装)|e?rdma[\s\S]{0,20}?(?:驱动|drivers?)",
+     r"rdma"),
     ("sla", r"\bsla\b|\buptime\b|availability\s+guarantee|服务等级协议|可用性(?:承诺|保证)|(?:承诺|保证)\S{0,6}可用性",
      r"\bsla\b|uptime|服务等级|可用性承诺"),
     ("credits",
