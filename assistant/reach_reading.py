@@ -79,9 +79,9 @@ OPS_SUBJECTS: tuple[tuple[str, str, str], ...] = (
 _OPS_WORDS = "|".join(pattern for _, pattern, _ in OPS_SUBJECTS)
 
 ReachTopic = Literal[
-    "non_ml", "local", "image", "speech", "embedding", "video", "vlm", "encoder", "vision", "other_ml", "classic_ml",
-    "cpu", "purchase", "other_cloud", "storage_price", "closed_model", "rl_llm", "cloud_price", "cloud_ops", "science",
-    "own_model", "unknown",
+    "accelerator", "non_ml", "local", "image", "speech", "embedding", "video", "vlm", "encoder", "vision", "other_ml",
+    "classic_ml", "cpu", "purchase", "other_cloud", "storage_price", "closed_model", "rl_llm", "cloud_price",
+    "cloud_ops", "science", "own_model", "unknown",
 ]
 
 # Checked in this order: a question about a video model is not an image question because it says "生成".
@@ -89,6 +89,10 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
     # Served only through their vendors' APIs: no weights to deploy ("gpt-oss" is open and a registry word).
     ("closed_model", r"\bgpt-?(?:4|3\.5|5)\w*|\bchatgpt\b|\bclaude\b|\bgemini\b|qwen-?(?:max|plus|turbo)\b|"
      r"文心一言|豆包"),
+    # Accelerators that are no GPU of the catalog: other vendors' AI chips and other clouds' (their names as written).
+    ("accelerator", r"昇腾\s*\d*[a-z]?|\bascend\s*\d*[a-z]?\b|\b910b\b|\bmi\s?[23]\d{2}x?\b|amd\s+instinct|"
+     r"\bgaudi\s*\d?\b|habana|\btpu(?:s|\s*v\d\w*)?\b|trainium|inferentia|含光\s*\d*|hanguang|寒武纪|cambricon|思元\s*\d*|昆仑芯|"
+     r"kunlunxin|燧原|enflame|沐曦|metax|壁仞|biren|海光\s*dcu|\bgroq\b|cerebras"),
     # Reinforcement-learning fine-tuning of an LLM: rollouts, reward and reference models the tools do not model.
     # (Robots and games are RL of other models: "other_ml" below.)
     ("rl_llm", r"^(?![\s\S]*(?:robot|机器人|仿真|isaac|mujoco|\bgym\b|游戏|\bgames?\b))[\s\S]*?"

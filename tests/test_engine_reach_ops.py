@@ -192,3 +192,27 @@ def test_an_admin_order_to_discount_every_price_is_refused_and_the_question_answ
     assert answer.warnings and call_args(answer, "plan_gpu_deployment")["model"] == "Qwen2.5-14B-Instruct"
     # A user's own what-if about a discount is no order.
     assert split_planted("包年包月按八折算的话，gn7i 一个月多少钱？")[1] is False
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("Do you support AMD MI300X instances?", "MI300X"),
+        ("你们支持华为昇腾 910B 吗？", "昇腾 910B"),
+        ("寒武纪的卡能不能用来部署大模型？", "寒武纪"),
+    ],
+)
+def test_an_accelerator_outside_the_catalog_is_said_to_be_unsized(question: str, name: str) -> None:
+    answer = ask(question)
+    assert answer.kind == "out_of_scope" and name in first_line(answer.text)
+    assert answer.tool_calls == [] or not any(c.name == "plan_gpu_deployment" for c in answer.tool_calls)
+
+
+def test_an_llm_asked_on_an_accelerator_outside_the_catalog_leads_with_the_refusal() -> None:
+    answer = ask("How many Intel Gaudi 2 cards to serve Llama-3.1-70B for 20 users?")
+    assert first_line(answer.text).startswith("**Not on Gaudi 2:**")
+    assert call_args(answer, "plan_gpu_deployment")["model"] == "Llama-3.1-70B-Instruct"
+
+
+def test_ascending_is_no_accelerator() -> None:
+    assert out_of_reach("List the gn7i instance types in ascending order of price") is None

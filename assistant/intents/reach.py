@@ -129,7 +129,13 @@ class ReachIntent(Run):
 
     def with_side_part(self, reply: Reply, s: Slots) -> Reply:
         """Name the out-of-reach part under a sized answer; a yes/no answer's first line says "but" it too."""
-        if reply.kind in ("out_of_scope", "error", "clarification") or not (note := self.side_part_note(s)):
+        if reply.kind in ("out_of_scope", "error"):
+            return reply
+        if s.reach is not None and s.reach.topic == "accelerator" and s.model:  # "Llama-3.1-70B on Gaudi 2"
+            lead = say("reach.accelerator_lead", self.lang, name=s.reach.name or "", model=s.model)
+            reply.text = lead + "\n\n" + reply.text  # the hardware asked for is refused first
+            return reply
+        if reply.kind == "clarification" or not (note := self.side_part_note(s)):
             return reply
         # "能同时跑 Qwen2.5-7B 和一个 YOLO 吗": yes for the LLM, but YOLO is not in the figures.
         if s.asks_verdict or _YES_NO.search(self.question):
