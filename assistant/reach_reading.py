@@ -67,6 +67,34 @@ OPS_SUBJECTS: tuple[tuple[str, str, str], ...] = (
      r"(?:配置|开通|启用|设置|搭建|set\s*up|setting\s+up|configur\w*|enabl\w*|install\w*)\s*(?:an?\s+|the\s+)?e?rdma|"
      r"e?rdma\s*(?:怎么|如何|要)\s*(?:配置|开通|启用|设置|装)|e?rdma[\s\S]{0,20}?(?:驱动|drivers?)",
      r"rdma"),
+    ("commitment",
+     r"(?:\d|one|two|three|five)[\s\-]*years?\s+(?:reserv\w*|commit\w*|contracts?|terms?|deals?)|"
+     r"reserved\s+(?:instances?|capacity|commitments?)|reservation\s+(?:discounts?|pricing|prices?)|savings\s+plans?|"
+     r"committed[\s\-]use|"
+     r"预留实例|节省计划|(?:三|3|五|5|两|2)\s*年\s*(?:的)?(?:包年|合约|预留|承诺|合同|折扣|长约)",
+     r"subscription|包年包月"),
+    ("provisioning",
+     r"how\s+long\s+(?:does\s+it\s+|will\s+it\s+|would\s+it\s+)?take\s+to\s+(?:provision|launch|create|spin\s+up|boot)\b|"
+     r"provision(?:ing)?\s+times?|boot\s+times?|(?:开通|创建|开机)[^，,。？?]{0,16}?(?:要|需要|得)\s*多久",
+     r"provision|开通时间"),
+    ("roadmap",
+     r"(?:什么时候|何时|啥时候)\s*(?:阿里云)?\s*(?:会|能|才|将)?\s*(?:上线|上架|上(?![线架])|推出|发布|开售)(?![的了过])|"
+     r"when\s+will\s+(?:alibaba(?:\s+cloud)?|aliyun|you|they)\s+(?:launch|release|offer|add|get|start\s+selling)|"
+     r"\broadmap\b|路线图|(?:未来|以后|将来)会不会(?:上|推出|出)",
+     r"roadmap|路线图"),
+    ("code",
+     r"(?:(?:帮|给|替)我|请|麻烦你?|能不能|可以|^)\s*(?:写|编写|生成|出)\s*(?:一段|一个|一份|个|份)?[^，,。？?！!]{0,16}?"
+     r"(?:脚本|代码|启动命令|配置文件|yaml|dockerfile)|"
+     r"\b(?:write|generate|give)\s+(?:me\s+)?(?:an?\s+|the\s+)?(?:exact\s+|full\s+)?(?:[\w.]+[\s\-]){0,3}?"
+     r"(?:script|code|(?:vllm\s+serve|docker\s+run|launch|startup|start)\s+command|dockerfile|docker-compose|"
+     r"compose\s+file|yaml|manifest|helm\s+chart)s?\b",
+     r"vllm\s+serve|--max-model-len|--tensor-parallel|gpu[_\-]memory[_\-]utilization"),
+    ("action",
+     r"(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:open|file|submit|create|buy|purchase|order|book|reserve|launch|"
+     r"start|stop|restart|reboot|delete|release)\s+(?:an?\s+|the\s+|my\s+|this\s+|one\s+)?(?:[\w.\-]+\s+){0,2}?"
+     r"(?:tickets?|instances?|servers?|machines?|nodes?|gpus?|box(?:es)?|clusters?|for\s+(?:me|us))|"
+     r"(?:帮|替|给)我\s*(?:直接|去|马上|立刻|现在)?\s*(?:买|购买|下单|开通|创建|启动|重启|释放|提交?工单|抢)",
+     r"console|控制台|ticket|工单"),
     ("sla", r"\bsla\b|\buptime\b|availability\s+guarantee|服务等级协议|可用性(?:承诺|保证)|(?:承诺|保证)\S{0,6}可用性",
      r"\bsla\b|uptime|服务等级|可用性承诺"),
     ("credits",

@@ -216,3 +216,49 @@ def test_an_llm_asked_on_an_accelerator_outside_the_catalog_leads_with_the_refus
 
 def test_ascending_is_no_accelerator() -> None:
     assert out_of_reach("List the gn7i instance types in ascending order of price") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "subject"),
+    [
+        ("Do you get a better rate with a 1-year commitment on A10 instances?", "commitment"),
+        ("Does Alibaba have savings plans for GPU instances like AWS?", "commitment"),  # not an AWS question
+        ("签三年合约的话 H20 能便宜多少？", "commitment"),
+        ("How long does it take to provision an ebmgn7ex node?", "provisioning"),
+        ("开通一台 gn8is 要多久？", "provisioning"),
+        ("When will Alibaba Cloud launch B300 instances?", "roadmap"),
+        ("阿里云什么时候会上 H200？", "roadmap"),
+        ("能不能给我写个 vLLM 的 Dockerfile？", "code"),
+        ("Could you buy two gn7i instances for me?", "action"),
+        ("帮我抢一台 H20 的库存", "action"),
+    ],
+)
+def test_ops_subjects_beyond_the_catalog_are_read(question: str, subject: str) -> None:
+    assert ops_subject(question) == subject
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "gn7i 什么时候上线的？",  # a past launch, no plan
+        "用 Python 写代码调用 Qwen2.5-7B 需要多少显存？",  # the user writes the code
+        "Qwen2.5-7B 生成代码的速度多少？",
+        "Give me the command-line flags for tensor parallel?",
+        "Is a reservation needed to get H20?",
+        "How long will it take to load a 70B model from OSS?",
+    ],
+)
+def test_sizing_and_guidance_questions_with_ops_words_are_no_ops_subject(question: str) -> None:
+    assert ops_subject(question) is None
+
+
+def test_a_command_asked_with_a_sizing_answers_the_sizing_and_says_no_commands() -> None:
+    answer = ask("Give me the exact vllm serve command for Qwen2.5-32B-AWQ on two A10s.")
+    assert call_args(answer, "plan_gpu_deployment")["model"] == "Qwen2.5-32B-Instruct"
+    assert "I don't write scripts, commands or config files" in answer.text
+
+
+def test_an_action_on_the_account_is_refused_plainly() -> None:
+    answer = ask("能帮我直接下单买一台 gn7i 吗？")
+    assert answer.kind == "out_of_scope" and "做不了" in first_line(answer.text)
+    assert not any(c.name == "plan_gpu_deployment" for c in answer.tool_calls)

@@ -112,6 +112,8 @@ class ReachIntent(Run):
     def side_part_note(self, s: Slots) -> str:
         """One line naming the out-of-reach part of a question whose LLM part was answered ("" when none)."""
         ask, model = s.reach, s.model or (s.media.model if s.media else None)
+        if ask is not None and ask.subject == "code" and model:  # "the vllm serve command for Qwen2.5-32B on 2 A10s"
+            return say("reach.part_code", self.lang, model=model)
         trained = ask is not None and ask.training and ask.topic in MEDIA_KINDS  # "fine-tune Whisper" beside an LLM
         if ask is None or s.intent == "out_of_reach" or ask.topic not in (*_SIDE_PARTS, "unknown") and not trained:
             return ""
