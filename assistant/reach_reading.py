@@ -35,6 +35,12 @@ _OTHER_CLOUD_TYPES = (
 # with the words a passage must have to be quoted beside the refusal (the quota centre for a quota question,
 # never the nearest price table). Neither the catalog nor the price table holds an account's quota, an SLA, a
 # spot interruption rate, the drivers of an image, how to set up Kubernetes, local disks or promotions.
+_COMMITMENT = (
+    r"(?:\d|one|two|three|five)[\s\-]*years?\s+(?:reserv\w*|commit\w*|contracts?|terms?|deals?)|"
+    r"reserved\s+(?:instances?|capacity|commitments?)|savings\s+plans?|committed[\s\-]use|预留实例|节省计划|"
+    r"(?:一|二|两|三|五|\d)\s*年\s*(?:的)?(?:包年|合约|预留|承诺|合同|长约)"
+)
+_DISCOUNT = r"discount\w*|cheaper|how\s+much|\brates?\b|pric\w+|折扣|便宜|多少|几折|优惠"
 OPS_SUBJECTS: tuple[tuple[str, str, str], ...] = (
     ("quota", r"\bquotas?\b|配额", r"quota|配额"),
     ("spot_rate",
@@ -67,12 +73,9 @@ OPS_SUBJECTS: tuple[tuple[str, str, str], ...] = (
      r"(?:配置|开通|启用|设置|搭建|set\s*up|setting\s+up|configur\w*|enabl\w*|install\w*)\s*(?:an?\s+|the\s+)?e?rdma|"
      r"e?rdma\s*(?:怎么|如何|要)\s*(?:配置|开通|启用|设置|装)|e?rdma[\s\S]{0,20}?(?:驱动|drivers?)",
      r"rdma"),
-    ("commitment",
-     r"(?:\d|one|two|three|five)[\s\-]*years?\s+(?:reserv\w*|commit\w*|contracts?|terms?|deals?)|"
-     r"reserved\s+(?:instances?|capacity|commitments?)|reservation\s+(?:discounts?|pricing|prices?)|savings\s+plans?|"
-     r"committed[\s\-]use|"
-     r"预留实例|节省计划|(?:三|3|五|5|两|2)\s*年\s*(?:的)?(?:包年|合约|预留|承诺|合同|折扣|长约)",
-     r"subscription|包年包月"),
+    ("commitment",  # the discount of a commitment, not which kind to choose (the guidance compares those)
+     rf"(?:{_COMMITMENT})[\s\S]{{0,60}}?(?:{_DISCOUNT})|(?:{_DISCOUNT})[\s\S]{{0,60}}?(?:{_COMMITMENT})",
+     r"savings[\s\-]plan|reserved\s+instance|节省计划|预留实例"),
     ("provisioning",
      r"how\s+long\s+(?:does\s+it\s+|will\s+it\s+|would\s+it\s+)?take\s+to\s+(?:provision|launch|create|spin\s+up|boot)\b|"
      r"provision(?:ing)?\s+times?|boot\s+times?|(?:开通|创建|开机)[^，,。？?]{0,16}?(?:要|需要|得)\s*多久",
@@ -95,6 +98,10 @@ OPS_SUBJECTS: tuple[tuple[str, str, str], ...] = (
      r"(?:tickets?|instances?|servers?|machines?|nodes?|gpus?|box(?:es)?|clusters?|for\s+(?:me|us))|"
      r"(?:帮|替|给)我\s*(?:直接|去|马上|立刻|现在)?\s*(?:买|购买|下单|开通|创建|启动|重启|释放|提交?工单|抢)",
      r"console|控制台|ticket|工单"),
+    ("energy",
+     r"carbon|\bco2\b|emissions?|碳排放|碳足迹|electricity|power\s+(?:bills?|costs?)|"  # a GPU's TDP is in its specs
+     r"energy\s+(?:costs?|consumption)|电费|耗电量|\bkwh\b|千瓦时|度电",
+     r"power|energy|功耗|能耗|电费"),
     ("sla", r"\bsla\b|\buptime\b|availability\s+guarantee|服务等级协议|可用性(?:承诺|保证)|(?:承诺|保证)\S{0,6}可用性",
      r"\bsla\b|uptime|服务等级|可用性承诺"),
     ("credits",
@@ -179,7 +186,7 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"glm[\s\-]?4v"),
     ("encoder", r"(?<![a-z])(?:bert|roberta|albert|deberta\w*|electra|ernie)(?![a-z])|bert[\s\-]|文本分类|"
      r"text\s+classif\w*|情感分析|sentiment\s+(?:analysis|classif\w*|model)|命名实体|\bner\b|token\s+classif\w*"),
-    ("vision", r"ocr\b|paddle\w*|文字识别|换脸|face[\s\-]?swap\w*|deepfake|人脸识别|face\s+recognition|超分|"
+    ("vision", r"ocr\b|paddle\w*|文字识别|换脸|face[\s\-]?swap\w*|deepfake|人脸识别|face[\s\-]recognition|超分|"
      r"super[\s\-]resolution|抠图|background\s+removal|数字人|digital\s+human|yolo\w*|resnet\w*|\bvit\b|efficientnet|目标检测|图像分类|图片分类|"
      r"语义分割|实例分割|检测模型|(?:图像|影像|器官|病灶|医学)\s*分割|分割模型|u[\s\-]?net|医学影像|"
      r"pose\s+estimation|姿态(?:估计|识别|检测)|keypoint|关键点检测|object\s+tracking|目标跟踪|车牌|license\s+plates?|"
@@ -188,7 +195,9 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"upscal\w*\s+(?:\w+\s+){0,3}?(?:images?|photos?|pictures?|videos?)|(?:image|photo|video)\s+upscal\w*|esrgan|"
      r"人脸检测|摄像头|camera\s+(?:feeds?|streams?)|"
      r"object\s+detect\w*|image\s+classif\w*|(?:semantic|instance)\s+segmentation|detectron\w*|"
-     r"segment\s+anything|\bsam\s?\d?\b|目标分割|视频分割|cnn\b|卷积神经网络|imagenet|coco\s+dataset"),
+     r"segment\s+anything|\bsam\s?\d?\b|目标分割|视频分割|cnn\b|卷积神经网络|imagenet|coco\s+dataset|"
+     r"vision\s+transformers?|视觉\s*transformer|open[\s\-]?clip|\bsiglip\b|eva[\s\-]clip|"
+     r"\bclip\b(?=(?:[\s\-]+(?:vit\S*|l/14|b/32|h/14))?\s+(?:on|model|embeddings?|encoder|for|with)\b)"),
     ("cloud_price", r"(?:带宽|流量|egress|bandwidth|\bcdn\b|\bslb\b|负载均衡|load\s+balancers?|\brds\b|polardb|"
      r"云数据库|公网\s*ip|\beip\b|data\s+transfer).{0,40}(?:价|费|多少钱|收费|price|pricing|cost|per\s+gb)|"
      r"(?:价|费|多少钱|收费|price|pricing|cost)\w*.{0,40}"

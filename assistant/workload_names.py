@@ -181,6 +181,8 @@ def settle_reach(slots: Slots, text: str, *, trains: bool) -> None:
         slots.intent, slots.reach = ("out_of_reach", trained) if trained else ("media", side)
     elif slots.reach and slots.reach.topic in ("local", "rl_llm") and slots.intent != "out_of_reach":
         slots.intent = "out_of_reach"  # a laptop or CPU-only run of a named LLM: not an instance to size
+    elif slots.reach and slots.reach.subject == "energy":
+        slots.intent = "out_of_reach"  # "the carbon footprint of training Qwen2.5-72B": no tool computes power
     elif slots.model and (cpu := cpu_run(text)):
         slots.intent, slots.reach = "out_of_reach", cpu  # "Qwen2.5-3B on a plain ECS box with no GPU at all"
 
