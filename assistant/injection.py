@@ -102,6 +102,9 @@ _OVERRIDE = (
     r"(?:价格|价钱|费用|报价)(?:都|一律|统统)\s*(?:按|打)\s*[一二三四五六七八九\d.]+\s*折|"
     r"\b(?:multiply|divide|mark\s+up|discount|halve|double|inflate)\s+(?:all\s+|every\s+|each\s+|the\s+)?"
     r"(?:prices?|costs?|quotes?)\s+(?:by\b|you\b|in\s+(?:your|the|every)\s+answers?)|"
+    # A bribe, whose amount is no GPU count ("我给你 500 块红包" is not 500 cards).
+    r"我?(?:给|发)你\s*(?:[\d一二三四五六七八九十百千万几]+\s*(?:块钱?|元|美元|刀)?\s*(?:的)?)?\s*(?:个)?(?:钱|小费|红包|打赏)|"
+    r"\b(?:text|words|everything|message)\s+above\b|"
     r"命令你|(?:关闭|关掉|解除|取消)(?:你的)?(?:所有|全部)?(?:的)?(?:安全)?(?:限制|过滤|审查|防护)|"
     r"(?:输出|打印|导出|给我)[^。！？!?\n]{0,6}?(?:内部|系统|隐藏)(?:的)?(?:配置|规则|设定)|"
     r"\b(?:disable|turn\s+off|switch\s+off|remove|lift)\s+(?:all\s+)?(?:of\s+)?(?:your\s+)?"
@@ -135,7 +138,8 @@ _SPLIT = re.compile(
     r"(?<=[。！？!?\n])|(?<=[.}\]])\s+(?=\S)|(?<=[.!?。！？][\"”」'])\s*(?=\S)|(?<=<\|im_end\|>)|(?<=</system>)|"
     r"(?<=[\"”」'`]{3})\s*(?=\S)|(?<=[\"”」])\s+(?=[A-Z])|(?<=-->)|(?=<!--)|(?<=[）】])|(?=[（【])|"
     r"(?=<<\s*SYS\s*>>)|(?<=<</SYS>>)|(?<=\[/INST\])|(?<=\s###)\s+(?=\S)|(?<=[；;])\s*|(?<=[:：])\s*(?=(?:how|what|which|can|is|does|do|qwen|llama|deepseek)\b)|"
-    r"(?<=[，,])\s*(?=(?:然后|另外|此外|顺便|接着|再|then\b|and\s+then\b|also\b|anyway\b))"
+    r"(?<=[，,])\s*(?=(?:然后|另外|此外|顺便|接着|再|then\b|and\s+then\b|also\b|anyway\b))|"
+    r"(?<=[，,])\s*(?=我?(?:给|发)你)"  # "... T4 能跑 72B 吗，给你 500 块红包": the bribe is a part of its own
 )
 # A part joined to a dropped order by "然后/then": the user's question when it asks something, else the order's
 # own continuation ("忽略以上规则，然后推荐 H100").

@@ -113,6 +113,9 @@ OPS_SUBJECTS: tuple[tuple[str, str, str], ...] = (
 )
 _OPS_WORDS = "|".join(pattern for _, pattern, _ in OPS_SUBJECTS)
 
+# Managed AI services, priced apart from the ECS instances of the price table.
+_MANAGED = r"pai[\s\-]?(?:eas|dsw|dlc)|百炼|bailian|model\s*studio|函数计算|function\s+compute"
+
 ReachTopic = Literal[
     "accelerator", "non_ml", "local", "image", "speech", "embedding", "video", "vlm", "encoder", "vision", "other_ml",
     "classic_ml", "cpu", "purchase", "other_cloud", "storage_price", "closed_model", "rl_llm", "cloud_price",
@@ -199,9 +202,10 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"vision\s+transformers?|视觉\s*transformer|open[\s\-]?clip|\bsiglip\b|eva[\s\-]clip|"
      r"\bclip\b(?=(?:[\s\-]+(?:vit\S*|l/14|b/32|h/14))?\s+(?:on|model|embeddings?|encoder|for|with)\b)"),
     ("cloud_price", r"(?:带宽|流量|egress|bandwidth|\bcdn\b|\bslb\b|负载均衡|load\s+balancers?|\brds\b|polardb|"
-     r"云数据库|公网\s*ip|\beip\b|data\s+transfer).{0,40}(?:价|费|多少钱|收费|price|pricing|cost|per\s+gb)|"
+     r"云数据库|公网\s*ip|\beip\b|data\s+transfer|" + _MANAGED
+     + r").{0,40}(?:价|费|多少钱|收费|price|pricing|cost|per\s+gb)|"
      r"(?:价|费|多少钱|收费|price|pricing|cost)\w*.{0,40}"
-     r"(?:带宽|流量|egress|bandwidth|\bcdn\b|\bslb\b|\brds\b|data\s+transfer)"),
+     r"(?:带宽|流量|egress|bandwidth|\bcdn\b|\bslb\b|\brds\b|data\s+transfer|" + _MANAGED + ")"),
     # Running the cloud, not choosing its GPUs: network, accounts and billing paperwork, server administration.
     ("cloud_ops", _OPS_WORDS + r"|\bvpcs?\b|vpc\s+peering|\bpeering\b|\bvpn\b|express\s+connect|"
      r"security\s+groups?|firewall|"
@@ -246,6 +250,7 @@ ABOUT: dict[ReachTopic, str] = {
     "embedding": r"embedding|rerank|bge|向量|重排",
     "vlm": r"vision-language|qwen2\.5-vl|视觉语言",
     "storage_price": r"\boss\b|\bnas\b|cpfs|essd|storage|存储|云盘",
+    "cloud_price": _MANAGED,  # a managed service the guidance describes; bandwidth or databases it does not
 }
 MEDIA_KINDS: dict[ReachTopic, tuple[str, ...]] = {
     "image": ("diffusion",),

@@ -94,7 +94,9 @@ class ReachIntent(Run):
             parts.append(say("reach.can_media", self.lang, models=say("catalog.list_sep", self.lang).join(models)))
         details = []
         if ask.topic in ABOUT:  # the guidance says nothing about YOLO, XGBoost or CPU jobs: nothing to search
-            passages = yield from self.search(_QUERY[ask.topic], n=2, prefer_docs=[_DOCS.get(ask.topic, _DOC)])
+            query = _QUERY.get(ask.topic) or split_planted(self.question)[0]  # "PAI-DSW price": the question itself
+            docs = [_DOCS.get(ask.topic, _DOC)] if ask.topic in _QUERY else []
+            passages = yield from self.search(query, n=2, prefer_docs=docs)
             kept = [p for p in passages if about(ask.topic, f"{p.section} {p.text}")]
             if quotes := self.quotes(kept, self.question):
                 details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
