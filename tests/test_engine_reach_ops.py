@@ -17,7 +17,8 @@ import pytest
 from engine_helpers import ask, call_args, first_line
 
 from assistant.injection import split_planted
-from assistant.reach_reading import ops_subject, out_of_reach
+from assistant.ops_words import ops_subject
+from assistant.reach_reading import out_of_reach
 
 _CANT_EN = re.compile(r"can't|cannot|no data|no figures", re.IGNORECASE)
 _CANT_ZH = re.compile(r"无法|查不到|改不了|没有")

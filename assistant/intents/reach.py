@@ -16,16 +16,8 @@ from assistant.bad_names import unknown_precision, unknown_region
 from assistant.injection import split_planted
 from assistant.intents.arguments import memory_args, plan_args
 from assistant.messages import say
-from assistant.reach_reading import (
-    ABOUT,
-    MEDIA_KINDS,
-    ReachAsk,
-    about,
-    about_subject,
-    other_cloud,
-    out_of_reach,
-    subject_hits,
-)
+from assistant.ops_words import about_subject, subject_hits
+from assistant.reach_reading import ABOUT, MEDIA_KINDS, ReachAsk, about, other_cloud, out_of_reach
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import estimate_gpu_memory, find_instance_types, plan_gpu_deployment
 from assistant.understanding import Slots
