@@ -43,7 +43,7 @@ OPS_SUBJECTS: tuple[tuple[str, str, str], ...] = (
      r"(?:搭建|配置|创建)[\s\S]{0,10}?(?:k8s|kubernetes|ack\s*集群|容器服务)",
      r"\back\b|kubernetes|容器服务"),
     ("local_disk",
-     r"local\s+(?:nvme|ssds?|disks?)|\bnvme\b|本地(?:盘|磁盘|ssd|nvme)|系统盘|数据盘|硬盘|(?:system|data|boot)\s+disks?|"
+     r"local\s+(?:nvme|ssds?|disks?)|\bnvme\b|本地(?:盘|磁盘|ssd|nvme)|系统盘|数据盘|硬盘\S{0,4}?(?:多大|容量|大小|空间|扩容)|(?:system|data|boot)\s+disks?|"
      r"disk\s+(?:size|capacity)|how\s+(?:big|large)\s+(?:is\s+|are\s+)?the\s+disks?",
      r"disk|essd|nvme|云盘|本地盘|磁盘"),
     ("monitoring",

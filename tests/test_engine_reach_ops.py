@@ -333,3 +333,7 @@ def test_a_managed_service_price_is_refused_and_the_ecs_plan_says_it_excludes_it
     planned = ask("PAI-EAS 部署 Qwen2.5-7B 一个月多少钱？")
     assert call_args(planned, "plan_gpu_deployment")["model"] == "Qwen2.5-7B-Instruct"
     assert "PAI 等其他云产品的价格不在以上估算内" in planned.text
+
+
+def test_loading_from_a_disk_is_no_disk_catalog_question() -> None:
+    assert ops_subject("模型放在硬盘上加载要多久？") is None  # the guidance's ESSD figures answer it
