@@ -299,6 +299,11 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
             or slots.families
             or len(slots.gpu_mentions) >= 2  # "用 L20 还是 A10 划算"
             or len(slots.models) >= 2  # "A vs B, which is cheaper"
+            # "Qwen2.5-7B with a 32k context, how much VRAM?": a context window is a serving figure here
+            or (slots.context and slots.intent == "memory")
+            or slots.concurrency
+            or slots.qps
+            or slots.daily_users
         )
     )
     defaulted: dict[str, str] = {}

@@ -318,6 +318,9 @@ def find_concurrency(scan: Scan) -> int | None:
         r"(?:给|供|让|提供给|为)\s*(\d{1,2}|[一二两三四五六七八九十]{1,3})()\s*(?:多|来)?\s*(?:个|位|名)?\s*人\s*(?:同时)?\s*"
         r"(?:用|使用|访问|在用|提供|部署|开放|搭建|服务)",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:多|来)?\s*人\s*同时\s*(?:用|使用|访问|在用|在线)",
+        # "做内部知识库问答，50 人用": the same team-sized users as a clause of its own, without 给/供
+        r"(?:^|[，,。；;、\s])(\d{1,2}|[一二两三四五六七八九十]{1,3})()\s*(?:多|来)?\s*(?:个|位|名)?\s*人\s*(?:在)?\s*"
+        r"(?:用|使用)(?![户])",
         rf"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?{NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?{_ROLES_EN}\b",
         # "to ~20 staff": a team that size are the users; "2,000 employees" is a head-count (rate_words)
         r"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?(\d{1,2})()\s*(?:employees|staff)\b",

@@ -109,7 +109,11 @@ class CostPeriods(Run):
             return say("cost.day", self.lang, day=render.fig(t.payg_cny_per_day), **fields)
         if usage:
             return say("cost.year_usage", self.lang, year=render.fig(t.usage_cny_per_year), hours=hours, **fields)
-        return say("cost.year", self.lang, year=render.fig(t.payg_cny_per_year), **fields)
+        line = say("cost.year", self.lang, year=render.fig(t.payg_cny_per_year), **fields)
+        if t.subscription_cny_per_year is not None:  # a year running all the time is what a subscription is for
+            line += say("cost.year_or_subscription", self.lang, year=render.fig(t.subscription_cny_per_year),
+                        monthly=render.fig(o.subscription_cny_per_month), as_of=o.subscription_as_of or "?")  # fmt: skip
+        return line
 
     def _subscription_year(self, s: Slots, plan: Plan) -> Events:
         """Price a year on subscription: 12 months of the listed subscription, else the nearest known one."""
