@@ -176,10 +176,10 @@ def beyond_limits(slots: Slots) -> list[tuple[str, float, float]]:
     """
     out = []
     for name in _LIMITED:
+        if name == "context" and slots.model:
+            continue  # the model's own window (32,768 for Qwen2.5-7B) is the bound worth saying; the planner says it
         value = getattr(slots, name, None)
         limit = _upper_limit(name)
-        if name == "context" and slots.model and limit is not None and (value or 0) <= limit:
-            continue  # the model's own window (32,768 for Qwen2.5-7B) is the bound worth saying; the planner says it
         if isinstance(value, int | float) and limit is not None and value > limit:
             out.append((name, float(value), limit))
     return out

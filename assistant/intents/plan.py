@@ -229,6 +229,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
 
     def memory_answer(self, s: Slots, understood: str) -> Events:
         """Estimate memory per GPU term by term and cite the sizing guidance."""
+        if too_long := (yield from self.context_limit(s)):  # "7B with a 50M context": the model's window answers
+            return too_long
         est, err = yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=s.gpus))
         if err:
             return self.error(err)

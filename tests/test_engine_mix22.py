@@ -1,0 +1,73 @@
+"""What new users said in the session-22 mixed pass, honoured by the offline engine (real engine, hashing index)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.understanding import understand
+from tests.engine_helpers import ask, first_line
+
+
+@pytest.mark.parametrize(
+    ("text", "users"),
+    [
+        ("想在阿里云上部署 GLM-4-9B 做内部知识库问答，50 人用，推荐配置", 50),
+        ("Qwen2.5-7B，三十人使用，什么实例", 30),
+    ],
+)
+def test_a_team_sized_clause_is_its_users(text: str, users: int) -> None:
+    assert understand(text).concurrency == users
+
+
+@pytest.mark.parametrize(
+    ("text", "daily"),
+    [
+        ("Qwen2.5-7B 每天 3000 人用，什么实例", 3000),
+        ("Our app has 3,000 users a day on Qwen2.5-7B, which instance?", 3000),
+        ("一天有 2万 用户访问，Qwen2.5-14B 怎么配", 20000),
+    ],
+)
+def test_users_per_day_are_daily_users(text: str, daily: float) -> None:
+    slots = understand(text)
+    assert slots.daily_users is not None and slots.daily_users.users == daily
+
+
+def test_daily_users_are_served_without_asking_serve_or_train() -> None:
+    answer = ask("Qwen2.5-7B 每天 3000 人用，什么实例")
+    assert answer.kind == "recommendation"
+    assert any(c.name == "plan_gpu_deployment" for c in answer.tool_calls)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Qwen2.5-7B with a 50 million token context window, how much VRAM?",
+        "Qwen2.5-7B with a 1M token context, how much VRAM?",
+    ],
+)
+def test_a_context_beyond_the_models_window_is_refused_with_it(question: str) -> None:
+    answer = ask(question)
+    assert answer.kind == "error"
+    assert "32,768" in first_line(answer.text)
+    assert "Traceback" not in answer.text and "Input should be" not in answer.text
+
+
+def test_a_context_within_the_window_is_estimated_as_serving() -> None:
+    answer = ask("Qwen2.5-7B with 32k context, how much VRAM?")
+    assert answer.kind == "estimate"
+    call = next(c for c in answer.tool_calls if c.name == "estimate_gpu_memory")
+    assert call.args["task"] == "inference" and call.args["prompt_tokens"] + call.args["gen_tokens"] == 32768
+
+
+def test_a_year_asked_gives_pay_as_you_go_and_the_subscription_year() -> None:
+    answer = ask("Qwen2.5-72B 私有化部署，20 个并发，按年算大概要多少钱")
+    lead = first_line(answer.text)
+    assert "/年" in lead and "包月连续一年" in lead
+
+
+def test_an_unpriced_gpu_count_names_its_types_and_a_price_to_go_by() -> None:
+    answer = ask("How much is an 8x L20 box per hour?")
+    assert "ecs.gn8is-8x.32xlarge" in answer.text
+    near = next(c for c in answer.tool_calls if c.name == "nearest_known_price")
+    assert near.args["instance_type"] == "ecs.gn8is-8x.32xlarge"
+    assert "Nearest known price" in answer.text
