@@ -71,3 +71,15 @@ def test_an_unpriced_gpu_count_names_its_types_and_a_price_to_go_by() -> None:
     near = next(c for c in answer.tool_calls if c.name == "nearest_known_price")
     assert near.args["instance_type"] == "ecs.gn8is-8x.32xlarge"
     assert "Nearest known price" in answer.text
+
+
+def test_a_budget_too_small_for_a_month_buys_hours_of_the_cheapest_type() -> None:
+    from tools.model_search import largest_models_within_budget
+
+    found = largest_models_within_budget(budget_cny_month=2000, family="Qwen")
+    assert found.search is None and found.part_time is not None
+    part = found.part_time
+    assert part.quote.hourly is not None and part.hours_per_month == int(2000 / part.quote.hourly)
+    answer = ask("I have about 2000 yuan a month. What's the biggest Qwen model I can host for myself?")
+    lead = first_line(answer.text)
+    assert part.quote.instance_type in lead and "Qwen" in lead and "hours a month" in lead
