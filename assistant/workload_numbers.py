@@ -334,7 +334,7 @@ def find_concurrency(scan: Scan) -> int | None:
         # "maybe 5 internal users", "a small team of 10", "a 12-person team": the people served at once.
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:internal|in-house|beta|paying|pilot|test)\s+(?:users|people|clients|staff)\b",
         rf"\b(?:team|group)\s+of\s+{NUM}\s*{SUFFIX}(?!\s*(?:gpus?|cards?|nodes?|machines?|servers?|instances?)\b)",
-        rf"(?<![\w.]){NUM}{SUFFIX}[\s\-]*(?:person|people|member)\s+(?:team|group)\b",
+        rf"(?<![\w.]){NUM}{SUFFIX}[\s\-]*(?:person|people|member|man)\s+(?:team|group|startup|company|lab|shop|studio)\b",
     )
     if not m:
         if me_and := scan.first(_ME_AND_EN, _ME_AND_ZH):  # "me and 2 friends": the asker is one of them

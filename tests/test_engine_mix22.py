@@ -83,3 +83,28 @@ def test_a_budget_too_small_for_a_month_buys_hours_of_the_cheapest_type() -> Non
     answer = ask("I have about 2000 yuan a month. What's the biggest Qwen model I can host for myself?")
     lead = first_line(answer.text)
     assert part.quote.instance_type in lead and "Qwen" in lead and "hours a month" in lead
+
+
+def test_named_hardware_that_holds_the_model_but_not_the_stated_rate_is_a_no() -> None:
+    answer = ask("Our RAG bot gets maybe 2 req/s at peak with 6k-token prompts. Qwen2.5-14B. Enough with one L20?")
+    rate = next(c for c in answer.tool_calls if c.name == "requests_per_second")
+    assert rate.result["requests_per_s"] < 2
+    lead = first_line(answer.text)
+    assert lead.startswith("**No") and "2 requests/s" in lead and "ecs.gn8is" in lead
+
+
+def test_named_hardware_that_keeps_up_says_so_after_the_fit() -> None:
+    answer = ask("一张 A10 够不够 Qwen2.5-7B，每秒 0.5 个请求，输入 1000 token")
+    rate = next(c for c in answer.tool_calls if c.name == "requests_per_second")
+    assert rate.result["requests_per_s"] >= 0.5
+    assert "跟得上" in answer.text and not first_line(answer.text).startswith("**不够")
+
+
+def test_a_few_person_startup_is_its_users() -> None:
+    text = "we're a 3-person startup, want to self-host a coding assistant (qwen2.5-coder-32b) for the team"
+    assert understand(text).concurrency == 3
+
+
+def test_a_training_time_under_a_day_shows_days_rounded() -> None:
+    answer = ask("How long would it take to LoRA qwen2.5-14b on 1M tokens with a single A100?")
+    assert "0.0082 days" in answer.text and "0.00821" not in answer.text

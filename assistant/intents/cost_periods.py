@@ -21,7 +21,7 @@ from tools.plan import DeploymentOption, Plan
 from tools.price_quotes import PriceQuote
 
 _COST_WORDS = (
-    r"多少钱|费用|成本|花费|开销|花多少|烧|账单|预算|包年|\bcost\w*|\bprice\w*|\bbill\w*|\bspend\w*|\bburn\w*|"
+    r"多少钱|费用|成本|花费|开销|花多少|烧|账单|预算|包年|便宜|\bcheap\w*|\bcost\w*|\bprice\w*|\bbill\w*|\bspend\w*|\bburn\w*|"
     r"how\s+much|\bbudget\w*|¥|\bcny\b|\brmb\b|\bcomes?\s+to\b|\bset\s+(?:us|me)\s+back|\brun\s+(?:us|me)\b|"
     + MONEY_ASK
 )
