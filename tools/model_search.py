@@ -195,8 +195,10 @@ def largest_models_within_budget(
     )
 
 
-def _part_time(budget: float, region: str | None, family: str | None, context: int, concurrency: int) -> PartTime | None:
-    """The cheapest pay-as-you-go type by the hour that serves some model, and the hours a month ``budget`` buys."""
+def _part_time(
+    budget: float, region: str | None, family: str | None, context: int, concurrency: int
+) -> PartTime | None:
+    """Find the cheapest pay-as-you-go type by the hour that serves some model, and the hours ``budget`` buys."""
     priced = []
     for inst in catalog.list_instances():
         quote = price_quotes.quote(inst.instance_type, region)

@@ -111,8 +111,8 @@ class CostPeriods(Run):
             return say("cost.year_usage", self.lang, year=render.fig(t.usage_cny_per_year), hours=hours, **fields)
         line = say("cost.year", self.lang, year=render.fig(t.payg_cny_per_year), **fields)
         if t.subscription_cny_per_year is not None:  # a year running all the time is what a subscription is for
-            line += say("cost.year_or_subscription", self.lang, year=render.fig(t.subscription_cny_per_year),
-                        monthly=render.fig(o.subscription_cny_per_month), as_of=o.subscription_as_of or "?")  # fmt: skip
+            sub = {"monthly": render.fig(o.subscription_cny_per_month), "as_of": o.subscription_as_of or "?"}
+            line += say("cost.year_or_subscription", self.lang, year=render.fig(t.subscription_cny_per_year), **sub)
         return line
 
     def _subscription_year(self, s: Slots, plan: Plan) -> Events:
