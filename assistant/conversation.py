@@ -40,6 +40,7 @@ WORKLOAD_FIELDS = (
     "batch",
     "train_tokens",
     "budget_cny_month",
+    "job_budget_cny",
     "region",
     "gpu",
     "gpus",

@@ -265,7 +265,8 @@ class TrainingVolumeText(BaseModel):
 
 _SAMPLE_NOUNS = (
     r"dialogues?|conversations?|samples?|examples?|documents?|docs|instructions?|pairs|records|tickets|emails|"
-    r"articles|transcripts|chats|rows|对话|样本|数据|文档|指令|问答对|记录|工单|邮件|文章"
+    r"articles|transcripts|chats|rows|turns|prompts|queries|questions|items|entries|texts|completions|"
+    r"对话|样本|数据|文档|指令|问答对|记录|工单|邮件|文章|轮对话|问题"
 )
 _SAMPLES_RE = (
     # "40k dialogues", "80k Q&A pairs", "20k instruction-response pairs": up to two words before the noun,
@@ -274,6 +275,8 @@ _SAMPLES_RE = (
     r"(?:(?!(?:concurren|simultan|parallel|active|daily|online|live|peak|users?\b|per\b|a\b)\w*)"
     r"[A-Za-z][\w&/\-]{0,20}\s+){0,2}?"
     rf"(?:{_SAMPLE_NOUNS})(?![a-z])"
+    # "5k questions a day" is a rate of requests, not a training set
+    r"(?!\s*(?:a|per|each|every|/)\s*(?:day|hour|minute|min|second|sec|week|month)\b)"
 )
 _SAMPLES_AFTER_RE = (
     rf"(?:数据|样本|语料|训练集|dataset|data)[^\d,，。;；]{{0,8}}?{NUMBER}\s*(?:条|个|份|篇|samples?|examples?|rows?)"

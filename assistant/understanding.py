@@ -71,6 +71,7 @@ from assistant.workload_names import rag_pipeline, settle_reach, unsizable
 from assistant.workload_numbers import (
     find_batch,
     find_budget,
+    is_monthly_budget,
     find_concurrency,
     find_context,
     find_foreign_money,
@@ -143,6 +144,7 @@ class Slots(BaseModel):
     batch: int | None = None
     train_tokens: float | None = None
     budget_cny_month: float | None = None
+    job_budget_cny: float | None = Field(default=None, description="'训练预算 10 万': for the whole training run")
     region: str | None = None
     gpu: str | None = Field(default=None, description="the one GPU the user wants to use")
     gpus: int | None = Field(default=None, description="number of GPUs the user has in mind")
@@ -204,7 +206,7 @@ class Slots(BaseModel):
 
 _STATED_FIELDS = (
     "model", "task", "precision", "quant", "context", "prompt_tokens", "gen_tokens", "concurrency", "qps", "batch",
-    "train_tokens", "budget_cny_month", "region", "gpu", "gpus", "max_instances", "instance_types", "families",
+    "train_tokens", "budget_cny_month", "job_budget_cny", "region", "gpu", "gpus", "max_instances", "instance_types", "families",
     "billing", "usage_hours", "rental_hours", "scale", "epochs", "max_gpus", "exclude_gpus",
 )  # fmt: skip
 
@@ -343,6 +345,8 @@ def understand(question: str) -> Slots:
     slots.billing, slots.usage_hours, slots.rate = rates.find_billing(text), usage_hours, rate
     slots.rental_hours = None if slots.task in ("full", "lora", "qlora") else find_rental_hours(text)
     slots.foreign_money = None if slots.budget_cny_month else find_foreign_money(text)
+    if slots.budget_cny_month and slots.train_tokens and not is_monthly_budget(text):
+        slots.job_budget_cny, slots.budget_cny_month = slots.budget_cny_month, None  # a run costs once
     slots.asks_cost = asks_price(text)
     slots.speed = speed
     slots.asks_longest_context = slots.context is None and asks_longest_context(text)

@@ -44,6 +44,14 @@ def _yearly_budget(scan: Scan, money: str, cur: str, cur_after: str) -> float | 
     return float(round(parse_number(m.group(1), m.group(2)) / 12)) if m else None  # whole yuan a month
 
 
+_PER_MONTH = r"/\s*月|每个?月|一个月|月预算|/\s*month|per\s+month|a\s+month|monthly|/\s*mo\b"
+
+
+def is_monthly_budget(text: str) -> bool:
+    """Whether money in ``text`` is said per month: a training budget without it is for the whole run."""
+    return bool(re.search(_PER_MONTH, text, re.IGNORECASE))
+
+
 def find_budget(scan: Scan) -> float | None:
     cur = r"(?:¥|￥|cny\s*|rmb\s*)"
     cur_after = r"(?:元|块|cny|rmb|yuan|人民币)"

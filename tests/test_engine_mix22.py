@@ -108,3 +108,44 @@ def test_a_few_person_startup_is_its_users() -> None:
 def test_a_training_time_under_a_day_shows_days_rounded() -> None:
     answer = ask("How long would it take to LoRA qwen2.5-14b on 1M tokens with a single A100?")
     assert "0.0082 days" in answer.text and "0.00821" not in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "opening"),
+    [
+        ("Train a 1.5B model from scratch on 30 billion tokens, budget ¥100k, feasible?", "**Yes, ¥100,000 covers"),
+        ("预训练 Qwen2.5-7B，1T token，预算 50 万，够不够", "**不够。**"),
+    ],
+)
+def test_a_training_budget_is_for_the_run_and_answers_first(question: str, opening: str) -> None:
+    slots = understand(question)
+    assert slots.job_budget_cny and slots.budget_cny_month is None
+    answer = ask(question)
+    assert first_line(answer.text).startswith(opening)
+    plan = next(c for c in answer.tool_calls if c.name == "plan_gpu_deployment")
+    assert "budget_cny_month" not in plan.args  # a monthly filter would drop runs the budget covers
+
+
+def test_a_monthly_training_budget_stays_monthly() -> None:
+    slots = understand("LoRA Qwen2.5-7B on 10M tokens, budget 5000 a month")
+    assert slots.budget_cny_month == 5000 and slots.job_budget_cny is None
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("Fine-tune Llama-3.1-8B with LoRA on 250k chat turns, roughly 800 tokens each, for 2 epochs", 4e8),
+        ("DPO on Qwen2.5-7B with 20k preference pairs, 1k tokens each", 2e7),
+    ],
+)
+def test_more_sample_nouns_count_a_training_set(text: str, tokens: float) -> None:
+    assert understand(text).train_tokens == tokens
+
+
+def test_items_a_day_are_a_rate_not_a_training_set() -> None:
+    assert understand("we get 5k questions a day, Qwen2.5-7B").samples is None
+
+
+def test_preference_tuning_is_training_without_a_method() -> None:
+    slots = understand("DPO on Qwen2.5-7B with 20k preference pairs, what GPUs?")
+    assert slots.task is None and slots.task_hint == "finetune"

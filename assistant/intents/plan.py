@@ -82,6 +82,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             head.insert(0 if asked else len(head), time)
         elif not lead and (times := (yield from self.planned_training_time(s, plan))):
             head[:0] = times
+        if s.job_budget_cny and not lead:  # a training run's budget is spent once: whether it covers the run leads
+            head[:0] = self.job_budget_lines(s, plan)
         usage = self.usage_line(s, plan)  # "10 hours a day on weekdays": the month at those hours is a cost line
         head[:0] = usage
         asked = self.cost_question(s)  # "那 L20 呢" after "一个月多少钱": the cost is still the question
