@@ -71,7 +71,6 @@ from assistant.workload_names import rag_pipeline, settle_reach, unsizable
 from assistant.workload_numbers import (
     find_batch,
     find_budget,
-    is_monthly_budget,
     find_concurrency,
     find_context,
     find_foreign_money,
@@ -79,6 +78,7 @@ from assistant.workload_numbers import (
     find_qps,
     find_token_cost,
     find_train_tokens,
+    is_monthly_budget,
     spoken_chinese_amounts,
 )
 from tools import catalog
@@ -206,8 +206,8 @@ class Slots(BaseModel):
 
 _STATED_FIELDS = (
     "model", "task", "precision", "quant", "context", "prompt_tokens", "gen_tokens", "concurrency", "qps", "batch",
-    "train_tokens", "budget_cny_month", "job_budget_cny", "region", "gpu", "gpus", "max_instances", "instance_types", "families",
-    "billing", "usage_hours", "rental_hours", "scale", "epochs", "max_gpus", "exclude_gpus",
+    "train_tokens", "budget_cny_month", "job_budget_cny", "region", "gpu", "gpus", "max_instances", "instance_types",
+    "families", "billing", "usage_hours", "rental_hours", "scale", "epochs", "max_gpus", "exclude_gpus",
 )  # fmt: skip
 
 # ------------------------------------------------------------------------------------------ public

@@ -11,8 +11,8 @@ import re
 
 from assistant import render
 from assistant.intents.arguments import task_of
-from assistant.messages import say
 from assistant.intents.plan_leads import HOW_LONG_RE, PlanLeads
+from assistant.messages import say
 from assistant.run import Events
 from assistant.toolbox import training_run
 from assistant.understanding import Slots
