@@ -149,3 +149,18 @@ def test_items_a_day_are_a_rate_not_a_training_set() -> None:
 def test_preference_tuning_is_training_without_a_method() -> None:
     slots = understand("DPO on Qwen2.5-7B with 20k preference pairs, what GPUs?")
     assert slots.task is None and slots.task_hint == "finetune"
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu"),
+    [
+        ("继续预训练 Qwen2.5-32B，语料 20B token，用 H800 大概要多少卡多少天", "H800"),
+        ("Serve Llama-3.1-70B on H100s for 50 users, how many?", "H100"),
+    ],
+)
+def test_a_gpu_no_type_carries_is_said_first_then_planned_on_what_is_offered(question: str, gpu: str) -> None:
+    answer = ask(question)
+    assert gpu in first_line(answer.text)
+    wider = [c for c in answer.tool_calls if c.name == "plan_gpu_deployment" and "gpu" not in c.args]
+    assert wider and wider[0].result["options"]
+    assert wider[0].result["options"][0]["instance_type"] in answer.text
