@@ -305,6 +305,9 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
             or slots.concurrency
             or slots.qps
             or slots.daily_users
+            or slots.prompt_tokens  # "~400 tokens in, 10 out": a request's lengths are serving figures
+            or slots.gen_tokens
+            or slots.job_requests
         )
     )
     defaulted: dict[str, str] = {}

@@ -164,3 +164,36 @@ def test_a_gpu_no_type_carries_is_said_first_then_planned_on_what_is_offered(que
     wider = [c for c in answer.tool_calls if c.name == "plan_gpu_deployment" and "gpu" not in c.args]
     assert wider and wider[0].result["options"]
     assert wider[0].result["options"][0]["instance_type"] in answer.text
+
+
+@pytest.mark.parametrize(
+    ("text", "qps", "per"),
+    [
+        ("We process 2 million customer emails a month through Qwen2.5-7B, ~400 tokens in, 10 out", 2.31, "month"),
+        ("Expect 50k API calls per day on Qwen2.5-32B, average 1500 input tokens. Sizing?", 1.7, "day"),
+    ],
+)
+def test_items_sent_to_the_model_per_period_are_requests(text: str, qps: float, per: str) -> None:
+    slots = understand(text)
+    assert slots.qps == qps and slots.rate is not None and slots.rate.per == per and slots.task == "inference"
+
+
+def test_a_pair_of_bare_in_out_lengths_is_read() -> None:
+    slots = understand("how much would it cost per 1000 requests on qwen2.5-14b, 2k in 500 out?")
+    assert (slots.prompt_tokens, slots.gen_tokens) == (2000, 500)
+    assert understand("we have 2k users in Beijing, qwen2.5-7b").prompt_tokens is None
+
+
+def test_a_batch_job_with_a_deadline_is_planned_at_the_rate_it_needs() -> None:
+    question = "Batch job: summarize 1 million documents of 3k tokens each with Qwen2.5-7B within 48 hours. GPUs?"
+    slots = understand(question)
+    assert slots.task == "inference" and slots.train_tokens is None and slots.prompt_tokens == 3000
+    assert slots.qps == round(1e6 / (48 * 3600), 2)
+    answer = ask(question)
+    plan = next(c for c in answer.tool_calls if c.name == "plan_gpu_deployment")
+    assert plan.args["qps"] == slots.qps and plan.args["context"] == 3000 + plan.args["gen_tokens"]
+
+
+def test_training_with_a_deadline_stays_training() -> None:
+    slots = understand("LoRA on 50k samples of 1k tokens within 2 days, qwen2.5-7b")
+    assert slots.task == "lora" and slots.train_tokens == 5e7 and slots.qps is None
