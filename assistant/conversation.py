@@ -123,7 +123,7 @@ def _with_bare_count(workload: Slots | None, turn: Slots, question: str) -> Slot
     A bare number is only read where the workload states exactly the rate it can change; "人"/"users" makes it
     the concurrency. Anything else stays unread rather than guessed.
     """
-    if workload is None or workload.intent not in _WORKLOAD_INTENTS or _is_training(workload.task):
+    if workload is None or workload.intent not in _WORKLOAD_INTENTS:
         return turn
     if turn.intent != "out_of_scope" or turn.off_topic or turn.injection or turn.stated():
         return turn
@@ -131,6 +131,8 @@ def _with_bare_count(workload: Slots | None, turn: Slots, question: str) -> Slot
     if count is None:
         return turn
     value, people = count
+    if _is_training(workload.task):  # "how long on 2 A100s?" then "and with 4?": the GPU count it states
+        return turn.model_copy(update={"gpus": value, "follow_up": True}) if workload.gpus and not people else turn
     if people or (workload.concurrency is not None and workload.qps is None):
         return turn.model_copy(update={"concurrency": value, "follow_up": True})
     if workload.qps is not None and workload.concurrency is None:

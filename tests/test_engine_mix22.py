@@ -197,3 +197,11 @@ def test_a_batch_job_with_a_deadline_is_planned_at_the_rate_it_needs() -> None:
 def test_training_with_a_deadline_stays_training() -> None:
     slots = understand("LoRA on 50k samples of 1k tokens within 2 days, qwen2.5-7b")
     assert slots.task == "lora" and slots.train_tokens == 5e7 and slots.qps is None
+
+
+@pytest.mark.parametrize("follow_up", ["and with 4?", "what about 4 of them?"])
+def test_a_bare_count_after_a_training_time_on_named_gpus_is_the_gpu_count(follow_up: str) -> None:
+    answer = ask(follow_up, "LoRA Qwen2.5-7B on 20M tokens", "how long on 2 A100s?")
+    run = next(c for c in answer.tool_calls if c.name == "training_run")
+    assert run.args["gpus"] == 4 and run.args["tokens"] == 2e7
+    assert first_line(answer.text).startswith("**Training time:**")
