@@ -25,11 +25,21 @@ _AFTER_ROLE = (
     rf"{_NUMBER}(?!\d|,\d|\s*(?:[%xX×]|tokens?|个|字|词|words?|chars?|characters?|pages?|页|张|条|次|人|users?|gb|gib))"
 )
 _OUTPUT_ROLES = ("output", "outputs", "answer", "answers", "response", "responses", "输出", "回答")
+# "2k in 500 out", "2k in / 500 out": the pair, each bare; never one "in" alone ("2k in Beijing")
+_SECOND = _NUMBER.replace("(?<![A-Za-z0-9_.,])", "(?<![A-Za-z0-9_.])")  # "2k in, 500 out": a comma may precede
+_IN_OUT = rf"{_NUMBER}\s*in\s*(?:,|/|and|&|\+)?\s*{_SECOND}\s*out\b"
 
 
 def bare_lengths(text: str, found: list[StatedLength]) -> list[StatedLength]:
     """Return unit-less prompt/output lengths not already among ``found`` (spans overlapping one are skipped)."""
     out: list[StatedLength] = []
+    for m in compiled(_IN_OUT).finditer(text):
+        if any(s.span[0] < m.end() and m.start() < s.span[1] for s in found):
+            continue
+        prompt, output = number_value(m, 1), number_value(m, 3)
+        if 16 <= prompt <= 1_000_000 and 1 <= output <= 1_000_000:
+            out += [StatedLength(role="prompt", count=text_tokens(prompt, "tokens"), span=(m.start(), m.start(3))),
+                    StatedLength(role="output", count=text_tokens(output, "tokens"), span=(m.start(3), m.end()))]
     for pattern, role_group, number_group in ((_AFTER_ROLE, 1, 2), (_GLUED, 3, 1)):
         for m in compiled(pattern).finditer(text):
             suffix = (m.group(number_group + 1) or "").lower()

@@ -108,7 +108,7 @@ CostPeriod = Literal["year", "week", "day", "hour", "requests"]
 
 # "一年多少钱", "annual bill", "包年呢": a year's cost. "包年包月" is the name of subscription billing, not a year.
 _YEAR_ASK = (
-    r"一年|每年|全年|年度|年费|年成本|年花费|包年(?!包月)|\bper\s+(?:year|annum)\b|\ba\s+year\b|\bannual\w*|\byearly\b|"
+    r"一年|每年|全年|年度|年费|年成本|年花费|按年|包年(?!包月)|\bper\s+(?:year|annum)\b|\ba\s+year\b|\bannual\w*|\byearly\b|"
     r"/\s*(?:yr|year)\b|twelve\s+months|12\s*(?:个)?月"
 )
 # "一天要烧多少钱", "cost per day", "a day of serving": a day's cost, not "8 hours a day" (hours it runs) or

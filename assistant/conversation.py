@@ -40,6 +40,7 @@ WORKLOAD_FIELDS = (
     "batch",
     "train_tokens",
     "budget_cny_month",
+    "job_budget_cny",
     "region",
     "gpu",
     "gpus",
@@ -122,7 +123,7 @@ def _with_bare_count(workload: Slots | None, turn: Slots, question: str) -> Slot
     A bare number is only read where the workload states exactly the rate it can change; "人"/"users" makes it
     the concurrency. Anything else stays unread rather than guessed.
     """
-    if workload is None or workload.intent not in _WORKLOAD_INTENTS or _is_training(workload.task):
+    if workload is None or workload.intent not in _WORKLOAD_INTENTS:
         return turn
     if turn.intent != "out_of_scope" or turn.off_topic or turn.injection or turn.stated():
         return turn
@@ -130,6 +131,8 @@ def _with_bare_count(workload: Slots | None, turn: Slots, question: str) -> Slot
     if count is None:
         return turn
     value, people = count
+    if _is_training(workload.task):  # "how long on 2 A100s?" then "and with 4?": the GPU count it states
+        return turn.model_copy(update={"gpus": value, "follow_up": True}) if workload.gpus and not people else turn
     if people or (workload.concurrency is not None and workload.qps is None):
         return turn.model_copy(update={"concurrency": value, "follow_up": True})
     if workload.qps is not None and workload.concurrency is None:
@@ -299,6 +302,14 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
             or slots.families
             or len(slots.gpu_mentions) >= 2  # "用 L20 还是 A10 划算"
             or len(slots.models) >= 2  # "A vs B, which is cheaper"
+            # "Qwen2.5-7B with a 32k context, how much VRAM?": a context window is a serving figure here
+            or (slots.context and slots.intent == "memory")
+            or slots.concurrency
+            or slots.qps
+            or slots.daily_users
+            or slots.prompt_tokens  # "~400 tokens in, 10 out": a request's lengths are serving figures
+            or slots.gen_tokens
+            or slots.job_requests
         )
     )
     defaulted: dict[str, str] = {}

@@ -82,7 +82,7 @@ _BARE_COUNT_RE = re.compile(
     + NUM
     + SUFFIX
     + r"\s*(?:个|位|名)?\s*(人|用户|users?|people|persons?|folks|concurrent(?:\s+users?)?|并发)?\s*"
-    r"(?:呢|的话呢?|的话|instead|then)?\s*[?？.。!！]*\s*",
+    r"(?:of\s+them\s*)?(?:呢|的话呢?|的话|instead|then)?\s*[?？.。!！]*\s*",
     re.IGNORECASE,
 )
 

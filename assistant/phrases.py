@@ -265,7 +265,8 @@ class TrainingVolumeText(BaseModel):
 
 _SAMPLE_NOUNS = (
     r"dialogues?|conversations?|samples?|examples?|documents?|docs|instructions?|pairs|records|tickets|emails|"
-    r"articles|transcripts|chats|rows|对话|样本|数据|文档|指令|问答对|记录|工单|邮件|文章"
+    r"articles|transcripts|chats|rows|turns|prompts|queries|questions|items|entries|texts|completions|"
+    r"对话|样本|数据|文档|指令|问答对|记录|工单|邮件|文章|轮对话|问题"
 )
 _SAMPLES_RE = (
     # "40k dialogues", "80k Q&A pairs", "20k instruction-response pairs": up to two words before the noun,
@@ -274,6 +275,8 @@ _SAMPLES_RE = (
     r"(?:(?!(?:concurren|simultan|parallel|active|daily|online|live|peak|users?\b|per\b|a\b)\w*)"
     r"[A-Za-z][\w&/\-]{0,20}\s+){0,2}?"
     rf"(?:{_SAMPLE_NOUNS})(?![a-z])"
+    # "5k questions a day" is a rate of requests, not a training set
+    r"(?!\s*(?:a|per|each|every|/)\s*(?:day|hour|minute|min|second|sec|week|month)\b)"
 )
 _SAMPLES_AFTER_RE = (
     rf"(?:数据|样本|语料|训练集|dataset|data)[^\d,，。;；]{{0,8}}?{NUMBER}\s*(?:条|个|份|篇|samples?|examples?|rows?)"
@@ -336,6 +339,9 @@ DEFAULT_PEAK_SHARE = 0.1  # one in ten daily users online at the peak, when the 
 _DAU_RE = (
     rf"(?:日活(?:跃)?(?:用户)?(?:数)?|\bDAU\b|daily\s+active\s+users?|daily\s+users?)\s*(?:约|大约|about|of|:|：|为|是|有)?\s*{NUMBER}"
     rf"|{NUMBER}\s*(?:daily\s+active\s+users?|daily\s+users?|\bDAU\b|日活(?:跃)?(?:用户)?)"
+    # "每天 3000 人用", "一天有 2 万用户访问", "3,000 users a day", "5k people use it every day": users per day
+    rf"|(?:每天|每日|一天)\s*(?:有|大约|约|大概|差不多)?\s*{NUMBER}\s*(?:多|来|左右)?\s*(?:个|位|名)?\s*(?:人|用户|访客)"
+    rf"|{NUMBER}\s*(?:users?|people|visitors|customers)\s+(?:use\s+it\s+)?(?:a|per|each|every)\s+day\b"
 )
 _PEAK_RE = (
     rf"(?:高峰|峰值|peak)[^\d%]{{0,16}}{NUMBER}\s*%"
@@ -371,7 +377,7 @@ def daily_users(text: str) -> DailyUsers | None:
     """Read "日活 1 万，高峰 5%" / "10k daily active users" (None: no daily-user figure)."""
     m = re.search(_DAU_RE, text, re.IGNORECASE)
     if m:
-        users = number_value(m, 1) if m.group(1) else number_value(m, 3)
+        users = number_value(m, next(g for g in range(1, len(m.groups()), 2) if m.group(g)))
     elif m := re.search(_DAU_CN_RE, text, re.IGNORECASE):
         users = chinese_int(m.group(1)) * (1e4 if m.group(2) else 1)
     else:

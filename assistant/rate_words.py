@@ -30,6 +30,11 @@ ABOUT = (
 
 CALLS_EN = r"(?:requests?|calls?|queries|messages|prompts|chats|conversations)"
 CALLS_ZH = r"(?:个|次)?\s*(?:请求|调用|对话|查询|问答|提问|次)"
+# "50k API calls per day", "2 million customer emails a month": each item sent to the model is a request
+_ITEMS_EN = (
+    rf"(?:(?:chat|api|user|customer|support|inbound|incoming)\s+)?(?:{CALLS_EN}|emails|tickets|documents|docs|"
+    r"reviews|comments|articles|transcripts)(?:\s+(?:processed|handled|classified|summari[sz]ed|through\s+\S+))?"
+)
 DEFAULT_PEAK_FACTOR = 3.0  # peak over the daily average when the user gives none (stated in the answer)
 
 
@@ -40,7 +45,7 @@ def find_daily_requests(scan: Scan) -> RateBasis | None:
     peak is taken as :data:`DEFAULT_PEAK_FACTOR` times the daily average (said in the answer).
     """
     m = scan.first(
-        rf"{NUM}\s*{SUFFIX}\s*{CALLS_EN}\s*(?:per|a|/|each)\s*day\b",
+        rf"{NUM}\s*{SUFFIX}\s*{_ITEMS_EN}\s*(?:per|a|/|each|every)\s*day\b",
         rf"(?:每天|日均|一天|每日)\s*(?:约|大约|大概|有)?\s*{NUM}\s*{SUFFIX}\s*{CALLS_ZH}",
         rf"(?:日调用量|日请求量|日均请求|日均调用|daily\s+requests|requests\s+per\s+day){ABOUT}{NUM}\s*{SUFFIX}",
     )
@@ -49,7 +54,7 @@ def find_daily_requests(scan: Scan) -> RateBasis | None:
         if m:
             break
         m = scan.first(
-            rf"{NUM}\s*{SUFFIX}\s*(?:chat\s+|api\s+|user\s+)?{CALLS_EN}\s*(?:per|a|/|each|every)\s*{words_en}\b",
+            rf"{NUM}\s*{SUFFIX}\s*{_ITEMS_EN}\s*(?:per|a|/|each|every)\s*{words_en}\b",
             rf"(?:{words_zh})\s*(?:约|大约|大概|有|的)?\s*(?:调用量|请求量)?\s*{NUM}\s*{SUFFIX}\s*{CALLS_ZH}",
         )
         per = period
@@ -66,6 +71,32 @@ def find_daily_requests(scan: Scan) -> RateBasis | None:
     return RateBasis(kind="daily_requests", amount=amount, factor=factor, stated=peak is not None, result=qps, per=per)
 
 
+# "summarize 1 million documents within 48 hours": a batch job whose deadline sets the rate to plan for
+_JOB_VERBS = (
+    r"summari[sz]\w*|classif\w*|translat\w*|extract\w*|label\w*|tag(?:ging)?\b|process\w*|rewrit\w*|annotat\w*|"
+    r"generat\w*|总结|摘要|分类|翻译|抽取|提取|标注|处理|改写|生成"
+)
+_DEADLINE = (
+    r"(?:within|in|under|inside|by)\s+(?:the\s+next\s+)?(\d{1,4}(?:\.\d)?)\s*(hours?|hrs?|h|days?)\b|"
+    r"(\d{1,4}(?:\.\d)?)\s*(个?小时|天)\s*(?:之?内|以内)"
+)
+
+
+def find_job_deadline(scan: Scan, items: float | None) -> RateBasis | None:
+    """Return the requests/s a batch job of ``items`` needs to finish by its stated deadline, or None."""
+    if not items or not re.search(_JOB_VERBS, scan.text, re.IGNORECASE):
+        return None
+    m = re.search(_DEADLINE, scan.text, re.IGNORECASE)
+    if not m:
+        return None
+    amount, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    hours = float(amount) * (24 if unit.lower().startswith(("d", "天")) else 1)
+    if hours <= 0:
+        return None
+    qps = round(items / (hours * 3600), 2)
+    return RateBasis(kind="job_deadline", amount=items, factor=hours, result=qps) if qps > 0 else None
+
+
 Period = Literal["day", "week", "month"]
 _DAYS: dict[Period, int] = {"day": 1, "week": 7, "month": 30}  # a month of requests spread over 30 days
 _LONGER_PERIODS: tuple[tuple[Period, str, str], ...] = (
@@ -76,7 +107,7 @@ _LONGER_PERIODS: tuple[tuple[Period, str, str], ...] = (
 
 # ------------------------------------------------------------------------------------------ rates in groups
 
-RateKind = Literal["groups", "user_share", "daily_requests"]
+RateKind = Literal["groups", "user_share", "daily_requests", "job_deadline"]
 
 
 class RateBasis(BaseModel):
@@ -88,7 +119,7 @@ class RateBasis(BaseModel):
     amount: float = Field(description="groups, users, or requests a day")
     factor: float = Field(description="people per group, share online (0-1), or the peak's multiple of the average")
     stated: bool = Field(default=True, description="False: the factor is the stated default")
-    result: float = Field(description="the concurrency (groups, user_share) or QPS (daily_requests) it makes")
+    result: float = Field(description="the concurrency (groups, user_share) or QPS (daily_requests, job) it makes")
     per: Literal["day", "week", "month"] = Field(default="day", description="the period requests were counted over")
 
 

@@ -48,6 +48,8 @@ def fig(value: float | int | None, lang: Language = "en") -> str:
         value = round(value, 2)
         if abs(value) >= 10_000 and not value.is_integer():
             return f"{value:,.2f}".rstrip("0").rstrip(".")
+    elif isinstance(value, float) and value:  # "0.0082 days", not every digit of 0.008218724216524215
+        value = float(f"{value:.2g}")
     return num(value, lang)
 
 

@@ -27,7 +27,11 @@ _FULL_RE = (
     r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b|full[\s\-]*param(?:eter)?s?\b|\(\s*full\s*\)|"
     r"fine[\s\-]*tun\w*\s+(?:\S+\s+){0,3}?fully|fully\s+fine[\s\-]*tun\w*|full\s+weights|all\s+(?:(?:of\s+)?the\s+|its\s+|model\s+)?(?:weights|param(?:eter)?s)\b"
 )
-_FINETUNE_RE = r"微调|精调|fine[\s\-]*tun\w*|finetun\w*|\bsft\b"
+# Preference tuning (DPO, RLHF, GRPO) trains the model too: a method is asked, never "serve or train?"
+_FINETUNE_RE = (
+    r"微调|精调|fine[\s\-]*tun\w*|finetun\w*|\bsft\b|\b(?:dpo|rlhf|ppo|orpo|kto|grpo|simpo)\b|"
+    r"preference\s+(?:tuning|optimi[sz]ation|training|alignment)|偏好(?:对齐|训练|优化)|强化学习"
+)
 _TRAIN_RE = r"训练|预训练|\btrain\w*|pre[\s\-]?train\w*"
 
 

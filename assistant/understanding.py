@@ -78,6 +78,7 @@ from assistant.workload_numbers import (
     find_qps,
     find_token_cost,
     find_train_tokens,
+    is_monthly_budget,
     spoken_chinese_amounts,
 )
 from tools import catalog
@@ -143,6 +144,7 @@ class Slots(BaseModel):
     batch: int | None = None
     train_tokens: float | None = None
     budget_cny_month: float | None = None
+    job_budget_cny: float | None = Field(default=None, description="'训练预算 10 万': for the whole training run")
     region: str | None = None
     gpu: str | None = Field(default=None, description="the one GPU the user wants to use")
     gpus: int | None = Field(default=None, description="number of GPUs the user has in mind")
@@ -202,10 +204,11 @@ class Slots(BaseModel):
     )
 
 
+_QPS_RATES = ("daily_requests", "job_deadline")  # rates that derive requests/s, not users at once
 _STATED_FIELDS = (
     "model", "task", "precision", "quant", "context", "prompt_tokens", "gen_tokens", "concurrency", "qps", "batch",
-    "train_tokens", "budget_cny_month", "region", "gpu", "gpus", "max_instances", "instance_types", "families",
-    "billing", "usage_hours", "rental_hours", "scale", "epochs", "max_gpus", "exclude_gpus",
+    "train_tokens", "budget_cny_month", "job_budget_cny", "region", "gpu", "gpus", "max_instances", "instance_types",
+    "families", "billing", "usage_hours", "rental_hours", "scale", "epochs", "max_gpus", "exclude_gpus",
 )  # fmt: skip
 
 # ------------------------------------------------------------------------------------------ public
@@ -265,9 +268,10 @@ def understand(question: str) -> Slots:
     train_tokens = find_train_tokens(scan)
     rate = rates.find_daily_requests(scan) or rates.find_group_concurrency(scan) or rates.find_user_share(scan)
     people = None if rate else rates.find_org_size(scan)  # "全公司 3000 人": a population, not 3,000 at once
-    qps = rate.result if rate and rate.kind == "daily_requests" else find_qps(scan)
+    rate = rate or rates.find_job_deadline(scan, job_items(text))
+    qps = rate.result if rate and rate.kind in _QPS_RATES else find_qps(scan)
     usage_hours = rates.find_usage_hours(scan)
-    concurrency = as_int(rate.result) if rate and rate.kind != "daily_requests" else find_concurrency(scan)
+    concurrency = as_int(rate.result) if rate and rate.kind not in _QPS_RATES else find_concurrency(scan)
     if concurrency is None and qps is None and (people := people or rates.find_head_count(scan)):
         rate, concurrency = people, as_int(people.result)
     batch = find_batch(scan)
@@ -341,8 +345,12 @@ def understand(question: str) -> Slots:
         if slots.task is None and slots.task_hint is None:
             slots.task = "inference"
     slots.billing, slots.usage_hours, slots.rate = rates.find_billing(text), usage_hours, rate
+    if rate and rate.kind == "job_deadline" and slots.task in (None, "inference") and not slots.task_hint:
+        _as_batch_job(slots, rate.amount)
     slots.rental_hours = None if slots.task in ("full", "lora", "qlora") else find_rental_hours(text)
     slots.foreign_money = None if slots.budget_cny_month else find_foreign_money(text)
+    if slots.budget_cny_month and slots.train_tokens and not is_monthly_budget(text):
+        slots.job_budget_cny, slots.budget_cny_month = slots.budget_cny_month, None  # a run costs once
     slots.asks_cost = asks_price(text)
     slots.speed = speed
     slots.asks_longest_context = slots.context is None and asks_longest_context(text)
@@ -384,6 +392,15 @@ _ASKS_TOKENS_RE = (
 def _asks_length_only(slots: Slots, text: str) -> bool:
     workload = slots.model or slots.size_b or slots.gpu_mentions or slots.concurrency or slots.qps or slots.media
     return bool(slots.lengths and not workload and re.search(_ASKS_TOKENS_RE, text, re.IGNORECASE))
+
+
+def _as_batch_job(slots: Slots, items: float) -> None:
+    """'Summarize 1M documents of 3k tokens within 48 h': each item is a request of its own length, not training."""
+    slots.task, slots.serving, slots.job_requests, slots.train_tokens = "inference", True, items, None
+    if slots.tokens_per_sample and not slots.prompt_tokens:
+        slots.prompt_tokens = int(slots.tokens_per_sample)
+        slots.gen_tokens = slots.gen_tokens or DEFAULT_GEN_TOKENS
+        slots.context = slots.prompt_tokens + slots.gen_tokens
 
 
 def _trains(slots: Slots) -> bool:

@@ -44,6 +44,14 @@ def _yearly_budget(scan: Scan, money: str, cur: str, cur_after: str) -> float | 
     return float(round(parse_number(m.group(1), m.group(2)) / 12)) if m else None  # whole yuan a month
 
 
+_PER_MONTH = r"/\s*月|每个?月|一个月|月预算|/\s*month|per\s+month|a\s+month|monthly|/\s*mo\b"
+
+
+def is_monthly_budget(text: str) -> bool:
+    """Whether money in ``text`` is said per month: a training budget without it is for the whole run."""
+    return bool(re.search(_PER_MONTH, text, re.IGNORECASE))
+
+
 def find_budget(scan: Scan) -> float | None:
     cur = r"(?:¥|￥|cny\s*|rmb\s*)"
     cur_after = r"(?:元|块|cny|rmb|yuan|人民币)"
@@ -318,6 +326,9 @@ def find_concurrency(scan: Scan) -> int | None:
         r"(?:给|供|让|提供给|为)\s*(\d{1,2}|[一二两三四五六七八九十]{1,3})()\s*(?:多|来)?\s*(?:个|位|名)?\s*人\s*(?:同时)?\s*"
         r"(?:用|使用|访问|在用|提供|部署|开放|搭建|服务)",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:多|来)?\s*人\s*同时\s*(?:用|使用|访问|在用|在线)",
+        # "做内部知识库问答，50 人用": the same team-sized users as a clause of its own, without 给/供
+        r"(?:^|[，,。；;、\s])(\d{1,2}|[一二两三四五六七八九十]{1,3})()\s*(?:多|来)?\s*(?:个|位|名)?\s*人\s*(?:在)?\s*"
+        r"(?:用|使用)(?![户])",
         rf"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?{NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?{_ROLES_EN}\b",
         # "to ~20 staff": a team that size are the users; "2,000 employees" is a head-count (rate_words)
         r"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?(\d{1,2})()\s*(?:employees|staff)\b",
@@ -331,7 +342,7 @@ def find_concurrency(scan: Scan) -> int | None:
         # "maybe 5 internal users", "a small team of 10", "a 12-person team": the people served at once.
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:internal|in-house|beta|paying|pilot|test)\s+(?:users|people|clients|staff)\b",
         rf"\b(?:team|group)\s+of\s+{NUM}\s*{SUFFIX}(?!\s*(?:gpus?|cards?|nodes?|machines?|servers?|instances?)\b)",
-        rf"(?<![\w.]){NUM}{SUFFIX}[\s\-]*(?:person|people|member)\s+(?:team|group)\b",
+        rf"(?<![\w.]){NUM}{SUFFIX}[\s\-]*(?:person|people|member|man)\s+(?:team|group|startup|company|lab|shop|studio)\b",
     )
     if not m:
         if me_and := scan.first(_ME_AND_EN, _ME_AND_ZH):  # "me and 2 friends": the asker is one of them

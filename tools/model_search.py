@@ -123,6 +123,19 @@ class BudgetSearch(BaseModel):
     quote: price_quotes.PriceQuote | None = Field(description="the chosen type's prices; None: nothing priced fits")
     instance_types_within_budget: int = Field(description="priced instance types at or under the budget")
     search: ModelSearch | None = Field(description="the largest models on the chosen type")
+    part_time: PartTime | None = Field(
+        default=None, description="when no type fits the budget all month: the cheapest type by the hour instead"
+    )
+
+
+class PartTime(BaseModel):
+    """What a budget too small for a whole month buys: hours of the cheapest pay-as-you-go type that serves a model."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    quote: price_quotes.PriceQuote
+    hours_per_month: float = Field(description="budget / hourly price, rounded down to whole hours")
+    search: ModelSearch = Field(description="the largest models on that type")
 
 
 def largest_models_within_budget(
@@ -178,7 +191,25 @@ def largest_models_within_budget(
         quote=best[3] if best else None,
         instance_types_within_budget=affordable,
         search=best[2] if best else None,
+        part_time=None if best else _part_time(budget_cny_month, region, family, context, concurrency),
     )
+
+
+def _part_time(
+    budget: float, region: str | None, family: str | None, context: int, concurrency: int
+) -> PartTime | None:
+    """Find the cheapest pay-as-you-go type by the hour that serves some model, and the hours ``budget`` buys."""
+    priced = []
+    for inst in catalog.list_instances():
+        quote = price_quotes.quote(inst.instance_type, region)
+        if quote is not None and quote.hourly and (inst.gpu_model or inst.gpu_model_likely):
+            priced.append((quote.hourly, inst.instance_type, quote))
+    for hourly, instance_type, quote in sorted(priced):
+        found = largest_models_that_fit(instance_type=instance_type, family=family, context=context,
+                                        concurrency=concurrency)  # fmt: skip
+        if any(r.largest and r.largest.fits for r in found.results):
+            return PartTime(quote=quote, hours_per_month=float(int(budget / hourly)), search=found)
+    return None
 
 
 def _formats(gpu: catalog.GPU) -> list[WeightFormat]:

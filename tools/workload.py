@@ -135,7 +135,12 @@ class Workload(BaseModel):
     @property
     def output_tokens(self) -> int:
         """Generated tokens per request (default: a quarter of the context, at most 512)."""
-        return self.gen_tokens or min(512, max(1, self.context_tokens // 4))
+        return output_tokens(self.context_tokens, self.gen_tokens)
+
+
+def output_tokens(context: int, gen_tokens: int | None = None) -> int:
+    """Return the generated tokens of a request of ``context`` tokens: as stated, else a quarter, at most 512."""
+    return gen_tokens or min(512, max(1, context // 4))
 
 
 def parse_workload(data: dict[str, object]) -> Workload:

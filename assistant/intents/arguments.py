@@ -12,7 +12,7 @@ from assistant.understanding import Slots
 from tools.catalog import get_instance
 from tools.errors import UnknownNameError
 from tools.models import parse_size_b
-from tools.workload import DEFAULT_CONTEXT_TOKENS, Workload
+from tools.workload import DEFAULT_CONTEXT_TOKENS, output_tokens
 
 _HALF_PRECISIONS = ("bf16", "fp16", "fp32")
 
@@ -59,9 +59,8 @@ def memory_args(s: Slots, gpus: int | None) -> dict[str, Any]:
         args |= {"batch": s.concurrency or s.batch, "framework": "vllm"}
         if s.context:
             gen = s.gen_tokens if s.gen_tokens and s.gen_tokens < s.context else None
-            workload = Workload(model=s.model or "?", context=s.context, gen_tokens=gen)
-            args["gen_tokens"] = workload.output_tokens
-            args["prompt_tokens"] = s.context - workload.output_tokens
+            args["gen_tokens"] = output_tokens(s.context, gen)
+            args["prompt_tokens"] = s.context - args["gen_tokens"]
     else:
         args |= {"batch": s.batch, "seq_len": s.context}
     return {k: v for k, v in args.items() if v is not None}

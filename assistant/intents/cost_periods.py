@@ -21,7 +21,7 @@ from tools.plan import DeploymentOption, Plan
 from tools.price_quotes import PriceQuote
 
 _COST_WORDS = (
-    r"多少钱|费用|成本|花费|开销|花多少|烧|账单|预算|包年|\bcost\w*|\bprice\w*|\bbill\w*|\bspend\w*|\bburn\w*|"
+    r"多少钱|费用|成本|花费|开销|花多少|烧|账单|预算|包年|便宜|\bcheap\w*|\bcost\w*|\bprice\w*|\bbill\w*|\bspend\w*|\bburn\w*|"
     r"how\s+much|\bbudget\w*|¥|\bcny\b|\brmb\b|\bcomes?\s+to\b|\bset\s+(?:us|me)\s+back|\brun\s+(?:us|me)\b|"
     + MONEY_ASK
 )
@@ -109,7 +109,11 @@ class CostPeriods(Run):
             return say("cost.day", self.lang, day=render.fig(t.payg_cny_per_day), **fields)
         if usage:
             return say("cost.year_usage", self.lang, year=render.fig(t.usage_cny_per_year), hours=hours, **fields)
-        return say("cost.year", self.lang, year=render.fig(t.payg_cny_per_year), **fields)
+        line = say("cost.year", self.lang, year=render.fig(t.payg_cny_per_year), **fields)
+        if t.subscription_cny_per_year is not None:  # a year running all the time is what a subscription is for
+            sub = {"monthly": render.fig(o.subscription_cny_per_month), "as_of": o.subscription_as_of or "?"}
+            line += say("cost.year_or_subscription", self.lang, year=render.fig(t.subscription_cny_per_year), **sub)
+        return line
 
     def _subscription_year(self, s: Slots, plan: Plan) -> Events:
         """Price a year on subscription: 12 months of the listed subscription, else the nearest known one."""

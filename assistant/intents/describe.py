@@ -66,6 +66,7 @@ class DescribeIntent(Run):
             ("batch", "batch", ""),
             ("train_tokens", label("train_tokens"), ""),
             ("budget_cny_month", label("budget"), say("describe.per_month", self.lang)),
+            ("job_budget_cny", label("budget"), ""),
             ("region", label("region"), ""),
             ("gpu", "GPU", ""),
             ("gpus", label("gpus"), ""),

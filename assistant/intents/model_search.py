@@ -34,10 +34,13 @@ class ModelSearchIntent(HardwareIntent):
             )  # fmt: skip
             if err or not isinstance(within, BudgetSearch):
                 return self.error(err or "")
-            if within.search is None or within.quote is None:
+            if (within.search is None or within.quote is None) and within.part_time is not None:
+                found, lead = within.part_time.search, self.part_time_lead(within)  # hours, not a month
+            elif within.search is None or within.quote is None:
                 budget = render.fig(s.budget_cny_month)
                 return Reply(text=say("search.budget_none", self.lang, budget=budget), kind="estimate")
-            found, lead = within.search, self.budget_lead(within)
+            else:
+                found, lead = within.search, self.budget_lead(within)
         elif hardware is None:
             return Reply(text=say("search.which_hardware", self.lang), kind="clarification")
         else:
@@ -86,6 +89,19 @@ class ModelSearchIntent(HardwareIntent):
                    region=quote.region, weights=say(f"search.weights.{top.weights}", self.lang),
                    **self.fit_figures(top.largest))  # fmt: skip
         return lead + self.tail(found, top.largest)
+
+    def part_time_lead(self, within: BudgetSearch) -> str:
+        """Lead with the hours a month the budget buys on the cheapest type by the hour, and what that serves."""
+        part = within.part_time
+        assert part is not None and part.quote.hourly is not None
+        top = _top(part.search)
+        assert top is not None and top.largest is not None  # the tool only picks a type that fits a model
+        lead = say("search.part_time_lead", self.lang, budget=render.fig(within.budget_cny_month),
+                   hours=render.fig(part.hours_per_month), hourly=render.fig(part.quote.hourly),
+                   hardware=self.hardware_label(part.search.hardware), region=part.quote.region,
+                   as_of=part.quote.as_of, weights=say(f"search.weights.{top.weights}", self.lang),
+                   **self.fit_figures(top.largest))  # fmt: skip
+        return lead + self.tail(part.search, top.largest)
 
     def tail(self, found: ModelSearch, top: ModelFit) -> str:
         """Say a tight fit is tight, and name the largest model at full BF16 quality when it is another."""

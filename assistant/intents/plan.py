@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from assistant import render
@@ -32,6 +33,8 @@ from tools.memory import MemoryEstimate
 from tools.plan import Plan
 
 # A question about what it costs (not "cheapest instance"): the cost line answers first.
+# "Can I get a B200 on Alibaba Cloud?": whether it can be rented is the question, before whether it fits.
+_RENT_ASK = r"alibaba|aliyun|阿里云|\brent|租|\bget\b|availab|\boffer|有没有|提供"
 
 
 class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
@@ -50,6 +53,14 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         if err:
             return self.error(err)
         assert isinstance(plan, Plan)
+        offered = ""
+        carried = s.gpu and any(r.gpu_model in _variants(s.gpu) for r in plan.rejected)
+        if s.gpu and not plan.options and not only_type and not carried:
+            # "用 H800 要多少卡": no type carries it. Said first, then the plan on the GPUs the catalog has.
+            wider, _ = yield from self.call("plan_gpu_deployment", plan_gpu_deployment,
+                                            **plan_args(s.model_copy(update={"gpu": None})))  # fmt: skip
+            if isinstance(wider, Plan) and wider.options:
+                offered, plan = say("plan.gpu_not_offered", self.lang, gpu=s.gpu), wider
         head: list[str] = [*lead, *self.count_line(plan, only_type)]
         head += yield from self.cheaper_than_line(s, plan)  # "anything cheaper than an A100?": yes or no
         if s.gpu and not any(r.gpu_model in _variants(s.gpu) for r in plan.rejected) and not plan.options:
@@ -82,6 +93,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             head.insert(0 if asked else len(head), time)
         elif not lead and (times := (yield from self.planned_training_time(s, plan))):
             head[:0] = times
+        if s.job_budget_cny and not lead:  # a training run's budget is spent once: whether it covers the run leads
+            head[:0] = self.job_budget_lines(s, plan)
         usage = self.usage_line(s, plan)  # "10 hours a day on weekdays": the month at those hours is a cost line
         head[:0] = usage
         asked = self.cost_question(s)  # "那 L20 呢" after "一个月多少钱": the cost is still the question
@@ -113,7 +126,7 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         if (cost or billing or lead or usage) and plan.options:
             summary = render.plan_summary(plan, self.lang)
             details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown=summary))
-        if lead and self.named_fits:
+        if lead and self.named_fits and not offered:
             # The named hardware holds it: that is the answer; the planner's other options fold away.
             details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown="\n\n".join(brief)))
             brief = []
@@ -126,6 +139,9 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
                 details.append(AnswerDetail(title=say("details.assumptions", self.lang), markdown=token_cost))
         parts = [*head, *brief]
         parts[1:1] = concept
+        if offered:  # after the verdict on the GPU itself (it may be the user's own), unless renting it is asked
+            rent = self.named_fits and re.search(_RENT_ASK, self.question, re.IGNORECASE)
+            parts.insert(0 if rent else len(lead), offered)
         if not lead and (int4 := (yield from self.int4_line(s, plan))):
             parts[1:1] = int4  # "cheapest way to run 70B?": what 4-bit weights cost, right after the answer
             token_cost = render.token_cost_phrase(plan.options[0], self.lang)
@@ -229,6 +245,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
 
     def memory_answer(self, s: Slots, understood: str) -> Events:
         """Estimate memory per GPU term by term and cite the sizing guidance."""
+        if too_long := (yield from self.context_limit(s)):  # "7B with a 50M context": the model's window answers
+            return too_long
         est, err = yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=s.gpus))
         if err:
             return self.error(err)

@@ -245,13 +245,16 @@ class PlanLeads(Run):
     def rate_note(self, s: Slots) -> list[str]:
         """Say how the concurrency or QPS planned for was derived from what the user said, when it was."""
         r = s.rate
-        if r is None or (s.qps if r.kind == "daily_requests" else s.concurrency) != r.result:
+        if r is None or (s.qps if r.kind in ("daily_requests", "job_deadline") else s.concurrency) != r.result:
             return []  # a follow-up replaced the derived figure
         if r.kind == "daily_requests":
             code = "rate.daily_requests" if r.stated else "rate.daily_requests_assumed"
             code = code.replace("daily", f"{r.per}ly") if r.per != "day" else code  # "1.2 million a month"
             daily = self.count_words(r.amount)
             return [say(code, self.lang, daily=daily, factor=render.fig(r.factor), qps=render.fig(r.result))]
+        if r.kind == "job_deadline":
+            return [say("rate.job_deadline", self.lang, items=self.count_words(r.amount), hours=render.fig(r.factor),
+                        qps=render.fig(r.result))]  # fmt: skip
         if r.kind == "groups":
             return [say("rate.groups", self.lang, groups=render.fig(r.amount), people=render.fig(r.factor),
                         n=render.fig(r.result))]  # fmt: skip

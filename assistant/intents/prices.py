@@ -305,6 +305,10 @@ class PricesIntent(Run):
                     lines.append(
                         say("prices.no_region", self.lang, subject=subject, billing=billing_label(mode, self.lang))
                     )
+                    if found.unpriced and mode == modes[0]:  # the types exist: name them and a price to go by
+                        types = say("catalog.list_sep", self.lang).join(f"`{t}`" for t in found.unpriced)
+                        lines.append(say("prices.unpriced_types", self.lang, types=types))
+                        lines.extend((yield from self.nearest_line(found.unpriced[0], None)))
                     continue
                 best = next(o for o in found.options if o.instance_type == found.cheapest_instance_type)
                 self._cheapest_line(subject, f"`{best.instance_type}`", best, lines, details, sources)

@@ -65,6 +65,35 @@ class ServingLimits(Run):
                     prefill=render.fig(rate.prefill_tokens_per_s), prompt=rate.prompt_tokens,
                     output=rate.output_tokens)]  # fmt: skip
 
+    def stated_rate_lines(self, s: Slots, hardware: dict[str, Any]) -> Events:
+        """Whether named hardware that holds the model keeps up with the stated requests/s: (short, lines).
+
+        The memory fit says it loads; the stated rate decides whether it keeps up. When it does not, the
+        planner's option for that rate on the same GPU is the change that would.
+        """
+        instances = hardware.get("instances") or 1
+        instance_type = hardware.get("instance_type") or _type_with(hardware.get("gpu"), hardware.get("gpus") or 1)
+        if task_of(s) != "inference" or not s.qps or instance_type is None:
+            return False, []
+        args = {"model": s.model, "instance_type": instance_type, "architecture": s.architecture}
+        args |= {"prompt_tokens": s.prompt_tokens, "gen_tokens": s.gen_tokens, "precision": s.precision}
+        rate, err = yield from self.call("requests_per_second", requests_per_second, **args, quant=s.quant)
+        if err or not isinstance(rate, RequestRate):
+            return False, []
+        if rate.requests_per_s * instances >= s.qps:
+            return False, [say("rate.keeps_up", self.lang, rps=render.fig(rate.requests_per_s), qps=render.fig(s.qps),
+                               prompt=rate.prompt_tokens, output=rate.output_tokens)]  # fmt: skip
+        plan, _ = yield from self.call("plan_gpu_deployment", plan_gpu_deployment,
+                                       **plan_args(s.model_copy(update={"gpus": None, "gpu": rate.gpu})))  # fmt: skip
+        top = plan.options[0] if isinstance(plan, Plan) and plan.options else None
+        figures = {"rps": render.fig(rate.requests_per_s), "qps": render.fig(s.qps), "instances": instances,
+                   "instance_type": instance_type, "gpus": rate.gpus, "gpu": rate.gpu or "?", "model": rate.model,
+                   "prompt": rate.prompt_tokens, "output": rate.output_tokens}  # fmt: skip
+        if top is None:
+            return True, [say("rate.short", self.lang, **figures)]
+        return True, [say("rate.short_plan", self.lang, **figures, need_instances=top.instances,
+                          need_type=top.instance_type, need_gpus=top.total_gpus)]  # fmt: skip
+
     def users_at_speed_lines(self, s: Slots, hardware: dict[str, Any], label: Any) -> Events:
         """Return the first line on how many users the named hardware keeps at the per-user speed asked."""
         if task_of(s) != "inference" or not (s.asks_capacity and s.speed and s.speed.per_stream):

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 
+from assistant import render
 from assistant.intents.arguments import task_of
 from assistant.intents.plan_leads import HOW_LONG_RE, PlanLeads
+from assistant.messages import say
 from assistant.run import Events
 from assistant.toolbox import training_run
 from assistant.understanding import Slots
@@ -40,6 +42,17 @@ class TrainingLeads(PlanLeads):
         if err or not isinstance(run, TrainingCompute):
             return None
         return self.training_lines(run)
+
+    def job_budget_lines(self, s: Slots, plan: Plan) -> list[str]:
+        """'预算 10 万够吗' on a training run: the budget is for the run, against its cheapest priced option."""
+        costed = [o for o in plan.options if o.training_cost_cny is not None and o.training_hours is not None]
+        if not s.job_budget_cny or not costed:
+            return []
+        o = min(costed, key=lambda o: o.training_cost_cny or 0.0)
+        within = (o.training_cost_cny or 0.0) <= s.job_budget_cny
+        return [say("budget.job_yes" if within else "budget.job_no", self.lang, budget=render.fig(s.job_budget_cny),
+                    cost=render.fig(o.training_cost_cny), hours=render.fig(o.training_hours), instances=o.instances,
+                    instance_type=o.instance_type, gpus=o.total_gpus, gpu=render.gpu_label(o, self.lang))]  # fmt: skip
 
     def asks_how_long(self) -> bool:
         """Whether this turn asks how long, itself or as a follow-up that changes a previous "how long?"."""

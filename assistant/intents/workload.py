@@ -127,6 +127,9 @@ class WorkloadIntent(Run):
                 verdict = [*(yield from self.users_at_speed_lines(s, hardware, self.hardware_label)), *verdict]
             elif s.asks_capacity:  # "how many 32k users does it hold?": the count answers first
                 verdict = [*(yield from self.capacity_lines(s, hardware)), *verdict]
+            elif s.qps and self.named_fits and verdict:  # "2 req/s, enough with one L20?": loading is not keeping up
+                short, rate = yield from self.stated_rate_lines(s, hardware)
+                verdict = [*rate, *verdict[1:]] if short else [verdict[0], *rate, *verdict[1:]]
         for count in s.lengths:  # "800 个汉字": the conversion is a tool call, so its figures are grounded
             yield from self.call("text_length_tokens", text_length_tokens, amount=count.amount, unit=count.unit)
         understood = self.understood_line(s)
