@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import logging
 import os
 import pickle
 import sys
@@ -33,7 +32,6 @@ _FORMAT = b"gpu-advisor catalog cache 1\n"
 _TOOLS_DIR = Path(__file__).parent
 _UNSET = object()
 _cache_dir: object = _UNSET
-_log = logging.getLogger(__name__)
 
 
 def set_cache_dir(path: Path | None) -> None:
@@ -106,6 +104,13 @@ def _code_digest() -> bytes:
     return digest.digest()
 
 
+def _debug(message: str, *args: object) -> None:
+    # Imported only with something to say: a start that reads its caches logs nothing (logging is ~1% of it).
+    import logging
+
+    logging.getLogger(__name__).debug(message, *args)
+
+
 def _read(path: Path, key: bytes) -> tuple[object] | None:
     """Return the cached value in a one-item tuple (a cached value may itself be None); None on any miss."""
     try:
@@ -116,7 +121,7 @@ def _read(path: Path, key: bytes) -> tuple[object] | None:
     except FileNotFoundError:
         return None
     except Exception as exc:  # noqa: BLE001 - damaged or foreign file: rebuild it
-        _log.debug("ignoring unreadable cache file %s: %s", path, exc)
+        _debug("ignoring unreadable cache file %s: %s", path, exc)
         return None
 
 
@@ -133,7 +138,7 @@ def _write(path: Path, key: bytes, value: object) -> None:
         os.replace(tmp, path)
         tmp = None
     except Exception as exc:  # noqa: BLE001 - a read-only or full disk only costs the speed-up
-        _log.debug("cannot write cache file %s: %s", path, exc)
+        _debug("cannot write cache file %s: %s", path, exc)
     finally:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
