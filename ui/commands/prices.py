@@ -8,7 +8,6 @@ writes a dated snapshot under ``$GPU_ADVISOR_DATA_DIR/prices``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -106,6 +105,8 @@ def _show(args: argparse.Namespace) -> int:
     use_price_sources(args.offline)
     rows = prices.prices_for(args.instance_type, args.region)
     if args.json:
+        import json
+
         print(json.dumps([r.model_dump(mode="json") for r in rows], ensure_ascii=False))
         return 0
     if not rows:
@@ -178,6 +179,8 @@ def _status(args: argparse.Namespace) -> int:
         "prices": len(latest.prices) if latest else 0,
     }
     if args.json:
+        import json
+
         print(json.dumps(info))
     elif latest is None:
         print(f"no live snapshot under {root}; tools use the shipped price list")
