@@ -2,7 +2,7 @@
 
 Reading ``models.yaml``, ``gpus.yaml``, ``instances.csv``, ``prices.csv`` and ``media_models.yaml`` and
 validating every row takes about 0.1 s, a fifth of a cold ``gpu-advisor plan``. The validated objects are
-pickled under the user's cache directory (platformdirs) and read back in a few milliseconds.
+pickled under the user's cache directory (:mod:`tools.user_dirs`) and read back in a few milliseconds.
 
 A cache file is used only when its key matches: a hash of the data files' sizes, modification times and
 contents (CRC-32), of the size and modification time of every module under ``tools/`` (the validators and
@@ -43,9 +43,9 @@ def set_cache_dir(path: Path | None) -> None:
 def cache_dir() -> Path | None:
     """Return the directory in use: the one set with :func:`set_cache_dir`, else the user's cache directory."""
     if _cache_dir is _UNSET:
-        from platformdirs import user_cache_dir
+        from tools.user_dirs import user_cache_dir
 
-        return Path(user_cache_dir("gpu-advisor", appauthor=False)) / "catalogs"
+        return user_cache_dir() / "catalogs"
     return _cache_dir if isinstance(_cache_dir, Path) else None
 
 

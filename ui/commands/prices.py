@@ -94,9 +94,9 @@ def _snapshot_possible() -> bool:
 
 def default_data_dir() -> Path:
     """Return the data directory used when none is configured (the default of ``Settings.data_dir``)."""
-    from platformdirs import user_data_dir
+    from tools.user_dirs import user_data_dir
 
-    return Path(user_data_dir("gpu-advisor", appauthor=False))
+    return user_data_dir()
 
 
 def _show(args: argparse.Namespace) -> int:
