@@ -25,9 +25,9 @@ _ORIGIN = re.compile(r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?$")
 
 
 def _default_data_dir() -> Path:
-    from platformdirs import user_data_dir
+    from tools.user_dirs import user_data_dir
 
-    return Path(user_data_dir("gpu-advisor", appauthor=False))
+    return user_data_dir()
 
 
 class Settings(BaseSettings):

@@ -92,7 +92,7 @@ def _plan(env: dict[str, str], cwd: Path) -> dict[str, object]:
         f"    main({PLAN!r})\n"
         "except SystemExit as done:\n"
         "    assert not done.code, done.code\n"
-        "heavy = ('assistant', 'knowledge', 'pydantic_settings', 'yaml', 'rich')\n"
+        "heavy = ('assistant', 'knowledge', 'pydantic_settings', 'yaml', 'rich', 'logging', 'platformdirs')\n"
         "print(json.dumps(sorted(m for m in heavy if m in sys.modules)))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
@@ -121,7 +121,7 @@ def test_a_plan_without_any_snapshot_imports_neither_settings_nor_the_assistant(
     _plan(env, tmp_path)  # the first run may fill the catalog cache
     result = _plan(env, tmp_path)
     assert not _top_price_is_live(result)
-    assert result["imported"] == []  # JSON output needs no rich either; a warm cache needs no YAML
+    assert result["imported"] == []  # JSON output needs no rich either; a warm cache needs no YAML; no logging
 
 
 @pytest.mark.parametrize("where", ["variable", "lower-case variable", "default directory", ".env file"])
@@ -220,6 +220,42 @@ def test_the_script_ends_a_computing_command_as_the_interpreter_would(args: list
     assert quick.stdout == usual.stdout and quick.stdout.endswith("exit handler ran\n")
     assert usual.stderr.endswith("torn down\n")
     assert quick.stderr == usual.stderr.removesuffix("torn down\n")  # the shortcut was taken, nothing else differs
+
+
+def test_a_computing_command_still_warns_on_stderr_without_configuring_logging(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    # A damaged live snapshot is skipped with a warning; a plan without -v leaves logging unconfigured,
+    # so Python's last-resort handler prints it (the message alone); -v configures logging as before.
+    env["GPU_ADVISOR_DATA_DIR"] = str(tmp_path / "data")
+    _write_live_snapshot(tmp_path / "data")
+    (prices_file,) = snapshot_root(tmp_path / "data").glob("*/prices.csv")
+    prices_file.write_text(prices_file.read_text(encoding="utf-8").replace(",CNY,", ",RMB,"), encoding="utf-8")
+    warned = {}
+    for flags in ([], ["-v"]):
+        code = f"import sys\nsys.argv = ['gpu-advisor', *{[*flags, *PLAN]!r}]\nfrom ui.cli import run\nrun()\n"
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        warned[" ".join(flags)] = [line for line in done.stderr.splitlines() if "ignoring live price snapshot" in line]
+    assert len(warned[""]) == 1 and warned[""][0].startswith("ignoring live price snapshot ")
+    assert warned["-v"] == ["WARNING:tools.price_snapshot:" + warned[""][0]]
+
+
+def test_a_computing_command_runs_no_garbage_collection_once_started(tmp_path: Path) -> None:
+    # main turns the collector off; turned back on before the exit, its first pass walks every object made.
+    code = (
+        "import atexit, gc, sys\n"
+        "sys.argv = ['gpu-advisor', 'plan', '--model', 'qwen2.5-7b']\n"
+        "from ui.cli import run\n"
+        "passes = []\n"
+        "gc.callbacks.append(lambda phase, info: phase == 'start' and passes.append(info['generation']))\n"
+        "atexit.register(lambda: print('collections', len(passes), 'enabled', gc.isenabled(), 'json' in sys.modules))\n"
+        "run()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("collections 0 enabled False False\n")  # nor json, for a table
 
 
 def test_other_commands_end_with_the_interpreter_s_teardown(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import string
 from collections.abc import Iterable
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Literal, cast
+from typing import Literal, NamedTuple, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -53,10 +53,17 @@ class Note(BaseModel):
         return self.text if lang == "en" else render_code(self.code, lang, self.values)
 
 
-class NoteTexts(BaseModel):
-    """The two renderings of one code."""
+class NoteTexts(NamedTuple):
+    """The two renderings of one code: a tuple, which the cache reads back without a call per code."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    en: str
+    zh: str
+
+
+class _NoteRow(BaseModel):
+    """One code's row of the catalogue file, validated when the file is read (never on a cached start)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     en: str
     zh: str
@@ -127,7 +134,8 @@ def _load() -> dict[str, NoteTexts]:
     texts = {}
     for code, row in raw.items():
         try:
-            texts[code] = NoteTexts.model_validate(row)
+            valid = _NoteRow.model_validate(row)
+            texts[code] = NoteTexts(valid.en, valid.zh)
         except ValidationError as exc:
             raise ValueError(f"{NOTE_TEXTS.name}: {code}: {validation_message(exc)}") from None
         if placeholders(texts[code].en) != placeholders(texts[code].zh):

@@ -14,7 +14,6 @@ region comparisons built on these rows are in :mod:`tools.price_quotes`.
 # Annotations are evaluated, not postponed (no `from __future__ import annotations`): pydantic would
 # compile each field's annotation string again on every cold start (see README, Cold starts).
 import functools
-import logging
 import pickle
 import re
 from collections.abc import Iterable
@@ -31,7 +30,6 @@ if TYPE_CHECKING:
     from tools.price_snapshot import LiveSnapshot
 
 PRICES_FILE = DATA_DIR / "prices.csv"
-_log = logging.getLogger(__name__)
 
 HOURS_PER_MONTH = 730
 """Hours in an average month (8760 h / 12), used to turn an hourly price into a monthly one."""
@@ -278,7 +276,9 @@ def _rows_of(instance_type: str) -> tuple[Price, ...]:
         try:
             shipped = pickle.loads(blob)
         except Exception as exc:  # noqa: BLE001 - a damaged cache file only costs the speed-up
-            _log.debug("ignoring unreadable cached prices of %s: %s", instance_type, exc)
+            import logging  # here only: a plan that reads its cache imports no logging
+
+            logging.getLogger(__name__).debug("ignoring unreadable cached prices of %s: %s", instance_type, exc)
             shipped = _by_type(load_shipped_prices()).get(instance_type, ())
     return shipped + _live_by_type().get(instance_type, ())
 

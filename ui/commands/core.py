@@ -6,7 +6,6 @@ External scripts rely on these flag names and on the ``--json`` shapes; human ou
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from collections.abc import Iterator
@@ -118,6 +117,8 @@ def _dump(obj: Any) -> str:
 
     if isinstance(obj, BaseModel):
         return obj.model_dump_json()
+    import json  # here: a plan prints its JSON with pydantic, its tables without json (~0.5% of a cold start)
+
     if isinstance(obj, list):
         return json.dumps([o.model_dump(mode="json") if isinstance(o, BaseModel) else o for o in obj])
     return json.dumps(obj)
@@ -174,6 +175,8 @@ def _estimate_batch(path: str) -> int:
 
 def _estimate_line(number: int, raw: bytes) -> str:
     """Return the JSON result (or ``{"error": ...}``) of one ``--from`` line."""
+    import json
+
     from tools.errors import ToolInputError
     from tools.memory import estimate_memory, parse_request
 

@@ -8,7 +8,6 @@ with one line, never silently ignored.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -143,6 +142,8 @@ def list_models(as_json: bool) -> int:
 
     models = load_media_models()
     if as_json:
+        import json
+
         print(json.dumps([m.model_dump(mode="json") for m in models], ensure_ascii=False))
     else:
         from ui.media_tables import print_media_models

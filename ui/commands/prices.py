@@ -8,7 +8,6 @@ writes a dated snapshot under ``$GPU_ADVISOR_DATA_DIR/prices``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -95,9 +94,9 @@ def _snapshot_possible() -> bool:
 
 def default_data_dir() -> Path:
     """Return the data directory used when none is configured (the default of ``Settings.data_dir``)."""
-    from platformdirs import user_data_dir
+    from tools.user_dirs import user_data_dir
 
-    return Path(user_data_dir("gpu-advisor", appauthor=False))
+    return user_data_dir()
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -106,6 +105,8 @@ def _show(args: argparse.Namespace) -> int:
     use_price_sources(args.offline)
     rows = prices.prices_for(args.instance_type, args.region)
     if args.json:
+        import json
+
         print(json.dumps([r.model_dump(mode="json") for r in rows], ensure_ascii=False))
         return 0
     if not rows:
@@ -178,6 +179,8 @@ def _status(args: argparse.Namespace) -> int:
         "prices": len(latest.prices) if latest else 0,
     }
     if args.json:
+        import json
+
         print(json.dumps(info))
     elif latest is None:
         print(f"no live snapshot under {root}; tools use the shipped price list")
