@@ -258,6 +258,30 @@ def test_a_computing_command_runs_no_garbage_collection_once_started(tmp_path: P
     assert done.stdout.endswith("collections 0 enabled False False\n")  # nor json, for a table
 
 
+@pytest.mark.parametrize(("given", "kept"), [(None, "__all__"), ("", ""), ("logfire", "logfire")])
+def test_a_computing_command_skips_pydantic_plugins_unless_the_user_says(
+    given: str | None, kept: str, tmp_path: Path
+) -> None:
+    # Looking for plugins reads every installed distribution's entry points before the first model is built.
+    code = (
+        "import atexit, os, sys\n"
+        "sys.argv = ['gpu-advisor', 'plan', '--model', 'qwen2.5-7b']\n"
+        "from ui.cli import run\n"
+        "from pydantic.plugin import _loader\n"
+        "atexit.register(lambda: print('plugins', repr(os.environ.get('PYDANTIC_DISABLE_PLUGINS')),"
+        " _loader._plugins is not None))\n"
+        "run()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    if given is not None:
+        env["PYDANTIC_DISABLE_PLUGINS"] = given
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    looked = given is not None and given not in ("__all__", "1", "true")
+    assert done.stdout.endswith(f"plugins {kept!r} {looked}\n")
+
+
 def test_other_commands_end_with_the_interpreter_s_teardown(tmp_path: Path) -> None:
     done = _script_run("run", ["--help"], tmp_path)
     assert done.returncode == 0 and "plan" in done.stdout and done.stderr.endswith("torn down\n")
