@@ -210,8 +210,18 @@ class ReachAsk(BaseModel):
 _ACTIVITY = re.compile(r"[a-z\s\-]+(?:tion|sion|ing|ment)s?")  # "diarization": no model's name
 
 
+# "a chatbot like ChatGPT", "类似 ChatGPT 的助手", "a ChatGPT-style assistant": the kind of product wanted, not a
+# closed model to deploy
+_LIKE_A_CLOSED_MODEL = (
+    r"(?:\blike|\bsimilar\s+to|\bas\s+good\s+as|\bà\s+la|类似|像|仿|媲美|对标)\s*(?:an?\s+|the\s+)?"
+    r"(?:chatgpt|gpt-?4o?|claude|gemini|文心一言|豆包)"
+    r"|(?:chatgpt|gpt-?4o?|claude|gemini|文心一言|豆包)[\s\-]?(?:like|style|一样|那样|那种|式)"
+)
+
+
 def out_of_reach(text: str) -> ReachAsk | None:
     """Name the out-of-reach workload ``text`` is about, or None (serving a registry model is in reach)."""
+    text = re.sub(_LIKE_A_CLOSED_MODEL, " ", text, flags=re.IGNORECASE)
     for topic, pattern in _TOPICS:
         if compiled(pattern).search(text):
             rest = re.sub(_GENERIC[topic], " ", text, flags=re.IGNORECASE) if topic in _GENERIC else text

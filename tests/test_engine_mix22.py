@@ -205,3 +205,17 @@ def test_a_bare_count_after_a_training_time_on_named_gpus_is_the_gpu_count(follo
     run = next(c for c in answer.tool_calls if c.name == "training_run")
     assert run.args["gpus"] == 4 and run.args["tokens"] == 2e7
     assert first_line(answer.text).startswith("**Training time:**")
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["I want a chatbot like ChatGPT for my company of 200 people. What do I need?",
+     "想做一个类似 ChatGPT 的内部助手，用 Qwen2.5-14B，30 人用"],
+)
+def test_a_product_like_a_closed_model_is_not_a_closed_model_to_deploy(question: str) -> None:
+    assert understand(question).reach is None
+    assert ask(question).kind in ("clarification", "recommendation")
+
+
+def test_a_closed_model_itself_is_still_refused() -> None:
+    assert ask("Can I self-host ChatGPT?").kind == "out_of_scope"
