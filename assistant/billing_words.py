@@ -36,7 +36,7 @@ MONEY_ASK = (
     r"\b(?:what'?s|what\s+is|and|so)\s+the\s+(?:monthly|hourly|yearly|annual|daily|weekly)\s*(?:then\s*)?[?？.!]*\s*$"
 )
 _PRICE_ASK = (
-    r"多少钱|价格|价钱|费用|便宜|贵|划算|成本|花多少|每月|一个月|每小时|"
+    r"多少钱|价格|价钱|费用|便宜|贵|划算|成本|花多少|每月|一个月|每小时|几块钱|多少块|几毛钱|一个钟头|每个钟头|"
     r"\bcost\w*|\bprices?\b|\bpriced\b|cheap\w*|expensive|how\s+much|per\s+(?:month|hour)|save|saving|"
     r"hourly|monthly\s+(?:rate|fee|bill)|\brates?\s+(?:for|of)\b|单价|租金"
 )

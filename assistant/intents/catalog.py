@@ -48,7 +48,7 @@ class CatalogIntent(Run):
         parts: list[str] = []
         for name in s.instance_types:
             check = yield from self.check_instance(name, claimed=None)
-            if "price" in s.topics and (line := (yield from self.price_line(name, s.region))):
+            if ("price" in s.topics or s.asks_cost) and (line := (yield from self.price_line(name, s.region))):
                 parts += [line, check]  # "per-month price of ecs.gn7i-...": the price answers first
             else:
                 parts.append(check)
