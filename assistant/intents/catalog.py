@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from assistant import render, render_tables
+from assistant.answer import AnswerDetail
 from assistant.bad_names import unknown_family_line
 from assistant.billing_words import asks_type_gap
 from assistant.intents.arguments import (
@@ -34,6 +35,10 @@ def _same_gpu(claimed: str, actual: str) -> bool:
 
 def _family_of(name: str) -> str:
     return re.split(r"[.-]", name.removeprefix("ecs."))[0]
+
+
+# A list of types this long (about eight rows) is the answer on its own: the passage beside it folds away.
+_LONG_LIST_CHARS = 1100
 
 
 class CatalogIntent(Run):
@@ -69,8 +74,11 @@ class CatalogIntent(Run):
             parts.append(head + "\n\n" + render_tables.instances_table(found.instances, self.lang))
         query = " ".join([*s.families, *s.gpu_mentions, *s.instance_types]) or self.question
         passages = yield from self.search(query, n=1, prefer_docs=("instance-families", "original-article-corrections"))
-        parts += self.quotes(passages, query)
-        return Reply(text="\n\n".join(parts), kind="guidance")
+        quotes = self.quotes(passages, query)
+        if sum(len(p) for p in parts) > _LONG_LIST_CHARS:  # a long list is the answer; the passage folds
+            folded = [AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes))]
+            return Reply(text="\n\n".join(parts), kind="guidance", details=folded if quotes else [])
+        return Reply(text="\n\n".join(parts + quotes), kind="guidance")
 
     def compare_types(self, s: Slots) -> Events:
         """Two or three instance types side by side: GPUs, host, hourly price; the first line picks one."""
