@@ -47,7 +47,7 @@ def find_daily_requests(scan: Scan) -> RateBasis | None:
     m = scan.first(
         rf"{NUM}\s*{SUFFIX}\s*{_ITEMS_EN}\s*(?:per|a|/|each|every)\s*day\b",
         # "每天 2 万条（文案）": items made or answered a day are requests too
-        rf"(?:每天|日均|一天|每日)\s*(?:约|大约|大概|有)?\s*{NUM}\s*{SUFFIX}\s*(?:{CALLS_ZH}|条|篇|份)",
+        rf"(?:每天|日均|一天|每日)\s*(?:约|大约|大概|有)?\s*{NUM}\s*{SUFFIX}\s*(?:{CALLS_ZH}|(?:条|篇|份)(?!\s*(?:训练)?(?:样本|数据|语料|日志)))",
         rf"(?:日调用量|日请求量|日均请求|日均调用|daily\s+requests|requests\s+per\s+day){ABOUT}{NUM}\s*{SUFFIX}",
     )
     per: Period = "day"
