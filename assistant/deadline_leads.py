@@ -13,6 +13,7 @@ import math
 
 from assistant import render
 from assistant.answer import ToolCall
+from assistant.intents.gpu_job import fastest_offered_gpu
 from assistant.intents.verdict_words import offered
 from assistant.messages import say
 from assistant.run import TRAINING, Events, Run
@@ -25,14 +26,6 @@ from tools.training_volume import TrainingCompute
 _PER_VOLUME = 1e8  # tokens the rate is given for when the user gave no volume
 _NODE = 8  # GPUs per training node: a larger count is rounded up to whole nodes
 _TRIES = 3
-
-
-def fastest_offered_gpu() -> str | None:
-    """Return the GPU with the most dense BF16 compute that some current Alibaba instance type carries."""
-    rented = {i.gpu_name for i in catalog.load_instances() if not i.retired} - {None}
-    gpus = [g for g in catalog.list_gpus() if g.name in rented and g.bf16_dense_tflops]
-    best = max(gpus, key=lambda g: (g.bf16_dense_tflops or 0, g.memory_gib), default=None)
-    return best.name if best else None
 
 
 def _tflops(gpu: str) -> float | None:
@@ -110,6 +103,8 @@ def _hourly_for(calls: list[ToolCall], gpu: str, gpus: int) -> float | None:
 
 def deadline_label(hours: float, lang: str) -> str:
     """Say a deadline as the user likely wrote it: whole days as days ('10 天', '3 days'), else hours."""
+    if hours == 24:
+        return say("deadline.one_day", lang)
     if hours >= 24 and hours % 24 == 0:
         return say("deadline.days", lang, n=render.fig(hours / 24))
     return say("deadline.hours", lang, n=render.fig(hours))

@@ -41,9 +41,11 @@ _YES = (
     r"足够|没问题|是的|有必要|需要"
 )
 _SKIPPED_KINDS = ("clarification", "error", "out_of_scope")
-_DEARER = ("fit.yes_but_cheaper", "fit.yes_but_smaller")  # it fits; another option holds it for less
+# it fits; another option holds it for less (named hardware, or a GPU's best option)
+_DEARER = ("fit.yes_but_cheaper", "fit.yes_but_smaller", "gpu.yes_but")
 _DEADLINE_BLANKS = {k: "" for k in ("named", "named_gpus", "named_days", "gpus", "gpu", "hours", "days", "deadline")}
-_BLANKS = {k: "" for k in ("hardware", "model", "need", "usable", "pct", "other", "other_gpu", "other_price", "gpu")}
+_BLANKS = {k: "" for k in ("hardware", "model", "need", "usable", "pct", "other", "other_gpu", "other_price", "gpu",
+                           "instances", "instance_type", "total")}  # fmt: skip
 
 
 # A first line that introduces a quoted passage answers nothing itself, whatever words the passage has.
@@ -95,7 +97,16 @@ class FormLeads(WhyLeads, DeadlineLeads):
                 at_top = lines[0].startswith(say("deadline.not_offered", self.lang, **_DEADLINE_BLANKS)[:8])
                 parts = [*lines, reply.text] if at_top else [first, *lines, rest]
                 reply.text = "\n\n".join(p for p in parts if p.strip())
+            elif form.form == "yes_no" and lead_verdict(reply.text) == "yes" and run.hours <= form.deadline_hours:
+                # "can we finish within a day on 8 A100s?": the time decides the yes, not the memory fit
+                reply.text = self.in_time_line(run, form.deadline_hours) + "\n\n" + reply.text
         return reply
+
+    def in_time_line(self, run: TrainingCompute, deadline: float) -> str:
+        """Return the yes line of a run that finishes within the stated deadline, with its hours."""
+        return say("form.deadline_yes", self.lang, hours=render.fig(run.hours), days=render.fig(run.days),
+                   deadline=deadline_label(deadline, self.lang), gpus=run.gpus, gpu=run.gpu,
+                   mfu=render.fig(run.mfu))  # fmt: skip
 
     def lead_for_yes_no(self, s: Slots, reply: Reply, form: QuestionForm) -> Events:
         """Make the first line of ``reply`` answer a yes/no (or why) question, from typed outcomes."""
@@ -107,8 +118,11 @@ class FormLeads(WhyLeads, DeadlineLeads):
             line = yield from self.hardware_only_verdict(s, form)
             return Reply(text=line, kind="guidance") if line else reply
         said = lead_verdict(reply.text)
-        if form.worth and said == "yes" and self.fits_but_dearer(reply.text):
-            reply.text = say("form.not_worth", self.lang) + "\n\n" + reply.text
+        if (form.worth or form.cheapest) and said == "yes" and self.fits_but_dearer(reply.text):
+            # "Is gn6v still worth it?", "Is a T4 the cheapest way?": the value asked about is the no; the
+            # handler's figures and the cheaper option stay on the same first line.
+            head = say("form.not_worth" if form.worth else "form.not_cheapest", self.lang)
+            reply.text = _head_replaced(reply.text, head, self.lang)
             return reply
         if s.speed and s.speed.ttft_s and (s.gpu or s.instance_types):  # "首 token 能在 0.5 秒内吗" on named hardware
             named = (s.gpu, s.gpus, s.instance_types)
@@ -307,6 +321,13 @@ def failure_lead(text: str, fits: bool, lang: Language) -> str:
     first, sep, rest = text.partition("\n")
     bold = re.match(r"\s*\*\*[^*]+\*\*\s*", first)
     return head + " " + (first[bold.end() :] if bold else first) + sep + rest
+
+
+def _head_replaced(text: str, head: str, lang: Language) -> str:
+    """Put ``head`` in place of the bold opening of ``text``'s first line, keeping the rest of that line."""
+    bold = re.match(r"\s*\*\*[^*]+\*\*\s*", text)
+    rest = text[bold.end() :] if bold else text
+    return head + ("" if lang == "zh" else " ") + rest
 
 
 def lead_is_no(line: str) -> bool:

@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 from assistant.billing_words import asks_commitment_advice, asks_price, asks_price_gap, price_question
+from assistant.gpu_job_words import job_asked
 from assistant.hardware_words import named_regions
 from assistant.model_search_words import asks_model_search
 from assistant.reading import Scan
@@ -227,6 +228,9 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "memory"
     if has_workload:
         return "plan"
+    sized = s.concurrency or s.qps or s.train_tokens or s.budget_cny_month or s.families or s.instance_types
+    if len(s.gpu_mentions) == 1 and not sized and job_asked(text):
+        return "guidance"  # "Is the H20 a sensible pick for pretraining?": the GPU's figures answer, no model asked
     if (s.families or s.gpu_mentions) and re.search(_LIST_RE, text):
         return "instances"
     if re.search(_ENGINE_SETTING_RE, text) and not has_workload:

@@ -85,6 +85,10 @@ _TIME_LEFT_ZH = (
     r"(?!\s*(?:的数据|的日志))"
 )
 _DEADLINE_ZH = rf"(?P<n>{_NUM})\s*(?:个)?\s*(?P<u>小时|钟头|天|日|周|星期|礼拜|月)\s*(?:之内|以内|内|之前|前|里|能|要)"
+# "overnight (12 hours)": the hours written beside the word are the deadline, not a whole day
+_OVERNIGHT_HOURS = (
+    r"\bovernight\s*[(（]\s*(?:~|about\s+|roughly\s+)?(?P<n>\d+(?:\.\d+)?)\s*(?P<u>hours?|hrs?|h)\s*[)）]"
+)
 _TOMORROW = r"\bby\s+tomorrow\b|\bovernight\b|明天(?:早上|上午|之前|前)|一晚上|一个晚上|一夜"
 # An amount of money the question weighs: "3000 块能拿下吗", "is 20k RMB a month enough".
 _MONEY = (
@@ -96,6 +100,8 @@ _WORTH = (
     r"\bworth\b|good\s+value|cost[\s\-]effective|value\s+for\s+money|bang\s+for|"
     r"值不值|值得|划算|划不划算|性价比|浪费"
 )
+# Whether it is the cheapest way ("is a T4 the cheapest option?", "这是最便宜的吗"): no when a cheaper one fits.
+_CHEAPEST = r"\bcheapest\b|\bleast\s+expensive\b|最便宜|最省钱|最划算|最低成本|成本最低"
 # A speed the answer is judged against: "30 tokens/s per user", "每秒 50 个 token", "50 tok/s".
 _SPEED = (
     r"(?P<n>\d+(?:\.\d+)?)\s*(?:tokens?|toks?|个\s*token|字)\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?|每秒|一秒)|"
@@ -131,6 +137,7 @@ class QuestionForm(BaseModel):
     speed_tokens_s: float | None = Field(default=None, description="'at least 30 tokens/s', '每秒 50 个 token'")
     speed_total: bool = Field(default=False, description="the speed is the whole deployment's, not one user's")
     worth: bool = Field(default=False, description="'is it worth it', '值不值', '划算吗': asks about value, not fit")
+    cheapest: bool = Field(default=False, description="'is a T4 the cheapest way?': no when a cheaper one fits")
     why: bool = Field(default=False, description="'why does it OOM?', '为什么跑不起来': the reason leads")
     failure: bool = Field(default=False, description="'will it OOM?', '会不会爆显存': yes means it does not fit")
 
@@ -150,6 +157,7 @@ def read_form(question: str) -> QuestionForm:
     first: Form = found[0] if found else "open"
     return QuestionForm(form=first, also=found[1:], deadline_hours=deadline_hours(text), amount_cny=amount_cny(text),
                         worth=bool(compiled(_WORTH, re.IGNORECASE).search(text)),
+                        cheapest=bool(compiled(_CHEAPEST, re.IGNORECASE).search(text)),
                         why=bool(compiled(_WHY, re.IGNORECASE).search(text)),
                         failure=_asks_failure(text), **_speed(text))  # fmt: skip
 
@@ -161,7 +169,7 @@ def _asks_failure(text: str) -> bool:
 
 def deadline_hours(text: str) -> float | None:
     """Return the time a run must finish in, in hours ("within 24 hours" -> 24, "两天之内" -> 48), or None."""
-    for pattern in (_DEADLINE_EN, _DEADLINE_ZH, _TIME_LEFT_EN, _TIME_LEFT_ZH, _HARDWARE_FOR_EN):
+    for pattern in (_OVERNIGHT_HOURS, _DEADLINE_EN, _DEADLINE_ZH, _TIME_LEFT_EN, _TIME_LEFT_ZH, _HARDWARE_FOR_EN):
         if m := compiled(pattern, re.IGNORECASE).search(text):
             word = (m.group("n") or "").lower()
             n = _NUM_EN.get(word) or (parse_number(word) if word else 1.0)

@@ -17,7 +17,7 @@ from assistant.intents.cost_periods import CostPeriods
 from assistant.intents.plan_leads import COST_ASK_RE, PlanLeads
 from assistant.intents.prices import PricesIntent
 from assistant.intents.verdict_budget import budget_rescue, price_basis
-from assistant.intents.verdict_overkill import inverted_kind, inverted_line, smaller_option
+from assistant.intents.verdict_overkill import fewer_cards_line, inverted_kind, inverted_line, smaller_option
 from assistant.messages import say
 from assistant.run import Events, Run
 from assistant.toolbox import (
@@ -307,6 +307,8 @@ class HardwareIntent(Run):
             # "Can the A10 run 70B int4?": yes, on several cards; that one card is not enough is the "but".
             one_fits = any(o.total_gpus == 1 for o in plan.options)
             line = say("gpu.yes" if one_fits or top.total_gpus == 1 else "gpu.yes_multi", self.lang, **figures)
+            if not one_fits and (fewer := fewer_cards_line(top, best, s.gpu or "", self.lang)):
+                line += self.t("", " ") + fewer  # "A10 要 4 张": one A100 for no more per hour
             if top.price_cny_per_hour is None and best and best.price_cny_per_hour:  # no price to weigh it by
                 line += self.t("", " ") + say("gpu.unpriced_alternative", self.lang, gpu=s.gpu,
                     other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),

@@ -83,3 +83,20 @@ def inverted_line(
     if own_hourly is not None:
         return line + sep + say("overkill.cheaper", lang, **alt, price=render.fig(own_hourly))
     return line + sep + say("overkill.cheaper_unpriced", lang, **alt)
+
+
+def fewer_cards_line(own: DeploymentOption, best: DeploymentOption | None, gpu: str, lang: Language) -> str | None:
+    """'A10 是好选择吗' when it takes four of them: the option on fewer GPUs that costs no more per hour (None: none).
+
+    Not "much cheaper" (that line is said elsewhere), but one GPU instead of four for the same money or less is
+    the better choice the verdict should name.
+    """
+    if best is None or best.total_gpus >= own.total_gpus or (best.gpu_model or best.gpu_model_likely) == gpu:
+        return None
+    if best.price_cny_per_hour is None or own.price_cny_per_hour is None:
+        return None
+    if best.price_cny_per_hour > own.price_cny_per_hour:
+        return None
+    return say("gpu.fewer_cards", lang, other=best.instance_type, other_gpu=render.gpu_label(best, lang),
+               n=best.total_gpus, other_price=render.fig(best.price_cny_per_hour), total=own.total_gpus, gpu=gpu,
+               price=render.fig(own.price_cny_per_hour))  # fmt: skip

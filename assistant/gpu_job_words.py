@@ -1,0 +1,34 @@
+"""Words that ask whether one GPU suits a job: "Is the L20 good for training?", "H20 适合预训练吗？".
+
+Pure functions over the question text, read by the intent rules (such a question with no model is answered
+from the GPU's figures, not asked for a model) and by :mod:`assistant.intents.gpu_job`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+Job = Literal["pretraining", "training", "serving"]
+
+_PRETRAIN_RE = r"pre[\s\-]?train\w*|from\s+scratch|large[\s\-]scale\s+training|预训练|从头训练|从零训练|大规模训练"
+_TRAIN_RE = r"\b(?:train\w*|fine[\s\-]?tun\w*|finetun\w*|q?lora|sft)\b|训练|微调"
+_SERVE_RE = r"\b(?:inference|serving|serve|deploy\w*|chatbots?|decod\w*|hosting)\b|推理|部署|在线服务|上线"
+# Suitability asked, not a sizing: "good for", "a sensible pick", "any good", "适合", "合适吗", "好用吗".
+_SUITS_RE = (
+    r"\bgood\b|\bsensible\b|\bsuit(?:able|ed)\b|\bpick\b|\bchoice\b|\bworth\b|\bviable\b|\bdecent\b|"
+    r"\bsolid\b|\bcut\s+out\s+for\b|\bmade\s+for\b|适合|合适|好用|行不行|能不能用来|可以用来|能用来|值得|怎么样|靠谱"
+)
+
+
+def job_asked(question: str) -> Job | None:
+    """Return the job whose suitability the question asks about, or None (no job, or not a suitability question)."""
+    if not re.search(_SUITS_RE, question, re.IGNORECASE):
+        return None
+    if re.search(_PRETRAIN_RE, question, re.IGNORECASE):
+        return "pretraining"
+    if re.search(_TRAIN_RE, question, re.IGNORECASE):
+        return "training"
+    if re.search(_SERVE_RE, question, re.IGNORECASE):
+        return "serving"
+    return None
