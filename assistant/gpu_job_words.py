@@ -17,7 +17,8 @@ _SERVE_RE = r"\b(?:inference|serving|serve|deploy\w*|chatbots?|decod\w*|hosting)
 # Suitability asked, not a sizing: "good for", "a sensible pick", "any good", "适合", "合适吗", "好用吗".
 _SUITS_RE = (
     r"\bgood\b|\bsensible\b|\bsuit(?:able|ed)\b|\bpick\b|\bchoice\b|\bworth\b|\bviable\b|\bdecent\b|"
-    r"\bsolid\b|\bcut\s+out\s+for\b|\bmade\s+for\b|适合|合适|好用|行不行|能不能用来|可以用来|能用来|值得|怎么样|靠谱"
+    r"\bsolid\b|\bcut\s+out\s+for\b|\bmade\s+for\b|适合|合适|好用|行不行|能不能用来|可以用来|能用来|值得|怎么样|靠谱|"
+    r"划算|性价比"
 )
 
 
@@ -32,3 +33,15 @@ def job_asked(question: str) -> Job | None:
     if re.search(_SERVE_RE, question, re.IGNORECASE):
         return "serving"
     return None
+
+
+# Value for money asked of a GPU or family: "still worth it?", "划算吗", "is it outdated?", "还能用吗".
+_VALUE_RE = (
+    r"\bworth\b|good\s+value|value\s+for\s+money|cost[\s\-]effective|bang\s+for|\boutdated\b|\bobsolete\b|"
+    r"\bstill\s+(?:good|ok|okay|usable|viable|relevant|decent|a\s+good)|值得|值不值|划算|性价比|过时|淘汰|还能用|还有必要"
+)
+
+
+def asks_value(question: str) -> bool:
+    """Whether the question asks if a GPU (or family) is worth its price, with no workload to size."""
+    return re.search(_VALUE_RE, question, re.IGNORECASE) is not None

@@ -33,7 +33,7 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from assistant.gpu_job_words import job_asked
+from assistant.gpu_job_words import asks_value, job_asked
 from assistant.phrases import ADDS_SIDE_RE
 from knowledge.embeddings import Embedder
 from knowledge.shipped_vectors import text_key
@@ -103,8 +103,8 @@ def rules_unsure(s: Slots, question: str = "") -> Unsure | None:
             return Unsure(reason="hardware_without_ask", candidates=("plan", "speed", "verdict", "capacity"))
         if not (hardware or users or s.task or s.task_hint or s.serving or s.train_tokens or s.context or s.batch):
             return Unsure(reason="bare_model", candidates=_WORKLOAD_LABELS)
-    if len(s.gpu_mentions) == 1 and s.intent == "guidance" and job_asked(question):  # "A10 适合微调吗"
-        return None
+    if s.intent == "guidance" and not s.model and (job_asked(question) or asks_value(question)):
+        return None  # "A10 适合微调吗", "Is the A10 worth it?": the GPU's fitness or value is read
     if s.intent == "guidance" and hardware and not s.topics and not s.model and not (asked and s.gpus):
         # ("would a single A10 do?": a yes/no on a counted set is read; the conversation supplies the workload)
         return Unsure(reason="hardware_default_guidance", candidates=_hardware_labels(s))

@@ -10,7 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 from assistant.billing_words import asks_commitment_advice, asks_price, asks_price_gap, price_question
-from assistant.gpu_job_words import job_asked
+from assistant.gpu_job_words import asks_value, job_asked
 from assistant.hardware_words import named_regions
 from assistant.model_search_words import asks_model_search
 from assistant.reading import Scan
@@ -186,6 +186,16 @@ def _priced(instance_type: str, region: str | None) -> bool:
         return True  # an unknown type is the catalog answer's to correct
 
 
+def _fitness_or_value(s: Slots, text: str) -> bool:
+    """Whether one GPU (or family) is asked about for a job or for its value, with no load to size."""
+    if s.concurrency or s.qps or s.train_tokens or s.budget_cny_month or s.instance_types or s.media:
+        return False
+    if len(s.gpu_mentions) == 1 and not s.families and job_asked(text):
+        return True
+    one = len(s.gpu_mentions) + len(s.families) == 1
+    return one and asks_value(text) and not re.search(r"多少钱|how\s+much|\bprices?\b|价格|费用|报价", text)
+
+
 def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     text = raw.lower()
     has_workload = bool(s.model or s.model_error or s.size_b)
@@ -198,6 +208,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "gpu_lineup"  # "what GPUs does Alibaba have?": the catalog's GPUs, not a passage about them
     if (named or s.budget_cny_month) and not s.model and not s.media and asks_model_search(text):
         return "model_search"  # "一张 L20 最大能跑多大的模型": the hardware is given, the model is asked for
+    if not has_workload and _fitness_or_value(s, text):
+        return "guidance"  # "Is the H20 a sensible pick for pretraining?", "gn6v 还值得买吗": no model asked for
     explains = re.search(r"为什么|区别|适合|\bwhy\b|difference|suit", text)
     explains = explains and not asks_price_gap(text)  # "the monthly cost difference" asks for figures
     # "how much is ecs.gn8is.4xlarge in Beijing?" with no price known there: the price answer gives the
@@ -228,9 +240,6 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "memory"
     if has_workload:
         return "plan"
-    sized = s.concurrency or s.qps or s.train_tokens or s.budget_cny_month or s.families or s.instance_types
-    if len(s.gpu_mentions) == 1 and not sized and job_asked(text):
-        return "guidance"  # "Is the H20 a sensible pick for pretraining?": the GPU's figures answer, no model asked
     if (s.families or s.gpu_mentions) and re.search(_LIST_RE, text):
         return "instances"
     if re.search(_ENGINE_SETTING_RE, text) and not has_workload:

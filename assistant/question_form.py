@@ -97,7 +97,7 @@ _MONEY = (
 )
 # Whether it is worth it: a card that fits but costs more than another that also fits answers "no" here.
 _WORTH = (
-    r"\bworth\b|good\s+value|cost[\s\-]effective|value\s+for\s+money|bang\s+for|"
+    r"\bworth\b|good\s+value|cost[\s\-]effective|value\s+for\s+money|bang\s+for|\bmakes?\s+sense\b|"
     r"值不值|值得|划算|划不划算|性价比|浪费"
 )
 # Whether it is the cheapest way ("is a T4 the cheapest option?", "这是最便宜的吗"): no when a cheaper one fits.

@@ -65,6 +65,8 @@ def find_budget(scan: Scan) -> float | None:
         rf"(?:每个?月|月|monthly)\s*(?:的)?\s*(?:预算|budget){mid}{money}",
         rf"{cur}{NUM}\s*{SUFFIX}\s*{cur_after}?\s*{per_month}",
         rf"{NUM}\s*{SUFFIX}\s*{cur_after}\s*{per_month}",
+        # "每月一万块够不够", "一个月 5000 元能跑吗": the month first, then a sum with its currency word
+        rf"(?:每个?月|一个?月)\s*(?:就|只有|才|只|大概|约|花)?\s*{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}",
         rf"(?:不超过|最多|以内|under|below|at\s+most|up\s+to|within)\s*{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}",
         # "每个月最多花 3 万": what the user can spend a month is the budget (i8cmp3)
         rf"{spend}{cur}{NUM}\s*{SUFFIX}",

@@ -102,3 +102,46 @@ def test_a_gpu_that_needs_many_cards_names_the_option_on_fewer_for_no_more() -> 
     assert own["total_gpus"] > best["total_gpus"] and best["price_cny_per_hour"] <= own["price_cny_per_hour"]
     assert f"`{best['instance_type']}`" in line
     assert not ungrounded(answer, question)
+
+
+@pytest.mark.parametrize(
+    ("question", "head", "gpu"),
+    [
+        ("Is gn6v still worth it?", "**No, not for the money.**", "V100-16GB"),
+        ("Is the T4 still worth renting?", "**Yes, if 16 GB per GPU is enough:**", "T4"),
+        ("Is the A100 still worth it in 2026?", "**Yes.**", "A100-80GB"),
+        ("gn6i 还值得买吗？", "**可以，但要看每卡 16 GB 够不够。**", "T4"),
+    ],
+)
+def test_a_gpu_or_family_is_worth_it_unless_one_with_as_much_memory_costs_less(
+    question: str, head: str, gpu: str
+) -> None:
+    answer = ask(question)
+    line = first_line(answer.text)
+    assert line.startswith(head)
+    [lineup] = [c.result for c in answer.tool_calls if c.name == "gpu_lineup"]
+    rows = {r["gpu"]: r for r in lineup["rows"]}
+    mine = rows[gpu]
+    assert f"{mine['cny_per_gpu_hour']:g}" in line and f"`{mine['cheapest_instance_type']}`" in line
+    if head.startswith("**No"):  # the GPU named against it has at least as much memory for less
+        other = next(r for name, r in rows.items() if name != gpu and f"the {name} has" in line)
+        assert other["memory_gib"] >= mine["memory_gib"] and other["cny_per_gpu_hour"] < mine["cny_per_gpu_hour"]
+    assert not ungrounded(answer, question)
+
+
+def test_an_unpriced_gpu_asked_for_value_says_what_it_holds_and_that_no_price_judges_it() -> None:
+    answer = ask("L20 值得买吗？")
+    line = first_line(answer.text)
+    assert line.startswith("**适合推理。**") and "价格表里没有 L20 的价格" in line
+
+
+def test_a_monthly_sum_written_after_the_month_is_the_budget_and_a_budget_verdict_assumes_serving() -> None:
+    answer = ask("每月一万块够不够跑 Qwen2.5-32B，20 个人用")
+    assert first_line(answer.text).startswith("**不够。**") and "10,000" in first_line(answer.text)
+    english = ask("is ¥8000 a month enough for Qwen2.5-14B-Instruct?")
+    assert english.kind != "clarification" and first_line(english.text).startswith("**Yes")
+
+
+def test_does_it_make_sense_asks_for_value() -> None:
+    answer = ask("Does it make sense to rent an A100 for a 3B model?")
+    assert first_line(answer.text).startswith("**No, not worth it.**")

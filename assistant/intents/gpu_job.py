@@ -1,9 +1,12 @@
-"""Whether one GPU suits a job, with no model named: "Is the L20 good for training?", "H20 适合预训练吗？".
+"""Whether one GPU suits a job or is worth its price, with no model named.
+
+"Is the L20 good for training?", "H20 适合预训练吗？", "Is gn6v still worth it?".
 
 The verdict is read off the GPU's spec row against the strongest trainer rented on Alibaba Cloud: training and
 pretraining are bound by dense BF16 compute (and, across GPUs, by NVLink); serving by memory and bandwidth, so
 its deciding figure is the largest registry model one card holds (``largest_models_that_fit``). Pure functions
-of the question and typed rows; the text lives in the message catalogue (``gpu_job.*`` codes).
+of the question and typed rows; the text lives in the message catalogue (``gpu_job.*`` codes). Value is judged
+per GPU-hour against GPUs with at least as much memory (``gpu_lineup``; ``gpu_value.*`` codes).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from assistant.gpu_job_words import Job
 from assistant.messages import say
 from tools import catalog
 from tools.catalog import GPU
+from tools.errors import UnknownNameError
+from tools.gpu_lineup import GpuLineup, GpuLineupRow
 from tools.model_search import ModelSearch
 
 # Training counts as weak when the GPU has half the dense BF16 compute of the reference or less.
@@ -62,3 +67,45 @@ def serving_verdict(gpu: GPU, search: ModelSearch | None, lang: Language) -> str
     if full is not None and low is not None and low.params_b > full.params_b:
         return say("gpu_job.serve_yes", lang, **figures, low_model=low.model, low_params=render.fig(low.params_b))
     return say("gpu_job.serve_yes_one", lang, **figures)
+
+
+# A GPU with more memory is worth naming beside a "yes" when it costs at most this much more per GPU-hour.
+_NEAR_PRICE = 1.5
+
+
+def value_verdict(gpu: str, lineup: GpuLineup, lang: Language) -> str | None:
+    """Return the first line of "is the V100 still worth it?": whether a GPU with as much memory is cheaper.
+
+    Judged per GPU-hour at each GPU's cheapest listed price (``gpu_lineup``), against GPUs whose memory
+    bandwidth is published (a card without one cannot be weighed for LLM work). None: the GPU has no price.
+    """
+    rows = {r.gpu: r for r in lineup.rows}
+    mine = rows.get(gpu)
+    if mine is None or mine.cny_per_gpu_hour is None:
+        return None
+    rivals = [r for r in lineup.rows if r.gpu != gpu and r.cny_per_gpu_hour is not None and _bandwidth(r.gpu)]
+    figures = {"gpu": gpu, "memory": render.fig(mine.memory_gib), "price": render.fig(mine.cny_per_gpu_hour),
+               "type": mine.cheapest_instance_type, "region": mine.cheapest_region}  # fmt: skip
+    cheaper = [r for r in rivals if r.memory_gib >= mine.memory_gib and r.cny_per_gpu_hour < mine.cny_per_gpu_hour]
+    if cheaper:  # the one with the most memory for less: the clearest reason it is not worth it
+        best = max(cheaper, key=lambda r: (r.memory_gib, -(r.cny_per_gpu_hour or 0)))
+        return say("gpu_value.no", lang, **figures, **_other(best))
+    bigger = [r for r in rivals if r.memory_gib > mine.memory_gib
+              and (r.cny_per_gpu_hour or 0) <= mine.cny_per_gpu_hour * _NEAR_PRICE]  # fmt: skip
+    if bigger:
+        best = min(bigger, key=lambda r: (r.cny_per_gpu_hour or 0, -r.memory_gib))
+        return say("gpu_value.yes_but", lang, **figures, **_other(best))
+    return say("gpu_value.yes", lang, **figures)
+
+
+def _other(row: GpuLineupRow) -> dict[str, str | None]:
+    return {"other": row.gpu, "other_memory": render.fig(row.memory_gib),
+            "other_price": render.fig(row.cny_per_gpu_hour), "other_type": row.cheapest_instance_type,
+            "other_region": row.cheapest_region}  # fmt: skip
+
+
+def _bandwidth(gpu: str) -> float | None:
+    try:
+        return catalog.get_gpu(gpu).memory_bandwidth_gb_s
+    except UnknownNameError:
+        return None

@@ -7,20 +7,23 @@ import re
 from assistant import render, render_tables
 from assistant.answer import Language
 from assistant.concepts import Concept, find_concept, guidance_subject
-from assistant.gpu_job_words import job_asked
+from assistant.gpu_job_words import asks_value, job_asked
 from assistant.guidance_coverage import uncovered_terms
 from assistant.injection import split_planted
-from assistant.intents.gpu_job import fastest_offered_gpu, serving_verdict, training_verdict
+from assistant.intents.gpu_job import fastest_offered_gpu, serving_verdict, training_verdict, value_verdict
+from assistant.intents.verdict_words import family_gpu
 from assistant.messages import say
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
     find_instance_types,
+    gpu_lineup,
     gpu_specs,
     largest_models_that_fit,
 )
 from assistant.understanding import Slots
 from knowledge.models import Passage
 from tools.catalog import GPU, InstanceType
+from tools.gpu_lineup import GpuLineup
 from tools.media_models import load_media_models
 from tools.model_search import ModelSearch
 
@@ -41,13 +44,16 @@ class GuidanceIntent(Run):
             elif err:
                 parts.append(say("guidance.family_error", self.lang, family=family, error=err))
         question = split_planted(self.question)[0]  # planted instructions are not what to search for
-        job_line = None
+        job_line, gpu = None, None
         if len(s.gpu_mentions) == 1:  # "H20 适合训练吗": the GPU's own figures next to the guidance
             gpu = yield from self.lookup_gpu(s.gpu_mentions[0])
             if gpu is not None:
                 parts.append(render_tables.gpu_specs_table([gpu], self.lang))
                 if not s.model:
                     job_line = yield from self.gpu_job_line(gpu, question)
+        if not s.model and asks_value(question):  # "Is gn6v still worth it?": its price against the others'
+            name = gpu.name if gpu else family_gpu(s.families) if len(s.families) == 1 else None
+            job_line = (yield from self.gpu_value_line(name, gpu, job_line)) if name else job_line
         if re.search(_ASKS_MODELS, question, re.IGNORECASE):  # "which models can you size besides LLMs?"
             return Reply(text=self._registry_line(), kind="guidance")
         concept = None if job_line else find_concept(question)  # a job's verdict leads, not a concept's answer
@@ -94,6 +100,19 @@ class GuidanceIntent(Run):
         if (fastest := fastest_offered_gpu()) and fastest != gpu.name:  # the trainer it is measured against
             reference, _ = yield from self.call("gpu_specs", gpu_specs, name=fastest)
         return training_verdict(gpu, job, reference if isinstance(reference, GPU) else None, self.lang)
+
+    def gpu_value_line(self, name: str, gpu: GPU | None, job_line: str | None) -> Events:
+        """Return the value verdict on GPU ``name`` (with the job's line after it), or the job's line when unpriced."""
+        lineup, _ = yield from self.call("gpu_lineup", gpu_lineup)
+        line = value_verdict(name, lineup, self.lang) if isinstance(lineup, GpuLineup) else None
+        if line is not None:
+            return f"{line}\n\n{job_line}" if job_line else line
+        if job_line is None and gpu is not None:  # no price: what it is good for, from its figures
+            found, _ = yield from self.call("largest_models_that_fit", largest_models_that_fit, gpu=gpu.name, gpus=1)
+            job_line = serving_verdict(gpu, found if isinstance(found, ModelSearch) else None, self.lang)
+        if job_line is None:
+            return None
+        return job_line + self.t("", " ") + say("gpu_value.unpriced", self.lang, gpu=name)
 
     def concept_line(self, question: str) -> Events:
         """Answer the concept a sizing question also asks about, in one cited sentence ([] when it asks none).
