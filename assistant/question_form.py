@@ -84,7 +84,11 @@ _TIME_LEFT_ZH = (
     rf"(?:只有|只剩|还有|就|给(?:我们|我)?)\s*(?P<n>{_NUM})\s*(?:个)?\s*(?P<u>小时|钟头|天|周|星期|礼拜|月)(?:时间)?"
     r"(?!\s*(?:的数据|的日志))"
 )
-_DEADLINE_ZH = rf"(?P<n>{_NUM})\s*(?:个)?\s*(?P<u>小时|钟头|天|日|周|星期|礼拜|月)\s*(?:之内|以内|内|之前|前|里|能|要)"
+# "两天之内", "24 小时内训完", "一天够吗", "三天时间够不够": the time the run must fit in
+_DEADLINE_ZH = (
+    rf"(?<![天日周晚]\s)(?<![天日周晚])(?P<n>{_NUM})\s*(?:个)?\s*(?P<u>小时|钟头|天|日|周|星期|礼拜|月)\s*(?:的?时间)?\s*"
+    r"(?:之内|以内|内|之前|前|里|能|要|够|来得及|搞得定|跑得完|训得完)"
+)
 # "overnight (12 hours)": the hours written beside the word are the deadline, not a whole day
 _OVERNIGHT_HOURS = (
     r"\bovernight\s*[(（]\s*(?:~|about\s+|roughly\s+)?(?P<n>\d+(?:\.\d+)?)\s*(?P<u>hours?|hrs?|h)\s*[)）]"

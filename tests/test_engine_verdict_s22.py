@@ -145,3 +145,17 @@ def test_a_monthly_sum_written_after_the_month_is_the_budget_and_a_budget_verdic
 def test_does_it_make_sense_asks_for_value() -> None:
     answer = ask("Does it make sense to rent an A100 for a 3B model?")
     assert first_line(answer.text).startswith("**No, not worth it.**")
+
+
+def test_one_day_enough_is_a_deadline_and_hours_a_day_are_not() -> None:
+    assert read_form("8 卡 A100 训 7B 全参，1 亿 token，一天够吗？").deadline_hours == 24
+    assert read_form("三天时间够不够").deadline_hours == 72
+    assert read_form("每天 8 小时够吗").deadline_hours is None
+    answer = ask("8 卡 A100 训 Qwen2.5-7B 全参，1 亿 token，一天够吗？")
+    [run] = [c.result for c in answer.tool_calls if c.name == "training_run"]
+    assert first_line(answer.text).startswith("**可以，来得及：**") and run["hours"] < 24
+
+
+def test_a_budget_asking_for_anything_searches_models_within_it() -> None:
+    answer = ask("I have ¥2000/month. Can I host anything useful?")
+    assert any(c.name == "largest_models_within_budget" for c in answer.tool_calls)
