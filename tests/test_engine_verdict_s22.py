@@ -159,3 +159,15 @@ def test_one_day_enough_is_a_deadline_and_hours_a_day_are_not() -> None:
 def test_a_budget_asking_for_anything_searches_models_within_it() -> None:
     answer = ask("I have ¥2000/month. Can I host anything useful?")
     assert any(c.name == "largest_models_within_budget" for c in answer.tool_calls)
+
+
+def test_unpriced_hardware_is_not_overkill_when_every_option_that_runs_it_has_more_memory() -> None:
+    question = "Would 2 H20s be overkill for Qwen2.5-72B at bf16?"
+    answer = ask(question)
+    line = first_line(answer.text)
+    assert line.startswith("**No, it is not overkill:**") and "cheapest" not in line
+    [fit] = [c.result for c in answer.tool_calls if c.name == "evaluate_hardware_fit"]
+    best = next(p.result["options"][0] for p in _plans(answer) if not p.args.get("gpu"))
+    own_gib = fit["hardware"]["gpus"] * fit["hardware"]["usable_gib_per_gpu"]
+    assert best["total_gpus"] * best["per_gpu_capacity_gib"] >= own_gib  # the planner's pick is no smaller
+    assert not ungrounded(answer, question)

@@ -203,7 +203,7 @@ class HardwareIntent(Run):
             )
             best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
             own = None if hourly is None else hourly * hw.instances
-            alternative = smaller_option(best, own, hw.gpu, hw.gpus)
+            alternative = smaller_option(best, own, hw.gpu, hw.gpus, hw.usable_gib_per_gpu)
             hourly = own
         line = inverted_line(kind, self.lang, hardware=self.hardware_label(hw), model=fit.model,
                              need=fit.per_gpu_needed_gib, usable=fit.per_gpu_usable_gib, pct=fit.headroom_pct,
@@ -289,7 +289,7 @@ class HardwareIntent(Run):
             label = say(one, self.lang, instance_type=top.instance_type, count=top.total_gpus,
                         gpu=render.gpu_label(top, self.lang), instances=top.instances)  # fmt: skip
             gpu = top.gpu_model or top.gpu_model_likely
-            alternative = smaller_option(best, top.price_cny_per_hour, gpu, top.total_gpus)
+            alternative = smaller_option(best, top.price_cny_per_hour, gpu, top.total_gpus, top.per_gpu_capacity_gib)
             return [inverted_line(kind, self.lang, hardware=label, model=plan.model, need=top.per_gpu_gib_needed,
                                   usable=top.per_gpu_capacity_gib, pct=top.headroom_pct, fits=True,
                                   own_hourly=top.price_cny_per_hour, alternative=alternative)]  # fmt: skip

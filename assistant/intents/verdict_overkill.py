@@ -43,9 +43,17 @@ def inverted_kind(question: str) -> Inverted | None:
 
 
 def smaller_option(
-    alternative: DeploymentOption | None, own_hourly: float | None, own_gpu: str | None, own_gpus: int
+    alternative: DeploymentOption | None,
+    own_hourly: float | None,
+    own_gpu: str | None,
+    own_gpus: int,
+    own_gib: float | None = None,
 ) -> DeploymentOption | None:
-    """Return the planner's best option when it is a cheaper (or, unpriced, a smaller) way to run the same load."""
+    """Return the planner's best option when it is a cheaper (or, unpriced, a smaller) way to run the same load.
+
+    With no price for the named hardware, "smaller" is less usable memory in all (``own_gib`` per GPU): four
+    A100s are no smaller than two H20s, whatever their count or name.
+    """
     if alternative is None or alternative.price_cny_per_hour is None:
         return None
     same = (alternative.gpu_model or alternative.gpu_model_likely) == own_gpu and alternative.total_gpus == own_gpus
@@ -53,6 +61,9 @@ def smaller_option(
         return None
     if own_hourly is not None:
         return alternative if alternative.price_cny_per_hour < own_hourly else None
+    if own_gib is not None:
+        smaller = alternative.total_gpus * alternative.per_gpu_capacity_gib < own_gpus * own_gib
+        return alternative if smaller else None
     return alternative if alternative.total_gpus <= own_gpus or alternative.gpu_model != own_gpu else None
 
 
@@ -74,8 +85,8 @@ def inverted_line(
                "pct": render.fig(pct)}  # fmt: skip
     if not fits:
         return say(f"overkill.{kind}.short", lang, **figures)
-    if alternative is None:
-        return say(f"overkill.{kind}.cheapest", lang, **figures)
+    if alternative is None:  # unpriced hardware is not "the cheapest": only nothing smaller runs it
+        return say(f"overkill.{kind}.{'cheapest' if own_hourly is not None else 'snug'}", lang, **figures)
     line = say(f"overkill.{kind}.yes", lang, **figures)
     sep = "" if lang == "zh" else " "
     alt = {"other": alternative.instance_type, "other_gpu": render.gpu_label(alternative, lang),
