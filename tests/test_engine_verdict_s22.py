@@ -171,3 +171,15 @@ def test_unpriced_hardware_is_not_overkill_when_every_option_that_runs_it_has_mo
     own_gib = fit["hardware"]["gpus"] * fit["hardware"]["usable_gib_per_gpu"]
     assert best["total_gpus"] * best["per_gpu_capacity_gib"] >= own_gib  # the planner's pick is no smaller
     assert not ungrounded(answer, question)
+
+
+def test_a_switch_asked_as_yes_no_judges_the_gpu_switched_to() -> None:
+    answer = ask("We run Llama-3.1-8B on an A100 today; can we downgrade to an A10 without problems for 10 users?")
+    line = first_line(answer.text)
+    a10 = next(p.result["options"][0] for p in _plans(answer) if p.args.get("gpu") == "A10")
+    assert line.startswith("**Yes") and f"{a10['price_cny_per_hour']:g}" in line and "A10 option" in line
+
+
+def test_a_slower_trainer_is_not_warned_against_for_an_unpriced_faster_one() -> None:
+    answer = ask("用 A10 给 Qwen2.5-14B 做 QLoRA 微调可行吗")
+    assert first_line(answer.text).startswith("**可以。**") and "Blackwell" not in answer.text.split("\n\n")[0]

@@ -346,7 +346,9 @@ class HardwareIntent(Run):
         if mine.bf16_dense_tflops * 2 > best.bf16_dense_tflops:
             return None
         rival = next((o for o in wider.options if (o.gpu_model or o.gpu_model_likely) == best.name), None)
-        if mine_top.price_cny_per_hour and rival is not None and rival.price_cny_per_hour:
+        if rival is None or not rival.price_cny_per_hour:
+            return None  # a faster card with no price to rent it by is no better choice to point to
+        if mine_top.price_cny_per_hour:
             own_cost = mine_top.price_cny_per_hour / (mine_top.total_gpus * mine.bf16_dense_tflops)
             if own_cost <= rival.price_cny_per_hour / (rival.total_gpus * best.bf16_dense_tflops):
                 return None  # slower, but cheaper for the same compute: no reason to warn
