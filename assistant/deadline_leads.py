@@ -68,6 +68,32 @@ class DeadlineLeads(Run):
             return [head]
         return [say("deadline.more_gpus", self.lang, **figures)]
 
+    def volume_in_deadline(self, s: Slots, deadline_hours: float) -> Events:
+        """'LoRA 7B 一天能搞定吗' with no data volume: how many tokens the named GPUs train within the deadline.
+
+        The count is read off a 100M-token run, rounded down to two significant figures and run again through
+        the tool, so the tokens and hours said are both a tool result (None: no fit, or a volume was given).
+        """
+        if s.task not in TRAINING or s.train_tokens or s.samples or not s.model or s.architecture:
+            return None
+        fits = [c for c in self.calls if c.name == "evaluate_hardware_fit" and isinstance(c.result, dict)]
+        if not fits or not fits[0].result["fits"]:  # type: ignore[index]
+            return None
+        hw = fits[0].result["hardware"]  # type: ignore[index]
+        args = {"model": s.model, "gpu": hw["gpu"], "gpus": hw["gpus"], "task": s.task}
+        rate, _err = yield from self.call("training_run", training_run, **args, tokens=_PER_VOLUME)
+        if not isinstance(rate, TrainingCompute) or rate.hours <= 0:
+            return None
+        tokens = _PER_VOLUME * deadline_hours / rate.hours
+        scale = 10 ** (math.floor(math.log10(tokens)) - 1)
+        within = math.floor(tokens / scale) * scale
+        run, _err = yield from self.call("training_run", training_run, **args, tokens=within)
+        if not isinstance(run, TrainingCompute):
+            return None
+        return say("deadline.volume", self.lang, tokens=render.fig(run.training_tokens), gpus=run.gpus, gpu=run.gpu,
+                   hours=render.fig(run.hours), mfu=render.fig(run.mfu),
+                   deadline=deadline_label(deadline_hours, self.lang))  # fmt: skip
+
     def per_volume_line(self, s: Slots) -> Events:
         """'LoRA 7B 一张 A10 要多久、花多少钱' with no data volume: time and cost per 100M tokens, said as such."""
         if s.task not in TRAINING or s.train_tokens or s.samples or not s.model or s.architecture:

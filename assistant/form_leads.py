@@ -100,6 +100,10 @@ class FormLeads(WhyLeads, DeadlineLeads):
             elif form.form == "yes_no" and lead_verdict(reply.text) == "yes" and run.hours <= form.deadline_hours:
                 # "can we finish within a day on 8 A100s?": the time decides the yes, not the memory fit
                 reply.text = self.in_time_line(run, form.deadline_hours) + "\n\n" + reply.text
+        elif form.deadline_hours and form.form == "yes_no" and reply.kind not in _SKIPPED_KINDS:
+            fits = lead_verdict(reply.text) == "yes"  # "LoRA 7B 一天能搞定吗": what a day trains, no volume given
+            if fits and (line := (yield from self.volume_in_deadline(s, form.deadline_hours))):
+                reply.text = line + "\n\n" + reply.text
         return reply
 
     def in_time_line(self, run: TrainingCompute, deadline: float) -> str:

@@ -183,3 +183,20 @@ def test_a_switch_asked_as_yes_no_judges_the_gpu_switched_to() -> None:
 def test_a_slower_trainer_is_not_warned_against_for_an_unpriced_faster_one() -> None:
     answer = ask("用 A10 给 Qwen2.5-14B 做 QLoRA 微调可行吗")
     assert first_line(answer.text).startswith("**可以。**") and "Blackwell" not in answer.text.split("\n\n")[0]
+
+
+def test_a_deadline_without_a_data_volume_says_how_many_tokens_fit_in_it() -> None:
+    question = "Can I finish LoRA fine-tuning Qwen2.5-7B in a day on one A10?"
+    answer = ask(question)
+    runs = [c.result for c in answer.tool_calls if c.name == "training_run"]
+    run = runs[-1]
+    assert run["hours"] <= 24 and run["gpu"] == "A10"
+    line = first_line(answer.text)
+    assert line.startswith("**Yes, for up to about") and f"{run['training_tokens']:,.0f}" in line
+    assert not ungrounded(answer, question)
+
+
+def test_a_month_written_after_the_sum_makes_it_a_budget_but_an_hourly_sum_does_not() -> None:
+    answer = ask("Is ¥30,000 enough for a month of Qwen2.5-72B-Instruct serving?")
+    assert "30,000" in first_line(answer.text)
+    assert any(c.args.get("budget_cny_month") == 30000 for c in answer.tool_calls if c.name == "plan_gpu_deployment")
