@@ -200,3 +200,18 @@ def test_a_month_written_after_the_sum_makes_it_a_budget_but_an_hourly_sum_does_
     answer = ask("Is ¥30,000 enough for a month of Qwen2.5-72B-Instruct serving?")
     assert "30,000" in first_line(answer.text)
     assert any(c.args.get("budget_cny_month") == 30000 for c in answer.tool_calls if c.name == "plan_gpu_deployment")
+
+
+@pytest.mark.parametrize(
+    ("question", "head", "gpu"),
+    [
+        ("Should we bother with H20 for a 7B model or is A10 enough?", "**Yes, the A10 is enough:**", "A10"),
+        ("跑 Qwen2.5-14B 要上 A100 还是 L20 就够了？", "**够用，L20 就够了：**", "L20"),
+    ],
+)
+def test_the_side_offered_as_enough_is_answered_yes_with_its_figures(question: str, head: str, gpu: str) -> None:
+    answer = ask(question)
+    line = first_line(answer.text)
+    top = next(p.result["options"][0] for p in _plans(answer) if p.args.get("gpu") == gpu)
+    assert line.startswith(head) and f"{top['per_gpu_gib_needed']:g}" in line
+    assert not ungrounded(answer, question)

@@ -113,3 +113,21 @@ def yes_no_lead(line: str, winners: list[tuple[str, str]], labels: list[str], qu
         (c1, _), (c2, _) = winners[0], winners[1]
         head = say("lead.yn_first" if wins[0] else "lead.yn_second", lang, ca=c1, cb=c2)
     return f"{head} {line}"
+
+
+# "Do I need an H20 or will an L20 do?", "上 H20 还是 A10 就够了？": the side offered as enough is the subject.
+_ENOUGH = (
+    r"(?:\bor\b|还是|或者)\s*(?:will|would|is|does|can|could)?\s*(?:an?\s+|the\s+|one\s+|a\s+single\s+|just\s+)?"
+    r"(?P<side>[\w.\-]+(?:\s+[\w.\-]+)?)\s*"
+    r"(?:do\b|be\s+enough|enough|suffice|be\s+fine|cut\s+it|就够了?|就够用|够了?|够用|就行|就可以)"
+)
+
+
+def enough_subject(labels: list[str], question: str) -> str | None:
+    """Return the label of the side the question offers as enough ("... or will an L20 do?"), or None."""
+    m = re.search(_ENOUGH, question, re.IGNORECASE)
+    if m is None:
+        return None
+    side = m.group("side")
+    found = [label for label in labels if _position(_names(label), side) is not None]
+    return found[0] if len(found) == 1 else None
