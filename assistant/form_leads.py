@@ -85,6 +85,12 @@ class FormLeads(WhyLeads, DeadlineLeads):
             reply.text = line + "\n\n" + reply.text  # "要多久、花多少钱" with no volume: the rate per 100M tokens
             return reply
         reply = yield from self.lead_for_yes_no(s, reply, form)
+        if form.mistake and not form.why and reply.kind not in _SKIPPED_KINDS and (said := lead_verdict(reply.text)):
+            # "would it be a mistake to serve X on one H20?": a fit is "no", a cheaper option "partly", no fit "yes"
+            code = "form.mistake_yes" if said == "no" else "form.mistake_dearer" if self.fits_but_dearer(
+                reply.text) else "form.mistake_no"  # fmt: skip
+            reply.text = _head_replaced(reply.text, say(code, self.lang), self.lang)
+            return reply
         failed = form.failure and not form.why and reply.kind not in _SKIPPED_KINDS
         if failed and (fits := lead_verdict(reply.text)) is not None:  # "will it OOM?": "no", when it fits
             reply.text = failure_lead(reply.text, fits == "yes", self.lang)

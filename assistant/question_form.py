@@ -35,7 +35,7 @@ _YES_NO_EN = (
     r"[a-z0-9][\w.\-]*)\b|"
     r"\b(?:viable|feasible|realistic|doable|possible|true|right|correct|enough|ok(?:ay)?|fine|sensible|"
     r"reasonable|legit|overkill|worth\s+it)\s*\?|"
-    r"\bany\s+(?:chance|way|hope)\b|\bis\s+it\s+(?:possible|realistic|feasible|ok(?:ay)?)\b|"
+    r"\bany\s+(?:chance|way|hope|reason\s+not\s+to)\b|\bis\s+it\s+(?:possible|realistic|feasible|ok(?:ay)?)\b|"
     r"\bget\s+away\s+with\b|\bam\s+i\s+(?:dreaming|crazy|wrong)\b|\bor\s+not\s*\?|"
     r"\bgood\s+(?:idea|choice|pick|option|fit)\b|\bmake\s+sense\b|\bworth\s+(?:it|getting|using|paying)\b"
 )
@@ -124,6 +124,11 @@ _SUCCESS = (
     r"(?<!not\s)(?<!not\sbe\s)\benough\b|\bfits?\b|\bhandle\b|\bwork\b|\bcut\s+it\b|够不够|能不能|行不行|放得下|跑得动|"
     r"(?<!不)够(?:吗|用)"
 )
+# A yes/no whose "yes" is a bad choice ("would it be a mistake to serve X on one H20?", "是不是不明智"): a fit is no.
+_MISTAKE = (
+    r"\b(?:a\s+)?(?:mistake|bad\s+(?:idea|call|choice|move)|wrong\s+choice|poor\s+choice|any\s+reason\s+not\s+to)\b|"
+    r"不明智|是个错误|失误|会后悔|踩坑|馊主意"
+)
 # A why-question ("why does it OOM?", "为啥跑不起来"): the reason leads, whatever else the turn asks.
 _WHY = r"\bwhy\b|为什么|为啥|为何|怎么会|咋会|\bhow\s+come\b|what\s+causes|是什么原因|什么原因"
 _SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4}
@@ -144,6 +149,7 @@ class QuestionForm(BaseModel):
     cheapest: bool = Field(default=False, description="'is a T4 the cheapest way?': no when a cheaper one fits")
     why: bool = Field(default=False, description="'why does it OOM?', '为什么跑不起来': the reason leads")
     failure: bool = Field(default=False, description="'will it OOM?', '会不会爆显存': yes means it does not fit")
+    mistake: bool = Field(default=False, description="'would it be a mistake to ...?': yes means a bad choice")
 
 
 def read_form(question: str) -> QuestionForm:
@@ -163,7 +169,8 @@ def read_form(question: str) -> QuestionForm:
                         worth=bool(compiled(_WORTH, re.IGNORECASE).search(text)),
                         cheapest=bool(compiled(_CHEAPEST, re.IGNORECASE).search(text)),
                         why=bool(compiled(_WHY, re.IGNORECASE).search(text)),
-                        failure=_asks_failure(text), **_speed(text))  # fmt: skip
+                        failure=_asks_failure(text), mistake=bool(compiled(_MISTAKE, re.IGNORECASE).search(text)),
+                        **_speed(text))  # fmt: skip
 
 
 def _asks_failure(text: str) -> bool:

@@ -215,3 +215,19 @@ def test_the_side_offered_as_enough_is_answered_yes_with_its_figures(question: s
     top = next(p.result["options"][0] for p in _plans(answer) if p.args.get("gpu") == gpu)
     assert line.startswith(head) and f"{top['per_gpu_gib_needed']:g}" in line
     assert not ungrounded(answer, question)
+
+
+@pytest.mark.parametrize(
+    ("question", "head"),
+    [
+        ("Would it be a mistake to serve Qwen3-32B on a single H20?", "**No, it is a sound choice.**"),
+        ("Would it be a mistake to run Qwen2.5-72B on one L20?", "**Yes, it would be: it does not fit.**"),
+        ("Is it a bad idea to use an A100 for Qwen2.5-3B?", "**It works, but it is not the best buy:**"),
+        ("Any reason not to use gn7i for Qwen2.5-14B-Instruct in int4?", "**No, it is a sound choice.**"),
+    ],
+)
+def test_a_question_whose_yes_is_a_bad_choice_is_answered_the_right_way_round(question: str, head: str) -> None:
+    answer = ask(question)
+    assert first_line(answer.text).startswith(head)
+    fits = [c.result["fits"] for c in answer.tool_calls if c.name == "evaluate_hardware_fit"]
+    assert not fits or fits[0] == ("does not fit" not in head)
