@@ -42,7 +42,8 @@ _YES = (
 )
 _SKIPPED_KINDS = ("clarification", "error", "out_of_scope")
 # it fits; another option holds it for less (named hardware, or a GPU's best option)
-_DEARER = ("fit.yes_but_cheaper", "fit.yes_but_smaller", "gpu.yes_but")
+_DEARER = ("fit.yes_but_cheaper", "fit.yes_but_smaller", "gpu.yes_but", "gpu.yes_smaller")
+_SMALLER = ("fit.yes_but_smaller", "gpu.yes_smaller")  # the named hardware has no price: a smaller card, not cheaper
 _DEADLINE_BLANKS = {k: "" for k in ("named", "named_gpus", "named_days", "gpus", "gpu", "hours", "days", "deadline")}
 _BLANKS = {k: "" for k in ("hardware", "model", "need", "usable", "pct", "other", "other_gpu", "other_price", "gpu",
                            "instances", "instance_type", "total")}  # fmt: skip
@@ -128,10 +129,11 @@ class FormLeads(WhyLeads, DeadlineLeads):
             line = yield from self.hardware_only_verdict(s, form)
             return Reply(text=line, kind="guidance") if line else reply
         said = lead_verdict(reply.text)
-        if (form.worth or form.cheapest) and said == "yes" and self.fits_but_dearer(reply.text):
+        if (form.worth or form.cheapest) and said == "yes" and (dearer := self.fits_but_dearer(reply.text)):
             # "Is gn6v still worth it?", "Is a T4 the cheapest way?": the value asked about is the no; the
-            # handler's figures and the cheaper option stay on the same first line.
-            head = say("form.not_worth" if form.worth else "form.not_cheapest", self.lang)
+            # handler's figures and the cheaper (or, unpriced, the much smaller) option stay on the first line.
+            code = "form.not_worth" if form.worth else "form.not_cheapest"
+            head = say(code + ("_smaller" if dearer in _SMALLER else ""), self.lang)
             reply.text = _head_replaced(reply.text, head, self.lang)
             return reply
         if s.speed and s.speed.ttft_s and (s.gpu or s.instance_types):  # "首 token 能在 0.5 秒内吗" on named hardware
@@ -200,10 +202,13 @@ class FormLeads(WhyLeads, DeadlineLeads):
             yield from self.call("price_of_instance", price_of_instance, instance_type=found.cheapest_instance_type,
                                  region=found.cheapest.region)  # fmt: skip
 
-    def fits_but_dearer(self, text: str) -> bool:
-        """Whether the reply opens with the catalogue's 'it fits, but a smaller or cheaper option holds it too'."""
-        heads = [say(code, self.lang, **_BLANKS).partition("**")[2].partition("**")[0] for code in _DEARER]
-        return any(text.lstrip("* ").startswith(head) for head in heads if head)
+    def fits_but_dearer(self, text: str) -> str | None:
+        """Return the code of the 'it fits, but a smaller or cheaper option holds it too' line the reply opens with."""
+        for code in _DEARER:
+            head = say(code, self.lang, **_BLANKS).partition("**")[2].partition("**")[0]
+            if head and text.lstrip("* ").startswith(head):
+                return code
+        return None
 
     # ------------------------------------------------------------------ outcomes that rule the workload out
 

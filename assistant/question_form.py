@@ -102,6 +102,8 @@ _MONEY = (
 # Whether it is worth it: a card that fits but costs more than another that also fits answers "no" here.
 _WORTH = (
     r"\bworth\b|good\s+value|cost[\s\-]effective|value\s+for\s+money|bang\s+for|\bmakes?\s+sense\b|"
+    # "should I use an A100 for a 7B?", "该不该用 H20": whether to pick it, which a cheaper fit answers no
+    r"\bshould\s+(?:i|we)\s+(?:really\s+)?(?:use|rent|go\s+(?:with|for)|pick|choose|get|buy|take)\b|该不该|应不应该|"
     r"值不值|值得|划算|划不划算|性价比|浪费"
 )
 # Whether it is the cheapest way ("is a T4 the cheapest option?", "这是最便宜的吗"): no when a cheaper one fits.

@@ -231,3 +231,11 @@ def test_a_question_whose_yes_is_a_bad_choice_is_answered_the_right_way_round(qu
     assert first_line(answer.text).startswith(head)
     fits = [c.result["fits"] for c in answer.tool_calls if c.name == "evaluate_hardware_fit"]
     assert not fits or fits[0] == ("does not fit" not in head)
+
+
+def test_should_i_use_asks_for_value_and_an_unpriced_card_is_weighed_by_size_not_price() -> None:
+    answer = ask("Should I use an A100 for Qwen2.5-7B with 5 users?")
+    assert first_line(answer.text).startswith("**No, not worth it.** It fits, but a cheaper option")
+    unpriced = ask("我该不该用 H20 跑 Qwen2.5-7B？")
+    line = first_line(unpriced.text)
+    assert line.startswith("**不划算。** 放得下，但小得多的卡") and "更便宜的选择" not in line

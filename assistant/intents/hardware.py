@@ -306,7 +306,12 @@ class HardwareIntent(Run):
         if not cheaper or best is None:
             # "Can the A10 run 70B int4?": yes, on several cards; that one card is not enough is the "but".
             one_fits = any(o.total_gpus == 1 for o in plan.options)
-            line = say("gpu.yes" if one_fits or top.total_gpus == 1 else "gpu.yes_multi", self.lang, **figures)
+            code = "gpu.yes" if one_fits or top.total_gpus == 1 else "gpu.yes_multi"
+            smaller = best is not None and best.price_cny_per_hour and best.total_gpus <= top.total_gpus
+            if top.price_cny_per_hour is None and smaller and best.per_gpu_capacity_gib * _MUCH_SMALLER <= \
+                    top.per_gpu_capacity_gib:  # fmt: skip
+                code = "gpu.yes_smaller"  # "该不该用 H20 跑 7B": a card of half its memory holds it, priced
+            line = say(code, self.lang, **figures)
             if not one_fits and (fewer := fewer_cards_line(top, best, s.gpu or "", self.lang)):
                 line += self.t("", " ") + fewer  # "A10 要 4 张": one A100 for no more per hour
             if top.price_cny_per_hour is None and best and best.price_cny_per_hour:  # no price to weigh it by
