@@ -239,3 +239,11 @@ def test_should_i_use_asks_for_value_and_an_unpriced_card_is_weighed_by_size_not
     unpriced = ask("我该不该用 H20 跑 Qwen2.5-7B？")
     line = first_line(unpriced.text)
     assert line.startswith("**不划算。** 放得下，但小得多的卡") and "更便宜的选择" not in line
+
+
+def test_a_value_follow_up_on_named_hardware_keeps_the_workload() -> None:
+    answer = ask("用 A100 划算吗", "我们要跑 Qwen2.5-14B，30 个并发")
+    plans = _plans(answer)
+    assert plans and all(p.args["model"] == "Qwen2.5-14B-Instruct" for p in plans)
+    assert any(p.args.get("gpu", "").startswith("A100") and p.args.get("concurrency") == 30 for p in plans)
+    assert first_line(answer.text).startswith("**可以。**")
