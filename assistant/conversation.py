@@ -300,6 +300,7 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
             or len(slots.gpu_mentions) >= 2  # "用 L20 还是 A10 划算"
             or len(slots.models) >= 2  # "A vs B, which is cheaper"
             or (slots.budget_cny_month and slots.asks_verdict)  # "is ¥8000 a month enough for 14B?": to run it
+            or slots.usage_hours is not None  # "we only need it 4 hours a day": a service that runs part-time
         )
     )
     defaulted: dict[str, str] = {}

@@ -34,11 +34,11 @@ from tools.training_volume import TrainingCompute
 # The yes and no words our own leads (and the handlers' catalogue lines) open with; the earliest decides.
 _NO = (
     r"\b(?:no|not|doesn'?t|does\s+not|won'?t|cannot|can'?t|isn'?t|insufficient)\b|"
-    r"不能|不够|不行|不可以|放不下|装不下|跑不了|跑不动|不合适|不建议|不适合|无法|不是|来不及|没必要|不需要"
+    r"不能|不够|不行|不可以|放不下|装不下|跑不了|跑不动|不合适|不建议|不适合|无法|不是|来不及|没必要|不需要|不值得|不划算"
 )
 _YES = (
     r"\b(?:yes|fits?|enough|can|sufficient|works?)\b|(?<![性功智效可本])能(?!否)|可以|够|放得下|装得下|合适|适合|"
-    r"足够|没问题|是的|有必要|需要"
+    r"足够|没问题|是的|有必要|需要|(?<!不)值得"
 )
 _SKIPPED_KINDS = ("clarification", "error", "out_of_scope")
 # it fits; another option holds it for less (named hardware, or a GPU's best option)

@@ -42,6 +42,15 @@ _VALUE_RE = (
 )
 
 
+# ... but "is a monthly subscription worth it?" weighs a way to pay, not the GPU (the billing answers say that).
+_BILLING_RE = (
+    r"包月|包年|按量|订阅|月付|年付|抢占|竞价|预留|节省计划|subscription|pay[\s\-]as[\s\-]you[\s\-]go|\bspot\b|"
+    r"\breserved\b|savings\s+plan|monthly\s+plan|\bpayg\b"
+)
+
+
 def asks_value(question: str) -> bool:
     """Whether the question asks if a GPU (or family) is worth its price, with no workload to size."""
+    if re.search(_BILLING_RE, question, re.IGNORECASE):
+        return False
     return re.search(_VALUE_RE, question, re.IGNORECASE) is not None

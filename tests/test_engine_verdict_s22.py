@@ -247,3 +247,20 @@ def test_a_value_follow_up_on_named_hardware_keeps_the_workload() -> None:
     assert plans and all(p.args["model"] == "Qwen2.5-14B-Instruct" for p in plans)
     assert any(p.args.get("gpu", "").startswith("A100") and p.args.get("concurrency") == 30 for p in plans)
     assert first_line(answer.text).startswith("**可以。**")
+
+
+@pytest.mark.parametrize(
+    ("question", "head"),
+    [
+        ("We only need the GPU 4 hours a day for Qwen2.5-7B. Is a monthly subscription worth it?",
+         "**No, not for these hours.**"),
+        ("每天只开 6 小时跑 Qwen2.5-7B，包月划算吗？", "**不值得包月。**"),
+    ],
+)
+def test_a_subscription_asked_about_alone_is_weighed_against_the_hours_it_runs(question: str, head: str) -> None:
+    answer = ask(question)
+    assert answer.kind != "clarification"
+    line = first_line(answer.text)
+    top = next(p.result["options"][0] for p in _plans(answer))
+    assert line.startswith(head) and top["usage_cny_per_month"] < top["subscription_cny_per_month"]
+    assert not ungrounded(answer, question)

@@ -29,8 +29,11 @@ _BATCH = re.compile(r"\bbatch\b|nightly|offline|evals?\b|evaluation|离线|批�
 def billing_choice(question: str, s: Slots, plan: Plan, lang: Language) -> list[str]:
     """Return the billing verdict that answers a spot question, with the top option's prices (empty: not asked)."""
     modes = billing_modes(question)
+    alone = modes == ["subscription"] and s.usage_hours is not None and bool(_ASKS_ABOUT.search(question))
+    if alone:  # "4 hours a day: is a subscription worth it?": yes or no, against pay-as-you-go for those hours
+        modes = ["subscription", "pay-as-you-go"]
     if "spot" not in modes:
-        return _subscription_or_hourly(modes, s, plan, lang)
+        return _subscription_or_hourly(modes, s, plan, lang, yes_no=alone)
     if not (len(modes) >= 2 or _ASKS_ABOUT.search(question)):
         return []
     top = plan.options[0] if plan.options else None
@@ -58,7 +61,7 @@ def billing_choice(question: str, s: Slots, plan: Plan, lang: Language) -> list[
     return [line]
 
 
-def _subscription_or_hourly(modes: list[str], s: Slots, plan: Plan, lang: Language) -> list[str]:
+def _subscription_or_hourly(modes: list[str], s: Slots, plan: Plan, lang: Language, yes_no: bool = False) -> list[str]:
     """'包月还是按量?': the month's subscription against pay-as-you-go for the hours it runs (empty: not asked)."""
     top = plan.options[0] if plan.options else None
     if set(modes) != {"subscription", "pay-as-you-go"} or top is None:
@@ -71,4 +74,9 @@ def _subscription_or_hourly(modes: list[str], s: Slots, plan: Plan, lang: Langua
     if s.usage_hours is None or used is None:  # around the clock: the subscription is the cheaper month
         return [say("billing.subscription_always", lang, **figures)]
     code = "billing.hourly_part_time" if used < sub else "billing.subscription_part_time"
-    return [say(code, lang, **figures, used=render.fig(used, lang), hours=render.fig(s.usage_hours.per_month))]
+    line = say(code, lang, **figures, used=render.fig(used, lang), hours=render.fig(s.usage_hours.per_month))
+    if yes_no:  # the subscription was asked about alone: its yes or no first
+        head = say("billing.sub_no" if used < sub else "billing.sub_yes", lang)
+        sep = "" if lang == "zh" else " "
+        line = head + sep + re.sub(r"^\*\*(.+?)\*\*\s*", lambda m: m.group(1) + sep, line)
+    return [line]
