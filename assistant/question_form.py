@@ -89,6 +89,11 @@ _DEADLINE_ZH = (
     rf"(?<![天日周晚]\s)(?<![天日周晚])(?P<n>{_NUM})\s*(?:个)?\s*(?P<u>小时|钟头|天|日|周|星期|礼拜|月)\s*(?:的?时间)?\s*"
     r"(?:之内|以内|内|之前|前|里|能|要|够|来得及|搞得定|跑得完|训得完)"
 )
+# "is 4 hours enough to LoRA-tune ...?", "will two days be enough?": the time there is, weighed
+_ENOUGH_TIME_EN = (
+    r"\b(?:a\s+|an\s+|(?P<n>\d+(?:\.\d+)?|" + "|".join(_NUM_EN) + r")\s*)(?P<u>hours?|hrs?|days?|weeks?)\s+"
+    r"(?:be\s+|is\s+)?(?:enough|sufficient)\b"
+)
 # "overnight (12 hours)": the hours written beside the word are the deadline, not a whole day
 _OVERNIGHT_HOURS = (
     r"\bovernight\s*[(（]\s*(?:~|about\s+|roughly\s+)?(?P<n>\d+(?:\.\d+)?)\s*(?P<u>hours?|hrs?|h)\s*[)）]"
@@ -182,7 +187,9 @@ def _asks_failure(text: str) -> bool:
 
 def deadline_hours(text: str) -> float | None:
     """Return the time a run must finish in, in hours ("within 24 hours" -> 24, "两天之内" -> 48), or None."""
-    for pattern in (_OVERNIGHT_HOURS, _DEADLINE_EN, _DEADLINE_ZH, _TIME_LEFT_EN, _TIME_LEFT_ZH, _HARDWARE_FOR_EN):
+    patterns = (_OVERNIGHT_HOURS, _DEADLINE_EN, _DEADLINE_ZH, _TIME_LEFT_EN, _TIME_LEFT_ZH, _HARDWARE_FOR_EN,
+                _ENOUGH_TIME_EN)  # fmt: skip
+    for pattern in patterns:
         if m := compiled(pattern, re.IGNORECASE).search(text):
             word = (m.group("n") or "").lower()
             n = _NUM_EN.get(word) or (parse_number(word) if word else 1.0)

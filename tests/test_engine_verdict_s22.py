@@ -151,6 +151,7 @@ def test_one_day_enough_is_a_deadline_and_hours_a_day_are_not() -> None:
     assert read_form("8 卡 A100 训 7B 全参，1 亿 token，一天够吗？").deadline_hours == 24
     assert read_form("三天时间够不够").deadline_hours == 72
     assert read_form("每天 8 小时够吗").deadline_hours is None
+    assert read_form("Is 4 hours enough to LoRA-tune it on one A10?").deadline_hours == 4
     answer = ask("8 卡 A100 训 Qwen2.5-7B 全参，1 亿 token，一天够吗？")
     [run] = [c.result for c in answer.tool_calls if c.name == "training_run"]
     assert first_line(answer.text).startswith("**可以，来得及：**") and run["hours"] < 24
