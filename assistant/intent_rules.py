@@ -133,7 +133,7 @@ VERDICT_RE = (
     r"\bcan\s+(?:a|an|one|the|two|\d+|my|our)\b[^?？]{0,40}\b(?:run|serve|fit|handle|hold|take|host)\b|"
     r"顶得住|hold\s*(?:得|不)住|稳不稳|稳吗|没问题吧|没问题吗|靠谱吗|行吗|能行吗|可行吗|能上吗"
     # "is an A100 overkill for a 7B?", "can we host X on ...?", "大材小用吗": a verdict on the named hardware too.
-    r"|\boverkill\b|\bover[\s\-]?(?:sized|provisioned|spec(?:ced|'d)?)\b|大材小用|杀鸡用牛刀|浪费吗|"
+    r"|\boverkill\b|\bover[\s\-]?(?:sized|provisioned|spec(?:ced|'d)?)\b|大材小用|杀鸡用牛刀|浪费吗|太夸张|过头|\bexcessive\b|"
     r"can\s+(?:we|i|you)\s+(?:host|deploy|squeeze|get\s+away\s+with)\b"
     # "非得用 A100 吗", "are we overdoing it?": whether the named hardware is needed at all (i8verd)
     r"|非得|非要|一定要(?:用|上)|必须(?:要|上|用)|\boverdo\w*|\boverboard\b|过度配置|配置(?:过|太)高"

@@ -31,12 +31,12 @@ _YES_NO_ZH = (
 _YES_NO_EN = (
     r"(?:^|[.!?;:,]\s+|\b(?:so|and|but|ok|okay|hmm|also|then|well|honestly|seriously)\s+)"
     r"(?:can|could|will|would|is|are|was|does|do|did|should|shall|am|has|have|may|might|must)"
-    r"(?:n'?t)?\s+(?:i|we|it|this|that|these|those|they|you|a|an|one|two|three|four|eight|the|my|our|\d+|"
+    r"(?:n'?t)?\s+(?:i|we|it|this|that|these|those|they|you|a|an|one|two|three|four|eight|the|my|our|[¥￥$]?\s*\d+|"
     r"[a-z0-9][\w.\-]*)\b|"
     r"\b(?:viable|feasible|realistic|doable|possible|true|right|correct|enough|ok(?:ay)?|fine|sensible|"
     r"reasonable|legit|overkill|worth\s+it)\s*\?|"
     r"\bany\s+(?:chance|way|hope|reason\s+not\s+to)\b|\bis\s+it\s+(?:possible|realistic|feasible|ok(?:ay)?)\b|"
-    r"\bget\s+away\s+with\b|\bam\s+i\s+(?:dreaming|crazy|wrong)\b|\bor\s+not\s*\?|"
+    r"\bget\s+away\s+with\b|\bam\s+i\s+(?:dreaming|crazy|wrong)\b|\bor\s+not\s*\?|\benough\s+to\b[^?]*\?|"
     r"\bgood\s+(?:idea|choice|pick|option|fit)\b|\bmake\s+sense\b|\bworth\s+(?:it|getting|using|paying)\b"
 )
 # Two or more named options weighed against each other: the first line names the winner (i8cmp3's leads).
@@ -107,6 +107,7 @@ _MONEY = (
 # Whether it is worth it: a card that fits but costs more than another that also fits answers "no" here.
 _WORTH = (
     r"\bworth\b|good\s+value|cost[\s\-]effective|value\s+for\s+money|bang\s+for|\bmakes?\s+sense\b|"
+    r"\b(?:sensible|smart|good)\s+buy\b|\bstill\s+(?:a\s+)?(?:sensible|smart|good|viable|decent)\b|"
     # "should I use an A100 for a 7B?", "该不该用 H20": whether to pick it, which a cheaper fit answers no
     r"\bshould\s+(?:i|we)\s+(?:really\s+)?(?:use|rent|go\s+(?:with|for)|pick|choose|get|buy|take)\b|该不该|应不应该|"
     r"值不值|值得|划算|划不划算|性价比|浪费"

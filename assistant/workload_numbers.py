@@ -325,6 +325,9 @@ def find_concurrency(scan: Scan) -> int | None:
         r"(?:用|使用|访问|在用|提供|部署|开放|搭建|服务)",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:多|来)?\s*人\s*同时\s*(?:用|使用|访问|在用|在线)",
         rf"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?{NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?{_ROLES_EN}\b",
+        # "keep 60 analysts happy", "can it serve 40 lawyers?": the people a verb serves
+        rf"\b(?:keep|serve|support|handle|host|take|cope\s+with)\s+(?:~|about\s+|around\s+|roughly\s+)?{NUM}\s*{SUFFIX}\s*"
+        rf"(?:concurrent\s+|simultaneous\s+|active\s+)?(?:{_ROLES_EN}|users|people|clients|customers)\b",
         # "to ~20 staff": a team that size are the users; "2,000 employees" is a head-count (rate_words)
         r"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?(\d{1,2})()\s*(?:employees|staff)\b",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|ppl|clients)\b",

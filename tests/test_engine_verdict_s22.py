@@ -265,3 +265,19 @@ def test_a_subscription_asked_about_alone_is_weighed_against_the_hours_it_runs(q
     top = next(p.result["options"][0] for p in _plans(answer))
     assert line.startswith(head) and top["usage_cny_per_month"] < top["subscription_cny_per_month"]
     assert not ungrounded(answer, question)
+
+
+def test_second_batch_wordings_are_read_as_the_verdicts_they_ask() -> None:
+    assert read_form("Would ¥6,000 a month cover Qwen2.5-7B-Instruct for our chat?").form == "yes_no"
+    assert read_form("We have 16 H20s for three days — enough to fully fine-tune Qwen2.5-32B?").form == "yes_no"
+    assert read_form("Is the V100 still a sensible buy for serving Llama-3.1-8B?").worth
+    answer = ask("Can a single gn7e-c16g1.4xlarge keep 60 analysts happy on Qwen2.5-14B-Instruct with 8k context each?")
+    [fit] = [c for c in answer.tool_calls if c.name == "evaluate_hardware_fit"]
+    assert fit.args["concurrency"] == 60 and fit.result["fits"] is False
+    assert first_line(answer.text).startswith("**No.**")
+
+
+def test_tai_kuazhang_asks_whether_the_named_hardware_is_overkill() -> None:
+    answer = ask("Qwen2.5-14B-Instruct 给 5 个人用，上 gn8v-4x（4 张 H20）会不会太夸张？")
+    line = first_line(answer.text)
+    assert line.startswith("**是的，大材小用。**") and "`ecs.gn8v-4x.8xlarge`" in line

@@ -21,7 +21,9 @@ Inverted = Literal["overkill", "necessity"]
 _OVERKILL_RE = (
     r"\boverkill\b|\bover[\s\-]?(?:sized|provisioned|spec(?:ced|'d)?|powered|engineer\w*)\b|\boverdo\w*|"
     r"\boverboard\b|\bwast(?:e|eful|ing)\b|\btoo\s+(?:big|powerful|much|many|beefy|large)\b|more\s+than\s+(?:we|i|it|you)\s+needs?\b|"
-    r"大材小用|杀鸡(?:焉)?用牛刀|(?:太|有点|是不是)?浪费|过剩|太奢侈|用不着|过度(?:配置)?|配置(?:过|太)高|太高配"
+    r"大材小用|杀鸡(?:焉)?用牛刀|(?:太|有点|是不是)?浪费|过剩|太奢侈|用不着|过度(?:配置)?|配置(?:过|太)高|太高配|"
+    # "会不会太夸张", "有点过头", "高射炮打蚊子", "is that excessive?"
+    r"太夸张|有点夸张|过头|(?:高射炮|大炮)打蚊子|太豪华|\bexcessive\b|\boverpowered\b"
 )
 _NECESSITY_RE = (
     r"\bdo\s+(?:i|we|you)\s+(?:really\s+|actually\s+)?need\b|\bis\s+(?:it|that|this)\s+(?:really\s+)?necessary\b|"
