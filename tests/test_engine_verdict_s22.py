@@ -281,3 +281,10 @@ def test_tai_kuazhang_asks_whether_the_named_hardware_is_overkill() -> None:
     answer = ask("Qwen2.5-14B-Instruct 给 5 个人用，上 gn8v-4x（4 张 H20）会不会太夸张？")
     line = first_line(answer.text)
     assert line.startswith("**是的，大材小用。**") and "`ecs.gn8v-4x.8xlarge`" in line
+
+
+def test_a_family_sold_in_one_size_is_judged_as_that_box() -> None:
+    answer = ask("ebmgn7e 够不够全参微调 Qwen2.5-14B")
+    [fit] = [c for c in answer.tool_calls if c.name == "evaluate_hardware_fit"]
+    assert fit.args["instance_type"] == "ecs.ebmgn7e.32xlarge" and fit.result["hardware"]["gpus"] == 8
+    assert "ebmgn7e" in first_line(answer.text)
