@@ -19,7 +19,7 @@ from assistant.deadline_leads import DeadlineLeads, deadline_label
 from assistant.intents.arguments import task_of
 from assistant.intents.plan_leads import plan_verdict
 from assistant.intents.target_lead import ttft_verdict
-from assistant.messages import say
+from assistant.messages import catalogue, say
 from assistant.question_form import QuestionForm, read_form
 from assistant.run import TRAINING, Events, Language, Reply
 from assistant.toolbox import cheapest_region_for_gpu, model_card, price_of_instance, training_run
@@ -150,6 +150,8 @@ class FormLeads(WhyLeads, DeadlineLeads):
         blocker = yield from self.ruling_out(s, form)
         if blocker and said != "no":
             reply.text = blocker + "\n\n" + reply.text
+        elif said is None and (moved := verdict_moved_up(reply.text, form, self.lang)) is not None:
+            reply.text = moved  # "is the H20 good for 72B, and how fast?": the handler's own verdict, not a second
         elif said is None and (lead := (yield from self.lead_from_outcomes(s, form))):
             reply.text = joined_lead(lead, reply.text, form)
         return reply
@@ -351,6 +353,27 @@ def lead_is_no(line: str) -> bool:
 
 
 _FIGURE_FORMS = ("how_many", "how_much", "how_long")
+
+
+# The handlers' own verdict lines on a GPU or named hardware (their bold heads have no figures in them).
+_VERDICT_CODES = ("gpu.yes", "gpu.yes_multi", "gpu.yes_but", "gpu.yes_smaller", "gpu.no", "fit.yes", "fit.tight",
+                  "fit.no", "fit.yes_but_cheaper", "fit.yes_but_smaller")  # fmt: skip
+
+
+def verdict_moved_up(text: str, form: QuestionForm, lang: Language) -> str | None:
+    """Return ``text`` with the handler's own verdict paragraph (second or third) first, or None when it has none.
+
+    A figure line put in front of the verdict ("About 34.2 tokens/s of decode") would otherwise get a second,
+    generated verdict above it, saying the same thing twice.
+    """
+    heads = [h for code in _VERDICT_CODES if "{" not in (h := catalogue()[code][lang].partition("**")[2].partition(
+        "**")[0]) and h]  # fmt: skip
+    paragraphs = text.split("\n\n")
+    for i in (1, 2):
+        if i < len(paragraphs) and any(paragraphs[i].startswith(f"**{head}**") for head in heads):
+            rest = "\n\n".join(paragraphs[:i] + paragraphs[i + 1 :])
+            return joined_lead(paragraphs[i], rest, form)
+    return None
 
 
 def joined_lead(lead: str, text: str, form: QuestionForm) -> str:

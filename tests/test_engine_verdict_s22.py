@@ -288,3 +288,11 @@ def test_a_family_sold_in_one_size_is_judged_as_that_box() -> None:
     [fit] = [c for c in answer.tool_calls if c.name == "evaluate_hardware_fit"]
     assert fit.args["instance_type"] == "ecs.ebmgn7e.32xlarge" and fit.result["hardware"]["gpus"] == 8
     assert "ebmgn7e" in first_line(answer.text)
+
+
+def test_a_verdict_behind_a_speed_line_is_moved_up_not_said_twice() -> None:
+    answer = ask("Is the H20 good for Qwen2.5-72B inference, and how fast would it be?")
+    paragraphs = answer.text.split("\n\n")
+    assert paragraphs[0].startswith("**Yes, but not on one card.**")
+    assert sum(p.startswith("**Yes, but not on one card.**") for p in paragraphs) == 1
+    assert any("tokens/s" in p for p in paragraphs[1:3])
