@@ -296,3 +296,9 @@ def test_a_verdict_behind_a_speed_line_is_moved_up_not_said_twice() -> None:
     assert paragraphs[0].startswith("**Yes, but not on one card.**")
     assert sum(p.startswith("**Yes, but not on one card.**") for p in paragraphs) == 1
     assert any("tokens/s" in p for p in paragraphs[1:3])
+
+
+def test_a_verdict_on_a_misremembered_model_leads_with_the_verdict_and_corrects_the_name_after() -> None:
+    answer = ask("can llama 8b run on an A10?")
+    paragraphs = answer.text.split("\n\n")
+    assert paragraphs[0].startswith("**Yes") and paragraphs[1].startswith("**There is no llama 8b model**")
