@@ -302,3 +302,10 @@ def test_a_verdict_on_a_misremembered_model_leads_with_the_verdict_and_corrects_
     answer = ask("can llama 8b run on an A10?")
     paragraphs = answer.text.split("\n\n")
     assert paragraphs[0].startswith("**Yes") and paragraphs[1].startswith("**There is no llama 8b model**")
+
+
+def test_a_lone_gpu_is_one_card() -> None:
+    answer = ask("Qwen2.5-14B on a lone T4 - realistic or not?")
+    [fit] = [c for c in answer.tool_calls if c.name == "evaluate_hardware_fit"]
+    assert (fit.args["gpu"], fit.args["gpus"]) == ("T4", 1) and fit.result["fits"] is False
+    assert first_line(answer.text).startswith("**No")
