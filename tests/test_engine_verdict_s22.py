@@ -309,3 +309,10 @@ def test_a_lone_gpu_is_one_card() -> None:
     [fit] = [c for c in answer.tool_calls if c.name == "evaluate_hardware_fit"]
     assert (fit.args["gpu"], fit.args["gpus"]) == ("T4", 1) and fit.result["fits"] is False
     assert first_line(answer.text).startswith("**No")
+
+
+def test_enough_or_need_more_is_answered_on_the_named_one() -> None:
+    answer = ask("Is one A100 80GB enough for Qwen2.5-14B-Instruct at 32k for 10 users, or do we need two?")
+    [fit] = [c.result for c in answer.tool_calls if c.name == "evaluate_hardware_fit"]
+    assert fit["fits"] is False and fit["hardware"]["gpus"] == 1
+    assert first_line(answer.text).startswith("**No.**")
