@@ -32,7 +32,7 @@ _NECESSITY_RE = (
 )
 
 # "Is one A100 enough or do we need two?", "一张够吗，还是要两张": enough asked of the named one, before the need.
-_ENOUGH_FIRST_RE = r"\b(?:enough|sufficient)\b.{0,40}\bor\b|够(?:吗|不够|用吗)?.{0,12}(?:还是|或者)"
+_ENOUGH_FIRST_RE = r"\b(?:enough|sufficient)\b.{0,90}?\bor\b|够(?:吗|不够|用吗)?.{0,12}(?:还是|或者)"
 # "How many A10s do I need?", "需要几张卡": a count asked, not whether the named hardware is needed.
 _COUNT_ASKED_RE = r"\bhow\s+many\b|\bwhat\s+(?:size|count)\b|几张|几台|几块|多少张|多少台|多少块"
 
