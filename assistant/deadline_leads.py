@@ -68,6 +68,12 @@ class DeadlineLeads(Run):
             return [head]
         return [say("deadline.more_gpus", self.lang, **figures)]
 
+    def in_time_line(self, run: TrainingCompute, deadline: float) -> str:
+        """Return the yes line of a run that finishes within the stated deadline, with its hours."""
+        return say("form.deadline_yes", self.lang, hours=render.fig(run.hours), days=render.fig(run.days),
+                   deadline=deadline_label(deadline, self.lang), gpus=run.gpus, gpu=run.gpu,
+                   mfu=render.fig(run.mfu))  # fmt: skip
+
     def volume_in_deadline(self, s: Slots, deadline_hours: float) -> Events:
         """'LoRA 7B 一天能搞定吗' with no data volume: how many tokens the named GPUs train within the deadline.
 

@@ -19,6 +19,7 @@ from assistant.deadline_leads import DeadlineLeads, deadline_label
 from assistant.intents.arguments import task_of
 from assistant.intents.plan_leads import plan_verdict
 from assistant.intents.target_lead import ttft_verdict
+from assistant.intents.verdict_billing import BillingLeads, asks_occasional_subscription, occasional_subscription_line
 from assistant.messages import catalogue, say
 from assistant.question_form import QuestionForm, read_form
 from assistant.run import TRAINING, Events, Language, Reply
@@ -65,7 +66,7 @@ def lead_verdict(text: str) -> str | None:
     return "yes" if yes else None
 
 
-class FormLeads(WhyLeads, DeadlineLeads):
+class FormLeads(WhyLeads, DeadlineLeads, BillingLeads):
     """Puts the answer to the question's form in front of the reply another handler built."""
 
     def turn_form(self) -> QuestionForm:
@@ -112,12 +113,6 @@ class FormLeads(WhyLeads, DeadlineLeads):
             if fits and (line := (yield from self.volume_in_deadline(s, form.deadline_hours))):
                 reply.text = line + "\n\n" + reply.text
         return reply
-
-    def in_time_line(self, run: TrainingCompute, deadline: float) -> str:
-        """Return the yes line of a run that finishes within the stated deadline, with its hours."""
-        return say("form.deadline_yes", self.lang, hours=render.fig(run.hours), days=render.fig(run.days),
-                   deadline=deadline_label(deadline, self.lang), gpus=run.gpus, gpu=run.gpu,
-                   mfu=render.fig(run.mfu))  # fmt: skip
 
     def lead_for_yes_no(self, s: Slots, reply: Reply, form: QuestionForm) -> Events:
         """Make the first line of ``reply`` answer a yes/no (or why) question, from typed outcomes."""
@@ -310,6 +305,9 @@ class FormLeads(WhyLeads, DeadlineLeads):
 
     def lead_from_outcomes(self, s: Slots, form: QuestionForm) -> Events:
         """Return a yes or no line from a price against an amount, stock in a region, the fit or the plan."""
+        if asks_occasional_subscription(self.question) and (quote := (yield from self.quote_named(s))):
+            if line := occasional_subscription_line(quote, self.lang):  # "a gn7e subscription for occasional runs?"
+                return line
         if (form.amount_cny or s.budget_cny_month) and not s.model and (s.gpu or s.instance_types):
             if not any(c.name == "price_of_instance" for c in self.calls):
                 yield from self.price_named_hardware(s)

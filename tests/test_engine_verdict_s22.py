@@ -316,3 +316,19 @@ def test_enough_or_need_more_is_answered_on_the_named_one() -> None:
     [fit] = [c.result for c in answer.tool_calls if c.name == "evaluate_hardware_fit"]
     assert fit["fits"] is False and fit["hardware"]["gpus"] == 1
     assert first_line(answer.text).startswith("**No.**")
+
+
+@pytest.mark.parametrize(
+    ("question", "head"),
+    [
+        ("Does it make sense to buy a gn7e subscription for occasional fine-tuning runs?", "**No:**"),
+        ("偶尔跑一下微调，gn7i 包月划算吗？", "**不值得：**"),
+    ],
+)
+def test_a_subscription_for_occasional_use_is_no_with_both_prices(question: str, head: str) -> None:
+    answer = ask(question)
+    line = first_line(answer.text)
+    quotes = [c.result for c in answer.tool_calls if c.name == "price_of_instance" and c.result]
+    quote = next(q for q in quotes if f"`{q['instance_type']}`" in line and q["subscription_monthly"])
+    assert line.startswith(head) and f"{quote['hourly']:.2f}" in line
+    assert not ungrounded(answer, question)
