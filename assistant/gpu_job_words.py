@@ -22,9 +22,19 @@ _SUITS_RE = (
 )
 
 
+# ... but "is a monthly subscription worth it?" weighs a way to pay, not the GPU (the billing answers say that).
+_BILLING_RE = (
+    r"包月|包年|按量|订阅|月付|年付|抢占|竞价|预留|节省计划|subscription|pay[\s\-]as[\s\-]you[\s\-]go|\bspot\b|"
+    r"\breserved\b|savings\s+plan|monthly\s+plan|\bpayg\b"
+)
+
+
 def job_asked(question: str) -> Job | None:
-    """Return the job whose suitability the question asks about, or None (no job, or not a suitability question)."""
-    if not re.search(_SUITS_RE, question, re.IGNORECASE):
+    """Return the job whose suitability the question asks about, or None (no job, or not a suitability question).
+
+    A way to pay weighed for the job ("包月划算吗", "is spot good for LoRA?") is a billing question, not this one.
+    """
+    if not re.search(_SUITS_RE, question, re.IGNORECASE) or re.search(_BILLING_RE, question, re.IGNORECASE):
         return None
     if re.search(_PRETRAIN_RE, question, re.IGNORECASE):
         return "pretraining"
@@ -38,14 +48,8 @@ def job_asked(question: str) -> Job | None:
 # Value for money asked of a GPU or family: "still worth it?", "划算吗", "is it outdated?", "还能用吗".
 _VALUE_RE = (
     r"\bworth\b|good\s+value|value\s+for\s+money|cost[\s\-]effective|bang\s+for|\boutdated\b|\bobsolete\b|"
-    r"\bstill\s+(?:good|ok|okay|usable|viable|relevant|decent|a\s+good)|值得|值不值|划算|性价比|过时|淘汰|还能用|还有必要"
-)
-
-
-# ... but "is a monthly subscription worth it?" weighs a way to pay, not the GPU (the billing answers say that).
-_BILLING_RE = (
-    r"包月|包年|按量|订阅|月付|年付|抢占|竞价|预留|节省计划|subscription|pay[\s\-]as[\s\-]you[\s\-]go|\bspot\b|"
-    r"\breserved\b|savings\s+plan|monthly\s+plan|\bpayg\b"
+    r"\bstill\s+(?:any\s+)?(?:good|ok|okay|usable|viable|relevant|decent|a\s+good)|值得|值不值|划算|性价比|过时|淘汰|还能用|"
+    r"还有必要"
 )
 
 

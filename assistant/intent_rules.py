@@ -190,9 +190,9 @@ def _fitness_or_value(s: Slots, text: str) -> bool:
     """Whether one GPU (or family) is asked about for a job or for its value, with no load to size."""
     if s.concurrency or s.qps or s.train_tokens or s.budget_cny_month or s.instance_types or s.media:
         return False
-    if len(s.gpu_mentions) == 1 and not s.families and job_asked(text):
-        return True
     one = len(s.gpu_mentions) + len(s.families) == 1
+    if one and job_asked(text):
+        return True
     return one and asks_value(text) and not re.search(r"多少钱|how\s+much|\bprices?\b|价格|费用|报价", text)
 
 

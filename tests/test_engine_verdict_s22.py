@@ -332,3 +332,19 @@ def test_a_subscription_for_occasional_use_is_no_with_both_prices(question: str,
     quote = next(q for q in quotes if f"`{q['instance_type']}`" in line and q["subscription_monthly"])
     assert line.startswith(head) and f"{quote['hourly']:.2f}" in line
     assert not ungrounded(answer, question)
+
+
+@pytest.mark.parametrize(
+    ("question", "head", "named"),
+    [
+        ("H800 训练值得吗", "**适合训练，但阿里云租不到。**", "H800"),
+        ("gn8is 适合做 LoRA 微调吗", "**适合微调，但不适合大规模训练。**", "gn8is"),
+        ("Is gn7e good for serving?", "**Yes for serving.**", "gn7e"),
+        ("Is the T4 still any good in 2026?", "**Yes, if 16 GB per GPU is enough:**", "T4"),
+    ],
+)
+def test_a_gpu_or_family_alone_gets_its_fitness_or_value_verdict(question: str, head: str, named: str) -> None:
+    answer = ask(question)
+    line = first_line(answer.text)
+    assert answer.kind == "guidance" and line.startswith(head) and named in line
+    assert not ungrounded(answer, question)

@@ -33,10 +33,16 @@ def fastest_offered_gpu() -> str | None:
     return best.name if best else None
 
 
-def training_verdict(gpu: GPU, job: Job, reference: GPU | None, lang: Language) -> str:
-    """Return the first line for training or pretraining on ``gpu``, against the ``reference`` trainer."""
+def training_verdict(
+    gpu: GPU, job: Job, reference: GPU | None, lang: Language, rented: bool = True, label: str | None = None
+) -> str:
+    """Return the first line for training or pretraining on ``gpu``, against the ``reference`` trainer.
+
+    A strong trainer no Alibaba Cloud instance type carries (``rented`` False, the H800) is a "yes, but": it is
+    a good training GPU, just not one to rent here.
+    """
     tflops = gpu.bf16_dense_tflops if gpu.supports_bf16 else None
-    figures = {"gpu": gpu.name, "memory": render.fig(gpu.memory_gib)}
+    figures = {"gpu": label or gpu.name, "memory": render.fig(gpu.memory_gib)}
     if tflops is None:
         return say("gpu_job.no_bf16", lang, **figures)
     figures["tflops"] = render.fig(tflops)
@@ -48,15 +54,17 @@ def training_verdict(gpu: GPU, job: Job, reference: GPU | None, lang: Language) 
         code = "gpu_job.pretrain_yes" if job == "pretraining" and gpu.nvlink_gb_s else "gpu_job.train_yes"
         if job == "pretraining" and not gpu.nvlink_gb_s:
             code = "gpu_job.pretrain_no_nvlink"
+        elif not rented:
+            code = "gpu_job.train_yes_unrented"
         return say(code, lang, **figures, nvlink=nvlink)
     figures |= {"ref": ref.name, "ref_tflops": render.fig(ref_tflops)}
     code = "gpu_job.pretrain_no" if job == "pretraining" else "gpu_job.train_but"
     return say(code, lang, **figures, nvlink=nvlink)
 
 
-def serving_verdict(gpu: GPU, search: ModelSearch | None, lang: Language) -> str:
-    """Return the first line for serving on one ``gpu``: the largest model it holds in BF16 and at 4-bit."""
-    figures = {"gpu": gpu.name, "memory": render.fig(gpu.memory_gib),
+def serving_verdict(gpu: GPU, search: ModelSearch | None, lang: Language, label: str | None = None) -> str:
+    """Return the first line for serving on one ``gpu`` (named ``label``): the largest model it holds."""
+    figures = {"gpu": label or gpu.name, "memory": render.fig(gpu.memory_gib),
                "bandwidth": render.fig(gpu.memory_bandwidth_gb_s or 0)}  # fmt: skip
     found = {r.weights: r.largest for r in (search.results if search else []) if r.largest is not None}
     full = found.get("bf16") or found.get("fp16")

@@ -22,6 +22,7 @@ from assistant.toolbox import (
 )
 from assistant.understanding import Slots
 from knowledge.models import Passage
+from tools import catalog
 from tools.catalog import GPU, InstanceType
 from tools.gpu_lineup import GpuLineup
 from tools.media_models import load_media_models
@@ -44,16 +45,21 @@ class GuidanceIntent(Run):
             elif err:
                 parts.append(say("guidance.family_error", self.lang, family=family, error=err))
         question = split_planted(self.question)[0]  # planted instructions are not what to search for
-        job_line, gpu = None, None
+        job_line, gpu, label = None, None, None
         if len(s.gpu_mentions) == 1:  # "H20 适合训练吗": the GPU's own figures next to the guidance
             gpu = yield from self.lookup_gpu(s.gpu_mentions[0])
             if gpu is not None:
                 parts.append(render_tables.gpu_specs_table([gpu], self.lang))
                 if not s.model:
                     job_line = yield from self.gpu_job_line(gpu, question)
+        elif len(s.families) == 1 and not s.model and (job_asked(question) or asks_value(question)):
+            name = family_gpu(s.families)  # "gn8is 适合做 LoRA 微调吗", "Is ebmgn8v worth it?": its GPU decides
+            gpu = (yield from self.lookup_gpu(name)) if name else None
+            label = self.t(f"{s.families[0]}（{name}）", f"{s.families[0]} ({name})")
+            job_line = (yield from self.gpu_job_line(gpu, question, label)) if gpu is not None else None
         if not s.model and asks_value(question):  # "Is gn6v still worth it?": its price against the others'
             name = gpu.name if gpu else family_gpu(s.families) if len(s.families) == 1 else None
-            job_line = (yield from self.gpu_value_line(name, gpu, job_line)) if name else job_line
+            job_line = (yield from self.gpu_value_line(name, gpu, job_line, label)) if name else job_line
         if re.search(_ASKS_MODELS, question, re.IGNORECASE):  # "which models can you size besides LLMs?"
             return Reply(text=self._registry_line(), kind="guidance")
         concept = None if job_line else find_concept(question)  # a job's verdict leads, not a concept's answer
@@ -88,20 +94,21 @@ class GuidanceIntent(Run):
         lead = [self.guidance_lead(passages)] if quotes else []
         return Reply(text="\n\n".join(lead + quotes + parts), kind="guidance")
 
-    def gpu_job_line(self, gpu: GPU, question: str) -> Events:
+    def gpu_job_line(self, gpu: GPU, question: str, label: str | None = None) -> Events:
         """Return the yes/no line on whether ``gpu`` suits the job the question names, or None (none named)."""
         job = job_asked(question)
         if job == "serving":
             found, _ = yield from self.call("largest_models_that_fit", largest_models_that_fit, gpu=gpu.name, gpus=1)
-            return serving_verdict(gpu, found if isinstance(found, ModelSearch) else None, self.lang)
+            return serving_verdict(gpu, found if isinstance(found, ModelSearch) else None, self.lang, label)
         if job is None:
             return None
         reference = None
         if (fastest := fastest_offered_gpu()) and fastest != gpu.name:  # the trainer it is measured against
             reference, _ = yield from self.call("gpu_specs", gpu_specs, name=fastest)
-        return training_verdict(gpu, job, reference if isinstance(reference, GPU) else None, self.lang)
+        rented = gpu.name in {i.gpu_name for i in catalog.load_instances() if not i.retired}
+        return training_verdict(gpu, job, reference if isinstance(reference, GPU) else None, self.lang, rented, label)
 
-    def gpu_value_line(self, name: str, gpu: GPU | None, job_line: str | None) -> Events:
+    def gpu_value_line(self, name: str, gpu: GPU | None, job_line: str | None, label: str | None = None) -> Events:
         """Return the value verdict on GPU ``name`` (with the job's line after it), or the job's line when unpriced."""
         lineup, _ = yield from self.call("gpu_lineup", gpu_lineup)
         line = value_verdict(name, lineup, self.lang) if isinstance(lineup, GpuLineup) else None
@@ -109,7 +116,7 @@ class GuidanceIntent(Run):
             return f"{line}\n\n{job_line}" if job_line else line
         if job_line is None and gpu is not None:  # no price: what it is good for, from its figures
             found, _ = yield from self.call("largest_models_that_fit", largest_models_that_fit, gpu=gpu.name, gpus=1)
-            job_line = serving_verdict(gpu, found if isinstance(found, ModelSearch) else None, self.lang)
+            job_line = serving_verdict(gpu, found if isinstance(found, ModelSearch) else None, self.lang, label)
         if job_line is None:
             return None
         return job_line + self.t("", " ") + say("gpu_value.unpriced", self.lang, gpu=name)
