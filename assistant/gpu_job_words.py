@@ -22,7 +22,7 @@ _SUITS_RE = (
 )
 
 
-# ... but "is a monthly subscription worth it?" weighs a way to pay, not the GPU (the billing answers say that).
+# "Is a monthly subscription worth it?", "包月划算吗": a way to pay is weighed, not the GPU (billing answers it).
 _BILLING_RE = (
     r"包月|包年|按量|订阅|月付|年付|抢占|竞价|预留|节省计划|subscription|pay[\s\-]as[\s\-]you[\s\-]go|\bspot\b|"
     r"\breserved\b|savings\s+plan|monthly\s+plan|\bpayg\b"
