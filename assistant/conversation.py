@@ -310,6 +310,8 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
             or slots.prompt_tokens  # "~400 tokens in, 10 out": a request's lengths are serving figures
             or slots.gen_tokens
             or slots.job_requests
+            or (slots.budget_cny_month and slots.asks_verdict)  # "is ¥8000 a month enough for 14B?": to run it
+            or slots.usage_hours is not None  # "we only need it 4 hours a day": a service that runs part-time
         )
     )
     defaulted: dict[str, str] = {}
@@ -341,6 +343,9 @@ def _continues(workload: Slots, turn: Slots) -> bool:
         return True  # "how much would that be in Shenzhen?": no domain word, but a figure of the workload
     if _compares_gpus_for_workload(workload, turn):
         return True
+    named = turn.gpu_mentions or turn.families or turn.instance_types
+    if turn.intent == "guidance" and turn.asks_verdict and named and workload.model and not turn.size_b:
+        return True  # "is it worth it on gn7e?", "用 A100 划算吗" after a workload: that workload on that hardware
     if turn.intent in ("compare", "verify", "instances", "gpu_specs", "out_of_reach", "out_of_scope"):
         return False
     if turn.intent in _WORKLOAD_INTENTS and (turn.model or turn.model_error or turn.size_b):

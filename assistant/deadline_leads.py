@@ -13,6 +13,7 @@ import math
 
 from assistant import render
 from assistant.answer import ToolCall
+from assistant.intents.gpu_job import fastest_offered_gpu
 from assistant.intents.verdict_words import offered
 from assistant.messages import say
 from assistant.run import TRAINING, Events, Run
@@ -25,14 +26,6 @@ from tools.training_volume import TrainingCompute
 _PER_VOLUME = 1e8  # tokens the rate is given for when the user gave no volume
 _NODE = 8  # GPUs per training node: a larger count is rounded up to whole nodes
 _TRIES = 3
-
-
-def fastest_offered_gpu() -> str | None:
-    """Return the GPU with the most dense BF16 compute that some current Alibaba instance type carries."""
-    rented = {i.gpu_name for i in catalog.load_instances() if not i.retired} - {None}
-    gpus = [g for g in catalog.list_gpus() if g.name in rented and g.bf16_dense_tflops]
-    best = max(gpus, key=lambda g: (g.bf16_dense_tflops or 0, g.memory_gib), default=None)
-    return best.name if best else None
 
 
 def _tflops(gpu: str) -> float | None:
@@ -75,6 +68,38 @@ class DeadlineLeads(Run):
             return [head]
         return [say("deadline.more_gpus", self.lang, **figures)]
 
+    def in_time_line(self, run: TrainingCompute, deadline: float) -> str:
+        """Return the yes line of a run that finishes within the stated deadline, with its hours."""
+        return say("form.deadline_yes", self.lang, hours=render.fig(run.hours), days=render.fig(run.days),
+                   deadline=deadline_label(deadline, self.lang), gpus=run.gpus, gpu=run.gpu,
+                   mfu=render.fig(run.mfu))  # fmt: skip
+
+    def volume_in_deadline(self, s: Slots, deadline_hours: float) -> Events:
+        """'LoRA 7B 一天能搞定吗' with no data volume: how many tokens the named GPUs train within the deadline.
+
+        The count is read off a 100M-token run, rounded down to two significant figures and run again through
+        the tool, so the tokens and hours said are both a tool result (None: no fit, or a volume was given).
+        """
+        if s.task not in TRAINING or s.train_tokens or s.samples or not s.model or s.architecture:
+            return None
+        fits = [c for c in self.calls if c.name == "evaluate_hardware_fit" and isinstance(c.result, dict)]
+        if not fits or not fits[0].result["fits"]:  # type: ignore[index]
+            return None
+        hw = fits[0].result["hardware"]  # type: ignore[index]
+        args = {"model": s.model, "gpu": hw["gpu"], "gpus": hw["gpus"], "task": s.task}
+        rate, _err = yield from self.call("training_run", training_run, **args, tokens=_PER_VOLUME)
+        if not isinstance(rate, TrainingCompute) or rate.hours <= 0:
+            return None
+        tokens = _PER_VOLUME * deadline_hours / rate.hours
+        scale = 10 ** (math.floor(math.log10(tokens)) - 1)
+        within = math.floor(tokens / scale) * scale
+        run, _err = yield from self.call("training_run", training_run, **args, tokens=within)
+        if not isinstance(run, TrainingCompute):
+            return None
+        return say("deadline.volume", self.lang, tokens=render.fig(run.training_tokens), gpus=run.gpus, gpu=run.gpu,
+                   hours=render.fig(run.hours), mfu=render.fig(run.mfu),
+                   deadline=deadline_label(deadline_hours, self.lang))  # fmt: skip
+
     def per_volume_line(self, s: Slots) -> Events:
         """'LoRA 7B 一张 A10 要多久、花多少钱' with no data volume: time and cost per 100M tokens, said as such."""
         if s.task not in TRAINING or s.train_tokens or s.samples or not s.model or s.architecture:
@@ -110,6 +135,8 @@ def _hourly_for(calls: list[ToolCall], gpu: str, gpus: int) -> float | None:
 
 def deadline_label(hours: float, lang: str) -> str:
     """Say a deadline as the user likely wrote it: whole days as days ('10 天', '3 days'), else hours."""
+    if hours == 24:
+        return say("deadline.one_day", lang)
     if hours >= 24 and hours % 24 == 0:
         return say("deadline.days", lang, n=render.fig(hours / 24))
     return say("deadline.hours", lang, n=render.fig(hours))

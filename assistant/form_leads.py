@@ -19,7 +19,8 @@ from assistant.deadline_leads import DeadlineLeads, deadline_label
 from assistant.intents.arguments import task_of
 from assistant.intents.plan_leads import plan_verdict
 from assistant.intents.target_lead import ttft_verdict
-from assistant.messages import say
+from assistant.intents.verdict_billing import BillingLeads, asks_occasional_subscription, occasional_subscription_line
+from assistant.messages import catalogue, say
 from assistant.question_form import QuestionForm, read_form
 from assistant.run import TRAINING, Events, Language, Reply
 from assistant.toolbox import cheapest_region_for_gpu, model_card, price_of_instance, training_run
@@ -34,16 +35,19 @@ from tools.training_volume import TrainingCompute
 # The yes and no words our own leads (and the handlers' catalogue lines) open with; the earliest decides.
 _NO = (
     r"\b(?:no|not|doesn'?t|does\s+not|won'?t|cannot|can'?t|isn'?t|insufficient)\b|"
-    r"不能|不够|不行|不可以|放不下|装不下|跑不了|跑不动|不合适|不建议|不适合|无法|不是|来不及|没必要|不需要"
+    r"不能|不够|不行|不可以|放不下|装不下|跑不了|跑不动|不合适|不建议|不适合|无法|不是|来不及|没必要|不需要|不值得|不划算"
 )
 _YES = (
     r"\b(?:yes|fits?|enough|can|sufficient|works?)\b|(?<![性功智效可本])能(?!否)|可以|够|放得下|装得下|合适|适合|"
-    r"足够|没问题|是的|有必要|需要"
+    r"足够|没问题|是的|有必要|需要|(?<!不)值得"
 )
 _SKIPPED_KINDS = ("clarification", "error", "out_of_scope")
-_DEARER = ("fit.yes_but_cheaper", "fit.yes_but_smaller")  # it fits; another option holds it for less
+# it fits; another option holds it for less (named hardware, or a GPU's best option)
+_DEARER = ("fit.yes_but_cheaper", "fit.yes_but_smaller", "gpu.yes_but", "gpu.yes_smaller")
+_SMALLER = ("fit.yes_but_smaller", "gpu.yes_smaller")  # the named hardware has no price: a smaller card, not cheaper
 _DEADLINE_BLANKS = {k: "" for k in ("named", "named_gpus", "named_days", "gpus", "gpu", "hours", "days", "deadline")}
-_BLANKS = {k: "" for k in ("hardware", "model", "need", "usable", "pct", "other", "other_gpu", "other_price", "gpu")}
+_BLANKS = {k: "" for k in ("hardware", "model", "need", "usable", "pct", "other", "other_gpu", "other_price", "gpu",
+                           "instances", "instance_type", "total")}  # fmt: skip
 
 
 # A first line that introduces a quoted passage answers nothing itself, whatever words the passage has.
@@ -62,7 +66,7 @@ def lead_verdict(text: str) -> str | None:
     return "yes" if yes else None
 
 
-class FormLeads(WhyLeads, DeadlineLeads):
+class FormLeads(WhyLeads, DeadlineLeads, BillingLeads):
     """Puts the answer to the question's form in front of the reply another handler built."""
 
     def turn_form(self) -> QuestionForm:
@@ -83,6 +87,12 @@ class FormLeads(WhyLeads, DeadlineLeads):
             reply.text = line + "\n\n" + reply.text  # "要多久、花多少钱" with no volume: the rate per 100M tokens
             return reply
         reply = yield from self.lead_for_yes_no(s, reply, form)
+        if form.mistake and not form.why and reply.kind not in _SKIPPED_KINDS and (said := lead_verdict(reply.text)):
+            # "would it be a mistake to serve X on one H20?": a fit is "no", a cheaper option "partly", no fit "yes"
+            code = "form.mistake_yes" if said == "no" else "form.mistake_dearer" if self.fits_but_dearer(
+                reply.text) else "form.mistake_no"  # fmt: skip
+            reply.text = _head_replaced(reply.text, say(code, self.lang), self.lang)
+            return reply
         failed = form.failure and not form.why and reply.kind not in _SKIPPED_KINDS
         if failed and (fits := lead_verdict(reply.text)) is not None:  # "will it OOM?": "no", when it fits
             reply.text = failure_lead(reply.text, fits == "yes", self.lang)
@@ -95,6 +105,13 @@ class FormLeads(WhyLeads, DeadlineLeads):
                 at_top = lines[0].startswith(say("deadline.not_offered", self.lang, **_DEADLINE_BLANKS)[:8])
                 parts = [*lines, reply.text] if at_top else [first, *lines, rest]
                 reply.text = "\n\n".join(p for p in parts if p.strip())
+            elif form.form == "yes_no" and lead_verdict(reply.text) == "yes" and run.hours <= form.deadline_hours:
+                # "can we finish within a day on 8 A100s?": the time decides the yes, not the memory fit
+                reply.text = self.in_time_line(run, form.deadline_hours) + "\n\n" + reply.text
+        elif form.deadline_hours and form.form == "yes_no" and reply.kind not in _SKIPPED_KINDS:
+            fits = lead_verdict(reply.text) == "yes"  # "LoRA 7B 一天能搞定吗": what a day trains, no volume given
+            if fits and (line := (yield from self.volume_in_deadline(s, form.deadline_hours))):
+                reply.text = line + "\n\n" + reply.text
         return reply
 
     def lead_for_yes_no(self, s: Slots, reply: Reply, form: QuestionForm) -> Events:
@@ -107,8 +124,12 @@ class FormLeads(WhyLeads, DeadlineLeads):
             line = yield from self.hardware_only_verdict(s, form)
             return Reply(text=line, kind="guidance") if line else reply
         said = lead_verdict(reply.text)
-        if form.worth and said == "yes" and self.fits_but_dearer(reply.text):
-            reply.text = say("form.not_worth", self.lang) + "\n\n" + reply.text
+        if (form.worth or form.cheapest) and said == "yes" and (dearer := self.fits_but_dearer(reply.text)):
+            # "Is gn6v still worth it?", "Is a T4 the cheapest way?": the value asked about is the no; the
+            # handler's figures and the cheaper (or, unpriced, the much smaller) option stay on the first line.
+            code = "form.not_worth" if form.worth else "form.not_cheapest"
+            head = say(code + ("_smaller" if dearer in _SMALLER else ""), self.lang)
+            reply.text = _head_replaced(reply.text, head, self.lang)
             return reply
         if s.speed and s.speed.ttft_s and (s.gpu or s.instance_types):  # "首 token 能在 0.5 秒内吗" on named hardware
             named = (s.gpu, s.gpus, s.instance_types)
@@ -124,6 +145,8 @@ class FormLeads(WhyLeads, DeadlineLeads):
         blocker = yield from self.ruling_out(s, form)
         if blocker and said != "no":
             reply.text = blocker + "\n\n" + reply.text
+        elif said is None and (moved := verdict_moved_up(reply.text, form, self.lang)) is not None:
+            reply.text = moved  # "is the H20 good for 72B, and how fast?": the handler's own verdict, not a second
         elif said is None and (lead := (yield from self.lead_from_outcomes(s, form))):
             reply.text = joined_lead(lead, reply.text, form)
         return reply
@@ -176,10 +199,13 @@ class FormLeads(WhyLeads, DeadlineLeads):
             yield from self.call("price_of_instance", price_of_instance, instance_type=found.cheapest_instance_type,
                                  region=found.cheapest.region)  # fmt: skip
 
-    def fits_but_dearer(self, text: str) -> bool:
-        """Whether the reply opens with the catalogue's 'it fits, but a smaller or cheaper option holds it too'."""
-        heads = [say(code, self.lang, **_BLANKS).partition("**")[2].partition("**")[0] for code in _DEARER]
-        return any(text.lstrip("* ").startswith(head) for head in heads if head)
+    def fits_but_dearer(self, text: str) -> str | None:
+        """Return the code of the 'it fits, but a smaller or cheaper option holds it too' line the reply opens with."""
+        for code in _DEARER:
+            head = say(code, self.lang, **_BLANKS).partition("**")[2].partition("**")[0]
+            if head and text.lstrip("* ").startswith(head):
+                return code
+        return None
 
     # ------------------------------------------------------------------ outcomes that rule the workload out
 
@@ -279,6 +305,9 @@ class FormLeads(WhyLeads, DeadlineLeads):
 
     def lead_from_outcomes(self, s: Slots, form: QuestionForm) -> Events:
         """Return a yes or no line from a price against an amount, stock in a region, the fit or the plan."""
+        if asks_occasional_subscription(self.question) and (quote := (yield from self.quote_named(s))):
+            if line := occasional_subscription_line(quote, self.lang):  # "a gn7e subscription for occasional runs?"
+                return line
         if (form.amount_cny or s.budget_cny_month) and not s.model and (s.gpu or s.instance_types):
             if not any(c.name == "price_of_instance" for c in self.calls):
                 yield from self.price_named_hardware(s)
@@ -309,12 +338,40 @@ def failure_lead(text: str, fits: bool, lang: Language) -> str:
     return head + " " + (first[bold.end() :] if bold else first) + sep + rest
 
 
+def _head_replaced(text: str, head: str, lang: Language) -> str:
+    """Put ``head`` in place of the bold opening of ``text``'s first line, keeping the rest of that line."""
+    bold = re.match(r"\s*\*\*[^*]+\*\*\s*", text)
+    rest = text[bold.end() :] if bold else text
+    return head + ("" if lang == "zh" else " ") + rest
+
+
 def lead_is_no(line: str) -> bool:
     """Whether a lead line of ours answers no."""
     return lead_verdict(line) == "no"
 
 
 _FIGURE_FORMS = ("how_many", "how_much", "how_long")
+
+
+# The handlers' own verdict lines on a GPU or named hardware (their bold heads have no figures in them).
+_VERDICT_CODES = ("gpu.yes", "gpu.yes_multi", "gpu.yes_but", "gpu.yes_smaller", "gpu.no", "fit.yes", "fit.tight",
+                  "fit.no", "fit.yes_but_cheaper", "fit.yes_but_smaller")  # fmt: skip
+
+
+def verdict_moved_up(text: str, form: QuestionForm, lang: Language) -> str | None:
+    """Return ``text`` with the handler's own verdict paragraph (second or third) first, or None when it has none.
+
+    A figure line put in front of the verdict ("About 34.2 tokens/s of decode") would otherwise get a second,
+    generated verdict above it, saying the same thing twice.
+    """
+    heads = [h for code in _VERDICT_CODES if "{" not in (h := catalogue()[code][lang].partition("**")[2].partition(
+        "**")[0]) and h]  # fmt: skip
+    paragraphs = text.split("\n\n")
+    for i in (1, 2):
+        if i < len(paragraphs) and any(paragraphs[i].startswith(f"**{head}**") for head in heads):
+            rest = "\n\n".join(paragraphs[:i] + paragraphs[i + 1 :])
+            return joined_lead(paragraphs[i], rest, form)
+    return None
 
 
 def joined_lead(lead: str, text: str, form: QuestionForm) -> str:

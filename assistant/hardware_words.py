@@ -43,7 +43,8 @@ def find_gpu_count(scan: Scan) -> int | None:
     if not m:
         # Only then "a single RTX 4090", "one A10", "a 16 GB card like the T4": one card of the named GPU.
         single = scan.find(
-            rf"(?<![\w.])(?:a\s+single|single|one)\s+(?:nvidia\s*)?(?:{GPU_NAME})(?![0-9])"
+            rf"(?<![\w.])(?:a\s+single|single|one|an?\s+lone|a\s+solitary|just\s+one|only\s+one)\s+(?:nvidia\s*)?"
+            rf"(?:{GPU_NAME})(?![0-9])"
             r"(?!\s*(?:instances?|servers?|boxe?s?|nodes?|family|series)\b)|"
             rf"(?<![\w.])a\s+\d{{1,3}}\s*gi?b\s+(?:card|gpu\b|(?:nvidia\s*)?(?:{GPU_NAME})(?![0-9]))|"
             # "is a T4 good enough", "on an A10": the article counts one card (not "a T4 instance/box")

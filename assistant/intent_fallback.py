@@ -33,6 +33,7 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.gpu_job_words import asks_value, job_asked
 from assistant.phrases import ADDS_SIDE_RE
 from knowledge.embeddings import Embedder
 from knowledge.shipped_vectors import text_key
@@ -83,12 +84,13 @@ class ExemplarFile(BaseModel):
     labels: dict[Label, list[str]]
 
 
-def rules_unsure(s: Slots) -> Unsure | None:
+def rules_unsure(s: Slots, question: str = "") -> Unsure | None:
     """Return why the rules' intent for this turn is only a default, or ``None`` when a rule read it.
 
     A follow-up without a model ("what about on L20?"), a media or out-of-reach workload, injected text,
     impossible values and anything the user explicitly asked for (a verdict, a capacity, a token cost, a
-    guidance topic) count as read. Comparisons of named hardware are read too.
+    guidance topic, whether one GPU suits a job in ``question``) count as read. Comparisons of named hardware
+    are read too.
     """
     if (s.follow_up and not s.model) or s.injection or s.invalid or s.intent in ("media", "out_of_reach"):
         return None
@@ -101,6 +103,8 @@ def rules_unsure(s: Slots) -> Unsure | None:
             return Unsure(reason="hardware_without_ask", candidates=("plan", "speed", "verdict", "capacity"))
         if not (hardware or users or s.task or s.task_hint or s.serving or s.train_tokens or s.context or s.batch):
             return Unsure(reason="bare_model", candidates=_WORKLOAD_LABELS)
+    if s.intent == "guidance" and not s.model and (job_asked(question) or asks_value(question)):
+        return None  # "A10 适合微调吗", "Is the A10 worth it?": the GPU's fitness or value is read
     if s.intent == "guidance" and hardware and not s.topics and not s.model and not (asked and s.gpus):
         # ("would a single A10 do?": a yes/no on a counted set is read; the conversation supplies the workload)
         return Unsure(reason="hardware_default_guidance", candidates=_hardware_labels(s))
@@ -295,7 +299,7 @@ def settle(s: Slots, question: str) -> Slots:
     fallback = _ACTIVE.get()
     if fallback is not None and not s.model and ADDS_SIDE_RE.search(question):
         return s  # a side added to the previous comparison: the conversation reads it, not this turn alone
-    unsure = rules_unsure(s) if fallback is not None else None
+    unsure = rules_unsure(s, question) if fallback is not None else None
     if fallback is None or unsure is None:
         return s
     decision = fallback.decide(masked(question, s), unsure)

@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 from assistant.billing_words import asks_commitment_advice, asks_price, asks_price_gap, price_question
+from assistant.gpu_job_words import asks_value, job_asked
 from assistant.hardware_words import named_regions
 from assistant.model_search_words import asks_model_search
 from assistant.reading import Scan
@@ -132,7 +133,7 @@ VERDICT_RE = (
     r"\bcan\s+(?:a|an|one|the|two|\d+|my|our)\b[^?？]{0,40}\b(?:run|serve|fit|handle|hold|take|host)\b|"
     r"顶得住|hold\s*(?:得|不)住|稳不稳|稳吗|没问题吧|没问题吗|靠谱吗|行吗|能行吗|可行吗|能上吗"
     # "is an A100 overkill for a 7B?", "can we host X on ...?", "大材小用吗": a verdict on the named hardware too.
-    r"|\boverkill\b|\bover[\s\-]?(?:sized|provisioned|spec(?:ced|'d)?)\b|大材小用|杀鸡用牛刀|浪费吗|"
+    r"|\boverkill\b|\bover[\s\-]?(?:sized|provisioned|spec(?:ced|'d)?)\b|大材小用|杀鸡用牛刀|浪费吗|太夸张|过头|\bexcessive\b|"
     r"can\s+(?:we|i|you)\s+(?:host|deploy|squeeze|get\s+away\s+with)\b"
     # "非得用 A100 吗", "are we overdoing it?": whether the named hardware is needed at all (i8verd)
     r"|非得|非要|一定要(?:用|上)|必须(?:要|上|用)|\boverdo\w*|\boverboard\b|过度配置|配置(?:过|太)高"
@@ -185,6 +186,16 @@ def _priced(instance_type: str, region: str | None) -> bool:
         return True  # an unknown type is the catalog answer's to correct
 
 
+def _fitness_or_value(s: Slots, text: str) -> bool:
+    """Whether one GPU (or family) is asked about for a job or for its value, with no load to size."""
+    if s.concurrency or s.qps or s.train_tokens or s.budget_cny_month or s.instance_types or s.media:
+        return False
+    one = len(s.gpu_mentions) + len(s.families) == 1
+    if one and job_asked(text):
+        return True
+    return one and asks_value(text) and not re.search(r"多少钱|how\s+much|\bprices?\b|价格|费用|报价", text)
+
+
 def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     text = raw.lower()
     has_workload = bool(s.model or s.model_error or s.size_b)
@@ -197,6 +208,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "gpu_lineup"  # "what GPUs does Alibaba have?": the catalog's GPUs, not a passage about them
     if (named or s.budget_cny_month) and not s.model and not s.media and asks_model_search(text):
         return "model_search"  # "一张 L20 最大能跑多大的模型": the hardware is given, the model is asked for
+    if not has_workload and _fitness_or_value(s, text):
+        return "guidance"  # "Is the H20 a sensible pick for pretraining?", "gn6v 还值得买吗": no model asked for
     explains = re.search(r"为什么|区别|适合|\bwhy\b|difference|suit", text)
     explains = explains and not asks_price_gap(text)  # "the monthly cost difference" asks for figures
     # "how much is ecs.gn8is.4xlarge in Beijing?" with no price known there: the price answer gives the

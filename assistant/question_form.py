@@ -31,12 +31,12 @@ _YES_NO_ZH = (
 _YES_NO_EN = (
     r"(?:^|[.!?;:,]\s+|\b(?:so|and|but|ok|okay|hmm|also|then|well|honestly|seriously)\s+)"
     r"(?:can|could|will|would|is|are|was|does|do|did|should|shall|am|has|have|may|might|must)"
-    r"(?:n'?t)?\s+(?:i|we|it|this|that|these|those|they|you|a|an|one|two|three|four|eight|the|my|our|\d+|"
+    r"(?:n'?t)?\s+(?:i|we|it|this|that|these|those|they|you|a|an|one|two|three|four|eight|the|my|our|[¥￥$]?\s*\d+|"
     r"[a-z0-9][\w.\-]*)\b|"
     r"\b(?:viable|feasible|realistic|doable|possible|true|right|correct|enough|ok(?:ay)?|fine|sensible|"
     r"reasonable|legit|overkill|worth\s+it)\s*\?|"
-    r"\bany\s+(?:chance|way|hope)\b|\bis\s+it\s+(?:possible|realistic|feasible|ok(?:ay)?)\b|"
-    r"\bget\s+away\s+with\b|\bam\s+i\s+(?:dreaming|crazy|wrong)\b|\bor\s+not\s*\?|"
+    r"\bany\s+(?:chance|way|hope|reason\s+not\s+to)\b|\bis\s+it\s+(?:possible|realistic|feasible|ok(?:ay)?)\b|"
+    r"\bget\s+away\s+with\b|\bam\s+i\s+(?:dreaming|crazy|wrong)\b|\bor\s+not\s*\?|\benough\s+to\b[^?]*\?|"
     r"\bgood\s+(?:idea|choice|pick|option|fit)\b|\bmake\s+sense\b|\bworth\s+(?:it|getting|using|paying)\b"
 )
 # Two or more named options weighed against each other: the first line names the winner (i8cmp3's leads).
@@ -84,7 +84,20 @@ _TIME_LEFT_ZH = (
     rf"(?:只有|只剩|还有|就|给(?:我们|我)?)\s*(?P<n>{_NUM})\s*(?:个)?\s*(?P<u>小时|钟头|天|周|星期|礼拜|月)(?:时间)?"
     r"(?!\s*(?:的数据|的日志))"
 )
-_DEADLINE_ZH = rf"(?P<n>{_NUM})\s*(?:个)?\s*(?P<u>小时|钟头|天|日|周|星期|礼拜|月)\s*(?:之内|以内|内|之前|前|里|能|要)"
+# "两天之内", "24 小时内训完", "一天够吗", "三天时间够不够": the time the run must fit in
+_DEADLINE_ZH = (
+    rf"(?<![天日周晚]\s)(?<![天日周晚])(?P<n>{_NUM})\s*(?:个)?\s*(?P<u>小时|钟头|天|日|周|星期|礼拜|月)\s*(?:的?时间)?\s*"
+    r"(?:之内|以内|内|之前|前|里|能|要|够|来得及|搞得定|跑得完|训得完)"
+)
+# "is 4 hours enough to LoRA-tune ...?", "will two days be enough?": the time there is, weighed
+_ENOUGH_TIME_EN = (
+    r"\b(?:a\s+|an\s+|(?P<n>\d+(?:\.\d+)?|" + "|".join(_NUM_EN) + r")\s*)(?P<u>hours?|hrs?|days?|weeks?)\s+"
+    r"(?:be\s+|is\s+)?(?:enough|sufficient)\b"
+)
+# "overnight (12 hours)": the hours written beside the word are the deadline, not a whole day
+_OVERNIGHT_HOURS = (
+    r"\bovernight\s*[(（]\s*(?:~|about\s+|roughly\s+)?(?P<n>\d+(?:\.\d+)?)\s*(?P<u>hours?|hrs?|h)\s*[)）]"
+)
 _TOMORROW = r"\bby\s+tomorrow\b|\bovernight\b|明天(?:早上|上午|之前|前)|一晚上|一个晚上|一夜"
 # An amount of money the question weighs: "3000 块能拿下吗", "is 20k RMB a month enough".
 _MONEY = (
@@ -93,9 +106,14 @@ _MONEY = (
 )
 # Whether it is worth it: a card that fits but costs more than another that also fits answers "no" here.
 _WORTH = (
-    r"\bworth\b|good\s+value|cost[\s\-]effective|value\s+for\s+money|bang\s+for|"
+    r"\bworth\b|good\s+value|cost[\s\-]effective|value\s+for\s+money|bang\s+for|\bmakes?\s+sense\b|"
+    r"\b(?:sensible|smart|good)\s+buy\b|\bstill\s+(?:a\s+)?(?:sensible|smart|good|viable|decent)\b|"
+    # "should I use an A100 for a 7B?", "该不该用 H20": whether to pick it, which a cheaper fit answers no
+    r"\bshould\s+(?:i|we)\s+(?:really\s+)?(?:use|rent|go\s+(?:with|for)|pick|choose|get|buy|take)\b|该不该|应不应该|"
     r"值不值|值得|划算|划不划算|性价比|浪费"
 )
+# Whether it is the cheapest way ("is a T4 the cheapest option?", "这是最便宜的吗"): no when a cheaper one fits.
+_CHEAPEST = r"\bcheapest\b|\bleast\s+expensive\b|最便宜|最省钱|最划算|最低成本|成本最低"
 # A speed the answer is judged against: "30 tokens/s per user", "每秒 50 个 token", "50 tok/s".
 _SPEED = (
     r"(?P<n>\d+(?:\.\d+)?)\s*(?:tokens?|toks?|个\s*token|字)\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?|每秒|一秒)|"
@@ -114,6 +132,11 @@ _SUCCESS = (
     r"(?<!not\s)(?<!not\sbe\s)\benough\b|\bfits?\b|\bhandle\b|\bwork\b|\bcut\s+it\b|够不够|能不能|行不行|放得下|跑得动|"
     r"(?<!不)够(?:吗|用)"
 )
+# A yes/no whose "yes" is a bad choice ("would it be a mistake to serve X on one H20?", "是不是不明智"): a fit is no.
+_MISTAKE = (
+    r"\b(?:a\s+)?(?:mistake|bad\s+(?:idea|call|choice|move)|wrong\s+choice|poor\s+choice|any\s+reason\s+not\s+to)\b|"
+    r"不明智|是个错误|失误|会后悔|踩坑|馊主意"
+)
 # A why-question ("why does it OOM?", "为啥跑不起来"): the reason leads, whatever else the turn asks.
 _WHY = r"\bwhy\b|为什么|为啥|为何|怎么会|咋会|\bhow\s+come\b|what\s+causes|是什么原因|什么原因"
 _SCALE = {"k": 1e3, "千": 1e3, "w": 1e4, "万": 1e4}
@@ -131,8 +154,10 @@ class QuestionForm(BaseModel):
     speed_tokens_s: float | None = Field(default=None, description="'at least 30 tokens/s', '每秒 50 个 token'")
     speed_total: bool = Field(default=False, description="the speed is the whole deployment's, not one user's")
     worth: bool = Field(default=False, description="'is it worth it', '值不值', '划算吗': asks about value, not fit")
+    cheapest: bool = Field(default=False, description="'is a T4 the cheapest way?': no when a cheaper one fits")
     why: bool = Field(default=False, description="'why does it OOM?', '为什么跑不起来': the reason leads")
     failure: bool = Field(default=False, description="'will it OOM?', '会不会爆显存': yes means it does not fit")
+    mistake: bool = Field(default=False, description="'would it be a mistake to ...?': yes means a bad choice")
 
 
 def read_form(question: str) -> QuestionForm:
@@ -150,8 +175,10 @@ def read_form(question: str) -> QuestionForm:
     first: Form = found[0] if found else "open"
     return QuestionForm(form=first, also=found[1:], deadline_hours=deadline_hours(text), amount_cny=amount_cny(text),
                         worth=bool(compiled(_WORTH, re.IGNORECASE).search(text)),
+                        cheapest=bool(compiled(_CHEAPEST, re.IGNORECASE).search(text)),
                         why=bool(compiled(_WHY, re.IGNORECASE).search(text)),
-                        failure=_asks_failure(text), **_speed(text))  # fmt: skip
+                        failure=_asks_failure(text), mistake=bool(compiled(_MISTAKE, re.IGNORECASE).search(text)),
+                        **_speed(text))  # fmt: skip
 
 
 def _asks_failure(text: str) -> bool:
@@ -161,7 +188,9 @@ def _asks_failure(text: str) -> bool:
 
 def deadline_hours(text: str) -> float | None:
     """Return the time a run must finish in, in hours ("within 24 hours" -> 24, "两天之内" -> 48), or None."""
-    for pattern in (_DEADLINE_EN, _DEADLINE_ZH, _TIME_LEFT_EN, _TIME_LEFT_ZH, _HARDWARE_FOR_EN):
+    patterns = (_OVERNIGHT_HOURS, _DEADLINE_EN, _DEADLINE_ZH, _TIME_LEFT_EN, _TIME_LEFT_ZH, _HARDWARE_FOR_EN,
+                _ENOUGH_TIME_EN)  # fmt: skip
+    for pattern in patterns:
         if m := compiled(pattern, re.IGNORECASE).search(text):
             word = (m.group("n") or "").lower()
             n = _NUM_EN.get(word) or (parse_number(word) if word else 1.0)

@@ -73,6 +73,11 @@ def find_budget(scan: Scan) -> float | None:
         rf"(?:每个?月|月|monthly)\s*(?:的)?\s*(?:预算|budget){mid}{money}",
         rf"{cur}{NUM}\s*{SUFFIX}\s*{cur_after}?\s*{per_month}",
         rf"{NUM}\s*{SUFFIX}\s*{cur_after}\s*{per_month}",
+        # "is ¥30,000 enough for a month of 72B serving?": the sum, a few words, then the month it pays for
+        rf"{cur}{NUM}\s*{SUFFIX}\s*{cur_after}?\s*(?:[a-z]+\s+){{0,3}}?(?:for|per|in|covers?)\s+(?:a|one|each|every)\s+month\b",
+        rf"{NUM}\s*{SUFFIX}\s*{cur_after}\s*(?:[a-z]+\s+){{0,3}}?(?:for|per|in|covers?)\s+(?:a|one|each|every)\s+month\b",
+        # "每月一万块够不够", "一个月 5000 元能跑吗": the month first, then a sum with its currency word
+        rf"(?:每个?月|一个?月)\s*(?:就|只有|才|只|大概|约|花)?\s*{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}",
         rf"(?:不超过|最多|以内|under|below|at\s+most|up\s+to|within)\s*{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}",
         # "每个月最多花 3 万": what the user can spend a month is the budget (i8cmp3)
         rf"{spend}{cur}{NUM}\s*{SUFFIX}",
@@ -81,7 +86,8 @@ def find_budget(scan: Scan) -> float | None:
     if not m:
         return None
     after = scan.text[m.end() : m.end() + 12]
-    if re.match(r"\s*(?:/\s*(?:小时|h\b|hour)|每小时|per\s+hour|an?\s+hour)", after, re.IGNORECASE):
+    hourly = r"\s*(?:/\s*(?:小时|h\b|hour)|每小时|per\s+hour|an?\s+hour)"
+    if re.match(hourly, after, re.IGNORECASE) or re.search(r"\bhours?\b|\bhr\b|每小时", m.group(0), re.IGNORECASE):
         return None  # an hourly figure is not a monthly budget; the planner compares monthly prices
     if re.match(_FOREIGN_AFTER, after, re.IGNORECASE) or re.search(r"[$€£]\s*$", scan.text[: m.start(1)]):
         return None  # "budget 1500 USD a month" is no ¥1,500: the currency is asked for (find_foreign_money)
@@ -330,6 +336,9 @@ def find_concurrency(scan: Scan) -> int | None:
         r"(?:^|[，,。；;、\s])(\d{1,2}|[一二两三四五六七八九十]{1,3})()\s*(?:多|来)?\s*(?:个|位|名)?\s*人\s*(?:在)?\s*"
         r"(?:用|使用)(?![户])",
         rf"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?{NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?{_ROLES_EN}\b",
+        # "keep 60 analysts happy", "can it serve 40 lawyers?": the people a verb serves
+        rf"\b(?:keep|serve|support|handle|host|take|cope\s+with)\s+(?:~|about\s+|around\s+|roughly\s+)?{NUM}\s*{SUFFIX}\s*"
+        rf"(?:concurrent\s+|simultaneous\s+|active\s+)?(?:{_ROLES_EN}|users|people|clients|customers)\b",
         # "to ~20 staff": a team that size are the users; "2,000 employees" is a head-count (rate_words)
         r"\b(?:for|to|with)\s+(?:~|about\s+|around\s+|roughly\s+)?(\d{1,2})()\s*(?:employees|staff)\b",
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:concurrent\s+|simultaneous\s+|active\s+)?(?:users|people|ppl|clients)\b",

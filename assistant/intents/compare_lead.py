@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from assistant import render
 from assistant.billing_words import billing_basis
-from assistant.intents.compare_yes_no import yes_no_lead
+from assistant.intents.compare_yes_no import enough_subject, yes_no_lead
 from assistant.messages import say
 from assistant.phrases import spell_numbers
 from assistant.run import Language
@@ -219,6 +219,14 @@ def _winner(
     return _best(sides, "gpus", low=True) or _best(sides, "headroom_pct", low=False)
 
 
+def enough_line(side: SideOutcome, lang: Language) -> str:
+    """Return the yes line for the side offered as enough, with its GPUs, memory and price where known."""
+    price = say("lead.enough_price", lang, hourly=side.hourly_shown or f"¥{render.fig(side.hourly)}") \
+        if side.hourly is not None else ""  # fmt: skip
+    return say("lead.enough_yes", lang, label=side.label, gpus=side.gpus, need=render.fig(side.need_gib),
+               usable=render.fig(side.usable_gib), price=price)  # fmt: skip
+
+
 def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | None:
     """Return the winner-first line for these sides and this question, or None (nothing decides it).
 
@@ -231,6 +239,9 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
     if len(fitting) < 2:
         return None
     fitting = per_gpu(fitting, question)
+    enough = enough_subject([side.label for side in sides], question)  # "... or will an L20 do?": yes, it does
+    if (side := next((s for s in fitting if s.label == enough), None)) is not None:
+        return enough_line(side, lang)
     asked = asked_criteria(question)
     if "gpus" in asked and all(side.gpus for side in fitting):  # "各需要几张卡": the counts, fewest first
         ranked = sorted(fitting, key=lambda side: side.gpus or 0)

@@ -39,16 +39,28 @@ def asks_whether_worse(question: str) -> bool:
     return any(re.search(_WORSE, part, re.IGNORECASE) for part in near) or bool(re.search(r"不如", question))
 
 
+# A yes/no about the first side, the other offered after it: "gn7i 划算吗，还是 T4 更省钱？", "Is the A10 worth
+# it, or is the T4 cheaper?": the side asked about first is the subject, as with a comparative.
+_FIRST_ASKED = (
+    r"(?:吗|么|嘛)\s*[,，?？]?\s*(?:还是|或者|或是)|[?？]\s*(?:or|还是)\b|"
+    r",\s*or\s+(?:is|are|would|will|does|do|should|could)\b"
+)
+
+
 def asks_whether_better(question: str) -> bool:
     """Whether ``question`` asks yes or no about one side beating another ("is X cheaper than Y?")."""
     form = read_form(question)
-    return "yes_no" in (form.form, *form.also) and re.search(_COMPARATIVE, question, re.IGNORECASE) is not None
+    if "yes_no" not in (form.form, *form.also):
+        return False
+    return re.search(f"{_COMPARATIVE}|{_FIRST_ASKED}", question, re.IGNORECASE) is not None
 
 
 def _names(label: str) -> list[str]:
     """Return the ways a side's label may be written: itself, without ``ecs.`` and counts, and its hyphen parts."""
     core = re.sub(r"^\s*\d+\s*(?:x|×|张|块|台)\s*", "", label.strip("` ")).strip("` ")
     core = re.sub(r"^ecs\.", "", core, flags=re.IGNORECASE)
+    if m := re.fullmatch(r"(.+?)\s*[(（](.+?)[)）]", core):  # a family with its GPU: "gn7i (A10)"
+        return [core, m.group(1).strip(), m.group(2).strip()]
     parts = core.split("-")
     prefixes = ["-".join(parts[:i]) for i in range(len(parts), 0, -1)]
     return [core, *prefixes, *(p for p in parts if re.search(r"\d", p) and len(p) >= 2)]
@@ -101,3 +113,21 @@ def yes_no_lead(line: str, winners: list[tuple[str, str]], labels: list[str], qu
         (c1, _), (c2, _) = winners[0], winners[1]
         head = say("lead.yn_first" if wins[0] else "lead.yn_second", lang, ca=c1, cb=c2)
     return f"{head} {line}"
+
+
+# "Do I need an H20 or will an L20 do?", "上 H20 还是 A10 就够了？": the side offered as enough is the subject.
+_ENOUGH = (
+    r"(?:\bor\b|还是|或者)\s*(?:will|would|is|does|can|could)?\s*(?:an?\s+|the\s+|one\s+|a\s+single\s+|just\s+)?"
+    r"(?P<side>[\w.\-]+(?:\s+[\w.\-]+)?)\s*"
+    r"(?:do\b|be\s+enough|enough|suffice|be\s+fine|cut\s+it|就够了?|就够用|够了?|够用|就行|就可以)"
+)
+
+
+def enough_subject(labels: list[str], question: str) -> str | None:
+    """Return the label of the side the question offers as enough ("... or will an L20 do?"), or None."""
+    m = re.search(_ENOUGH, question, re.IGNORECASE)
+    if m is None:
+        return None
+    side = m.group("side")
+    found = [label for label in labels if _position(_names(label), side) is not None]
+    return found[0] if len(found) == 1 else None

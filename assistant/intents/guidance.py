@@ -7,17 +7,26 @@ import re
 from assistant import render, render_tables
 from assistant.answer import Language
 from assistant.concepts import Concept, find_concept, guidance_subject
+from assistant.gpu_job_words import asks_value, job_asked
 from assistant.guidance_coverage import uncovered_terms
 from assistant.injection import split_planted
+from assistant.intents.gpu_job import fastest_offered_gpu, serving_verdict, training_verdict, value_verdict
+from assistant.intents.verdict_words import family_gpu
 from assistant.messages import say
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
     find_instance_types,
+    gpu_lineup,
+    gpu_specs,
+    largest_models_that_fit,
 )
 from assistant.understanding import Slots
 from knowledge.models import Passage
-from tools.catalog import InstanceType
+from tools import catalog
+from tools.catalog import GPU, InstanceType
+from tools.gpu_lineup import GpuLineup
 from tools.media_models import load_media_models
+from tools.model_search import ModelSearch
 
 
 class GuidanceIntent(Run):
@@ -35,14 +44,26 @@ class GuidanceIntent(Run):
                 parts.append(head + "\n\n" + render_tables.instances_table(found.instances, self.lang, limit=4))
             elif err:
                 parts.append(say("guidance.family_error", self.lang, family=family, error=err))
+        question = split_planted(self.question)[0]  # planted instructions are not what to search for
+        job_line, gpu, label = None, None, None
         if len(s.gpu_mentions) == 1:  # "H20 适合训练吗": the GPU's own figures next to the guidance
             gpu = yield from self.lookup_gpu(s.gpu_mentions[0])
             if gpu is not None:
                 parts.append(render_tables.gpu_specs_table([gpu], self.lang))
-        question = split_planted(self.question)[0]  # planted instructions are not what to search for
+                if not s.model:
+                    job_line = yield from self.gpu_job_line(gpu, question)
+        elif len(s.families) == 1 and not s.model and (job_asked(question) or asks_value(question)):
+            name = family_gpu(s.families)  # "gn8is 适合做 LoRA 微调吗", "Is ebmgn8v worth it?": its GPU decides
+            gpu = (yield from self.lookup_gpu(name)) if name else None
+            label = self.t(f"{s.families[0]}（{name}）", f"{s.families[0]} ({name})")
+            job_line = (yield from self.gpu_job_line(gpu, question, label)) if gpu is not None else None
+        if not s.model and asks_value(question):  # "Is gn6v still worth it?": its price against the others'
+            name = gpu.name if gpu else family_gpu(s.families) if len(s.families) == 1 else None
+            job_line = (yield from self.gpu_value_line(name, gpu, job_line, label)) if name else job_line
         if re.search(_ASKS_MODELS, question, re.IGNORECASE):  # "which models can you size besides LLMs?"
             return Reply(text=self._registry_line(), kind="guidance")
-        if (concept := find_concept(question)) and (found := (yield from self._concept_passage(concept))):
+        concept = None if job_line else find_concept(question)  # a job's verdict leads, not a concept's answer
+        if concept and (found := (yield from self._concept_passage(concept))):
             # A concept the guidance explains: our reviewed answer first, cited, then the section's key sentences.
             first = f"{concept.answer[self.lang]} [{self.cite(found)}]"
             return Reply(text="\n\n".join([first, *self.quotes([found], question, limit=2), *parts]), kind="guidance")
@@ -65,11 +86,40 @@ class GuidanceIntent(Run):
             return Reply(text=text, kind="out_of_scope")
         if not quotes and not parts:
             return Reply(text=render.scope_statement(self.lang), kind="out_of_scope")
+        if job_line:  # "Is the L20 good for training?": the verdict from its figures, the guidance after
+            return Reply(text="\n\n".join([job_line, *quotes, *parts]), kind="guidance")
         # The first line is ours, never a quoted passage: the catalog's answer, or what the cited section is about.
         if gpu_lines and parts and parts[0].startswith(gpu_lines[0]):
             return Reply(text="\n\n".join([parts[0], *quotes, *parts[1:]]), kind="guidance")
         lead = [self.guidance_lead(passages)] if quotes else []
         return Reply(text="\n\n".join(lead + quotes + parts), kind="guidance")
+
+    def gpu_job_line(self, gpu: GPU, question: str, label: str | None = None) -> Events:
+        """Return the yes/no line on whether ``gpu`` suits the job the question names, or None (none named)."""
+        job = job_asked(question)
+        if job == "serving":
+            found, _ = yield from self.call("largest_models_that_fit", largest_models_that_fit, gpu=gpu.name, gpus=1)
+            return serving_verdict(gpu, found if isinstance(found, ModelSearch) else None, self.lang, label)
+        if job is None:
+            return None
+        reference = None
+        if (fastest := fastest_offered_gpu()) and fastest != gpu.name:  # the trainer it is measured against
+            reference, _ = yield from self.call("gpu_specs", gpu_specs, name=fastest)
+        rented = gpu.name in {i.gpu_name for i in catalog.load_instances() if not i.retired}
+        return training_verdict(gpu, job, reference if isinstance(reference, GPU) else None, self.lang, rented, label)
+
+    def gpu_value_line(self, name: str, gpu: GPU | None, job_line: str | None, label: str | None = None) -> Events:
+        """Return the value verdict on GPU ``name`` (with the job's line after it), or the job's line when unpriced."""
+        lineup, _ = yield from self.call("gpu_lineup", gpu_lineup)
+        line = value_verdict(name, lineup, self.lang) if isinstance(lineup, GpuLineup) else None
+        if line is not None:
+            return f"{line}\n\n{job_line}" if job_line else line
+        if job_line is None and gpu is not None:  # no price: what it is good for, from its figures
+            found, _ = yield from self.call("largest_models_that_fit", largest_models_that_fit, gpu=gpu.name, gpus=1)
+            job_line = serving_verdict(gpu, found if isinstance(found, ModelSearch) else None, self.lang, label)
+        if job_line is None:
+            return None
+        return job_line + self.t("", " ") + say("gpu_value.unpriced", self.lang, gpu=name)
 
     def concept_line(self, question: str) -> Events:
         """Answer the concept a sizing question also asks about, in one cited sentence ([] when it asks none).

@@ -17,7 +17,7 @@ from assistant.intents.cost_periods import CostPeriods
 from assistant.intents.plan_leads import COST_ASK_RE, PlanLeads
 from assistant.intents.prices import PricesIntent
 from assistant.intents.verdict_budget import budget_rescue, price_basis
-from assistant.intents.verdict_overkill import inverted_kind, inverted_line, smaller_option
+from assistant.intents.verdict_overkill import fewer_cards_line, inverted_kind, inverted_line, smaller_option
 from assistant.messages import say
 from assistant.run import Events, Run
 from assistant.toolbox import (
@@ -203,7 +203,7 @@ class HardwareIntent(Run):
             )
             best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
             own = None if hourly is None else hourly * hw.instances
-            alternative = smaller_option(best, own, hw.gpu, hw.gpus)
+            alternative = smaller_option(best, own, hw.gpu, hw.gpus, hw.usable_gib_per_gpu)
             hourly = own
         line = inverted_line(kind, self.lang, hardware=self.hardware_label(hw), model=fit.model,
                              need=fit.per_gpu_needed_gib, usable=fit.per_gpu_usable_gib, pct=fit.headroom_pct,
@@ -289,7 +289,7 @@ class HardwareIntent(Run):
             label = say(one, self.lang, instance_type=top.instance_type, count=top.total_gpus,
                         gpu=render.gpu_label(top, self.lang), instances=top.instances)  # fmt: skip
             gpu = top.gpu_model or top.gpu_model_likely
-            alternative = smaller_option(best, top.price_cny_per_hour, gpu, top.total_gpus)
+            alternative = smaller_option(best, top.price_cny_per_hour, gpu, top.total_gpus, top.per_gpu_capacity_gib)
             return [inverted_line(kind, self.lang, hardware=label, model=plan.model, need=top.per_gpu_gib_needed,
                                   usable=top.per_gpu_capacity_gib, pct=top.headroom_pct, fits=True,
                                   own_hourly=top.price_cny_per_hour, alternative=alternative)]  # fmt: skip
@@ -306,7 +306,14 @@ class HardwareIntent(Run):
         if not cheaper or best is None:
             # "Can the A10 run 70B int4?": yes, on several cards; that one card is not enough is the "but".
             one_fits = any(o.total_gpus == 1 for o in plan.options)
-            line = say("gpu.yes" if one_fits or top.total_gpus == 1 else "gpu.yes_multi", self.lang, **figures)
+            code = "gpu.yes" if one_fits or top.total_gpus == 1 else "gpu.yes_multi"
+            smaller = best is not None and best.price_cny_per_hour and best.total_gpus <= top.total_gpus
+            if top.price_cny_per_hour is None and smaller and best.per_gpu_capacity_gib * _MUCH_SMALLER <= \
+                    top.per_gpu_capacity_gib:  # fmt: skip
+                code = "gpu.yes_smaller"  # "该不该用 H20 跑 7B": a card of half its memory holds it, priced
+            line = say(code, self.lang, **figures)
+            if not one_fits and (fewer := fewer_cards_line(top, best, s.gpu or "", self.lang)):
+                line += self.t("", " ") + fewer  # "A10 要 4 张": one A100 for no more per hour
             if top.price_cny_per_hour is None and best and best.price_cny_per_hour:  # no price to weigh it by
                 line += self.t("", " ") + say("gpu.unpriced_alternative", self.lang, gpu=s.gpu,
                     other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),
@@ -344,7 +351,9 @@ class HardwareIntent(Run):
         if mine.bf16_dense_tflops * 2 > best.bf16_dense_tflops:
             return None
         rival = next((o for o in wider.options if (o.gpu_model or o.gpu_model_likely) == best.name), None)
-        if mine_top.price_cny_per_hour and rival is not None and rival.price_cny_per_hour:
+        if rival is None or not rival.price_cny_per_hour:
+            return None  # a faster card with no price to rent it by is no better choice to point to
+        if mine_top.price_cny_per_hour:
             own_cost = mine_top.price_cny_per_hour / (mine_top.total_gpus * mine.bf16_dense_tflops)
             if own_cost <= rival.price_cny_per_hour / (rival.total_gpus * best.bf16_dense_tflops):
                 return None  # slower, but cheaper for the same compute: no reason to warn

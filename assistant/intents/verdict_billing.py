@@ -13,8 +13,11 @@ from assistant import render
 from assistant.answer import Language
 from assistant.messages import say
 from assistant.rate_words import billing_modes
+from assistant.run import Events, Run
+from assistant.toolbox import cheapest_region_for_gpu, find_instance_types, price_of_instance
 from assistant.understanding import Slots
 from tools.plan import Plan
+from tools.price_quotes import GpuRegionPrices, PriceQuote
 
 # "should I use spot", "抢占式合适吗", "is spot worth it": one mode put up for a yes/no
 _ASKS_ABOUT = re.compile(
@@ -29,8 +32,11 @@ _BATCH = re.compile(r"\bbatch\b|nightly|offline|evals?\b|evaluation|离线|批�
 def billing_choice(question: str, s: Slots, plan: Plan, lang: Language) -> list[str]:
     """Return the billing verdict that answers a spot question, with the top option's prices (empty: not asked)."""
     modes = billing_modes(question)
+    alone = modes == ["subscription"] and s.usage_hours is not None and bool(_ASKS_ABOUT.search(question))
+    if alone:  # "4 hours a day: is a subscription worth it?": yes or no, against pay-as-you-go for those hours
+        modes = ["subscription", "pay-as-you-go"]
     if "spot" not in modes:
-        return _subscription_or_hourly(modes, s, plan, lang)
+        return _subscription_or_hourly(modes, s, plan, lang, yes_no=alone)
     if not (len(modes) >= 2 or _ASKS_ABOUT.search(question)):
         return []
     top = plan.options[0] if plan.options else None
@@ -58,7 +64,7 @@ def billing_choice(question: str, s: Slots, plan: Plan, lang: Language) -> list[
     return [line]
 
 
-def _subscription_or_hourly(modes: list[str], s: Slots, plan: Plan, lang: Language) -> list[str]:
+def _subscription_or_hourly(modes: list[str], s: Slots, plan: Plan, lang: Language, yes_no: bool = False) -> list[str]:
     """'包月还是按量?': the month's subscription against pay-as-you-go for the hours it runs (empty: not asked)."""
     top = plan.options[0] if plan.options else None
     if set(modes) != {"subscription", "pay-as-you-go"} or top is None:
@@ -71,4 +77,49 @@ def _subscription_or_hourly(modes: list[str], s: Slots, plan: Plan, lang: Langua
     if s.usage_hours is None or used is None:  # around the clock: the subscription is the cheaper month
         return [say("billing.subscription_always", lang, **figures)]
     code = "billing.hourly_part_time" if used < sub else "billing.subscription_part_time"
-    return [say(code, lang, **figures, used=render.fig(used, lang), hours=render.fig(s.usage_hours.per_month))]
+    line = say(code, lang, **figures, used=render.fig(used, lang), hours=render.fig(s.usage_hours.per_month))
+    if yes_no:  # the subscription was asked about alone: its yes or no first
+        head = say("billing.sub_no" if used < sub else "billing.sub_yes", lang)
+        sep = "" if lang == "zh" else " "
+        line = head + sep + re.sub(r"^\*\*(.+?)\*\*\s*", lambda m: m.group(1) + sep, line)
+    return [line]
+
+
+# Runs now and then: "occasional fine-tuning runs", "偶尔跑一下", "once in a while".
+_OCCASIONAL = (
+    r"\boccasional\w*|\bonce\s+in\s+a\s+while\b|\bnow\s+and\s+then\b|\bsporadic\w*|\bnot\s+(?:that\s+)?often\b|"
+    r"\bfrom\s+time\s+to\s+time\b|偶尔|不定期|隔三差五|不常用|用得(?:很)?少|(?:一|每)个?月(?:就|只)?(?:跑|用|训)(?:几|一两)次"
+)
+
+
+def asks_occasional_subscription(question: str) -> bool:
+    """Whether the question weighs a subscription for use now and then ("a gn7e subscription for occasional runs?")."""
+    return "subscription" in billing_modes(question) and re.search(_OCCASIONAL, question, re.IGNORECASE) is not None
+
+
+def occasional_subscription_line(quote: PriceQuote, lang: Language) -> str | None:
+    """Return the no to a subscription for occasional use, with both prices of the type (None: one is unknown)."""
+    if quote.hourly is None or quote.subscription_monthly is None:
+        return None
+    return say("billing.occasional_no", lang, type=quote.instance_type, payg=render.fig(quote.hourly),
+               sub=render.fig(quote.subscription_monthly, lang))  # fmt: skip
+
+
+class BillingLeads(Run):
+    """Prices the hardware a billing question names, for the leads that weigh its billing modes."""
+
+    def quote_named(self, s: Slots) -> Events:
+        """Return the price quote of the hardware named (an instance type, a family's first, a GPU's cheapest)."""
+        name = s.instance_types[0] if s.instance_types else None
+        if name is None and s.families:
+            found, _ = yield from self.call("find_instance_types", find_instance_types, family=s.families[0])
+            name = next((i.instance_type for i in (found.instances if found else []) if not i.vgpu), None)
+        if name is None and s.gpu:
+            cheapest, _ = yield from self.call("cheapest_region_for_gpu", cheapest_region_for_gpu,
+                                               gpu=self.one_gpu(s.gpu), gpu_count=s.gpus or 1)  # fmt: skip
+            name = cheapest.cheapest_instance_type if isinstance(cheapest, GpuRegionPrices) else None
+        if name is None:
+            return None
+        region = s.region if s.region and s.region != "any" else None
+        quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=name, region=region)
+        return quote if isinstance(quote, PriceQuote) else None

@@ -21,7 +21,9 @@ Inverted = Literal["overkill", "necessity"]
 _OVERKILL_RE = (
     r"\boverkill\b|\bover[\s\-]?(?:sized|provisioned|spec(?:ced|'d)?|powered|engineer\w*)\b|\boverdo\w*|"
     r"\boverboard\b|\bwast(?:e|eful|ing)\b|\btoo\s+(?:big|powerful|much|many|beefy|large)\b|more\s+than\s+(?:we|i|it|you)\s+needs?\b|"
-    r"大材小用|杀鸡(?:焉)?用牛刀|(?:太|有点|是不是)?浪费|过剩|太奢侈|用不着|过度(?:配置)?|配置(?:过|太)高|太高配"
+    r"大材小用|杀鸡(?:焉)?用牛刀|(?:太|有点|是不是)?浪费|过剩|太奢侈|用不着|过度(?:配置)?|配置(?:过|太)高|太高配|"
+    # "会不会太夸张", "有点过头", "高射炮打蚊子", "is that excessive?"
+    r"太夸张|有点夸张|过头|(?:高射炮|大炮)打蚊子|太豪华|\bexcessive\b|\boverpowered\b"
 )
 _NECESSITY_RE = (
     r"\bdo\s+(?:i|we|you)\s+(?:really\s+|actually\s+)?need\b|\bis\s+(?:it|that|this)\s+(?:really\s+)?necessary\b|"
@@ -29,6 +31,8 @@ _NECESSITY_RE = (
     r"一定要|必须(?:要|上|用)"
 )
 
+# "Is one A100 enough or do we need two?", "一张够吗，还是要两张": enough asked of the named one, before the need.
+_ENOUGH_FIRST_RE = r"\b(?:enough|sufficient)\b.{0,90}?\bor\b|够(?:吗|不够|用吗)?.{0,12}(?:还是|或者)"
 # "How many A10s do I need?", "需要几张卡": a count asked, not whether the named hardware is needed.
 _COUNT_ASKED_RE = r"\bhow\s+many\b|\bwhat\s+(?:size|count)\b|几张|几台|几块|多少张|多少台|多少块"
 
@@ -38,14 +42,23 @@ def inverted_kind(question: str) -> Inverted | None:
     if re.search(_OVERKILL_RE, question, re.IGNORECASE):
         return "overkill"
     if re.search(_NECESSITY_RE, question, re.IGNORECASE) and not re.search(_COUNT_ASKED_RE, question, re.IGNORECASE):
-        return "necessity"
+        # "Is one A100 enough, or do we need two?": whether the named one is enough is asked first
+        return None if re.search(_ENOUGH_FIRST_RE, question, re.IGNORECASE) else "necessity"
     return None
 
 
 def smaller_option(
-    alternative: DeploymentOption | None, own_hourly: float | None, own_gpu: str | None, own_gpus: int
+    alternative: DeploymentOption | None,
+    own_hourly: float | None,
+    own_gpu: str | None,
+    own_gpus: int,
+    own_gib: float | None = None,
 ) -> DeploymentOption | None:
-    """Return the planner's best option when it is a cheaper (or, unpriced, a smaller) way to run the same load."""
+    """Return the planner's best option when it is a cheaper (or, unpriced, a smaller) way to run the same load.
+
+    With no price for the named hardware, "smaller" is less usable memory in all (``own_gib`` per GPU): four
+    A100s are no smaller than two H20s, whatever their count or name.
+    """
     if alternative is None or alternative.price_cny_per_hour is None:
         return None
     same = (alternative.gpu_model or alternative.gpu_model_likely) == own_gpu and alternative.total_gpus == own_gpus
@@ -53,6 +66,9 @@ def smaller_option(
         return None
     if own_hourly is not None:
         return alternative if alternative.price_cny_per_hour < own_hourly else None
+    if own_gib is not None:
+        smaller = alternative.total_gpus * alternative.per_gpu_capacity_gib < own_gpus * own_gib
+        return alternative if smaller else None
     return alternative if alternative.total_gpus <= own_gpus or alternative.gpu_model != own_gpu else None
 
 
@@ -74,8 +90,8 @@ def inverted_line(
                "pct": render.fig(pct)}  # fmt: skip
     if not fits:
         return say(f"overkill.{kind}.short", lang, **figures)
-    if alternative is None:
-        return say(f"overkill.{kind}.cheapest", lang, **figures)
+    if alternative is None:  # unpriced hardware is not "the cheapest": only nothing smaller runs it
+        return say(f"overkill.{kind}.{'cheapest' if own_hourly is not None else 'snug'}", lang, **figures)
     line = say(f"overkill.{kind}.yes", lang, **figures)
     sep = "" if lang == "zh" else " "
     alt = {"other": alternative.instance_type, "other_gpu": render.gpu_label(alternative, lang),
@@ -83,3 +99,20 @@ def inverted_line(
     if own_hourly is not None:
         return line + sep + say("overkill.cheaper", lang, **alt, price=render.fig(own_hourly))
     return line + sep + say("overkill.cheaper_unpriced", lang, **alt)
+
+
+def fewer_cards_line(own: DeploymentOption, best: DeploymentOption | None, gpu: str, lang: Language) -> str | None:
+    """'A10 是好选择吗' when it takes four of them: the option on fewer GPUs that costs no more per hour (None: none).
+
+    Not "much cheaper" (that line is said elsewhere), but one GPU instead of four for the same money or less is
+    the better choice the verdict should name.
+    """
+    if best is None or best.total_gpus >= own.total_gpus or (best.gpu_model or best.gpu_model_likely) == gpu:
+        return None
+    if best.price_cny_per_hour is None or own.price_cny_per_hour is None:
+        return None
+    if best.price_cny_per_hour > own.price_cny_per_hour:
+        return None
+    return say("gpu.fewer_cards", lang, other=best.instance_type, other_gpu=render.gpu_label(best, lang),
+               n=best.total_gpus, other_price=render.fig(best.price_cny_per_hour), total=own.total_gpus, gpu=gpu,
+               price=render.fig(own.price_cny_per_hour))  # fmt: skip

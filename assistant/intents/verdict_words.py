@@ -180,6 +180,15 @@ def one_box(question: str, family: str, s: Slots | None = None) -> int | None:
     return tight or counts[-1]
 
 
+def only_size(family: str) -> int | None:
+    """Return the GPU count of a family sold in one size only ("ebmgn7e": 8), else None.
+
+    A bare-metal family named in a verdict is that box: its GPUs are judged, not the cheapest type of its GPU.
+    """
+    counts = {i.gpu_count for i in catalog.list_instances(family=family) if isinstance(i.gpu_count, int) and not i.vgpu}
+    return counts.pop() if len(counts) == 1 else None
+
+
 def family_size(question: str, family: str) -> int | None:
     """Return the GPU count a family's size class names ("gn8v-4x" -> 4, "gn7i-2x" -> 2), or None.
 

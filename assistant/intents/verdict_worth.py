@@ -14,11 +14,20 @@ from assistant import render
 from assistant.answer import Language, ToolCall
 from assistant.messages import say
 
-WORTH_RE = re.compile(r"值不值|值得|有必要|worth|necessary|good\s+idea|makes?\s+sense", re.IGNORECASE)
+WORTH_RE = re.compile(
+    r"值不值|值得|有必要|worth|necessary|good\s+idea|makes?\s+sense|"
+    # a switch asked as yes/no: "can we downgrade to an A10?", "save money by moving from A100 to L20?"
+    r"\b(?:down|up)grad\w*\s+(?:\w+\s+){0,3}?to\b|\bswitch\w*\s+(?:\w+\s+){0,3}?to\b|"
+    r"\bmov(?:e|ing)\b.{0,40}\bfrom\b.{0,40}\bto\b|(?:降级到|迁移到).{0,30}(?:吗|么|\?|？)",
+    re.IGNORECASE,
+)
 # the word before the GPU switched to: "换成 A10", "上 H800", "going H800", "paying for H800", "upgrade to L20"
 _TARGET_CUE = (
     r"(?:换成|换到|改用|升级到|升到|上|用|to|going(?:\s+with)?|for|get(?:ting)?|rent(?:ing)?)\s*(?:an?\s+|the\s+)?"
 )
+
+
+_SWITCH_CUE = r"(?:换成|换到|改用|升级到|升到|降级到|迁移到|\bto)\s*(?:an?\s+|the\s+)?"
 
 
 def worth_line(question: str, gpus: Sequence[str], calls: Sequence[ToolCall], lang: Language) -> str | None:
@@ -76,10 +85,12 @@ def _top_option(gpu: str, calls: Sequence[ToolCall]) -> dict | None:
 
 
 def _target(question: str, gpus: Sequence[str]) -> str:
-    for gpu in gpus:
-        name = re.escape(gpu.split("-")[0])
-        if re.search(_TARGET_CUE + name + r"(?![0-9])", question, re.IGNORECASE):
-            return gpu
+    # A switch's own words name the target before a bare "用"/"for" does ("还在用 V100 ... 换成 A10": A10).
+    for cue in (_SWITCH_CUE, _TARGET_CUE):
+        for gpu in gpus:
+            name = re.escape(gpu.split("-")[0])
+            if re.search(cue + name + r"(?![0-9])", question, re.IGNORECASE):
+                return gpu
     return gpus[0]
 
 

@@ -33,6 +33,7 @@ from assistant.intents.verdict_words import (
     memory_claim,
     offered,
     one_box,
+    only_size,
     with_memory,
 )
 from assistant.intents.verdict_worth import worth_line
@@ -85,7 +86,8 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
         if len(s.families) == 1 and not (s.gpus or s.instance_types):  # "一台 gn8v-4x": its 4 GPUs, as written
             s = s.model_copy(update={"gpus": family_size(self.question, s.families[0])})
         if ready and verdict and len(s.families) == 1 and not (s.gpus or s.instance_types):
-            s = s.model_copy(update={"gpus": one_box(self.question, s.families[0], s) or s.gpus})  # "a gn6i": one box
+            box = one_box(self.question, s.families[0], s) or only_size(s.families[0])  # "a gn6i", "ebmgn7e": one box
+            s = s.model_copy(update={"gpus": box or s.gpus})
         alone = ready and verdict and s.gpu and not (s.gpus or s.instance_types or s.families)
         if alone and (not offered(s.gpu or "") or with_memory(self.question, s.gpu or "")):
             # "4090 跑 14B 够用吗", "A10 24G 能跑 70B 吗": a GPU no instance type offers, or one written with

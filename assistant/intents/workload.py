@@ -90,7 +90,11 @@ class WorkloadIntent(Run):
                        substitute=substitute)  # fmt: skip
             s = s.model_copy(update={"model": substitute, "model_error": None})
             planned = yield from self.sized(s)
-            planned.text = "\n\n".join([note, *quotes, planned.text]) if quotes else f"{note}\n\n{planned.text}"
+            first, _, rest = planned.text.partition("\n\n")
+            if self.conv.turn.asks_verdict and rest:  # "will llama 8b run on a T4?": the verdict first, the name after
+                planned.text = "\n\n".join([first, note, *quotes, rest])
+            else:
+                planned.text = "\n\n".join([note, *quotes, planned.text])
             return planned
         if self.conv.missing:
             if "model" in self.conv.missing and (named := unknown_model_names(self.question)):
