@@ -111,11 +111,20 @@ class CompareFollowUp(Run):
         previous = next((m.content for m in reversed(self.history) if m.role == "user"), None)
         if not (previous and turn.follow_up and len(turn.gpu_mentions) == 1 and _BETTER_RE.search(self.question)):
             return s
-        if turn.models or understand(previous).gpu_mentions or not s.model:
-            return s  # another model, or the earlier turn fixed a GPU itself: the usual follow-up reading
-        earlier, _ = yield from self.call("plan_gpu_deployment", plan_gpu_deployment,
-                                          **plan_args(s.model_copy(update={"gpu": None, "gpus": None})))  # fmt: skip
-        picked = earlier.options[0].gpu_model if isinstance(earlier, Plan) and earlier.options else None
+        if turn.models or not s.model:
+            return s  # another model: the usual follow-up reading
+        before = understand(previous)
+        named = before.gpu_mentions
+        if len(named) > 1 or (named and (turn.gpus or before.gpus)):
+            # the earlier turn compared GPUs itself (adding a side is with_added_side's), or a count is fixed:
+            # "one L20 ..." then "how does that compare with two A10s?" weighs the two sets as named
+            return s
+        if named:  # "Plan 72B on A100 80GB" then "and versus H20?": the GPU the user fixed is the earlier side
+            picked: str | None = named[0]
+        else:
+            unfixed = s.model_copy(update={"gpu": None, "gpus": None})
+            earlier, _ = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(unfixed))
+            picked = earlier.options[0].gpu_model if isinstance(earlier, Plan) and earlier.options else None
         if not picked or _gpu_key(picked) == _gpu_key(turn.gpu_mentions[0]):
             return s
         sides = [picked, turn.gpu_mentions[0]]

@@ -14,10 +14,12 @@ import re
 from typing import Any
 
 from assistant import render
+from assistant.billing_words import asks_price_gap, billings
 from assistant.intents.arguments import plan_args
 from assistant.intents.compare_lead import SideOutcome, lead_line
 from assistant.intents.compare_sides import gpu_settings, methods_named, precisions_named, setting_label
 from assistant.intents.compare_yes_no import yes_no_lead
+from assistant.intents.prices import PricesIntent
 from assistant.intents.verdict_words import COST_RE, USERS_RE
 from assistant.intents.workload import catalog_gpu
 from assistant.messages import say
@@ -105,6 +107,10 @@ class CompareHardware(Run):
             label = max(counts, key=lambda k: counts[k])  # "which fits more users?": the count decides
             head = say("compare.most_users", self.lang, label=label, n=counts[label],
                        context=render.fig(s.context or DEFAULT_CONTEXT_TOKENS))  # fmt: skip
+        if kind == "types" and len(types) >= 2 and asks_price_gap(self.question):
+            # "每月差多少钱？该选哪个": the month's gap answers first, on the billing asked (else 730 h)
+            gap = yield from PricesIntent.type_gap_line(self, list(types.values()), billings(self.question), s.region)  # type: ignore[arg-type]
+            head = " ".join([*gap, head])
         criteria = self.criteria(results, options, prices, shown, head)
         unpriced = [label for label, _ in results if label not in prices]
         if unpriced and len(unpriced) < len(results):  # said once, so a missing price is neither free nor skipped

@@ -37,12 +37,15 @@ _CRITERIA: dict[Criterion, str] = {
     r"快|速度|吞吐|延迟|用时|多久|几天|多少天|耗时|慢",
     "users": r"(?:more|most)\s+(?:users|concurren\w*|sequences|requests|people|chats|sessions|conversations|streams)|"
     r"how\s+many\s+(?:users|concurrent|conversations|chats|sessions)|"
-    r"(?:更多|最多).{0,4}(?:并发|用户|人|会话|对话)|并发.{0,4}(?:更多|最多|更高)|(?:撑|扛|支持|接待)(?:得|的)?(?:住)?更多",
+    r"(?:更多|最多).{0,4}(?:并发|用户|人|会话|对话)|并发.{0,4}(?:更多|最多|更高)|(?:撑|扛|支持|接待)(?:得|的)?(?:住)?更多|"
+    r"多少\s*(?:路|个)?\s*(?:并发|用户|会话|对话)|多少人(?!民)",  # "分别能撑多少并发": the count each holds
     "room": r"headroom|(?:more|most)\s+(?:memory\s+)?room|余量|富余|宽裕|"
     # "how much VRAM does each take", "显存各占多少": the memory each side needs, against what it has
     r"how\s+much\s+(?:vram|memory|gpu\s+memory)|(?:vram|memory)\s+(?:each|usage|use|footprint)|"
     r"显存.{0,4}(?:各|分别)?\s*(?:占|要|需要|用|占用)(?:了)?多少",
-    "gpus": r"how\s+many\s+(?:gpus|cards)|fewe(?:r|st)\s+(?:gpus|cards)|几张卡|几块卡|多少张|多少块|各(?:需要|要)几",
+    # "各需要几张 A100", "how many A100s": the card count, whatever card is named
+    "gpus": r"how\s+many\s+(?:gpus|cards|[a-z]\d{2,3}\w*)|fewe(?:r|st)\s+(?:gpus|cards)|几张|几块|多少张|多少块|"
+    r"各(?:需要|要)几",
 }
 
 
@@ -235,11 +238,23 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
     if "gpus" in asked and all(side.gpus for side in fitting):  # "各需要几张卡": the counts, fewest first
         ranked = sorted(fitting, key=lambda side: side.gpus or 0)
         items = _SEP[lang].join(say("lead.count_item", lang, label=s.label, n=s.gpus) for s in ranked)
-        return say("lead.counts", lang, items=items)
+        counts = say("lead.counts", lang, items=items)
+        # "how many cards each, and which is cheaper?": the winner of the rest of what is asked joins the counts
+        rest = [c for c in asked if c != "gpus" and _winner(fitting, c, cost_basis(question))]
+        more = _winners_line(sides, fitting, rest, question, lang) if rest else None
+        return f"{counts} {more}" if more else counts
     # Without two prices, the GPU count stands in for cost: fewer cards of the same workload cost less to run.
     basis = cost_basis(question)
     overall: list[Criterion] = ["cost" if _cost(fitting, basis) else "gpus", "speed"]
     wanted: list[Criterion] = [c for c in asked if _winner(fitting, c, basis)] or overall
+    return _winners_line(sides, fitting, wanted, question, lang)
+
+
+def _winners_line(
+    sides: list[SideOutcome], fitting: list[SideOutcome], wanted: list[Criterion], question: str, lang: Language
+) -> str | None:
+    """Return the line naming the winner of the first one or two ``wanted`` criteria, with their figures."""
+    basis = cost_basis(question)
     wins = [(c, w) for c in wanted[:2] if (w := _winner(fitting, c, basis)) is not None]
     if not wins:
         wins = [(c, w) for c in ("speed", "users", "room") if (w := _winner(fitting, c)) is not None][:1]

@@ -18,11 +18,15 @@ from assistant.run import Language
 # A comparative between two named things: "faster than", "比 T4 便宜", "compared with", "比起". Not "比较"
 # (to compare) nor "对比" (a comparison asked for), which ask which is better, not whether.
 _COMPARATIVE = (
-    r"\bthan\b|比起|相比|(?<![对相价])比(?!较|例|方|如)|compared\s+(?:to|with)|不如|\b(?:beats?|outperforms?|outrun)\b"
+    r"\bthan\b|比起|相比|(?<![对相价])比(?!较|例|方|如)|compared\s+(?:to|with)|不如|\b(?:beats?|outperforms?|outrun)\b|"
+    # "should I pick the T4 over the A10?", "go with X instead of Y", "选 X 而不是 Y": whether X is the better pick
+    r"\b(?:pick|choose|go\s+(?:with|for)|take|prefer|use|get|rent)\b[^?.!,;]{1,40}?\b(?:over|instead\s+of)\b|"
+    r"而不是|而非"
 )
 # The object of the comparison follows one of these, with at most a count in between ("than one A100").
 _OBJECT_BEFORE = (
-    r"(?:\bthan|比起|相比(?:于)?|(?<![对相])比|不如|compared\s+(?:to|with)|\bversus|\bvs\.?|\bbeats?|\boutperforms?)\s*"
+    r"(?:\bthan|比起|相比(?:于)?|(?<![对相])比|不如|compared\s+(?:to|with)|\bversus|\bvs\.?|\bbeats?|\boutperforms?|"
+    r"\bover|\binstead\s+of|而不是|而非)\s*"
     r"(?:(?:a|an|one|the|single|two|four|eight|\d+|[一二两三四五六七八九十]+)\s*(?:x|×|张|块|台)?\s*)?$"
 )
 

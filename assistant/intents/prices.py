@@ -12,7 +12,7 @@ from assistant.answer import AnswerDetail
 from assistant.billing_words import asks_price_gap, asks_region, asks_type_gap, billings
 from assistant.hardware_words import named_regions
 from assistant.messages import say
-from assistant.price_phrases import basis_label, billing_label, source_label
+from assistant.price_phrases import basis_label, billing_label, region_label, source_label
 from assistant.render import fig
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
@@ -126,10 +126,12 @@ class PricesIntent(Run):
         low, high = min(monthly, key=lambda r: monthly[r] or 0.0), max(monthly, key=lambda r: monthly[r] or 0.0)
         if monthly[low] == monthly[high]:
             return [say("prices.same_in_regions", self.lang, instance_type=quotes[0].instance_type,
-                        regions=self.t("、", ", ").join(monthly), monthly=fig(monthly[low]),
-                        basis=basis_label(basis, self.lang))]  # fmt: skip
-        return [say("prices.cheaper_region", self.lang, instance_type=quotes[0].instance_type, region=low,
-                    monthly=fig(monthly[low]), other=high, other_monthly=fig(monthly[high]),
+                        regions=self.t("、", ", ").join(region_label(r, self.lang) for r in monthly),
+                        monthly=fig(monthly[low]), basis=basis_label(basis, self.lang))]  # fmt: skip
+        # the regions as the user wrote them: "乌兰察布（cn-wulanchabu）" in a zh answer
+        return [say("prices.cheaper_region", self.lang, instance_type=quotes[0].instance_type,
+                    region=region_label(low, self.lang), monthly=fig(monthly[low]),
+                    other=region_label(high, self.lang), other_monthly=fig(monthly[high]),
                     basis=basis_label(basis, self.lang))]  # fmt: skip
 
     def _instance(

@@ -16,6 +16,7 @@ from assistant.conversation import read_conversation, representative_model
 from assistant.intents.arguments import memory_args, plan_args
 from assistant.intents.compare_followup import CompareFollowUp
 from assistant.intents.compare_hardware import CompareHardware
+from assistant.intents.compare_lead import asked_criteria
 from assistant.intents.compare_owned import CompareOwned
 from assistant.intents.compare_sides import model_settings
 from assistant.intents.fleet import FleetIntent, hosts_together
@@ -87,6 +88,7 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
         if ready and verdict and len(s.families) == 1 and not (s.gpus or s.instance_types):
             s = s.model_copy(update={"gpus": one_box(self.question, s.families[0], s) or s.gpus})  # "a gn6i": one box
         alone = ready and verdict and s.gpu and not (s.gpus or s.instance_types or s.families)
+        alone = alone and "gpus" not in asked_criteria(self.question)  # "各需要几张 A100 80G": the count is asked
         if alone and (not offered(s.gpu or "") or with_memory(self.question, s.gpu or "")):
             # "4090 跑 14B 够用吗", "A10 24G 能跑 70B 吗": a GPU no instance type offers, or one written with
             # its memory size, is the one card the user has in mind.

@@ -14,7 +14,7 @@ from assistant.intents.arguments import (
     same_size_suggestion,
 )
 from assistant.intents.compare_lead import SideOutcome, lead_line, option_outcome
-from assistant.intents.compare_sides import gpu_settings, model_settings, setting_label
+from assistant.intents.compare_sides import gpu_settings, model_settings, precisions_named, setting_label
 from assistant.intents.compare_yes_no import yes_no_lead
 from assistant.intents.verdict_words import offered
 from assistant.messages import say
@@ -133,6 +133,8 @@ class WorkloadIntent(Run):
         if s.intent == "plan" and (variants := self.variants(s)):
             if len(self.conv.turn.models) >= 2:
                 understood = self.understood_line(s.model_copy(update={"model": " vs ".join(self.conv.turn.models)}))
+            elif len({(v.precision, v.quant) for _, v in variants}) > 1:  # each side's precision is in its label
+                understood = self.understood_line(s.model_copy(update={"precision": None, "quant": None}))
             reply = yield from self.compare_plans(variants, understood)
         elif s.intent == "memory":
             reply = yield from self.memory_answer(s, understood)
@@ -180,7 +182,14 @@ class WorkloadIntent(Run):
                     gpu = gpus.pop()
                     out.append((f"{family} ({gpu})", s.model_copy(update={"gpu": gpu, "families": [family]})))
             return out if len(out) >= 2 else []
-        return self.mixed_sides(s)
+        return self.mixed_sides(s) or self.precision_sides(s)
+
+    def precision_sides(self, s: Slots) -> list[tuple[str, Slots]]:
+        """'70B with AWQ int4 vs FP8, how many cards each?': one model planned in each precision the question weighs."""
+        if len(self.conv.turn.models) >= 2 or s.instance_types or s.gpus:
+            return []  # models side by side, or a fixed set of hardware (its own comparison)
+        precisions = precisions_named(self.question)[:3]
+        return [(setting_label(p, self.lang).strip(" ()"), s.model_copy(update=p)) for p in precisions]
 
     def mixed_sides(self, s: Slots) -> list[tuple[str, Slots]]:
         """Sides named partly as families, partly as GPUs ("gn7i vs L20"), when they are two or more GPUs."""

@@ -1,0 +1,93 @@
+"""Comparisons phrased as people ask them (issue 8, area i8cmp6): the winner of what was asked, first.
+
+"Should I pick X over Y?" is answered yes or no; "int4 or fp8, how many GPUs each?" plans the model in each
+precision; "分别能撑多少并发" leads with the counts; "and versus H20?" after a plan on a named GPU weighs both;
+a region comparison names the regions as the user wrote them; "每月差多少钱" between two instance types leads
+with the month's gap. Every expected figure is read from the answer's own tool results, not written here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine_helpers import ask, first_line
+
+from assistant import render
+from assistant.answer import Answer
+
+
+def _results(answer: Answer, name: str) -> list[tuple[dict[str, Any], Any]]:
+    return [(c.args, c.result) for c in answer.tool_calls if c.name == name]
+
+
+def _cheapest_hourly(plan: dict[str, Any]) -> float:
+    return min(o["price_cny_per_hour"] for o in plan["options"] if o["price_cny_per_hour"] is not None)
+
+
+def test_pick_one_over_the_other_is_answered_no_when_the_other_is_cheaper() -> None:
+    answer = ask("Would you choose the V100 over the A10 for Qwen2.5-3B-Instruct with 10 users? cheapest by the hour")
+    hourly = {a["gpu"]: _cheapest_hourly(p) for a, p in _results(answer, "plan_gpu_deployment")}
+    assert set(hourly) == {"V100", "A10"}  # both sides, one workload
+    line = first_line(answer.text)
+    winner = min(hourly, key=lambda g: hourly[g])
+    assert line.startswith("**No.**" if winner == "A10" else "**Yes.**")
+    assert f"¥{render.fig(hourly[winner])}" in line
+
+
+def test_precisions_weighed_are_each_planned_with_the_card_counts_first() -> None:
+    answer = ask("Llama-3.1-70B-Instruct for 16 users on A100 80GB: int4 or fp8, how many GPUs each, which is cheaper?")
+    plans = {a["precision"]: p for a, p in _results(answer, "plan_gpu_deployment")}
+    assert set(plans) == {"int4", "fp8"}
+    line = first_line(answer.text)
+    for precision, plan in plans.items():
+        priced = [o for o in plan["options"] if o["price_cny_per_hour"] is not None]
+        gpus = min(priced, key=lambda o: o["price_cny_per_hour"])["total_gpus"]  # the side's cheapest fit
+        assert f"{precision.upper()} {gpus}" in line
+    cheap = min(plans, key=lambda p: _cheapest_hourly(plans[p]))
+    assert f"{cheap.upper()} is the pick on cost" in line
+    assert "int4 (" not in answer.text.rpartition("**Understood:**")[2]  # each side's precision is its own
+
+
+def test_one_card_written_with_its_memory_is_not_pinned_when_the_count_is_asked() -> None:
+    answer = ask("Qwen2.5-72B-Instruct 用 int4 和 fp8 各需要几张 A100 80G?")
+    assert not _results(answer, "evaluate_hardware_fit")  # "几张" asks the count: nothing fixed to one card
+    counts = {a["precision"]: p["options"][0]["total_gpus"] for a, p in _results(answer, "plan_gpu_deployment")}
+    assert set(counts) == {"int4", "fp8"}
+    assert all(f"{p.upper()} {n} 张" in first_line(answer.text) for p, n in counts.items())
+
+
+def test_how_many_users_each_leads_with_the_counts() -> None:
+    answer = ask("两张 H20 跑 Qwen2.5-72B-Instruct,8k 上下文,int4 和 fp8 分别能撑多少并发?")
+    users = {a["precision"]: r["sequences"] for a, r in _results(answer, "concurrent_users")}
+    assert set(users) == {"int4", "fp8"} and users["int4"] != users["fp8"]
+    line = first_line(answer.text)
+    assert line.startswith("**按并发选")
+    assert f"{max(users.values())} 路对 {min(users.values())} 路" in line
+
+
+def test_versus_after_a_plan_on_a_named_gpu_weighs_both() -> None:
+    answer = ask("and versus A100 80GB?", "Qwen2.5-32B-Instruct AWQ for 10 users on L20")
+    plans = {a["gpu"]: p for a, p in _results(answer, "plan_gpu_deployment")}
+    assert set(plans) == {"L20", "A100-80GB"}
+    assert {a["concurrency"] for a, _ in _results(answer, "plan_gpu_deployment")} == {10}  # the earlier workload
+    speed = {g: p["options"][0]["decode_tokens_per_s"] for g, p in plans.items()}
+    fast = max(speed, key=lambda g: speed[g])
+    assert first_line(answer.text).startswith(f"**{fast} is the pick on speed")
+
+
+def test_regions_compared_are_named_as_the_user_wrote_them() -> None:
+    answer = ask("ecs.gn7i-c8g1.2xlarge 在杭州和乌兰察布哪个便宜?")
+    quotes = {a["region"]: q["hourly"] for a, q in _results(answer, "price_of_instance")}
+    assert set(quotes) == {"cn-hangzhou", "cn-wulanchabu"}
+    cheap = min(quotes, key=lambda r: quotes[r])
+    city = {"cn-hangzhou": "杭州", "cn-wulanchabu": "乌兰察布"}[cheap]
+    assert f"在 {city}（{cheap}） 更便宜" in first_line(answer.text)
+
+
+def test_the_month_gap_between_two_types_answers_first() -> None:
+    answer = ask("ecs.gn7i-c16g1.4xlarge 和 ecs.gn7i-c8g1.2xlarge 跑 Qwen2.5-7B,每月差多少钱?")
+    ((_, gap),) = _results(answer, "compare_instance_prices")
+    dear = gap["types"][-1]
+    line = first_line(answer.text)
+    assert f"¥{render.fig(dear['more_than_cheapest_cny'])}" in line and dear["instance_type"] in line
+    assert f"按成本选 {gap['types'][0]['instance_type']}" in line  # and which one to take
