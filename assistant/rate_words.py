@@ -211,8 +211,12 @@ def _unclaimed(scan: Scan, *patterns: str) -> re.Match[str] | None:
 Billing = Literal["pay-as-you-go", "subscription", "spot"]
 _BILLING_RES: tuple[tuple[Billing, str], ...] = (
     ("spot", r"抢占式|竞价实例|\bspot\b|preemptible"),
-    ("subscription", SUBSCRIPTION_WORDS),
-    ("pay-as-you-go", r"按量|按需|按小时(?:付费|计费)|pay[\s\-]*as[\s\-]*you[\s\-]*go|on[\s\-]*demand|\bpayg\b"),
+    # "monthly or hourly?": the two modes weighed by their period words alone
+    ("subscription", SUBSCRIPTION_WORDS + r"|\bmonthly(?=\s+(?:or|vs\.?|versus)\s+(?:hourly|by\s+the\s+hour))"),
+    ("pay-as-you-go", r"按量|按需|按小时(?:付费|计费)|pay[\s\-]*as[\s\-]*you[\s\-]*go|on[\s\-]*demand|\bpayg\b|"
+     r"\bpa(?:y|ying|id)\s+(?:by\s+the\s+hour|hourly|per\s+hour)\b|\bhourly\s+billing\b|"
+     r"\bhourly(?=\s+(?:or|vs\.?|versus)\s+(?:monthly|subscription))|"
+     r"(?<=monthly or )hourly\b|(?<=monthly vs )hourly\b"),
 )
 
 

@@ -91,3 +91,49 @@ def test_the_month_gap_between_two_types_answers_first() -> None:
     line = first_line(answer.text)
     assert f"¥{render.fig(dear['more_than_cheapest_cny'])}" in line and dear["instance_type"] in line
     assert f"按成本选 {gap['types'][0]['instance_type']}" in line  # and which one to take
+
+
+def test_which_family_is_cheaper_leads_with_each_sides_price() -> None:
+    answer = ask("gn7i or gn6i, which is cheaper?")
+    quotes = [q for _, q in _results(answer, "price_of_instance") if q is not None and q["hourly"] is not None]
+    cheapest = {}
+    for q in quotes:  # each family's cheapest one-GPU type, as the price tool returned it
+        family = q["instance_type"].split(".")[1].split("-")[0]
+        if family not in cheapest or q["hourly"] < cheapest[family]["hourly"]:
+            cheapest[family] = q
+    assert set(cheapest) == {"gn7i", "gn6i"}
+    win = min(cheapest, key=lambda f: cheapest[f]["hourly"])
+    line = first_line(answer.text)
+    assert line.startswith(f"**{win} is cheaper:**") and cheapest[win]["instance_type"] in line
+
+
+def test_a_family_without_prices_is_said_to_have_none() -> None:
+    answer = ask("gn7i 和 gn8is 哪个便宜")
+    priced = {q["instance_type"] for _, q in _results(answer, "price_of_instance") if q is not None}
+    assert priced and all(".gn7i" in t for t in priced)  # no gn8is type is in the price list
+    assert first_line(answer.text).startswith("**只有 gn7i 有目录价：**")
+
+
+def test_two_families_joined_by_or_are_compared_not_quoted() -> None:
+    answer = ask("gn7i or gn6i?")
+    assert {a["name"] for a, _ in _results(answer, "gpu_specs")} == {"A10", "T4"}
+    assert first_line(answer.text).startswith("**Which to pick:**")
+
+
+def test_a_gpu_priced_in_the_two_regions_named_only() -> None:
+    answer = ask("Which region is cheapest for an A10 box, Beijing or Shenzhen?")
+    quotes = {a["region"]: q["hourly"] for a, q in _results(answer, "price_of_instance")}
+    assert set(quotes) == {"cn-beijing", "cn-shenzhen"}  # the regions asked, not every region
+    line = first_line(answer.text)
+    if quotes["cn-beijing"] == quotes["cn-shenzhen"]:
+        assert "costs the same in cn-beijing, cn-shenzhen" in line
+    else:
+        assert f"cheaper in {min(quotes, key=lambda r: quotes[r])}" in line
+
+
+def test_monthly_or_hourly_weighs_the_subscription_against_the_hour() -> None:
+    answer = ask("for Qwen2.5-32B AWQ with 10 users is it cheaper to pay monthly or hourly?")
+    top = _results(answer, "plan_gpu_deployment")[0][1]["options"][0]
+    line = first_line(answer.text)
+    assert line.startswith("**A subscription, if it runs around the clock:**")
+    assert render.fig(top["subscription_cny_per_month"], "en") in line and render.fig(top["price_cny_per_hour"]) in line

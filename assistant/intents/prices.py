@@ -50,6 +50,8 @@ class PricesIntent(Run):
             found, _ = yield from self.call("find_instance_types", find_instance_types, family=family)
             names += [i.instance_type for i in (found.instances if found else [])][:_FAMILY_TYPES]
         regions = named_regions(self.question)
+        if not names and subject.gpu_mentions and len(regions) >= 2:  # "an A10 box, Beijing or Shenzhen?"
+            names += yield from self.type_in_regions(subject, regions, modes[0])
         gap = len(names) >= 2 and len(regions) < 2 and asks_type_gap(self.question)
         if gap:  # "比 gn7i-c8g1.2xlarge 贵多少": the gap between the types leads, on one billing basis
             lines += yield from self.type_gap_line(names[:_FAMILY_TYPES], modes, region)
@@ -96,6 +98,17 @@ class PricesIntent(Run):
                 if earlier.instance_types or earlier.families or earlier.gpu_mentions:
                     return earlier, message.content
         return s, self.question
+
+    def type_in_regions(self, s: Slots, regions: list[str], mode: str) -> Events:
+        """Return [the GPU's cheapest type listed in every region named], or [] when none is listed in all."""
+        found, _ = yield from self.call("cheapest_region_for_gpu", cheapest_region_for_gpu, gpu=s.gpu_mentions[0],
+                                        gpu_count=s.gpus or 1, billing=mode)  # fmt: skip
+        listed = []
+        for option in found.options if found is not None else []:
+            prices = {row.region: row.price_cny for row in option.regions}
+            if all(r in prices for r in regions):
+                listed.append((max(prices[r] for r in regions), option.instance_type))
+        return [min(listed)[1]] if listed else []
 
     def _unit(self, mode: str) -> str:
         return say("prices.unit_month" if mode == "subscription-monthly" else "prices.unit_hour", self.lang)
