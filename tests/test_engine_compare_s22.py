@@ -137,3 +137,24 @@ def test_monthly_or_hourly_weighs_the_subscription_against_the_hour() -> None:
     line = first_line(answer.text)
     assert line.startswith("**A subscription, if it runs around the clock:**")
     assert render.fig(top["subscription_cny_per_month"], "en") in line and render.fig(top["price_cny_per_hour"]) in line
+
+
+def test_instead_of_in_a_weighing_question_is_the_other_side() -> None:
+    answer = ask("should we go with the A10 instead of the T4 for Qwen2.5-3B-Instruct, 10 users, cheapest per hour?")
+    hourly = {a["gpu"]: _cheapest_hourly(p) for a, p in _results(answer, "plan_gpu_deployment")}
+    assert set(hourly) == {"A10", "T4"}  # the T4 is weighed, not ruled out
+    assert first_line(answer.text).startswith("**Yes.**" if hourly["A10"] < hourly["T4"] else "**No.**")
+
+
+def test_instead_of_in_an_instruction_still_rules_the_gpu_out() -> None:
+    answer = ask("Plan Qwen2.5-14B for 8 users on L20 rather than A10")
+    ((args, _),) = _results(answer, "plan_gpu_deployment")
+    assert args["gpu"] == "L20"
+
+
+def test_regions_weighed_get_no_four_bit_line_from_one_of_them() -> None:
+    answer = ask("Hangzhou or Singapore for serving Qwen2.5-7B to 10 users - which is cheaper?")
+    regions = {a.get("region") for a, _ in _results(answer, "plan_gpu_deployment")}
+    assert {"cn-hangzhou", "ap-southeast-1"} <= regions
+    assert all(a.get("precision") != "int4" for a, _ in _results(answer, "plan_gpu_deployment"))
+    assert "4-bit" not in answer.text.partition("\n- ")[0]
