@@ -283,6 +283,17 @@ def _range_hours(text: str) -> float | None:
     return float(end - start) if 0 <= start < end <= 24 else None
 
 
+def _monthly_hours(scan: Scan) -> float | None:
+    """Return the hours a month stated as such ("300 hours a month", "一个月用 300 小时"), under a full month."""
+    m = scan.first(
+        rf"(?<![\w.]){NUM}\s*(?:hours?|hrs?|h)\s*(?:a|per|/|each|every)\s*month\b",
+        rf"(?:每月|一个月|每个月)[^\d，,。；;]{{0,6}}?{NUM}\s*(?:个)?\s*(?:小时|钟头)",
+        rf"{NUM}\s*(?:个)?\s*小时\s*(?:/|每)\s*月",
+    )
+    hours = parse_number(m.group(1)) if m else None
+    return hours if hours is not None and 0 < hours < HOURS_PER_MONTH else None
+
+
 def find_usage_hours(scan: Scan) -> UsageHours | None:
     """Return when the deployment runs: hours a day, days a week and the hours a month that makes.
 
@@ -296,6 +307,8 @@ def find_usage_hours(scan: Scan) -> UsageHours | None:
     )
     office = re.search(r"office\s+hours|business\s+hours|working\s+hours|上班时间|办公时间|工作时间", scan.text, re.I)
     stated = True
+    if m is None and (monthly := _monthly_hours(scan)) is not None:  # "300 hours a month": spread over every day
+        return UsageHours(per_day=round(monthly / _DAYS_PER_MONTH, 2), days_per_week=7.0, per_month=monthly)
     if m:
         per_day: float | None = parse_number(m.group(1))
     elif (per_day := _range_hours(scan.text)) is None and office:

@@ -158,3 +158,29 @@ def test_regions_weighed_get_no_four_bit_line_from_one_of_them() -> None:
     assert {"cn-hangzhou", "ap-southeast-1"} <= regions
     assert all(a.get("precision") != "int4" for a, _ in _results(answer, "plan_gpu_deployment"))
     assert "4-bit" not in answer.text.partition("\n- ")[0]
+
+
+def test_two_bare_sizes_are_both_sides_on_the_named_card() -> None:
+    answer = ask("7B 和 14B 在一张 A10 上,哪个回答速度快?")
+    fits = {a["model"]: r for a, r in _results(answer, "evaluate_hardware_fit")}
+    assert set(fits) == {"Qwen2.5-7B-Instruct", "Qwen2.5-14B-Instruct"}  # a model for each size, one card each
+    assert all(a["gpu"] == "A10" and a["gpus"] == 1 for a, _ in _results(answer, "evaluate_hardware_fit"))
+    fitting = [m for m, r in fits.items() if r["fits"]]
+    if len(fitting) == 1:
+        assert first_line(answer.text).startswith(f"**只有 {fitting[0]} 放得下")
+    assert answer.text.count("同规模的代表模型") == 1  # the models taken for the sizes are said once
+
+
+def test_a_size_next_to_a_named_model_keeps_its_family() -> None:
+    answer = ask("Qwen2.5-7B vs 14B for 8 users on L20 - which serves more users?")
+    assert {a["model"] for a, _ in _results(answer, "plan_gpu_deployment")} == {
+        "Qwen2.5-7B-Instruct", "Qwen2.5-14B-Instruct"}  # fmt: skip
+
+
+def test_hours_a_month_weigh_pay_as_you_go_against_the_subscription() -> None:
+    answer = ask("A10 box used 200 hours a month: subscription or pay-as-you-go?")
+    quote = next(q for _, q in _results(answer, "price_of_instance") if q and q["subscription_monthly"])
+    used = quote["hourly"] * 200
+    line = first_line(answer.text)
+    head = "**Pay-as-you-go is cheaper:**" if used < quote["subscription_monthly"] else "**A subscription is still"
+    assert line.startswith(head) and render.fig(used, "en") in line

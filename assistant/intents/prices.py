@@ -67,6 +67,9 @@ class PricesIntent(Run):
             yield from self._gpu(subject, modes, None if region_ask else region, lines, details, sources)
         else:
             lines.append(say("prices.no_subject", self.lang))
+        usage = s.usage_hours or subject.usage_hours
+        if usage and {"subscription-monthly", "pay-as-you-go"} <= set(modes):  # "一个月用 300 小时，包月还是按量"
+            lines[:0] = yield from self.hours_billing_line(subject, names, usage.per_month, region)
         if "spot" in modes:
             lines.append(say("prices.spot_caveat", self.lang))
         query = (
@@ -98,6 +101,24 @@ class PricesIntent(Run):
                 if earlier.instance_types or earlier.families or earlier.gpu_mentions:
                     return earlier, message.content
         return s, self.question
+
+    def hours_billing_line(self, s: Slots, names: list[str], hours: float, region: str | None) -> Events:
+        """Return [the month's pay-as-you-go for ``hours`` against the subscription], or [] when a price is missing."""
+        name = names[0] if names else None
+        if name is None and s.gpu_mentions:  # a GPU: its type with the cheapest subscription, in that region
+            found, _ = yield from self.call("cheapest_region_for_gpu", cheapest_region_for_gpu, gpu=s.gpu_mentions[0],
+                                            gpu_count=s.gpus or 1, billing="subscription-monthly")  # fmt: skip
+            if found is not None and found.cheapest is not None:
+                name, region = found.cheapest_instance_type, found.cheapest.region
+        if name is None:
+            return []
+        quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=name, region=region)
+        if quote is None or quote.hourly is None or quote.subscription_monthly is None:
+            return []
+        used = quote.hourly * hours
+        code = "billing.hourly_part_time" if used < quote.subscription_monthly else "billing.subscription_part_time"
+        return [say(code, self.lang, type=quote.instance_type, sub=fig(quote.subscription_monthly, self.lang),
+                    payg=fig(quote.hourly), used=fig(used, self.lang), hours=fig(hours))]  # fmt: skip
 
     def type_in_regions(self, s: Slots, regions: list[str], mode: str) -> Events:
         """Return [the GPU's cheapest type listed in every region named], or [] when none is listed in all."""

@@ -19,6 +19,7 @@ from assistant.intents.compare_hardware import CompareHardware
 from assistant.intents.compare_lead import asked_criteria
 from assistant.intents.compare_owned import CompareOwned
 from assistant.intents.compare_sides import model_settings
+from assistant.intents.compare_sizes import sized_sides
 from assistant.intents.fleet import FleetIntent, hosts_together
 from assistant.intents.speed_lead import speed_line
 from assistant.intents.target_lead import target_line
@@ -63,7 +64,9 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
         if hosts_together(self.question, self.conv.turn):  # "host 72B-AWQ, 7B and bge-m3": all at once
             return (yield from self.fleet_answer(s))
         s = yield from self.with_previous_pick(s)  # "what about H20 - better than that?": the earlier pick vs H20
-        s, sized = self.size_stands_for_a_model(s)
+        s, sized = self.sizes_as_sides(s)  # "7B 和 14B 在一张 A10 上哪个快": a model for each size, both sides
+        if sized is None:
+            s, sized = self.size_stands_for_a_model(s)
         if sized and "model" in self.conv.missing:  # the representative model is said with the answer, not asked
             self.conv = self.conv.model_copy(update={"missing": [m for m in self.conv.missing if m != "model"]})
         own = yield from self.own_answer(s, sized)
@@ -117,6 +120,18 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
         if not (compared or said) and (line := speed_line(self.question, self.calls, self.lang, named)):
             reply.text = f"{line}\n\n{reply.text}"
         return reply
+
+    def sizes_as_sides(self, s: Slots) -> tuple[Slots, str | None]:
+        """Two sizes weighed ("7B or 14B"): each stands for a model and both are sides; the note names bare ones."""
+        sides = sized_sides(self.question, self.conv.turn.models)
+        if not sides:
+            return s, None
+        bare = not self.conv.turn.models
+        self.conv.turn = self.conv.turn.model_copy(update={"models": sides})
+        defaulted = {k: v for k, v in self.conv.defaulted.items() if k != "model"}  # both models are said once
+        self.conv = self.conv.model_copy(update={"defaulted": defaulted})
+        s = s.model_copy(update={"model": sides[0], "models": sides, "model_error": None, "size_b": None})
+        return s, (self.t("、", ", ").join(sides) if bare else None)
 
     def size_stands_for_a_model(self, s: Slots) -> tuple[Slots, str | None]:
         """Let a size in a claim or verdict ('70B FP16 要 140GB 对吗', '13B A10 单卡能训吗') take a representative."""
