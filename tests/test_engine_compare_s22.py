@@ -184,3 +184,23 @@ def test_hours_a_month_weigh_pay_as_you_go_against_the_subscription() -> None:
     line = first_line(answer.text)
     head = "**Pay-as-you-go is cheaper:**" if used < quote["subscription_monthly"] else "**A subscription is still"
     assert line.startswith(head) and render.fig(used, "en") in line
+
+
+def test_the_monthly_cost_asked_is_compared_by_the_month() -> None:
+    answer = ask("compare the monthly cost of running Qwen2.5-7B for 10 users on A10 vs T4")
+    months = {}
+    for args, plan in _results(answer, "plan_gpu_deployment"):  # each side's option the comparison stands on
+        priced = [o for o in plan["options"] if o["price_cny_per_hour"] is not None]
+        months[args["gpu"]] = min(priced, key=lambda o: o["price_cny_per_hour"])["price_cny_per_month"]
+    cheap, dear = sorted(months, key=lambda g: months[g])
+    line = first_line(answer.text)
+    assert line.startswith(f"**{cheap} is the pick on cost:**")
+    assert f"¥{render.fig(months[cheap], 'en')} vs ¥{render.fig(months[dear], 'en')} a month" in line
+
+
+def test_a_gpu_set_the_tools_cannot_evaluate_is_said_not_dropped() -> None:
+    answer = ask("For Qwen2.5-7B at 50 users, is one A100 or three A10s the better deal?")
+    errors = [c.error for c in answer.tool_calls if c.name == "evaluate_hardware_fit" and c.error]
+    assert errors  # three A10s cannot split the model's attention heads
+    assert first_line(answer.text).startswith("**3 x A10 cannot be evaluated as written:**")
+    assert "leaves the most room" not in answer.text  # one side left: no winner named over nothing

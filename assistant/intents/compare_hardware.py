@@ -50,15 +50,18 @@ class CompareHardware(Run):
         task = s.task or "inference"
         results: list[tuple[str, HardwareFit]] = []
         changes: dict[str, dict[str, Any]] = {}
+        unevaluated: list[str] = []  # "three A10s" for a model whose heads 3 GPUs cannot split: said, not dropped
         for label, change, hardware in sides:
             side = s.model_copy(update=change)  # a side may change the method too ("full vs LoRA on one A100")
             args = self.fit_args(side, side.task or task) | hardware
             if "gpu" in args:
                 args["gpu"] = self.one_gpu(args["gpu"])
-            fit, _ = yield from self.call("evaluate_hardware_fit", evaluate_hardware_fit, **args)
+            fit, err = yield from self.call("evaluate_hardware_fit", evaluate_hardware_fit, **args)
             if isinstance(fit, HardwareFit):
                 results.append((label, fit))
                 changes[label] = change
+            elif err:
+                unevaluated.append(say("compare.not_evaluated", self.lang, label=label, error=self.in_language(err)))
         if not results:
             return self.error(next((c.error for c in self.calls if c.error), "") or "no result")
         prices: dict[str, float] = {}
@@ -121,6 +124,10 @@ class CompareHardware(Run):
                 head = say("compare.only_priced", self.lang, label=label, price=price, others=others) + "\n\n" + head
             else:
                 criteria.append(note)
+        if unevaluated and len(results) == 1:  # one side left: nothing to weigh it against, so no winner is named
+            head = "\n\n".join(unevaluated)
+        elif unevaluated:
+            criteria += unevaluated
         parts = [head, *criteria, "\n".join(lines)]
         if not any(fit.fits for _, fit in results):  # the closest side's smallest change that makes it fit
             parts += self.fit_lines(min(results, key=lambda r: r[1].shortfall_gib)[1])[1:]
@@ -135,6 +142,8 @@ class CompareHardware(Run):
             label=label, fits=fit.fits, gpus=fit.hardware.gpus, hourly=hourly, hourly_shown=shown,
             per_million=option.cost_cny_per_million_tokens if option else None,
             subscription_month=option.subscription_cny_per_month if option else None,
+            monthly=option.price_cny_per_month if option else None,
+            month_basis=option.price_month_basis if option else None,
             tokens_per_s=option.decode_tokens_per_s if option else None,
             training_hours=option.training_hours if option else None,
             headroom_pct=fit.headroom_pct if fit.fits else None, users=users,

@@ -20,13 +20,15 @@ from assistant.billing_words import billing_basis
 from assistant.intents.compare_yes_no import yes_no_lead
 from assistant.messages import say
 from assistant.phrases import spell_numbers
+from assistant.price_phrases import basis_label
 from assistant.run import Language
 from assistant.workload_numbers import token_cost_asked
 from tools.plan import DeploymentOption
 
 Criterion = Literal["cost", "speed", "users", "room", "gpus"]
-# What "cheaper" is measured by: the hourly price, the cost per token, or the monthly subscription the user pays.
-CostBasis = Literal["hour", "token", "subscription"]
+# What "cheaper" is measured by: the hourly price, the cost per token, the monthly subscription the user pays, or
+# the month as the plan prices it ("the monthly cost": the subscription where listed, else 730 h of the hour).
+CostBasis = Literal["hour", "token", "subscription", "month"]
 
 # What the question weighs the sides by, in the order a criterion is written; none: the overall winner.
 _CRITERIA: dict[Criterion, str] = {
@@ -66,6 +68,8 @@ class SideOutcome(BaseModel):
     hourly_shown: str | None = None  # as the answer shows it: "¥9.53" or "2 × ¥26.62"
     per_million: float | None = None
     subscription_month: float | None = None  # the fleet's monthly subscription price, where one is known
+    monthly: float | None = None  # the plan's month: the subscription where listed, else 730 h of the hour
+    month_basis: str | None = None  # which of the two ``monthly`` is ("monthly subscription", "pay-as-you-go x 730 h")
     tokens_per_s: float | None = None
     training_hours: float | None = None
     headroom_pct: float | None = None
@@ -80,6 +84,7 @@ def option_outcome(label: str, o: DeploymentOption) -> SideOutcome:
     """One side from the plan option standing for it (its cheapest that fits)."""
     return SideOutcome(label=label, gpus=o.total_gpus, hourly=o.price_cny_per_hour,
                        per_million=o.cost_cny_per_million_tokens, subscription_month=o.subscription_cny_per_month,
+                       monthly=o.price_cny_per_month, month_basis=o.price_month_basis,
                        tokens_per_s=o.decode_tokens_per_s,
                        training_hours=o.training_hours, headroom_pct=o.headroom_pct,
                        need_gib=o.per_gpu_gib_needed, usable_gib=o.per_gpu_capacity_gib,
@@ -131,6 +136,7 @@ _PER_TOKEN_RE = (
 )
 
 _PER_HOUR_RE = r"per\s+hour|hourly|/\s*h(?:ou)?r?\b|an\s+hour|每小时|一小时|小时多少"
+_PER_MONTH_RE = r"\bmonthly\b|per\s+month|a\s+month|/\s*mo(?:nth)?\b|每月|每个月|一个月|月费|月成本"
 
 
 def cost_basis(question: str) -> CostBasis:
@@ -143,13 +149,18 @@ def cost_basis(question: str) -> CostBasis:
     per_token = re.search(_PER_TOKEN_RE, question, re.I) or token_cost_asked(spell_numbers(question))
     if per_token and not re.search(_PER_HOUR_RE, question, re.I):
         return "token"
-    return "subscription" if billing_basis(question) == "subscription" else "hour"
+    if billing_basis(question) == "subscription":
+        return "subscription"
+    monthly = re.search(_PER_MONTH_RE, question, re.I) and not re.search(_PER_HOUR_RE, question, re.I)
+    return "month" if monthly else "hour"
 
 
 def _cost(sides: list[SideOutcome], basis: CostBasis = "hour") -> tuple[SideOutcome, SideOutcome] | None:
     if basis == "token" and (cheapest := _best(sides, "per_million", low=True)):
         return cheapest
     if basis == "subscription" and (cheapest := _best(sides, "subscription_month", low=True)):
+        return cheapest
+    if basis == "month" and (cheapest := _best(sides, "monthly", low=True)):
         return cheapest
     hourly = _best(sides, "hourly", low=True)
     if hourly is None:
@@ -175,6 +186,12 @@ def _figures(
             return say("lead.fig_subscription", lang, a=render.fig(a.subscription_month),
                        b=render.fig(b.subscription_month))  # fmt: skip
         by_token = basis == "token" and a.per_million is not None and b.per_million is not None
+        if basis == "month" and a.monthly is not None and b.monthly is not None:
+            if a.month_basis == b.month_basis:
+                return say("lead.fig_month", lang, a=render.fig(a.monthly, lang), b=render.fig(b.monthly, lang),
+                           basis=basis_label(a.month_basis, lang))  # fmt: skip
+            return say("lead.fig_months", lang, a=render.fig(a.monthly, lang), b=render.fig(b.monthly, lang),
+                       ba=basis_label(a.month_basis, lang), bb=basis_label(b.month_basis, lang))  # fmt: skip
         if not by_token and a.hourly is not None and b.hourly is not None and a.hourly != b.hourly:
             return say("lead.fig_hourly", lang, a=a.hourly_shown or f"¥{render.fig(a.hourly)}",
                        b=b.hourly_shown or f"¥{render.fig(b.hourly)}")  # fmt: skip
