@@ -204,3 +204,33 @@ def test_a_gpu_set_the_tools_cannot_evaluate_is_said_not_dropped() -> None:
     assert errors  # three A10s cannot split the model's attention heads
     assert first_line(answer.text).startswith("**3 x A10 cannot be evaluated as written:**")
     assert "leaves the most room" not in answer.text  # one side left: no winner named over nothing
+
+
+def test_a_few_percent_of_estimated_speed_is_no_split_verdict() -> None:
+    answer = ask("A10 or T4 for a 7B chatbot?")
+    speeds = []
+    for _, plan in _results(answer, "plan_gpu_deployment"):
+        priced = [o for o in plan["options"] if o["price_cny_per_hour"] is not None]
+        speeds.append(min(priced, key=lambda o: o["price_cny_per_hour"])["decode_tokens_per_s"])
+    assert len(speeds) == 2 and max(speeds) / min(speeds) < 1.05  # the two sides decode about as fast
+    line = first_line(answer.text)
+    assert line.startswith("**A10 is the pick on cost:**") and "speed" not in line
+
+
+def test_more_for_the_money_is_weighed_per_token() -> None:
+    answer = ask("Do I get more for my money with an A10 or a V100 for Qwen2.5-7B, 20 users?")
+    per_m = {}
+    for args, plan in _results(answer, "plan_gpu_deployment"):
+        priced = [o for o in plan["options"] if o["price_cny_per_hour"] is not None]
+        per_m[args["gpu"]] = min(priced, key=lambda o: o["price_cny_per_hour"])["cost_cny_per_million_tokens"]
+    cheap = min(per_m, key=lambda g: per_m[g])
+    line = first_line(answer.text)
+    assert line.startswith(f"**{cheap} ") and f"¥{render.fig(per_m[cheap])} vs" in line and "per million" in line
+
+
+def test_are_two_regions_the_same_price_is_answered_yes_or_no() -> None:
+    answer = ask("同样跑 Qwen2.5-32B AWQ 10 并发,上海和北京价格一样吗?")
+    hourly = {a["region"]: _cheapest_hourly(p) for a, p in _results(answer, "plan_gpu_deployment")}
+    assert set(hourly) == {"cn-shanghai", "cn-beijing"}
+    same = hourly["cn-shanghai"] == hourly["cn-beijing"]
+    assert first_line(answer.text).startswith("**是的。**" if same else "**不是。**")

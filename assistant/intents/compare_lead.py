@@ -132,11 +132,19 @@ def _best(sides: list[SideOutcome], key: str, low: bool) -> tuple[SideOutcome, S
 _PER_TOKEN_RE = (
     r"per\s+(?:1\s*)?(?:m|million|mtok)\b|per[\s\-]+(?:output\s+)?tokens?\b|/\s*(?:1\s*)?m\s*tok|"
     r"bang\s+for|value\s+for\s+(?:the\s+)?money|cost[\s\-]effective|每\s*(?:百万|一百万|1\s*m)|百万\s*tokens?|"
+    # what the money buys: "more for my money", "price-performance", "better value", "tokens per yuan"
+    r"for\s+(?:my|our|your|the)\s+money|price[\s\-/]*perf\w*|\b(?:better|best|more)\s+value\b|"
+    r"tokens?\s+per\s+(?:yuan|rmb|dollar|¥)|"
     r"每\s*(?:个\s*)?token|性价比"
 )
 
 _PER_HOUR_RE = r"per\s+hour|hourly|/\s*h(?:ou)?r?\b|an\s+hour|每小时|一小时|小时多少"
 _PER_MONTH_RE = r"\bmonthly\b|per\s+month|a\s+month|/\s*mo(?:nth)?\b|每月|每个月|一个月|月费|月成本"
+# A month that belongs to a budget ("¥10,000/month cap", "每月预算 2 万") bounds the sides; it is not the basis asked.
+_BUDGET_MONTH_RE = (
+    r"[¥$]?\s*(?<![A-Za-z0-9.\-])\d[\d,.]*\s*(?:k|w|万|千)?\s*(?:元|块|rmb|yuan|cny)?\s*(?:/|per|a|每)\s*(?:month|mo\b|月)|"
+    r"(?:monthly|每月|每个月)\s*(?:budget|cap|预算|上限)|(?:budget|预算|上限)\s*(?:每月|每个月)"
+)
 
 
 def cost_basis(question: str) -> CostBasis:
@@ -151,7 +159,8 @@ def cost_basis(question: str) -> CostBasis:
         return "token"
     if billing_basis(question) == "subscription":
         return "subscription"
-    monthly = re.search(_PER_MONTH_RE, question, re.I) and not re.search(_PER_HOUR_RE, question, re.I)
+    unbounded = re.sub(_BUDGET_MONTH_RE, " ", question, flags=re.I)
+    monthly = re.search(_PER_MONTH_RE, unbounded, re.I) and not re.search(_PER_HOUR_RE, question, re.I)
     return "month" if monthly else "hour"
 
 
@@ -174,6 +183,25 @@ def _speed(sides: list[SideOutcome]) -> tuple[SideOutcome, SideOutcome] | None:
         or _best(sides, "train_tflops", low=False)
         or _best(sides, "tokens_per_s", low=False)
     )
+
+
+# Decode and training speeds are estimates: sides within this share of each other are about as fast.
+_SPEED_TIE = 0.05
+
+
+def _clear_speed_win(sides: list[SideOutcome]) -> bool:
+    """Whether the fastest side beats the runner-up by more than the estimates' noise (see ``_SPEED_TIE``)."""
+    win = _speed(sides)
+    if win is None:
+        return False
+    a, b = win
+    for key, low in (("training_hours", True), ("train_tflops", False), ("tokens_per_s", False)):
+        va, vb = getattr(a, key), getattr(b, key)
+        if va is not None and vb is not None:
+            va, vb = (va / a.per, vb / b.per) if key == "tokens_per_s" else (va, vb)
+            fast, slow = (vb, va) if low else (va, vb)
+            return bool(slow) and fast / slow > 1 + _SPEED_TIE
+    return True
 
 
 def _figures(
@@ -262,7 +290,9 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
         return f"{counts} {more}" if more else counts
     # Without two prices, the GPU count stands in for cost: fewer cards of the same workload cost less to run.
     basis = cost_basis(question)
-    overall: list[Criterion] = ["cost" if _cost(fitting, basis) else "gpus", "speed"]
+    overall: list[Criterion] = ["cost" if _cost(fitting, basis) else "gpus"]
+    if _clear_speed_win(fitting):  # a few percent of estimated decode speed is no win worth a split verdict
+        overall.append("speed")
     wanted: list[Criterion] = [c for c in asked if _winner(fitting, c, basis)] or overall
     return _winners_line(sides, fitting, wanted, question, lang)
 
