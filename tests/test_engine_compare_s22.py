@@ -234,3 +234,10 @@ def test_are_two_regions_the_same_price_is_answered_yes_or_no() -> None:
     assert set(hourly) == {"cn-shanghai", "cn-beijing"}
     same = hourly["cn-shanghai"] == hourly["cn-beijing"]
     assert first_line(answer.text).startswith("**是的。**" if same else "**不是。**")
+
+
+def test_would_other_hardware_be_better_weighs_it_against_the_earlier_set() -> None:
+    answer = ask("would two A10s be better?", "Qwen2.5-32B AWQ 10 users on one L20")
+    sets = {(a["gpu"], a["gpus"]) for a, _ in _results(answer, "evaluate_hardware_fit")}
+    assert sets == {("L20", 1), ("A10", 2)}  # the earlier set and the one asked about, one workload
+    assert {a["concurrency"] for a, _ in _results(answer, "evaluate_hardware_fit")} == {10}

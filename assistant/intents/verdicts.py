@@ -53,6 +53,8 @@ from tools.hardware_fit import HardwareFit
 from tools.plan import Plan
 
 _METHODS = ("full", "lora", "qlora")
+# A follow-up asking whether other hardware beats the earlier one: both sets are weighed with the earlier workload.
+_BETTER_RE = r"\b(?:better|worse|cheaper|faster|slower|dearer)\b|更好|更差|更便宜|更快|更慢|更划算|更省|更贵"
 
 
 class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp, FleetIntent, WorkloadIntent):
@@ -160,7 +162,11 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
             return None
         if (owned := (yield from self.owned_or_rented(s))) is not None:  # "we own 2x 4090: rent or keep them?"
             return owned
-        if hardware and re.search(COMPARE_WITH_RE, self.question, re.I):
+        weighed = re.search(COMPARE_WITH_RE, self.question, re.I) or (
+            # "would two A10s be better?" after a turn on one L20: hardware only here, the workload is earlier
+            self.history and not self.conv.turn.models and re.search(_BETTER_RE, self.question, re.I)
+        )
+        if hardware and weighed:
             earlier_hw = self.earlier_hardware()
             if earlier_hw and earlier_hw != hardware:  # "how does that compare with two A10s?": both, one workload
                 sides = [(self.side_label(h), {}, h) for h in (earlier_hw, hardware)]
