@@ -241,3 +241,16 @@ def test_would_other_hardware_be_better_weighs_it_against_the_earlier_set() -> N
     sets = {(a["gpu"], a["gpus"]) for a, _ in _results(answer, "evaluate_hardware_fit")}
     assert sets == {("L20", 1), ("A10", 2)}  # the earlier set and the one asked about, one workload
     assert {a["concurrency"] for a, _ in _results(answer, "evaluate_hardware_fit")} == {10}
+
+
+def test_methods_weighed_without_hardware_are_each_planned_and_costed_per_run() -> None:
+    answer = ask("Full fine-tuning vs LoRA for Qwen2.5-7B on 100M tokens: how much does each cost?")
+    runs = {}
+    for args, plan in _results(answer, "plan_gpu_deployment"):
+        costs = [o["training_cost_cny"] for o in plan["options"] if o["training_cost_cny"] is not None]
+        runs[args["task"]] = min(costs)  # each method's cheapest run, as the planner priced it
+    assert set(runs) == {"full", "lora"}
+    cheap = min(runs, key=lambda m: runs[m])
+    line = first_line(answer.text)
+    assert line.startswith(f"**{ {'full': 'full fine-tuning', 'lora': 'LoRA'}[cheap] } is the pick on cost:**")
+    assert f"¥{render.fig(runs[cheap])} vs ¥{render.fig(max(runs.values()))} for the whole run" in line

@@ -72,6 +72,7 @@ class SideOutcome(BaseModel):
     month_basis: str | None = None  # which of the two ``monthly`` is ("monthly subscription", "pay-as-you-go x 730 h")
     tokens_per_s: float | None = None
     training_hours: float | None = None
+    training_cost: float | None = None  # the whole run at pay-as-you-go, where the token count is known
     headroom_pct: float | None = None
     need_gib: float | None = None  # per GPU: what the workload needs and what the GPU has for it
     usable_gib: float | None = None
@@ -86,7 +87,7 @@ def option_outcome(label: str, o: DeploymentOption) -> SideOutcome:
                        per_million=o.cost_cny_per_million_tokens, subscription_month=o.subscription_cny_per_month,
                        monthly=o.price_cny_per_month, month_basis=o.price_month_basis,
                        tokens_per_s=o.decode_tokens_per_s,
-                       training_hours=o.training_hours, headroom_pct=o.headroom_pct,
+                       training_hours=o.training_hours, training_cost=o.training_cost_cny, headroom_pct=o.headroom_pct,
                        need_gib=o.per_gpu_gib_needed, usable_gib=o.per_gpu_capacity_gib,
                        users=o.max_concurrent_sequences)  # fmt: skip
 
@@ -165,6 +166,8 @@ def cost_basis(question: str) -> CostBasis:
 
 
 def _cost(sides: list[SideOutcome], basis: CostBasis = "hour") -> tuple[SideOutcome, SideOutcome] | None:
+    if all(s.training_cost is not None for s in sides) and (run := _best(sides, "training_cost", low=True)):
+        return run  # a training run with its token count: what the whole run costs decides, not its hour
     if basis == "token" and (cheapest := _best(sides, "per_million", low=True)):
         return cheapest
     if basis == "subscription" and (cheapest := _best(sides, "subscription_month", low=True)):
@@ -210,6 +213,8 @@ def _figures(
     """Return the figures behind one criterion's winner: "¥9.53/h vs ¥11.63/h", "579 vs 201 tokens/s"."""
     a, b = win
     if criterion == "cost":
+        if a.training_cost is not None and b.training_cost is not None and a.training_cost != b.training_cost:
+            return say("lead.fig_run_cost", lang, a=render.fig(a.training_cost), b=render.fig(b.training_cost))
         if basis == "subscription" and a.subscription_month is not None and b.subscription_month is not None:
             return say("lead.fig_subscription", lang, a=render.fig(a.subscription_month),
                        b=render.fig(b.subscription_month))  # fmt: skip
