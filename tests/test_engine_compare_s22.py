@@ -254,3 +254,12 @@ def test_methods_weighed_without_hardware_are_each_planned_and_costed_per_run() 
     line = first_line(answer.text)
     assert line.startswith(f"**{ {'full': 'full fine-tuning', 'lora': 'LoRA'}[cheap] } is the pick on cost:**")
     assert f"¥{render.fig(runs[cheap])} vs ¥{render.fig(max(runs.values()))} for the whole run" in line
+
+
+def test_how_does_that_stack_up_weighs_the_earlier_gpu_and_names_the_unpriced_one() -> None:
+    answer = ask("how does that stack up against an L20?", "What would Qwen2.5-14B-Instruct for 10 users cost on A10?")
+    plans = {a["gpu"]: p for a, p in _results(answer, "plan_gpu_deployment")}
+    assert set(plans) == {"A10", "L20"}
+    assert {a["concurrency"] for a, _ in _results(answer, "plan_gpu_deployment")} == {10}  # the earlier workload
+    assert all(o["price_cny_per_hour"] is None for o in plans["L20"]["options"])  # gn8is is not in the price list
+    assert "**No list price for L20:**" in answer.text

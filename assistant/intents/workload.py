@@ -22,7 +22,7 @@ from assistant.intents.compare_sides import (
     setting_label,
 )
 from assistant.intents.compare_yes_no import yes_no_lead
-from assistant.intents.verdict_words import offered
+from assistant.intents.verdict_words import COST_RE, offered
 from assistant.messages import say
 from assistant.run import TRAINING, Events, Reply, Run
 from assistant.toolbox import (
@@ -263,10 +263,13 @@ class WorkloadIntent(Run):
             parts += [*verdict, *self.criterion_winners(fitted), *self.token_winner(priced)]
         elif budget and parts:
             parts += self.criterion_winners(fitted)
-        elif len(variants) >= 2:
-            parts += self.criterion_winners(fitted)  # without prices, speed and headroom decide first
-            parts.append(say("workload.prices_missing", self.lang))
         unpriced = [label for label, _ in fitted if label not in {p[2] for p in priced}]
+        if len(priced) < 2 and not (budget and parts) and len(variants) >= 2:
+            parts += self.criterion_winners(fitted)  # without prices, speed and headroom decide first
+            if not priced:
+                parts.append(say("workload.prices_missing", self.lang))
+            elif unpriced and not re.search(COST_RE, self.question, re.IGNORECASE):  # asked: the lead says it
+                parts.append(say("compare.unpriced", self.lang, labels=self.t("、", ", ").join(unpriced)))
         if unpriced and (len(priced) >= 2 or budget):  # said once: a missing price is neither "free" nor skipped
             parts.append(say("compare.unpriced", self.lang, labels=self.t("、", ", ").join(unpriced)))
         parts += ["\n".join(rows) if len(rows) > 2 else "", "\n".join(lines), understood]
