@@ -23,7 +23,7 @@ _GPU_RE = re.compile(
 
 
 def find_gpu_count(scan: Scan) -> int | None:
-    if m := scan.find(r"单卡|单张|单\s*gpu|single\s+gpu|one\s+gpu"):
+    if m := scan.find(r"单卡|单张|单\s*gpu|single\s+(?:gpu|card)|one\s+(?:gpu|card)\b"):
         return 1
     if m := scan.find(r"双卡|两卡|dual[\s\-]gpu"):
         return 2

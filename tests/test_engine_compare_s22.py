@@ -263,3 +263,19 @@ def test_how_does_that_stack_up_weighs_the_earlier_gpu_and_names_the_unpriced_on
     assert {a["concurrency"] for a, _ in _results(answer, "plan_gpu_deployment")} == {10}  # the earlier workload
     assert all(o["price_cny_per_hour"] is None for o in plans["L20"]["options"])  # gn8is is not in the price list
     assert "**No list price for L20:**" in answer.text
+
+
+def test_overkill_compared_to_another_card_is_yes_when_that_card_holds_it_too() -> None:
+    answer = ask("Is the H20 overkill compared to the L20 for Qwen2.5-14B with 10 users?")
+    plans = {a["gpu"]: p for a, p in _results(answer, "plan_gpu_deployment")}
+    assert set(plans) == {"H20", "L20"} and plans["L20"]["options"]  # the L20 holds it too
+    assert first_line(answer.text).startswith("**Yes.**")
+
+
+def test_overkill_is_no_when_nothing_named_holds_it_on_the_card_count_stated() -> None:
+    question = "Is the A100 80GB overkill compared to the A10 for Qwen2.5-32B-Instruct with 10 users on a single card?"
+    answer = ask(question)
+    fits = {(a["gpu"], a["gpus"]): r["fits"] for a, r in _results(answer, "evaluate_hardware_fit")}
+    assert set(fits) == {("A100-80GB", 1), ("A10", 1)}  # "on a single card" holds for both sides
+    assert not any(fits.values())
+    assert first_line(answer.text).startswith("**No.**")

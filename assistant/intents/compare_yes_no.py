@@ -43,6 +43,14 @@ def asks_whether_worse(question: str) -> bool:
     return any(re.search(_WORSE, part, re.IGNORECASE) for part in near) or bool(re.search(r"不如", question))
 
 
+# "Is the H20 overkill compared to the L20?": whether the subject is more than the workload needs, which is
+# yes when the other side holds it too (whichever is faster), no when only the subject does.
+_OVERKILL = (
+    r"overkill|over[\s\-]?(?:spec(?:ced|'d)?|powered|provisioned)|more\s+than\s+(?:we|i)\s+need|"
+    r"大材小用|杀鸡用牛刀|性能过剩|浪费"
+)
+
+
 def asks_whether_better(question: str) -> bool:
     """Whether ``question`` asks yes or no about one side beating another ("is X cheaper than Y?")."""
     form = read_form(question)
@@ -96,6 +104,10 @@ def yes_no_lead(line: str, winners: list[tuple[str, str]], labels: list[str], qu
     subject = subject_of(labels, question)
     if subject is None:
         return line
+    if re.search(_OVERKILL, question, re.IGNORECASE):  # only the subject fits (or none): no; else the other suffices
+        only = winners[0][1] if len(winners) == 1 and not winners[0][0] else None
+        needed = only is not None and only in (subject, "")
+        return f"{say('lead.yn_no' if needed else 'lead.yn_yes', lang)} {line}"
     wins = [(label == subject) != asks_whether_worse(question) for _, label in winners]
     if all(wins):
         head = say("lead.yn_yes", lang)

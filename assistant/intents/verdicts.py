@@ -53,6 +53,11 @@ from tools.hardware_fit import HardwareFit
 from tools.plan import Plan
 
 _METHODS = ("full", "lora", "qlora")
+# One card for whichever GPU is named ("on a single card", "单卡跑"), not an article before one side ("an A100").
+_EACH_ONE_CARD_RE = re.compile(
+    r"\b(?:on|with|using|in)\s+(?:a\s+single|one|1)\s+(?:gpu|card)\b|\bsingle[\s\-](?:gpu|card)\b|单卡|各一张|都用一张",
+    re.IGNORECASE,
+)
 # A follow-up asking whether other hardware beats the earlier one: both sets are weighed with the earlier workload.
 _BETTER_RE = r"\b(?:better|worse|cheaper|faster|slower|dearer)\b|更好|更差|更便宜|更快|更慢|更划算|更省|更贵"
 
@@ -152,6 +157,10 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
         ready = bool(s.model) and not s.model_error and ("model" not in self.conv.missing or sized is not None)
         hardware = self.fixed_hardware(s)
         models, sets = self.conv.turn.models, gpu_sets(self.question)
+        one_each = _EACH_ONE_CARD_RE.search(self.question)
+        if not sets and len(s.gpu_mentions) >= 2 and not s.instance_types and one_each:
+            # "A100 or A10 ... on a single card": one card of every GPU named is a side
+            sets = [{"gpu": catalog_gpu(g), "gpus": 1, "instances": 1} for g in s.gpu_mentions[:3]]
         turn = self.conv.turn
         if turn.follow_up and not (turn.models or turn.gpu_mentions or turn.instance_types or turn.families):
             # "and for 4 users?" after a comparison: the same sides, the one thing changed.
