@@ -266,9 +266,9 @@ class WorkloadIntent(Run):
         unpriced = [label for label, _ in fitted if label not in {p[2] for p in priced}]
         if len(priced) < 2 and not (budget and parts) and len(variants) >= 2:
             parts += self.criterion_winners(fitted)  # without prices, speed and headroom decide first
-            if priced and unpriced:  # one side priced: name the others (when the cost is asked, the lead does)
-                if not re.search(COST_RE, self.question, re.IGNORECASE):
-                    parts.append(say("compare.unpriced", self.lang, labels=self.t("、", ", ").join(unpriced)))
+            if priced and unpriced and not re.search(COST_RE, self.question, re.IGNORECASE):
+                # one side priced, the cost not asked (else the lead names the priced side): name the others
+                parts.append(say("compare.unpriced", self.lang, labels=self.t("、", ", ").join(unpriced)))
             else:
                 parts.append(say("workload.prices_missing", self.lang))
         if unpriced and (len(priced) >= 2 or budget):  # said once: a missing price is neither "free" nor skipped
