@@ -279,3 +279,21 @@ def test_overkill_is_no_when_nothing_named_holds_it_on_the_card_count_stated() -
     assert set(fits) == {("A100-80GB", 1), ("A10", 1)}  # "on a single card" holds for both sides
     assert not any(fits.values())
     assert first_line(answer.text).startswith("**No.**")
+
+
+def test_which_uses_less_memory_is_answered_by_the_memory_each_needs() -> None:
+    answer = ask("Qwen2.5-32B 和 Qwen3-32B 哪个更省显存?")
+    need = {}
+    for args, plan in _results(answer, "plan_gpu_deployment"):
+        priced = [o for o in plan["options"] if o["price_cny_per_hour"] is not None]
+        need[args["model"]] = min(priced, key=lambda o: o["price_cny_per_hour"])["headroom_pct"]
+    roomy = max(need, key=lambda m: need[m])
+    assert first_line(answer.text).startswith(f"**按余量选 {roomy}：**")  # memory asked: not the cost per token
+
+
+def test_which_is_better_value_in_chinese_names_the_only_priced_side_first() -> None:
+    answer = ask("跑 Qwen2.5-72B,H20 和 A100 谁更值?30 并发")
+    unpriced = [a["gpu"] for a, p in _results(answer, "plan_gpu_deployment")
+                if all(o["price_cny_per_hour"] is None for o in p["options"])]  # fmt: skip
+    assert unpriced == ["H20"]
+    assert first_line(answer.text).startswith("**只有 A100-80GB 有目录价：**")

@@ -34,7 +34,7 @@ CostBasis = Literal["hour", "token", "subscription", "month"]
 _CRITERIA: dict[Criterion, str] = {
     "cost": r"cheap|cost|price|pric(?:ey|ier)|\bdeal\b|value|budget|afford|yuan|rmb|¥|per\s+(?:m|million)\b|"
     r"bang\s+for|econom|"
-    r"便宜|划算|成本|价格|费用|多少钱|性价比|省钱|预算|花费|每月|包月|贵",
+    r"便宜|划算|成本|价格|费用|多少钱|性价比|省钱|预算|花费|每月|包月|贵|更值(?!得)",
     "speed": r"fast|quick|speed|throughput|tokens?/s|tok/s|latency|finish(?:es)?\s+first|sooner|slow|"
     r"快|速度|吞吐|延迟|用时|多久|几天|多少天|耗时|慢",
     "users": r"(?:more|most)\s+(?:users|concurren\w*|sequences|requests|people|chats|sessions|conversations|streams)|"
@@ -42,6 +42,8 @@ _CRITERIA: dict[Criterion, str] = {
     r"(?:更多|最多).{0,4}(?:并发|用户|人|会话|对话)|并发.{0,4}(?:更多|最多|更高)|(?:撑|扛|支持|接待)(?:得|的)?(?:住)?更多|"
     r"多少\s*(?:路|个)?\s*(?:并发|用户|会话|对话)|多少人(?!民)",  # "分别能撑多少并发": the count each holds
     "room": r"headroom|(?:more|most)\s+(?:memory\s+)?room|余量|富余|宽裕|"
+    # "哪个更省显存", "which uses less VRAM": the memory each needs
+    r"省显存|显存(?:占用)?(?:更)?(?:少|小|低)|less\s+(?:vram|gpu\s+memory|memory)|memory[\s\-]efficient|"
     # "how much VRAM does each take", "显存各占多少": the memory each side needs, against what it has
     r"how\s+much\s+(?:vram|memory|gpu\s+memory)|(?:vram|memory)\s+(?:each|usage|use|footprint)|"
     r"显存.{0,4}(?:各|分别)?\s*(?:占|要|需要|用|占用)(?:了)?多少",
@@ -134,7 +136,7 @@ _PER_TOKEN_RE = (
     r"per\s+(?:1\s*)?(?:m|million|mtok)\b|per[\s\-]+(?:output\s+)?tokens?\b|/\s*(?:1\s*)?m\s*tok|"
     r"bang\s+for|value\s+for\s+(?:the\s+)?money|cost[\s\-]effective|每\s*(?:百万|一百万|1\s*m)|百万\s*tokens?|"
     # what the money buys: "more for my money", "price-performance", "better value", "tokens per yuan"
-    r"for\s+(?:my|our|your|the)\s+money|price[\s\-/]*perf\w*|\b(?:better|best|more)\s+value\b|"
+    r"for\s+(?:my|our|your|the)\s+money|price[\s\-/]*perf\w*|\b(?:better|best|more)\s+value\b|更值(?!得)|"
     r"tokens?\s+per\s+(?:yuan|rmb|dollar|¥)|"
     r"每\s*(?:个\s*)?token|性价比"
 )
