@@ -297,3 +297,15 @@ def test_which_is_better_value_in_chinese_names_the_only_priced_side_first() -> 
                 if all(o["price_cny_per_hour"] is None for o in p["options"])]  # fmt: skip
     assert unpriced == ["H20"]
     assert first_line(answer.text).startswith("**只有 A100-80GB 有目录价：**")
+
+
+def test_how_many_more_people_each_precision_holds_leads_with_the_counts() -> None:
+    answer = ask("Qwen2.5-7B 在 A10 上用 fp16 和 int8 比,能多撑几个人?")
+    users = {}
+    for args, plan in _results(answer, "plan_gpu_deployment"):
+        priced = [o for o in plan["options"] if o["price_cny_per_hour"] is not None]
+        users[args["precision"]] = min(priced, key=lambda o: o["price_cny_per_hour"])["max_concurrent_sequences"]
+    assert set(users) == {"fp16", "int8"}
+    most = max(users, key=lambda p: users[p])
+    line = first_line(answer.text)
+    assert line.startswith(f"**按并发选 {most.upper()}：**") and f"{users[most]} 路对" in line

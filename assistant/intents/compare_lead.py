@@ -40,7 +40,9 @@ _CRITERIA: dict[Criterion, str] = {
     "users": r"(?:more|most)\s+(?:users|concurren\w*|sequences|requests|people|chats|sessions|conversations|streams)|"
     r"how\s+many\s+(?:users|concurrent|conversations|chats|sessions)|"
     r"(?:更多|最多).{0,4}(?:并发|用户|人|会话|对话)|并发.{0,4}(?:更多|最多|更高)|(?:撑|扛|支持|接待)(?:得|的)?(?:住)?更多|"
-    r"多少\s*(?:路|个)?\s*(?:并发|用户|会话|对话)|多少人(?!民)",  # "分别能撑多少并发": the count each holds
+    r"多少\s*(?:路|个)?\s*(?:并发|用户|会话|对话)|多少人(?!民)|"  # "分别能撑多少并发": the count each holds
+    r"多(?:撑|扛|带)|(?:撑|扛|带|支持|服务)(?:得了|得住)?几\s*(?:个|路)?\s*(?:人|用户|并发)|"  # "能多撑几个人"
+    r"how\s+many\s+more\s+(?:users|people|chats|sessions|conversations|requests)",
     "room": r"headroom|(?:more|most)\s+(?:memory\s+)?room|余量|富余|宽裕|"
     # "哪个更省显存", "which uses less VRAM": the memory each needs
     r"省显存|显存(?:占用)?(?:更)?(?:少|小|低)|less\s+(?:vram|gpu\s+memory|memory)|memory[\s\-]efficient|"
