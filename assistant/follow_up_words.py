@@ -24,7 +24,8 @@ def is_follow_up(text: str) -> bool:
         )
         or re.search(r"呢\s*[?？]?\s*$|instead\s*[?.]?\s*$", text, re.IGNORECASE)
         # "how does that compare with two A10s?", "跟 2 张 H20 比呢": the same workload on other hardware.
-        or re.search(r"how\s+does\s+(?:that|it|this)\s+compare|compared?\s+(?:with|to)\s+(?!each)", text, re.I)
+        or re.search(r"how\s+(?:does|do|would)\s+(?:that|it|this)\s+(?:compare|stack\s+up|measure\s+up)|"
+                     r"compared?\s+(?:with|to)\s+(?!each)", text, re.I)
         # "how does L20 stack up against A10 for that?": "for that" points back at the workload
         or re.search(r"\bfor\s+(?:that|this|it|the\s+same(?:\s+\w+)?)\s*[?？.!]*\s*$|同样的负载|这个负载", text, re.I)
         or re.search(_POINTS_BACK_RE, text, re.IGNORECASE)

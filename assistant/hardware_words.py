@@ -23,7 +23,7 @@ _GPU_RE = re.compile(
 
 
 def find_gpu_count(scan: Scan) -> int | None:
-    if m := scan.find(r"单卡|单张|单\s*gpu|single\s+gpu|one\s+gpu"):
+    if m := scan.find(r"单卡|单张|单\s*gpu|single\s+(?:gpu|card)|one\s+(?:gpu|card)\b"):
         return 1
     if m := scan.find(r"双卡|两卡|dual[\s\-]gpu"):
         return 2
@@ -111,12 +111,23 @@ _EXCLUDED_RE = re.compile(
 )
 
 
+# "Should we go with the A10 instead of the T4?", "is the L20 rather than the A10 better?": a question weighing
+# the two, where "instead of" names the other side (not a GPU ruled out, as in "plan it on L20 rather than A10").
+_WEIGHED_RE = re.compile(
+    r"^\W*(?:so\s+)?(?:should|would|shall|is\s+it|do\s+you\s+think|does\s+it\s+make)\b|"
+    r"\b(?:better|cheaper|faster|worth\s+it)\b",
+    re.I,
+)
+_INSTEAD_RE = re.compile(r"(?:instead\s+of|rather\s+than)\b", re.I)
+
+
 def find_excluded_gpus(scan: Scan) -> list[str]:
     """Return the GPUs the user rules out (canonical names where known), claiming their words."""
     out: list[str] = []
+    weighed = _WEIGHED_RE.search(scan.text) is not None
     for m in _EXCLUDED_RE.finditer(scan.text):
         group = 1 if m.group(1) else 2
-        if scan.is_used(*m.span(group)):
+        if scan.is_used(*m.span(group)) or (weighed and _INSTEAD_RE.match(m.group(0))):
             continue
         names = find_gpus(Scan(m.group(group)))
         if names:

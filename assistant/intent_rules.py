@@ -68,6 +68,7 @@ _COMPARE_RE = (
     r"\bvs\.?\b|versus|对比|比较|区别|差别|compare|comparison|difference|better|faster|slower|"
     r"比.{0,8}(?:快|慢|强|弱|好|差)|哪个|which\s+is"
 )
+_OR_RE = r"|\bor\b|还是|或者|或是"  # two named sides joined by "or" weigh them too ("gn7i or gn6i?")
 _SPEC_RE = (
     r"参数|规格|规格参数|spec|specs|specification|显存多大|多大显存|带宽|bandwidth|算力|tflops|性能|performance|"
     r"memory|显存|fp8|nvlink"
@@ -228,8 +229,9 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "guidance"  # "moving from A10 to L20: savings plan or reserved instances?" is about billing
     if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or len(s.gpu_mentions) == 2):
         return "compare"
-    if len(s.families) >= 2 and not has_workload and not s.instance_types and re.search(_COMPARE_RE, text):
-        return "compare"  # "gn7i 和 gn7e 有什么区别": compare the families' GPUs
+    # "gn7i 和 gn7e 有什么区别", "gn7i or gn6i?": compare the families' GPUs
+    if len(s.families) >= 2 and not has_workload and not s.instance_types and re.search(_COMPARE_RE + _OR_RE, text):
+        return "compare"
     if (s.families or s.instance_types) and s.gpu_mentions and not has_workload:
         return "verify"
     if s.instance_types and not has_workload:

@@ -243,8 +243,12 @@ def _unclaimed(scan: Scan, *patterns: str) -> re.Match[str] | None:
 Billing = Literal["pay-as-you-go", "subscription", "spot"]
 _BILLING_RES: tuple[tuple[Billing, str], ...] = (
     ("spot", r"抢占式|竞价实例|\bspot\b|preemptible"),
-    ("subscription", SUBSCRIPTION_WORDS),
-    ("pay-as-you-go", r"按量|按需|按小时(?:付费|计费)|pay[\s\-]*as[\s\-]*you[\s\-]*go|on[\s\-]*demand|\bpayg\b"),
+    # "monthly or hourly?": the two modes weighed by their period words alone
+    ("subscription", SUBSCRIPTION_WORDS + r"|\bmonthly(?=\s+(?:or|vs\.?|versus)\s+(?:hourly|by\s+the\s+hour))"),
+    ("pay-as-you-go", r"按量|按需|按小时(?:付费|计费)|pay[\s\-]*as[\s\-]*you[\s\-]*go|on[\s\-]*demand|\bpayg\b|"
+     r"\bpa(?:y|ying|id)\s+(?:by\s+the\s+hour|hourly|per\s+hour)\b|\bhourly\s+billing\b|"
+     r"\bhourly(?=\s+(?:or|vs\.?|versus)\s+(?:monthly|subscription))|"
+     r"(?<=monthly or )hourly\b|(?<=monthly vs )hourly\b"),
 )
 
 
@@ -311,6 +315,17 @@ def _range_hours(text: str) -> float | None:
     return float(end - start) if 0 <= start < end <= 24 else None
 
 
+def _monthly_hours(scan: Scan) -> float | None:
+    """Return the hours a month stated as such ("300 hours a month", "一个月用 300 小时"), under a full month."""
+    m = scan.first(
+        rf"(?<![\w.]){NUM}\s*(?:hours?|hrs?|h)\s*(?:a|per|/|each|every)\s*month\b",
+        rf"(?:每月|一个月|每个月)[^\d，,。；;]{{0,6}}?{NUM}\s*(?:个)?\s*(?:小时|钟头)",
+        rf"{NUM}\s*(?:个)?\s*小时\s*(?:/|每)\s*月",
+    )
+    hours = parse_number(m.group(1)) if m else None
+    return hours if hours is not None and 0 < hours < HOURS_PER_MONTH else None
+
+
 def find_usage_hours(scan: Scan) -> UsageHours | None:
     """Return when the deployment runs: hours a day, days a week and the hours a month that makes.
 
@@ -324,6 +339,8 @@ def find_usage_hours(scan: Scan) -> UsageHours | None:
     )
     office = re.search(r"office\s+hours|business\s+hours|working\s+hours|上班时间|办公时间|工作时间", scan.text, re.I)
     stated = True
+    if m is None and (monthly := _monthly_hours(scan)) is not None:  # "300 hours a month": spread over every day
+        return UsageHours(per_day=round(monthly / _DAYS_PER_MONTH, 2), days_per_week=7.0, per_month=monthly)
     if m:
         per_day: float | None = parse_number(m.group(1))
     elif (per_day := _range_hours(scan.text)) is None and office:

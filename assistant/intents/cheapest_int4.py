@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from assistant import render
+from assistant.hardware_words import named_regions
 from assistant.intents.arguments import plan_args, task_of
 from assistant.intents.cheaper_than import cheapest_by_hour
 from assistant.messages import say
@@ -28,6 +29,8 @@ class CheapestInt4(Run):
         asked = re.search(_CHEAPEST_RE, self.question, re.IGNORECASE)
         if not asked or s.precision or s.quant or task_of(s) != "inference" or s.architecture or s.gpu:
             return []
+        if len(named_regions(self.question)) >= 2:
+            return []  # "Hangzhou or Singapore?": the regions are what is weighed; one region's 4-bit price misleads
         ours = cheapest_by_hour(plan)
         if ours is None:
             return []

@@ -31,6 +31,7 @@ _AGAINST_RE = re.compile(
 # "what about H20 - better or worse than that?", "换 H20 会更好吗": the new GPU weighed against the earlier answer.
 _BETTER_RE = re.compile(
     r"\bbetter\b|\bworse\b|\bbeat\b|\bcompare\w*|\bvs\.?\b|\bversus\b|than\s+(?:that|this|it|before)|"
+    r"\bstacks?\s+up\b|\bmeasures?\s+up\b|"
     r"更好|更差|更划算|更便宜|更快|好还是|哪个好|比.{0,6}(?:好|强|差)|相比|对比|(?:跟|和|与|同).{0,12}比",
     re.IGNORECASE,
 )
@@ -111,11 +112,20 @@ class CompareFollowUp(Run):
         previous = next((m.content for m in reversed(self.history) if m.role == "user"), None)
         if not (previous and turn.follow_up and len(turn.gpu_mentions) == 1 and _BETTER_RE.search(self.question)):
             return s
-        if turn.models or understand(previous).gpu_mentions or not s.model:
-            return s  # another model, or the earlier turn fixed a GPU itself: the usual follow-up reading
-        earlier, _ = yield from self.call("plan_gpu_deployment", plan_gpu_deployment,
-                                          **plan_args(s.model_copy(update={"gpu": None, "gpus": None})))  # fmt: skip
-        picked = earlier.options[0].gpu_model if isinstance(earlier, Plan) and earlier.options else None
+        if turn.models or not s.model:
+            return s  # another model: the usual follow-up reading
+        before = understand(previous)
+        named = before.gpu_mentions
+        if len(named) > 1 or (named and before.gpus):
+            # the earlier turn compared GPUs itself (adding a side is with_added_side's), or fixed a count:
+            # "one L20 ..." then "how does that compare with two A10s?" weighs the two sets as named
+            return s
+        if named:  # "Plan 72B on A100 80GB" then "and versus H20?": the GPU the user fixed is the earlier side
+            picked: str | None = named[0]
+        else:
+            unfixed = s.model_copy(update={"gpu": None, "gpus": None})
+            earlier, _ = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(unfixed))
+            picked = earlier.options[0].gpu_model if isinstance(earlier, Plan) and earlier.options else None
         if not picked or _gpu_key(picked) == _gpu_key(turn.gpu_mentions[0]):
             return s
         sides = [picked, turn.gpu_mentions[0]]

@@ -14,10 +14,12 @@ import re
 from typing import Any
 
 from assistant import render
+from assistant.billing_words import asks_price_gap, billings
 from assistant.intents.arguments import plan_args
 from assistant.intents.compare_lead import SideOutcome, lead_line
 from assistant.intents.compare_sides import gpu_settings, methods_named, precisions_named, setting_label
 from assistant.intents.compare_yes_no import yes_no_lead
+from assistant.intents.prices import PricesIntent
 from assistant.intents.verdict_words import COST_RE, USERS_RE
 from assistant.intents.workload import catalog_gpu
 from assistant.messages import say
@@ -48,15 +50,18 @@ class CompareHardware(Run):
         task = s.task or "inference"
         results: list[tuple[str, HardwareFit]] = []
         changes: dict[str, dict[str, Any]] = {}
+        unevaluated: list[str] = []  # "three A10s" for a model whose heads 3 GPUs cannot split: said, not dropped
         for label, change, hardware in sides:
             side = s.model_copy(update=change)  # a side may change the method too ("full vs LoRA on one A100")
             args = self.fit_args(side, side.task or task) | hardware
             if "gpu" in args:
                 args["gpu"] = self.one_gpu(args["gpu"])
-            fit, _ = yield from self.call("evaluate_hardware_fit", evaluate_hardware_fit, **args)
+            fit, err = yield from self.call("evaluate_hardware_fit", evaluate_hardware_fit, **args)
             if isinstance(fit, HardwareFit):
                 results.append((label, fit))
                 changes[label] = change
+            elif err:
+                unevaluated.append(say("compare.not_evaluated", self.lang, label=label, error=self.in_language(err)))
         if not results:
             return self.error(next((c.error for c in self.calls if c.error), "") or "no result")
         prices: dict[str, float] = {}
@@ -105,6 +110,10 @@ class CompareHardware(Run):
             label = max(counts, key=lambda k: counts[k])  # "which fits more users?": the count decides
             head = say("compare.most_users", self.lang, label=label, n=counts[label],
                        context=render.fig(s.context or DEFAULT_CONTEXT_TOKENS))  # fmt: skip
+        if kind == "types" and len(types) >= 2 and asks_price_gap(self.question):
+            # "每月差多少钱？该选哪个": the month's gap answers first, on the billing asked (else 730 h)
+            gap = yield from PricesIntent.type_gap_line(self, list(types.values()), billings(self.question), s.region)  # type: ignore[arg-type]
+            head = " ".join([*gap, head])
         criteria = self.criteria(results, options, prices, shown, head)
         unpriced = [label for label, _ in results if label not in prices]
         if unpriced and len(unpriced) < len(results):  # said once, so a missing price is neither free nor skipped
@@ -115,6 +124,10 @@ class CompareHardware(Run):
                 head = say("compare.only_priced", self.lang, label=label, price=price, others=others) + "\n\n" + head
             else:
                 criteria.append(note)
+        if unevaluated and len(results) == 1:  # one side left: nothing to weigh it against, so no winner is named
+            head = "\n\n".join(unevaluated)
+        elif unevaluated:
+            criteria += unevaluated
         parts = [head, *criteria, "\n".join(lines)]
         if not any(fit.fits for _, fit in results):  # the closest side's smallest change that makes it fit
             parts += self.fit_lines(min(results, key=lambda r: r[1].shortfall_gib)[1])[1:]
@@ -129,6 +142,8 @@ class CompareHardware(Run):
             label=label, fits=fit.fits, gpus=fit.hardware.gpus, hourly=hourly, hourly_shown=shown,
             per_million=option.cost_cny_per_million_tokens if option else None,
             subscription_month=option.subscription_cny_per_month if option else None,
+            monthly=option.price_cny_per_month if option else None,
+            month_basis=option.price_month_basis if option else None,
             tokens_per_s=option.decode_tokens_per_s if option else None,
             training_hours=option.training_hours if option else None,
             headroom_pct=fit.headroom_pct if fit.fits else None, users=users,

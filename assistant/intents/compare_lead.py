@@ -20,29 +20,38 @@ from assistant.billing_words import billing_basis
 from assistant.intents.compare_yes_no import enough_subject, yes_no_lead
 from assistant.messages import say
 from assistant.phrases import spell_numbers
+from assistant.price_phrases import basis_label
 from assistant.run import Language
 from assistant.workload_numbers import token_cost_asked
 from tools.plan import DeploymentOption
 
 Criterion = Literal["cost", "speed", "users", "room", "gpus"]
-# What "cheaper" is measured by: the hourly price, the cost per token, or the monthly subscription the user pays.
-CostBasis = Literal["hour", "token", "subscription"]
+# What "cheaper" is measured by: the hourly price, the cost per token, the monthly subscription the user pays, or
+# the month as the plan prices it ("the monthly cost": the subscription where listed, else 730 h of the hour).
+CostBasis = Literal["hour", "token", "subscription", "month"]
 
 # What the question weighs the sides by, in the order a criterion is written; none: the overall winner.
 _CRITERIA: dict[Criterion, str] = {
     "cost": r"cheap|cost|price|pric(?:ey|ier)|\bdeal\b|value|budget|afford|yuan|rmb|¥|per\s+(?:m|million)\b|"
     r"bang\s+for|econom|"
-    r"便宜|划算|成本|价格|费用|多少钱|性价比|省钱|预算|花费|每月|包月|贵",
+    r"便宜|划算|成本|价格|费用|多少钱|性价比|省钱|预算|花费|每月|包月|贵|更值(?!得)",
     "speed": r"fast|quick|speed|throughput|tokens?/s|tok/s|latency|finish(?:es)?\s+first|sooner|slow|"
     r"快|速度|吞吐|延迟|用时|多久|几天|多少天|耗时|慢",
     "users": r"(?:more|most)\s+(?:users|concurren\w*|sequences|requests|people|chats|sessions|conversations|streams)|"
     r"how\s+many\s+(?:users|concurrent|conversations|chats|sessions)|"
-    r"(?:更多|最多).{0,4}(?:并发|用户|人|会话|对话)|并发.{0,4}(?:更多|最多|更高)|(?:撑|扛|支持|接待)(?:得|的)?(?:住)?更多",
+    r"(?:更多|最多).{0,4}(?:并发|用户|人|会话|对话)|并发.{0,4}(?:更多|最多|更高)|(?:撑|扛|支持|接待)(?:得|的)?(?:住)?更多|"
+    r"多少\s*(?:路|个)?\s*(?:并发|用户|会话|对话)|多少人(?!民)|"  # "分别能撑多少并发": the count each holds
+    r"多(?:撑|扛|带)|(?:撑|扛|带|支持|服务)(?:得了|得住)?几\s*(?:个|路)?\s*(?:人|用户|并发)|"  # "能多撑几个人"
+    r"how\s+many\s+more\s+(?:users|people|chats|sessions|conversations|requests)",
     "room": r"headroom|(?:more|most)\s+(?:memory\s+)?room|余量|富余|宽裕|"
+    # "哪个更省显存", "which uses less VRAM": the memory each needs
+    r"省显存|显存(?:占用)?(?:更)?(?:少|小|低)|less\s+(?:vram|gpu\s+memory|memory)|memory[\s\-]efficient|"
     # "how much VRAM does each take", "显存各占多少": the memory each side needs, against what it has
     r"how\s+much\s+(?:vram|memory|gpu\s+memory)|(?:vram|memory)\s+(?:each|usage|use|footprint)|"
     r"显存.{0,4}(?:各|分别)?\s*(?:占|要|需要|用|占用)(?:了)?多少",
-    "gpus": r"how\s+many\s+(?:gpus|cards)|fewe(?:r|st)\s+(?:gpus|cards)|几张卡|几块卡|多少张|多少块|各(?:需要|要)几",
+    # "各需要几张 A100", "how many A100s": the card count, whatever card is named
+    "gpus": r"how\s+many\s+(?:gpus|cards|[a-z]\d{2,3}\w*)|fewe(?:r|st)\s+(?:gpus|cards)|几张|几块|多少张|多少块|"
+    r"各(?:需要|要)几",
 }
 
 
@@ -63,8 +72,11 @@ class SideOutcome(BaseModel):
     hourly_shown: str | None = None  # as the answer shows it: "¥9.53" or "2 × ¥26.62"
     per_million: float | None = None
     subscription_month: float | None = None  # the fleet's monthly subscription price, where one is known
+    monthly: float | None = None  # the plan's month: the subscription where listed, else 730 h of the hour
+    month_basis: str | None = None  # which of the two ``monthly`` is ("monthly subscription", "pay-as-you-go x 730 h")
     tokens_per_s: float | None = None
     training_hours: float | None = None
+    training_cost: float | None = None  # the whole run at pay-as-you-go, where the token count is known
     headroom_pct: float | None = None
     need_gib: float | None = None  # per GPU: what the workload needs and what the GPU has for it
     usable_gib: float | None = None
@@ -77,8 +89,9 @@ def option_outcome(label: str, o: DeploymentOption) -> SideOutcome:
     """One side from the plan option standing for it (its cheapest that fits)."""
     return SideOutcome(label=label, gpus=o.total_gpus, hourly=o.price_cny_per_hour,
                        per_million=o.cost_cny_per_million_tokens, subscription_month=o.subscription_cny_per_month,
+                       monthly=o.price_cny_per_month, month_basis=o.price_month_basis,
                        tokens_per_s=o.decode_tokens_per_s,
-                       training_hours=o.training_hours, headroom_pct=o.headroom_pct,
+                       training_hours=o.training_hours, training_cost=o.training_cost_cny, headroom_pct=o.headroom_pct,
                        need_gib=o.per_gpu_gib_needed, usable_gib=o.per_gpu_capacity_gib,
                        users=o.max_concurrent_sequences)  # fmt: skip
 
@@ -124,10 +137,19 @@ def _best(sides: list[SideOutcome], key: str, low: bool) -> tuple[SideOutcome, S
 _PER_TOKEN_RE = (
     r"per\s+(?:1\s*)?(?:m|million|mtok)\b|per[\s\-]+(?:output\s+)?tokens?\b|/\s*(?:1\s*)?m\s*tok|"
     r"bang\s+for|value\s+for\s+(?:the\s+)?money|cost[\s\-]effective|每\s*(?:百万|一百万|1\s*m)|百万\s*tokens?|"
+    # what the money buys: "more for my money", "price-performance", "better value", "tokens per yuan"
+    r"for\s+(?:my|our|your|the)\s+money|price[\s\-/]*perf\w*|\b(?:better|best|more)\s+value\b|更值(?!得)|"
+    r"tokens?\s+per\s+(?:yuan|rmb|dollar|¥)|"
     r"每\s*(?:个\s*)?token|性价比"
 )
 
 _PER_HOUR_RE = r"per\s+hour|hourly|/\s*h(?:ou)?r?\b|an\s+hour|每小时|一小时|小时多少"
+_PER_MONTH_RE = r"\bmonthly\b|per\s+month|a\s+month|/\s*mo(?:nth)?\b|每月|每个月|一个月|月费|月成本"
+# A month that belongs to a budget ("¥10,000/month cap", "每月预算 2 万") bounds the sides; it is not the basis asked.
+_BUDGET_MONTH_RE = (
+    r"[¥$]?\s*(?<![A-Za-z0-9.\-])\d[\d,.]*\s*(?:k|w|万|千)?\s*(?:元|块|rmb|yuan|cny)?\s*(?:/|per|a|每)\s*(?:month|mo\b|月)|"
+    r"(?:monthly|每月|每个月)\s*(?:budget|cap|预算|上限)|(?:budget|预算|上限)\s*(?:每月|每个月)"
+)
 
 
 def cost_basis(question: str) -> CostBasis:
@@ -140,13 +162,21 @@ def cost_basis(question: str) -> CostBasis:
     per_token = re.search(_PER_TOKEN_RE, question, re.I) or token_cost_asked(spell_numbers(question))
     if per_token and not re.search(_PER_HOUR_RE, question, re.I):
         return "token"
-    return "subscription" if billing_basis(question) == "subscription" else "hour"
+    if billing_basis(question) == "subscription":
+        return "subscription"
+    unbounded = re.sub(_BUDGET_MONTH_RE, " ", question, flags=re.I)
+    monthly = re.search(_PER_MONTH_RE, unbounded, re.I) and not re.search(_PER_HOUR_RE, question, re.I)
+    return "month" if monthly else "hour"
 
 
 def _cost(sides: list[SideOutcome], basis: CostBasis = "hour") -> tuple[SideOutcome, SideOutcome] | None:
+    if all(s.training_cost is not None for s in sides) and (run := _best(sides, "training_cost", low=True)):
+        return run  # a training run with its token count: what the whole run costs decides, not its hour
     if basis == "token" and (cheapest := _best(sides, "per_million", low=True)):
         return cheapest
     if basis == "subscription" and (cheapest := _best(sides, "subscription_month", low=True)):
+        return cheapest
+    if basis == "month" and (cheapest := _best(sides, "monthly", low=True)):
         return cheapest
     hourly = _best(sides, "hourly", low=True)
     if hourly is None:
@@ -162,16 +192,43 @@ def _speed(sides: list[SideOutcome]) -> tuple[SideOutcome, SideOutcome] | None:
     )
 
 
+# Decode and training speeds are estimates: sides within this share of each other are about as fast.
+_SPEED_TIE = 0.05
+
+
+def _clear_speed_win(sides: list[SideOutcome]) -> bool:
+    """Whether the fastest side beats the runner-up by more than the estimates' noise (see ``_SPEED_TIE``)."""
+    win = _speed(sides)
+    if win is None:
+        return False
+    a, b = win
+    for key, low in (("training_hours", True), ("train_tflops", False), ("tokens_per_s", False)):
+        va, vb = getattr(a, key), getattr(b, key)
+        if va is not None and vb is not None:
+            va, vb = (va / a.per, vb / b.per) if key == "tokens_per_s" else (va, vb)
+            fast, slow = (vb, va) if low else (va, vb)
+            return bool(slow) and fast / slow > 1 + _SPEED_TIE
+    return True
+
+
 def _figures(
     win: tuple[SideOutcome, SideOutcome], criterion: Criterion, lang: Language, basis: CostBasis = "hour"
 ) -> str:
     """Return the figures behind one criterion's winner: "¥9.53/h vs ¥11.63/h", "579 vs 201 tokens/s"."""
     a, b = win
     if criterion == "cost":
+        if a.training_cost is not None and b.training_cost is not None and a.training_cost != b.training_cost:
+            return say("lead.fig_run_cost", lang, a=render.fig(a.training_cost), b=render.fig(b.training_cost))
         if basis == "subscription" and a.subscription_month is not None and b.subscription_month is not None:
             return say("lead.fig_subscription", lang, a=render.fig(a.subscription_month),
                        b=render.fig(b.subscription_month))  # fmt: skip
         by_token = basis == "token" and a.per_million is not None and b.per_million is not None
+        if basis == "month" and a.monthly is not None and b.monthly is not None:
+            if a.month_basis == b.month_basis:
+                return say("lead.fig_month", lang, a=render.fig(a.monthly, lang), b=render.fig(b.monthly, lang),
+                           basis=basis_label(a.month_basis, lang))  # fmt: skip
+            return say("lead.fig_months", lang, a=render.fig(a.monthly, lang), b=render.fig(b.monthly, lang),
+                       ba=basis_label(a.month_basis, lang), bb=basis_label(b.month_basis, lang))  # fmt: skip
         if not by_token and a.hourly is not None and b.hourly is not None and a.hourly != b.hourly:
             return say("lead.fig_hourly", lang, a=a.hourly_shown or f"¥{render.fig(a.hourly)}",
                        b=b.hourly_shown or f"¥{render.fig(b.hourly)}")  # fmt: skip
@@ -246,11 +303,25 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
     if "gpus" in asked and all(side.gpus for side in fitting):  # "各需要几张卡": the counts, fewest first
         ranked = sorted(fitting, key=lambda side: side.gpus or 0)
         items = _SEP[lang].join(say("lead.count_item", lang, label=s.label, n=s.gpus) for s in ranked)
-        return say("lead.counts", lang, items=items)
+        counts = say("lead.counts", lang, items=items)
+        # "how many cards each, and which is cheaper?": the winner of the rest of what is asked joins the counts
+        rest = [c for c in asked if c != "gpus" and _winner(fitting, c, cost_basis(question))]
+        more = _winners_line(sides, fitting, rest, question, lang) if rest else None
+        return f"{counts} {more}" if more else counts
     # Without two prices, the GPU count stands in for cost: fewer cards of the same workload cost less to run.
     basis = cost_basis(question)
-    overall: list[Criterion] = ["cost" if _cost(fitting, basis) else "gpus", "speed"]
+    overall: list[Criterion] = ["cost" if _cost(fitting, basis) else "gpus"]
+    if _clear_speed_win(fitting):  # a few percent of estimated decode speed is no win worth a split verdict
+        overall.append("speed")
     wanted: list[Criterion] = [c for c in asked if _winner(fitting, c, basis)] or overall
+    return _winners_line(sides, fitting, wanted, question, lang)
+
+
+def _winners_line(
+    sides: list[SideOutcome], fitting: list[SideOutcome], wanted: list[Criterion], question: str, lang: Language
+) -> str | None:
+    """Return the line naming the winner of the first one or two ``wanted`` criteria, with their figures."""
+    basis = cost_basis(question)
     wins = [(c, w) for c in wanted[:2] if (w := _winner(fitting, c, basis)) is not None]
     if not wins:
         wins = [(c, w) for c in ("speed", "users", "room") if (w := _winner(fitting, c)) is not None][:1]

@@ -18,11 +18,15 @@ from assistant.run import Language
 # A comparative between two named things: "faster than", "比 T4 便宜", "compared with", "比起". Not "比较"
 # (to compare) nor "对比" (a comparison asked for), which ask which is better, not whether.
 _COMPARATIVE = (
-    r"\bthan\b|比起|相比|(?<![对相价])比(?!较|例|方|如)|compared\s+(?:to|with)|不如|\b(?:beats?|outperforms?|outrun)\b"
+    r"\bthan\b|比起|相比|(?<![对相价])比(?!较|例|方|如)|compared\s+(?:to|with)|不如|\b(?:beats?|outperforms?|outrun)\b|"
+    # "should I pick the T4 over the A10?", "go with X instead of Y", "选 X 而不是 Y": whether X is the better pick
+    r"\b(?:pick|choose|go\s+(?:with|for)|take|prefer|use|get|rent)\b[^?.!,;]{1,40}?\b(?:over|instead\s+of)\b|"
+    r"而不是|而非"
 )
 # The object of the comparison follows one of these, with at most a count in between ("than one A100").
 _OBJECT_BEFORE = (
-    r"(?:\bthan|比起|相比(?:于)?|(?<![对相])比|不如|compared\s+(?:to|with)|\bversus|\bvs\.?|\bbeats?|\boutperforms?)\s*"
+    r"(?:\bthan|比起|相比(?:于)?|(?<![对相])比|不如|compared\s+(?:to|with)|\bversus|\bvs\.?|\bbeats?|\boutperforms?|"
+    r"\bover|\binstead\s+of|而不是|而非)\s*"
     r"(?:(?:a|an|one|the|single|two|four|eight|\d+|[一二两三四五六七八九十]+)\s*(?:x|×|张|块|台)?\s*)?$"
 )
 
@@ -44,6 +48,12 @@ def asks_whether_worse(question: str) -> bool:
 _FIRST_ASKED = (
     r"(?:吗|么|嘛)\s*[,，?？]?\s*(?:还是|或者|或是)|[?？]\s*(?:or|还是)\b|"
     r",\s*or\s+(?:is|are|would|will|does|do|should|could)\b"
+)
+# "Is the H20 overkill compared to the L20?": whether the subject is more than the workload needs, which is
+# yes when the other side holds it too (whichever is faster), no when only the subject does.
+_OVERKILL = (
+    r"overkill|over[\s\-]?(?:spec(?:ced|'d)?|powered|provisioned)|more\s+than\s+(?:we|i)\s+need|"
+    r"大材小用|杀鸡用牛刀|性能过剩|浪费"
 )
 
 
@@ -104,6 +114,10 @@ def yes_no_lead(line: str, winners: list[tuple[str, str]], labels: list[str], qu
     subject = subject_of(labels, question)
     if subject is None:
         return line
+    if re.search(_OVERKILL, question, re.IGNORECASE):  # only the subject fits (or none): no; else the other suffices
+        only = winners[0][1] if len(winners) == 1 and not winners[0][0] else None
+        needed = only is not None and only in (subject, "")
+        return f"{say('lead.yn_no' if needed else 'lead.yn_yes', lang)} {line}"
     wins = [(label == subject) != asks_whether_worse(question) for _, label in winners]
     if all(wins):
         head = say("lead.yn_yes", lang)

@@ -9,9 +9,12 @@ from assistant.answer import AnswerDetail
 from assistant.intents.arguments import (
     suggestions,
 )
+from assistant.intents.compare_prices import ComparePrices
 from assistant.intents.family_difference import FamilyDifference
 from assistant.intents.gpu_claims import comparison_line, number_claim
 from assistant.intents.gpu_lead import spec_lead
+from assistant.intents.verdict_words import COST_RE
+from assistant.intents.workload import catalog_gpu
 from assistant.messages import say
 from assistant.run import Events, Reply
 from assistant.toolbox import (
@@ -25,7 +28,7 @@ _SERVING_JOB_RE = r"\b(?:inference|serving|serve|decode|deploy\w*|chat\w*)\b|推
 _TRAINING_JOB_RE = r"\b(?:train\w*|fine[\s\-]?tun\w*|pre[\s\-]?train\w*|lora)\b|训练|微调|预训练"
 
 
-class GpuIntent(FamilyDifference):
+class GpuIntent(FamilyDifference, ComparePrices):
     """Answers from the GPU spec sheets."""
 
     def specs(self, s: Slots) -> Events:
@@ -81,6 +84,13 @@ class GpuIntent(FamilyDifference):
         parts = [self.pick(gpus), *self.verdicts(gpus[0], gpus[1])]
         if claim := comparison_line(self.question, gpus[0], gpus[1], self.lang):
             parts.insert(0, say(claim.code, self.lang, **claim.figures))  # the claim or "which is faster" first
+        elif re.search(COST_RE, self.question, re.IGNORECASE):  # "gn7i 和 gn8is 哪个便宜": each side's price first
+            sides = dict(by_family)
+            for name in s.gpu_mentions[:3]:
+                listed, _ = yield from self.call("find_instance_types", find_instance_types, gpu=catalog_gpu(name))
+                sides[name] = listed.instances if listed is not None else []
+            if len(sides) >= 2 and (line := (yield from self.price_lead(sides))):
+                parts.insert(0, line)
         if family_lines:
             parts.append(" · ".join(family_lines))
         parts.append(render_tables.gpu_specs_table(gpus, self.lang))

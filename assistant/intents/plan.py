@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from assistant import render
 from assistant.answer import AnswerDetail
+from assistant.hardware_words import named_regions
 from assistant.intents.arguments import (
     memory_args,
     plan_args,
@@ -85,7 +86,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         if s.budget_cny_month and (self.conv.turn.asks_verdict or over) and not lead:
             head[:0] = yield from self.budget_verdict(s, plan)
         elif self.conv.turn.asks_verdict and not (head or lead or s.gpu or s.instance_types or s.families):
-            head[:0] = self.plain_verdict(s, plan)  # "最多用两台，能跑吗？": yes or no within the stated limits
+            if len(named_regions(self.question)) < 2:  # "上海和北京价格一样吗" weighs the regions, not the fit
+                head[:0] = self.plain_verdict(s, plan)  # "最多用两台，能跑吗？": yes or no within the stated limits
         if lead and (time := (yield from self.training_time(s, plan))):
             # "要多久": the time answers the question, unless the named hardware cannot hold the run: then
             # "no" answers first ("行不行，要多久" on two L20s too small for full fine-tuning).

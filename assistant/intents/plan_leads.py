@@ -42,6 +42,8 @@ HOW_LONG_RE = (
 _WHAT_NEEDED_RE = r"\bwhat\s+(?:do|would|should|will)\s+(?:i|we|you)\s+need\b|需要(?:什么|哪些|多少|几)|要(?:什么|哪些)"
 _REGIONS_COST_RE = r"便宜|贵|划算|每月|一个月|多少|cheap\w*|expensive|month|how\s+much"
 _REGION_ID_RE = r"\b(?:cn|ap|us|eu|me|na|sa)-[a-z]+(?:-\d+)?\b"
+# "are the prices the same in Shanghai and Beijing?", "价格一样吗": a yes or no on whether the regions differ
+_SAME_ASKED_RE = r"一样|相同|同价|有区别|有差别|\bthe\s+same\b|\bequal\b|\bdiffer"
 
 
 def named_regions(text: str) -> list[str]:
@@ -233,6 +235,9 @@ class PlanLeads(Run):
         code = "cost.region_tie" if len(tied) > 1 else "cost.region_head"  # the same list price in both
         named = [region_label(region, self.lang) for region in tied]
         head = say(code, self.lang, region=self.t("、", ", ").join(named), hourly=render.fig(found[0][0]))
+        if re.search(_SAME_ASKED_RE, self.question, re.IGNORECASE) and len(found) >= 2:  # "上海和北京价格一样吗"
+            same = len(tied) == len(found)
+            head = say("lead.yn_yes" if same else "lead.yn_no", self.lang) + " " + head
         return [head, "\n".join(lines)]
 
     def plain_verdict(self, s: Slots, plan: Plan) -> list[str]:

@@ -12,7 +12,7 @@ from assistant.answer import AnswerDetail
 from assistant.billing_words import asks_price_gap, asks_region, asks_type_gap, billings
 from assistant.hardware_words import named_regions
 from assistant.messages import say
-from assistant.price_phrases import basis_label, billing_label, source_label
+from assistant.price_phrases import basis_label, billing_label, region_label, source_label
 from assistant.render import fig
 from assistant.run import Events, Reply, Run
 from assistant.toolbox import (
@@ -50,6 +50,8 @@ class PricesIntent(Run):
             found, _ = yield from self.call("find_instance_types", find_instance_types, family=family)
             names += [i.instance_type for i in (found.instances if found else [])][:_FAMILY_TYPES]
         regions = named_regions(self.question)
+        if not names and subject.gpu_mentions and len(regions) >= 2:  # "an A10 box, Beijing or Shenzhen?"
+            names += yield from self.type_in_regions(subject, regions, modes[0])
         gap = len(names) >= 2 and len(regions) < 2 and asks_type_gap(self.question)
         if gap:  # "比 gn7i-c8g1.2xlarge 贵多少": the gap between the types leads, on one billing basis
             lines += yield from self.type_gap_line(names[:_FAMILY_TYPES], modes, region)
@@ -65,6 +67,9 @@ class PricesIntent(Run):
             yield from self._gpu(subject, modes, None if region_ask else region, lines, details, sources)
         else:
             lines.append(say("prices.no_subject", self.lang))
+        usage = s.usage_hours or subject.usage_hours
+        if usage and {"subscription-monthly", "pay-as-you-go"} <= set(modes):  # "一个月用 300 小时，包月还是按量"
+            lines[:0] = yield from self.hours_billing_line(subject, names, usage.per_month, region)
         if "spot" in modes:
             lines.append(say("prices.spot_caveat", self.lang))
         query = (
@@ -97,6 +102,35 @@ class PricesIntent(Run):
                     return earlier, message.content
         return s, self.question
 
+    def hours_billing_line(self, s: Slots, names: list[str], hours: float, region: str | None) -> Events:
+        """Return [the month's pay-as-you-go for ``hours`` against the subscription], or [] when a price is missing."""
+        name = names[0] if names else None
+        if name is None and s.gpu_mentions:  # a GPU: its type with the cheapest subscription, in that region
+            found, _ = yield from self.call("cheapest_region_for_gpu", cheapest_region_for_gpu, gpu=s.gpu_mentions[0],
+                                            gpu_count=s.gpus or 1, billing="subscription-monthly")  # fmt: skip
+            if found is not None and found.cheapest is not None:
+                name, region = found.cheapest_instance_type, found.cheapest.region
+        if name is None:
+            return []
+        quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=name, region=region)
+        if quote is None or quote.hourly is None or quote.subscription_monthly is None:
+            return []
+        used = quote.hourly * hours
+        code = "billing.hourly_part_time" if used < quote.subscription_monthly else "billing.subscription_part_time"
+        return [say(code, self.lang, type=quote.instance_type, sub=fig(quote.subscription_monthly, self.lang),
+                    payg=fig(quote.hourly), used=fig(used, self.lang), hours=fig(hours))]  # fmt: skip
+
+    def type_in_regions(self, s: Slots, regions: list[str], mode: str) -> Events:
+        """Return [the GPU's cheapest type listed in every region named], or [] when none is listed in all."""
+        found, _ = yield from self.call("cheapest_region_for_gpu", cheapest_region_for_gpu, gpu=s.gpu_mentions[0],
+                                        gpu_count=s.gpus or 1, billing=mode)  # fmt: skip
+        listed = []
+        for option in found.options if found is not None else []:
+            prices = {row.region: row.price_cny for row in option.regions}
+            if all(r in prices for r in regions):
+                listed.append((max(prices[r] for r in regions), option.instance_type))
+        return [min(listed)[1]] if listed else []
+
     def _unit(self, mode: str) -> str:
         return say("prices.unit_month" if mode == "subscription-monthly" else "prices.unit_hour", self.lang)
 
@@ -126,10 +160,12 @@ class PricesIntent(Run):
         low, high = min(monthly, key=lambda r: monthly[r] or 0.0), max(monthly, key=lambda r: monthly[r] or 0.0)
         if monthly[low] == monthly[high]:
             return [say("prices.same_in_regions", self.lang, instance_type=quotes[0].instance_type,
-                        regions=self.t("、", ", ").join(monthly), monthly=fig(monthly[low]),
-                        basis=basis_label(basis, self.lang))]  # fmt: skip
-        return [say("prices.cheaper_region", self.lang, instance_type=quotes[0].instance_type, region=low,
-                    monthly=fig(monthly[low]), other=high, other_monthly=fig(monthly[high]),
+                        regions=self.t("、", ", ").join(region_label(r, self.lang) for r in monthly),
+                        monthly=fig(monthly[low]), basis=basis_label(basis, self.lang))]  # fmt: skip
+        # the regions as the user wrote them: "乌兰察布（cn-wulanchabu）" in a zh answer
+        return [say("prices.cheaper_region", self.lang, instance_type=quotes[0].instance_type,
+                    region=region_label(low, self.lang), monthly=fig(monthly[low]),
+                    other=region_label(high, self.lang), other_monthly=fig(monthly[high]),
                     basis=basis_label(basis, self.lang))]  # fmt: skip
 
     def _instance(

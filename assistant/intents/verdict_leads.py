@@ -57,7 +57,8 @@ class VerdictLeads(Run):
         first = reply.text.partition("\n\n")[0]
         # Serving compared on a workload is judged by the plans (speed of the whole fleet, price); the spec
         # sheet leads only for training, or when the plans could not be compared.
-        undecided = "价格数据不全" in first or "price data is missing" in first
+        marks = ("价格数据不全", "price data is missing", "没有目录价", "No list price")
+        undecided = any(mark in first for mark in marks)
         if line is not None and (metric == "compute" or undecided):
             reply.text = say(line.code, self.lang, **line.figures) + "\n\n" + reply.text
 

@@ -25,7 +25,7 @@ COMPARE_WITH_RE = (
 # The question is about money ("which is cheaper", "划算", "性价比").
 COST_RE = (
     r"cheap|cost|price|pric(?:ey|ier)|\bdeal\b|value|bang\s+for|econom|yuan|rmb|¥|"
-    r"便宜|划算|成本|价格|费用|多少钱|性价比|省钱"
+    r"便宜|划算|成本|价格|费用|多少钱|性价比|省钱|更值(?!得)"
 )
 # The question asks which side holds more users (not merely states a user count).
 USERS_RE = (

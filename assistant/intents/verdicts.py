@@ -16,8 +16,10 @@ from assistant.conversation import read_conversation, representative_model
 from assistant.intents.arguments import memory_args, plan_args
 from assistant.intents.compare_followup import CompareFollowUp
 from assistant.intents.compare_hardware import CompareHardware
+from assistant.intents.compare_lead import asked_criteria
 from assistant.intents.compare_owned import CompareOwned
 from assistant.intents.compare_sides import model_settings
+from assistant.intents.compare_sizes import sized_sides
 from assistant.intents.fleet import FleetIntent, hosts_together
 from assistant.intents.speed_lead import speed_line
 from assistant.intents.target_lead import target_line
@@ -52,6 +54,13 @@ from tools.hardware_fit import HardwareFit
 from tools.plan import Plan
 
 _METHODS = ("full", "lora", "qlora")
+# One card for whichever GPU is named ("on a single card", "单卡跑"), not an article before one side ("an A100").
+_EACH_ONE_CARD_RE = re.compile(
+    r"\b(?:on|with|using|in)\s+(?:a\s+single|one|1)\s+(?:gpu|card)\b|\bsingle[\s\-](?:gpu|card)\b|单卡|各一张|都用一张",
+    re.IGNORECASE,
+)
+# A follow-up asking whether other hardware beats the earlier one: both sets are weighed with the earlier workload.
+_BETTER_RE = r"\b(?:better|worse|cheaper|faster|slower|dearer)\b|更好|更差|更便宜|更快|更慢|更划算|更省|更贵"
 
 
 class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp, FleetIntent, WorkloadIntent):
@@ -63,7 +72,9 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
         if hosts_together(self.question, self.conv.turn):  # "host 72B-AWQ, 7B and bge-m3": all at once
             return (yield from self.fleet_answer(s))
         s = yield from self.with_previous_pick(s)  # "what about H20 - better than that?": the earlier pick vs H20
-        s, sized = self.size_stands_for_a_model(s)
+        s, sized = self.sizes_as_sides(s)  # "7B 和 14B 在一张 A10 上哪个快": a model for each size, both sides
+        if sized is None:
+            s, sized = self.size_stands_for_a_model(s)
         if sized and "model" in self.conv.missing:  # the representative model is said with the answer, not asked
             self.conv = self.conv.model_copy(update={"missing": [m for m in self.conv.missing if m != "model"]})
         own = yield from self.own_answer(s, sized)
@@ -89,6 +100,7 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
             box = one_box(self.question, s.families[0], s) or only_size(s.families[0])  # "a gn6i", "ebmgn7e": one box
             s = s.model_copy(update={"gpus": box or s.gpus})
         alone = ready and verdict and s.gpu and not (s.gpus or s.instance_types or s.families)
+        alone = alone and "gpus" not in asked_criteria(self.question)  # "各需要几张 A100 80G": the count is asked
         if alone and (not offered(s.gpu or "") or with_memory(self.question, s.gpu or "")):
             # "4090 跑 14B 够用吗", "A10 24G 能跑 70B 吗": a GPU no instance type offers, or one written with
             # its memory size, is the one card the user has in mind.
@@ -118,6 +130,18 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
             reply.text = f"{line}\n\n{reply.text}"
         return reply
 
+    def sizes_as_sides(self, s: Slots) -> tuple[Slots, str | None]:
+        """Two sizes weighed ("7B or 14B"): each stands for a model and both are sides; the note names bare ones."""
+        sides = sized_sides(self.question, self.conv.turn.models)
+        if not sides:
+            return s, None
+        bare = not self.conv.turn.models
+        self.conv.turn = self.conv.turn.model_copy(update={"models": sides})
+        defaulted = {k: v for k, v in self.conv.defaulted.items() if k != "model"}  # both models are said once
+        self.conv = self.conv.model_copy(update={"defaulted": defaulted})
+        s = s.model_copy(update={"model": sides[0], "models": sides, "model_error": None, "size_b": None})
+        return s, (self.t("、", ", ").join(sides) if bare else None)
+
     def size_stands_for_a_model(self, s: Slots) -> tuple[Slots, str | None]:
         """Let a size in a claim or verdict ('70B FP16 要 140GB 对吗', '13B A10 单卡能训吗') take a representative."""
         if s.model or s.model_error or not s.size_b or self.conv.turn.models:
@@ -135,6 +159,10 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
         ready = bool(s.model) and not s.model_error and ("model" not in self.conv.missing or sized is not None)
         hardware = self.fixed_hardware(s)
         models, sets = self.conv.turn.models, gpu_sets(self.question)
+        one_each = _EACH_ONE_CARD_RE.search(self.question)
+        if not sets and len(s.gpu_mentions) >= 2 and not s.instance_types and one_each:
+            # "A100 or A10 ... on a single card": one card of every GPU named is a side
+            sets = [{"gpu": catalog_gpu(g), "gpus": 1, "instances": 1} for g in s.gpu_mentions[:3]]
         turn = self.conv.turn
         if turn.follow_up and not (turn.models or turn.gpu_mentions or turn.instance_types or turn.families):
             # "and for 4 users?" after a comparison: the same sides, the one thing changed.
@@ -145,7 +173,11 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
             return None
         if (owned := (yield from self.owned_or_rented(s))) is not None:  # "we own 2x 4090: rent or keep them?"
             return owned
-        if hardware and re.search(COMPARE_WITH_RE, self.question, re.I):
+        weighed = re.search(COMPARE_WITH_RE, self.question, re.I) or (
+            # "would two A10s be better?" after a turn on one L20: hardware only here, the workload is earlier
+            self.history and not self.conv.turn.models and re.search(_BETTER_RE, self.question, re.I)
+        )
+        if hardware and weighed:
             earlier_hw = self.earlier_hardware()
             if earlier_hw and earlier_hw != hardware:  # "how does that compare with two A10s?": both, one workload
                 sides = [(self.side_label(h), {}, h) for h in (earlier_hw, hardware)]

@@ -14,9 +14,15 @@ from assistant.intents.arguments import (
     same_size_suggestion,
 )
 from assistant.intents.compare_lead import SideOutcome, lead_line, option_outcome
-from assistant.intents.compare_sides import gpu_settings, model_settings, setting_label
+from assistant.intents.compare_sides import (
+    gpu_settings,
+    methods_named,
+    model_settings,
+    precisions_named,
+    setting_label,
+)
 from assistant.intents.compare_yes_no import yes_no_lead
-from assistant.intents.verdict_words import offered
+from assistant.intents.verdict_words import COST_RE, offered
 from assistant.messages import say
 from assistant.run import TRAINING, Events, Reply, Run
 from assistant.toolbox import (
@@ -140,6 +146,10 @@ class WorkloadIntent(Run):
         if s.intent == "plan" and (variants := self.variants(s)):
             if len(self.conv.turn.models) >= 2:
                 understood = self.understood_line(s.model_copy(update={"model": " vs ".join(self.conv.turn.models)}))
+            elif len({(v.precision, v.quant) for _, v in variants}) > 1:  # each side's precision is in its label
+                understood = self.understood_line(s.model_copy(update={"precision": None, "quant": None}))
+            elif len({v.task for _, v in variants}) > 1:  # each side's method is in its label
+                understood = self.understood_line(s.model_copy(update={"task": None}))
             reply = yield from self.compare_plans(variants, understood)
         elif s.intent == "memory":
             reply = yield from self.memory_answer(s, understood)
@@ -187,7 +197,17 @@ class WorkloadIntent(Run):
                     gpu = gpus.pop()
                     out.append((f"{family} ({gpu})", s.model_copy(update={"gpu": gpu, "families": [family]})))
             return out if len(out) >= 2 else []
-        return self.mixed_sides(s)
+        return self.mixed_sides(s) or self.setting_sides(s)
+
+    def setting_sides(self, s: Slots) -> list[tuple[str, Slots]]:
+        """One model planned per training method or precision weighed ("full vs LoRA on 100M tokens", "int4 vs fp8")."""
+        if len(self.conv.turn.models) >= 2 or s.instance_types or s.gpus:
+            return []  # models side by side, or a fixed set of hardware (its own comparison)
+        if methods := methods_named(self.question)[:3]:
+            names = {"full": say("describe.task_full", self.lang), "lora": "LoRA", "qlora": "QLoRA"}
+            return [(names[m], s.model_copy(update={"task": m, "task_hint": None})) for m in methods]
+        precisions = precisions_named(self.question)[:3]
+        return [(setting_label(p, self.lang).strip(" ()"), s.model_copy(update=p)) for p in precisions]
 
     def mixed_sides(self, s: Slots) -> list[tuple[str, Slots]]:
         """Sides named partly as families, partly as GPUs ("gn7i vs L20"), when they are two or more GPUs."""
@@ -210,8 +230,14 @@ class WorkloadIntent(Run):
         rows, priced, lines = [head, "|---|---|---|---|---|---|---|"], [], []
         fitted: list[tuple[str, DeploymentOption]] = []
         over_budget: list[str] = []  # variants that fit only above the stated budget
+        planned = []
         for label, variant in variants:
             plan, err = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(variant))
+            planned.append((label, variant, plan, err))
+        # A training run with its token count on every side: each side stands on its cheapest run, not its hour.
+        by_run = all(isinstance(p, Plan) and any(o.training_cost_cny is not None for o in p.options)
+                     for _, _, p, _ in planned)  # fmt: skip
+        for label, variant, plan, err in planned:
             if err or not isinstance(plan, Plan) or not plan.options:
                 over = None if err else (yield from self.over_budget(label, variant))
                 reason = err or say("workload.none_fits", self.lang)
@@ -219,6 +245,9 @@ class WorkloadIntent(Run):
                 over_budget += [label] if over else []
                 continue
             best = min(plan.options, key=lambda o: (o.price_cny_per_hour is None, o.price_cny_per_hour or 0))
+            if by_run:
+                best = min((o for o in plan.options if o.training_cost_cny is not None),
+                           key=lambda o: o.training_cost_cny or 0)  # fmt: skip
             fitted.append((label, best))
             rows.append(
                 f"| {label} | `{best.instance_type}` ({render.gpu_label(best, self.lang)}) | {best.total_gpus} | "
@@ -241,10 +270,14 @@ class WorkloadIntent(Run):
             parts += [*verdict, *self.criterion_winners(fitted), *self.token_winner(priced)]
         elif budget and parts:
             parts += self.criterion_winners(fitted)
-        elif len(variants) >= 2:
-            parts += self.criterion_winners(fitted)  # without prices, speed and headroom decide first
-            parts.append(say("workload.prices_missing", self.lang))
         unpriced = [label for label, _ in fitted if label not in {p[2] for p in priced}]
+        if len(priced) < 2 and not (budget and parts) and len(variants) >= 2:
+            parts += self.criterion_winners(fitted)  # without prices, speed and headroom decide first
+            if priced and unpriced and not re.search(COST_RE, self.question, re.IGNORECASE):
+                # one side priced, the cost not asked (else the lead names the priced side): name the others
+                parts.append(say("compare.unpriced", self.lang, labels=self.t("、", ", ").join(unpriced)))
+            else:
+                parts.append(say("workload.prices_missing", self.lang))
         if unpriced and (len(priced) >= 2 or budget):  # said once: a missing price is neither "free" nor skipped
             parts.append(say("compare.unpriced", self.lang, labels=self.t("、", ", ").join(unpriced)))
         parts += ["\n".join(rows) if len(rows) > 2 else "", "\n".join(lines), understood]
