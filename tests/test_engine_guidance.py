@@ -133,4 +133,5 @@ def test_precision_support_is_answered_from_the_spec_row() -> None:
 def test_a_gpu_no_instance_has_is_said_plainly() -> None:
     answer = shared_engine().answer("RTX 4090 能跑 Qwen2.5-32B 吗")
     assert "目录中没有带 RTX-4090 的阿里云实例规格" in answer.text and "not the requested" not in answer.text
-    assert any(c.name == "plan_gpu_deployment" and "gpu" not in c.args for c in answer.tool_calls)  # planned on what is offered
+    # planned on what the catalog offers
+    assert any(c.name == "plan_gpu_deployment" and "gpu" not in c.args for c in answer.tool_calls)
