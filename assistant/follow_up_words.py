@@ -26,6 +26,8 @@ def is_follow_up(text: str) -> bool:
         # "how does that compare with two A10s?", "跟 2 张 H20 比呢": the same workload on other hardware.
         or re.search(r"how\s+(?:does|do|would)\s+(?:that|it|this)\s+(?:compare|stack\s+up|measure\s+up)|"
                      r"compared?\s+(?:with|to)\s+(?!each)", text, re.I)
+        # "how does the T4 compare?", "can we use A10s only?", "只用 A10 行不行": other hardware for the same load
+        or re.search(_OTHER_HARDWARE_RE, text, re.IGNORECASE)
         # "how does L20 stack up against A10 for that?": "for that" points back at the workload
         or re.search(r"\bfor\s+(?:that|this|it|the\s+same(?:\s+\w+)?)\s*[?？.!]*\s*$|同样的负载|这个负载", text, re.I)
         or re.search(_POINTS_BACK_RE, text, re.IGNORECASE)
@@ -37,6 +39,12 @@ def is_follow_up(text: str) -> bool:
     )
 
 
+_OTHER_HARDWARE_RE = (
+    r"^\s*how\s+(?:does|do|would)\s+(?:the\s+|an?\s+)?[\w\-]+(?:\s+\w+)?\s+(?:compare|stack\s+up|do)\s*[?？.!]*\s*$|"
+    r"^\s*(?:can|could|should)\s+(?:we|i)\s+(?:just\s+)?(?:use|go\s+with|stick\s+(?:to|with))\b|"
+    r"^\s*(?:only|just)\s+[\w\-]+s?\b|\bonly\s*(?:please|pls)?\s*[?？.!]*\s*$|"
+    r"^\s*(?:只用|只要|就用|能不能用|可不可以用|可以用|能用)"
+)
 _SHORT_TURN = 80
 _ABOUT_THAT_RE = re.compile(
     r"\b(?:what|how\s+much|how\s+many(?:\s+\w+)?|how\s+fast)\s+(?:would|will|does|do|could|can|is)\s+(?:that|it|this)\s+"

@@ -46,6 +46,8 @@ _WITHIN_DAY = (
     r"(?:一天|一日|当天|24\s*小时)\s*(?:内|之内|以内)|(?:within|in|per|a)\s+(?:a\s+|one\s+)?day\b|by\s+tomorrow|每天|每日|"
     r"明天(?:之前|以前|前)"
 )
+_PER_MONTH = r"\b(?:per|a|an|each|every)\s+month\b|/\s*month\b|\bmonthly\b|每月|每个月|一个月(?!内)"
+_PER_WEEK = r"\b(?:per|a|each|every)\s+week\b|/\s*week\b|\bweekly\b|每周|每个?星期|一周(?!内)"
 _STREAMS = (
     rf"{_NUM}\s*(?:路|live\s+streams?|streams?|channels?|(?:个)?(?:通话|电话)同时|(?:simultaneous|concurrent|parallel|live)\s+"
     r"(?:phone\s+|audio\s+|voice\s+)?(?:calls?|streams?|conversations?|meetings?))"
@@ -197,6 +199,10 @@ def read_media(text: str) -> MediaAsk | None:
         ask.within_hours = _number(m) if m.group(1) else _number(m, 3)
     elif said_otherwise is not None:
         ask.within_hours = _number(said_otherwise)
+    elif _first(_PER_MONTH, text):  # "1000 hours of audio a month": a month's batch, spread over 30 days
+        ask.within_hours = 720.0
+    elif _first(_PER_WEEK, text):
+        ask.within_hours = 168.0
     elif _first(_WITHIN_DAY, text):
         ask.within_hours = 24.0
     if m := _first(_STREAMS, text):

@@ -219,3 +219,24 @@ def test_a_product_like_a_closed_model_is_not_a_closed_model_to_deploy(question:
 
 def test_a_closed_model_itself_is_still_refused() -> None:
     assert ask("Can I self-host ChatGPT?").kind == "out_of_scope"
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "gpu"),
+    [("can we use A10s only?", "A10"), ("how does the T4 compare?", "T4"), ("只用 A10 行不行", "A10")],
+)
+def test_hardware_named_after_a_workload_is_that_workload_on_it(follow_up: str, gpu: str) -> None:
+    answer = ask(follow_up, "Qwen2.5-14B-Instruct for 20 users, which instance?")
+    plans = [c for c in answer.tool_calls if c.name == "plan_gpu_deployment"]
+    assert any(c.args.get("gpu") == gpu and c.args.get("concurrency") == 20 for c in plans)
+
+
+def test_audio_hours_a_month_are_spread_over_the_month() -> None:
+    answer = ask("We need Whisper large-v3 to transcribe 1000 hours of audio a month. Which instance?")
+    plan = next(c for c in answer.tool_calls if c.name == "plan_media_deployment")
+    assert plan.args["within_hours"] == 720 and plan.args["audio_hours"] == 1000
+
+
+@pytest.mark.parametrize(("text", "region"), [("East China 1", "cn-hangzhou"), ("China North 2", "cn-beijing")])
+def test_the_numbered_region_names_in_english_are_read(text: str, region: str) -> None:
+    assert understand(f"Qwen2.5-7B in {text}, 10 users").region == region
