@@ -135,7 +135,10 @@ _SUCCESS = (
 # A yes/no whose "yes" is a bad choice ("would it be a mistake to serve X on one H20?", "是不是不明智"): a fit is no.
 _MISTAKE = (
     r"\b(?:a\s+)?(?:mistake|bad\s+(?:idea|call|choice|move)|wrong\s+choice|poor\s+choice|any\s+reason\s+not\s+to)\b|"
-    r"不明智|是个错误|失误|会后悔|踩坑|馊主意"
+    r"不明智|是个错误|失误|会后悔|踩坑|馊主意|"
+    # "is it dumb to rent 8 H20s for a 7B?", "would it be crazy to run 72B on one A10?": a bad choice, said plainly
+    r"\b(?:is|would)\s+(?:it|that|this)\s+(?:be\s+)?(?:dumb|silly|stupid|crazy|insane|ridiculous|absurd|nuts)\b|"
+    r"(?:是不是|会不会)(?:很|太)?(?:傻|蠢|疯了|离谱)"
 )
 # A why-question ("why does it OOM?", "为啥跑不起来"): the reason leads, whatever else the turn asks.
 _WHY = r"\bwhy\b|为什么|为啥|为何|怎么会|咋会|\bhow\s+come\b|what\s+causes|是什么原因|什么原因"

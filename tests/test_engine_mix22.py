@@ -240,3 +240,14 @@ def test_audio_hours_a_month_are_spread_over_the_month() -> None:
 @pytest.mark.parametrize(("text", "region"), [("East China 1", "cn-hangzhou"), ("China North 2", "cn-beijing")])
 def test_the_numbered_region_names_in_english_are_read(text: str, region: str) -> None:
     assert understand(f"Qwen2.5-7B in {text}, 10 users").region == region
+
+
+@pytest.mark.parametrize(
+    ("question", "opening"),
+    [
+        ("would it be crazy to run Qwen2.5-72B on one A10?", "**Yes"),
+        ("would it be crazy to use an A100 for qwen2.5-7b?", "**It works, but"),
+    ],
+)
+def test_dumb_or_crazy_asks_whether_it_is_a_bad_choice(question: str, opening: str) -> None:
+    assert first_line(ask(question).text).startswith(opening)
