@@ -251,3 +251,10 @@ def test_the_numbered_region_names_in_english_are_read(text: str, region: str) -
 )
 def test_dumb_or_crazy_asks_whether_it_is_a_bad_choice(question: str, opening: str) -> None:
     assert first_line(ask(question).text).startswith(opening)
+
+
+def test_an_unpriced_recommendation_still_leads_with_the_count_then_the_nearest_price() -> None:
+    answer = ask("DeepSeek-V3 in FP8 — how many H20s and what does it cost?")
+    lead = first_line(answer.text)
+    assert lead.startswith("**Recommended:**") and "H20" in lead
+    assert "Nearest known price" in answer.text and answer.text.count("no known price") == 0

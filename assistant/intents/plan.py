@@ -112,6 +112,11 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         # "多少钱一个月": the month's cost answers first, before any line about the GPU; a yes/no on the GPU
         # ("is the A10 a cost-effective pick?") keeps the first line and the cost follows it
         at = 1 if head and self.conv.turn.asks_verdict and not s.budget_cny_month else 0
+        # "how many H20s and what does it cost?" with no known price: the recommendation answers, the unknown
+        # price and the nearest known one follow it
+        unpriced = bool(cost and plan.options) and cost[0] == say(
+            "cost.unpriced", self.lang, instance_type=plan.options[0].instance_type)  # fmt: skip
+        deferred, cost = (cost[1:], []) if unpriced and not head else ([], cost)  # the paragraph says "unknown"
         head[at:at] = cost
         billing = billing_choice(self.question, s, plan, self.lang)  # "spot or pay-as-you-go?" answers first
         if not lead and s.speed and (target := plan_target_line(plan.model_dump(mode="json"), self.lang)):
@@ -141,6 +146,7 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
                 details.append(AnswerDetail(title=say("details.assumptions", self.lang), markdown=token_cost))
         parts = [*head, *brief]
         parts[1:1] = concept
+        parts[len(head) + 1 : len(head) + 1] = deferred
         if offered:  # after the verdict on the GPU itself (it may be the user's own), unless renting it is asked
             rent = self.named_fits and re.search(_RENT_ASK, self.question, re.IGNORECASE)
             parts.insert(0 if rent else len(lead), offered)
