@@ -10,6 +10,7 @@ MFU), rounded up to whole 8-GPU nodes, and checked with the same tool, so every 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from assistant import render
 from assistant.answer import ToolCall
@@ -80,12 +81,8 @@ class DeadlineLeads(Run):
         The count is read off a 100M-token run, rounded down to two significant figures and run again through
         the tool, so the tokens and hours said are both a tool result (None: no fit, or a volume was given).
         """
-        if s.task not in TRAINING or s.train_tokens or s.samples or not s.model or s.architecture:
+        if (hw := self._fitted_without_volume(s)) is None:
             return None
-        fits = [c for c in self.calls if c.name == "evaluate_hardware_fit" and isinstance(c.result, dict)]
-        if not fits or not fits[0].result["fits"]:  # type: ignore[index]
-            return None
-        hw = fits[0].result["hardware"]  # type: ignore[index]
         args = {"model": s.model, "gpu": hw["gpu"], "gpus": hw["gpus"], "task": s.task}
         rate, _err = yield from self.call("training_run", training_run, **args, tokens=_PER_VOLUME)
         if not isinstance(rate, TrainingCompute) or rate.hours <= 0:
@@ -100,14 +97,19 @@ class DeadlineLeads(Run):
                    hours=render.fig(run.hours), mfu=render.fig(run.mfu),
                    deadline=deadline_label(deadline_hours, self.lang))  # fmt: skip
 
-    def per_volume_line(self, s: Slots) -> Events:
-        """'LoRA 7B 一张 A10 要多久、花多少钱' with no data volume: time and cost per 100M tokens, said as such."""
+    def _fitted_without_volume(self, s: Slots) -> dict[str, Any] | None:
+        """Return the named hardware of a training run given no data volume, when it holds the run (else None)."""
         if s.task not in TRAINING or s.train_tokens or s.samples or not s.model or s.architecture:
             return None
         fits = [c for c in self.calls if c.name == "evaluate_hardware_fit" and isinstance(c.result, dict)]
         if not fits or not fits[0].result["fits"]:  # type: ignore[index]
             return None
-        hw = fits[0].result["hardware"]  # type: ignore[index]
+        return fits[0].result["hardware"]  # type: ignore[index,no-any-return]
+
+    def per_volume_line(self, s: Slots) -> Events:
+        """'LoRA 7B 一张 A10 要多久、花多少钱' with no data volume: time and cost per 100M tokens, said as such."""
+        if (hw := self._fitted_without_volume(s)) is None:
+            return None
         price = _hourly_for(self.calls, hw["gpu"], hw["gpus"])
         result, _err = yield from self.call("training_run", training_run, model=s.model, gpu=hw["gpu"],
                                             gpus=hw["gpus"], tokens=_PER_VOLUME, task=s.task,
