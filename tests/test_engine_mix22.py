@@ -258,3 +258,15 @@ def test_an_unpriced_recommendation_still_leads_with_the_count_then_the_nearest_
     lead = first_line(answer.text)
     assert lead.startswith("**Recommended:**") and "H20" in lead
     assert "Nearest known price" in answer.text and answer.text.count("no known price") == 0
+
+
+@pytest.mark.parametrize(
+    ("question", "opening"),
+    [
+        ("We run Qwen2.5-32B on 4 A10s today. Would moving to 1 A100 save money?", "**Yes on cost"),
+        ("我们现在用 4 张 A10 跑 Qwen2.5-32B，换成 1 张 A100 能省钱吗", "**是的。**"),
+    ],
+)
+def test_a_switch_asks_about_the_side_switched_to(question: str, opening: str) -> None:
+    answer = ask(question)
+    assert first_line(answer.text).startswith(opening) and "A100" in first_line(answer.text)

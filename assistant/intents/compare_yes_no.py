@@ -57,12 +57,20 @@ _OVERKILL = (
 )
 
 
+# "We run it on 4 A10s; would moving to one A100 save money?", "换成 1 张 A100 能省钱吗": the side switched to is
+# the subject, whatever was named first
+_SWITCH = (
+    r"\b(?:mov(?:e|ing)|switch(?:ing)?|migrat(?:e|ing)|upgrad(?:e|ing)|downgrad(?:e|ing))\s+to\b|"
+    r"换成|改用|换到|迁移到|迁到|升级到|降级到|改成"
+)
+
+
 def asks_whether_better(question: str) -> bool:
     """Whether ``question`` asks yes or no about one side beating another ("is X cheaper than Y?")."""
     form = read_form(question)
     if "yes_no" not in (form.form, *form.also):
         return False
-    return re.search(f"{_COMPARATIVE}|{_FIRST_ASKED}", question, re.IGNORECASE) is not None
+    return re.search(f"{_COMPARATIVE}|{_FIRST_ASKED}|{_SWITCH}", question, re.IGNORECASE) is not None
 
 
 def _names(label: str) -> list[str]:
@@ -99,6 +107,10 @@ def subject_of(labels: list[str], question: str) -> str | None:
     placed.sort()
     if len(placed) < 2:
         return None
+    if switch := re.search(_SWITCH, question, re.IGNORECASE):
+        after = [label for at, label in placed if at >= switch.end()]
+        if after:
+            return after[0]
     subjects = [label for at, label in placed if not re.search(_OBJECT_BEFORE, question[:at], re.IGNORECASE)]
     return subjects[0] if subjects else None
 
