@@ -253,7 +253,8 @@ def representative_model(size_b: float) -> str | None:
     """
     best: tuple[float, int, int, str] | None = None
     for index, model in enumerate(list_models()):
-        nominal = parse_size_b(model.name)
+        # A name without a size ("Kimi-K2-Instruct") stands for its published total ("a 1T model")
+        nominal = parse_size_b(model.name) or model.official_params_b
         if not nominal or "distill" in model.name.lower():
             continue
         distance = abs(math.log(nominal / size_b))

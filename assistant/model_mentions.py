@@ -179,11 +179,19 @@ def _with_bare_size(scan: Scan, family: str) -> ModelFind | None:
 
 
 def find_size(scan: Scan) -> float | None:
-    m = scan.find(rf"{NUM}\s*([bB])(?![A-Za-z])(?!\s*tokens?)|{NUM}\s*亿\s*参数")
+    m = scan.find(
+        rf"{NUM}\s*([bB])(?![A-Za-z])(?!\s*tokens?)|{NUM}\s*亿\s*参数|"
+        # "a 1 trillion parameter model", "1 万亿参数", "a 1T model"; "1T tokens" is a training volume
+        rf"{NUM}\s*(?:trillion|万亿|[tT])[\s\-]*(?:param\w*|参数|model|模型)|{NUM}\s*billion[\s\-]*(?:param\w*|model)"
+    )
     if not m:
         return None
     if m.group(1):
         size = parse_number(m.group(1))
-    else:
+    elif m.group(3):
         size = parse_number(m.group(3)) / 10  # 70 亿 = 7B
+    elif m.group(4):
+        size = parse_number(m.group(4)) * 1000
+    else:
+        size = parse_number(m.group(5))
     return size if 0.1 <= size <= 2000 else None

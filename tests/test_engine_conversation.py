@@ -124,7 +124,8 @@ def test_representative_model_prefers_exact_common_sizes() -> None:
     assert representative_model(72) == "Qwen2.5-72B-Instruct"
     assert representative_model(70) == "Llama-3.1-70B-Instruct"
     assert representative_model(7) == "Qwen2.5-7B-Instruct"
-    assert representative_model(1000) is None
+    assert representative_model(1000) == "Kimi-K2-Instruct"  # named without a size: its published total
+    assert representative_model(5000) is None
 
 
 def test_gpu_count_follow_up_leads_with_the_answer_for_that_count() -> None:

@@ -270,3 +270,19 @@ def test_an_unpriced_recommendation_still_leads_with_the_count_then_the_nearest_
 def test_a_switch_asks_about_the_side_switched_to(question: str, opening: str) -> None:
     answer = ask(question)
     assert first_line(answer.text).startswith(opening) and "A100" in first_line(answer.text)
+
+
+@pytest.mark.parametrize("question", ["How much memory does a 1 trillion parameter model need in FP8?",
+                                      "一个 1 万亿参数的模型 FP8 推理要多少显存"])
+def test_a_trillion_parameter_size_is_read_and_spread_over_gpus(question: str) -> None:
+    assert understand(question).size_b == 1000
+    answer = ask(question)
+    est = next(c for c in answer.tool_calls if c.name == "estimate_gpu_memory")
+    plan = next(c for c in answer.tool_calls if c.name == "plan_gpu_deployment")
+    assert est.args["model"] == "Kimi-K2-Instruct" and plan.result["options"]
+    assert plan.result["options"][0]["instance_type"] in answer.text
+
+
+def test_a_trillion_training_tokens_are_no_model_size() -> None:
+    slots = understand("pretrain on 1T tokens")
+    assert slots.size_b is None and slots.train_tokens == 1e12

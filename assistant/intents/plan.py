@@ -251,6 +251,16 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             return head + say("plan.exactly_options", self.lang, where=where, gpus=s.gpus, names=names)
         return head + say("plan.no_exact_options", self.lang, where=where, gpus=s.gpus)
 
+    def spread_line(self, s: Slots) -> Events:
+        """Say the planner's smallest layout for a model no single GPU holds (empty when nothing fits)."""
+        plan, _ = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **plan_args(s))
+        if not isinstance(plan, Plan) or not plan.options:
+            return []
+        top = plan.options[0]
+        return [say("memory.spread", self.lang, instances=top.instances, instance_type=top.instance_type,
+                    gpus=top.total_gpus, gpu=render.gpu_label(top, self.lang), need=render.fig(top.per_gpu_gib_needed),
+                    usable=render.fig(top.per_gpu_capacity_gib))]  # fmt: skip
+
     def memory_answer(self, s: Slots, understood: str) -> Events:
         """Estimate memory per GPU term by term and cite the sizing guidance."""
         if too_long := (yield from self.context_limit(s)):  # "7B with a 50M context": the model's window answers
@@ -260,6 +270,9 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             return self.error(err)
         assert isinstance(est, MemoryEstimate)
         brief, details = estimate_brief(est, self.lang)
+        largest = max(g.memory_gib for g in catalog.list_gpus())  # no card of the catalog holds more
+        if s.gpus is None and est.num_gpus == 1 and est.per_gpu_total_gib > largest:
+            brief[1:1] = yield from self.spread_line(s)  # "a 1T model in FP8": no card holds it; over how many
         parts = [*brief, *self.architecture_note(s), understood]
         topic = self.t("显存 权重 KV cache 开销", "GPU memory weights KV cache overhead")
         if s.task in TRAINING:
