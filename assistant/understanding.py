@@ -47,6 +47,7 @@ from assistant.limit_words import instance_count, max_gpus, max_instances
 from assistant.media_reading import read_media
 from assistant.memory_words import card_by_memory
 from assistant.model_mentions import find_model, find_size
+from assistant.money_words import find_budget, find_foreign_money, is_monthly_budget
 from assistant.phrases import (
     StatedLength,
     daily_users,
@@ -66,15 +67,12 @@ from assistant.task_words import find_precision, find_task
 from assistant.workload_names import rag_pipeline, settle_reach, unsizable
 from assistant.workload_numbers import (
     find_batch,
-    find_budget,
     find_concurrency,
     find_context,
-    find_foreign_money,
     find_invalid,
     find_qps,
     find_token_cost,
     find_train_tokens,
-    is_monthly_budget,
     spoken_chinese_amounts,
 )
 from tools import catalog
