@@ -286,3 +286,17 @@ def test_a_trillion_parameter_size_is_read_and_spread_over_gpus(question: str) -
 def test_a_trillion_training_tokens_are_no_model_size() -> None:
     slots = understand("pretrain on 1T tokens")
     assert slots.size_b is None and slots.train_tokens == 1e12
+
+
+@pytest.mark.parametrize(
+    ("question", "opening"),
+    [
+        ("Is Hong Kong more expensive than Shanghai for an A10 box?", "**Yes.**"),
+        ("Is an A10 box cheaper in Singapore than in Hangzhou?", "**No.**"),
+        ("A10 在香港比上海贵吗", "**是的。**"),
+    ],
+)
+def test_a_yes_no_between_two_regions_is_answered_yes_or_no(question: str, opening: str) -> None:
+    answer = ask(question)
+    assert first_line(answer.text).startswith(opening)
+    assert sum(c.name == "price_of_instance" for c in answer.tool_calls) >= 2

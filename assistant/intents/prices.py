@@ -11,6 +11,7 @@ from __future__ import annotations
 from assistant.answer import AnswerDetail
 from assistant.billing_words import asks_price_gap, asks_region, asks_type_gap, billings
 from assistant.hardware_words import named_regions
+from assistant.intents.compare_yes_no import asks_whether_better, asks_whether_worse
 from assistant.messages import say
 from assistant.price_phrases import basis_label, billing_label, region_label, source_label
 from assistant.render import fig
@@ -163,10 +164,16 @@ class PricesIntent(Run):
                         regions=self.t("、", ", ").join(region_label(r, self.lang) for r in monthly),
                         monthly=fig(monthly[low]), basis=basis_label(basis, self.lang))]  # fmt: skip
         # the regions as the user wrote them: "乌兰察布（cn-wulanchabu）" in a zh answer
-        return [say("prices.cheaper_region", self.lang, instance_type=quotes[0].instance_type,
-                    region=region_label(low, self.lang), monthly=fig(monthly[low]),
-                    other=region_label(high, self.lang), other_monthly=fig(monthly[high]),
-                    basis=basis_label(basis, self.lang))]  # fmt: skip
+        line = say("prices.cheaper_region", self.lang, instance_type=quotes[0].instance_type,
+                   region=region_label(low, self.lang), monthly=fig(monthly[low]),
+                   other=region_label(high, self.lang), other_monthly=fig(monthly[high]),
+                   basis=basis_label(basis, self.lang))  # fmt: skip
+        written = [r for r in named_regions(self.question) if r in monthly]
+        if len(monthly) == 2 and written and asks_whether_better(self.question):
+            # "Is Hong Kong more expensive than Shanghai?": yes or no about the region named first
+            yes = (low == written[0]) != asks_whether_worse(self.question)
+            line = f"{say('lead.yn_yes' if yes else 'lead.yn_no', self.lang)} {line}"
+        return [line]
 
     def _instance(
         self,
