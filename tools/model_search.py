@@ -165,10 +165,13 @@ def largest_models_within_budget(
     if region is not None and not prices.is_region(region):
         raise input_problem("error.region_id", region=region)
     widest: dict[str, tuple[catalog.InstanceType, price_quotes.PriceQuote]] = {}
+    by_hour: list[tuple[float, str, price_quotes.PriceQuote]] = []  # every priced GPU type, for a part-time answer
     affordable = 0
     for inst in catalog.list_instances():
         quote = price_quotes.quote(inst.instance_type, region)
         gpu = inst.gpu_model or inst.gpu_model_likely
+        if quote is not None and quote.hourly and gpu is not None:
+            by_hour.append((quote.hourly, inst.instance_type, quote))
         if quote is None or quote.monthly is None or quote.monthly > budget_cny_month or gpu is None:
             continue
         if not isinstance(inst.gpu_count, int) or not inst.gpu_memory_gib:
@@ -191,20 +194,16 @@ def largest_models_within_budget(
         quote=best[3] if best else None,
         instance_types_within_budget=affordable,
         search=best[2] if best else None,
-        part_time=None if best else _part_time(budget_cny_month, region, family, context, concurrency),
+        part_time=None if best else _part_time(budget_cny_month, by_hour, family, context, concurrency),
     )
 
 
 def _part_time(
-    budget: float, region: str | None, family: str | None, context: int, concurrency: int
+    budget: float, by_hour: list[tuple[float, str, price_quotes.PriceQuote]], family: str | None, context: int,
+    concurrency: int,
 ) -> PartTime | None:
     """Find the cheapest pay-as-you-go type by the hour that serves some model, and the hours ``budget`` buys."""
-    priced = []
-    for inst in catalog.list_instances():
-        quote = price_quotes.quote(inst.instance_type, region)
-        if quote is not None and quote.hourly and (inst.gpu_model or inst.gpu_model_likely):
-            priced.append((quote.hourly, inst.instance_type, quote))
-    for hourly, instance_type, quote in sorted(priced):
+    for hourly, instance_type, quote in sorted(by_hour, key=lambda row: row[:2]):
         found = largest_models_that_fit(instance_type=instance_type, family=family, context=context,
                                         concurrency=concurrency)  # fmt: skip
         if any(r.largest and r.largest.fits for r in found.results):

@@ -64,7 +64,7 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
                 offered, plan = say("plan.gpu_not_offered", self.lang, gpu=s.gpu), wider
         head: list[str] = [*lead, *self.count_line(plan, only_type)]
         head += yield from self.cheaper_than_line(s, plan)  # "anything cheaper than an A100?": yes or no
-        if s.gpu and not any(r.gpu_model in _variants(s.gpu) for r in plan.rejected) and not plan.options:
+        if s.gpu and not carried and not plan.options:
             head.append(say("plan.no_type_with_gpu", self.lang, gpu=s.gpu))
         elif only_type:
             pass  # "how many ecs.X": the count line answers; a verdict on its GPU would answer another question

@@ -47,10 +47,8 @@ class ServingLimits(Run):
         asked = s.asks_request_rate or s.job_requests or s.asks_full_load
         if task_of(s) != "inference" or not asked or instance_type is None:
             return []
-        args = {"model": s.model, "instance_type": instance_type, "architecture": s.architecture}
-        args |= {"prompt_tokens": s.prompt_tokens, "gen_tokens": s.gen_tokens, "precision": s.precision}
-        args |= {"quant": s.quant, "min_tokens_per_s_per_stream": s.speed.per_stream if s.speed else None}
-        args["requests"] = s.job_requests
+        args = _rate_args(s, instance_type) | {"requests": s.job_requests}
+        args["min_tokens_per_s_per_stream"] = s.speed.per_stream if s.speed else None
         rate, err = yield from self.call("requests_per_second", requests_per_second, **args)
         if err or not isinstance(rate, RequestRate):
             return []
@@ -75,9 +73,7 @@ class ServingLimits(Run):
         instance_type = hardware.get("instance_type") or _type_with(hardware.get("gpu"), hardware.get("gpus") or 1)
         if task_of(s) != "inference" or not s.qps or instance_type is None:
             return False, []
-        args = {"model": s.model, "instance_type": instance_type, "architecture": s.architecture}
-        args |= {"prompt_tokens": s.prompt_tokens, "gen_tokens": s.gen_tokens, "precision": s.precision}
-        rate, err = yield from self.call("requests_per_second", requests_per_second, **args, quant=s.quant)
+        rate, err = yield from self.call("requests_per_second", requests_per_second, **_rate_args(s, instance_type))
         if err or not isinstance(rate, RequestRate):
             return False, []
         if rate.requests_per_s * instances >= s.qps:
@@ -125,6 +121,12 @@ class ServingLimits(Run):
         return [say(code, self.lang, **figures, n=render.fig(n), stream=render.fig(at_n.decode_tokens_per_s_per_stream),
                     context=render.fig(context), memory=render.fig(memory), gpus=top.gpu_count,
                     gpu=top.gpu_model or top.gpu_model_likely or "?")]  # fmt: skip
+
+
+def _rate_args(s: Slots, instance_type: str) -> dict[str, Any]:
+    """Return the request shape ``requests_per_second`` sizes on ``instance_type``: model, lengths, precision."""
+    return {"model": s.model, "instance_type": instance_type, "architecture": s.architecture,
+            "prompt_tokens": s.prompt_tokens, "gen_tokens": s.gen_tokens, "precision": s.precision, "quant": s.quant}
 
 
 def _type_with(gpu: str | None, gpus: int) -> str | None:
