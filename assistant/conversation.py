@@ -234,15 +234,31 @@ def missing_slots(slots: Slots) -> list[Missing]:
     return out
 
 
+# A service described by its load but with no model ("a private chatbot for 40 agents") is planned for a
+# mid-size open chat model, said in the answer with a request to name theirs: a plan to correct is more
+# use than a bare "which model?", and 14B is the middle of the sizes such teams start from.
+STARTER_MODEL = "Qwen2.5-14B-Instruct"
+
+
 def default_for(missing: Missing, slots: Slots) -> str | None:
     """Return the value assumed for a missing slot when the user does not say (None: no default)."""
     if missing == "model":
-        return representative_model(slots.size_b) if slots.size_b else None
+        if slots.size_b:
+            return representative_model(slots.size_b)
+        return STARTER_MODEL if _service_without_model(slots) else None
     if missing == "method":
         # Billions of tokens are a (continued) pretraining corpus, which trains every weight; a fine-tuning set
         # is millions. So "train a 7B model on 50B tokens" is offered full training, not LoRA, as the default.
         return "full" if (slots.train_tokens or 0) >= _PRETRAINING_TOKENS else "lora"
     return "inference"
+
+
+def _service_without_model(slots: Slots) -> bool:
+    """Whether the slots describe a chat service by its use and load alone: no model, no training."""
+    load = slots.concurrency or slots.qps or slots.daily_users
+    serving = slots.task in (None, "inference") and slots.task_hint is None
+    named = slots.model_error or slots.reach  # a model they named that is not sized, or a media workload
+    return bool(slots.intent == "plan" and slots.chat_service and load and serving and not named)
 
 
 def representative_model(size_b: float) -> str | None:
@@ -317,13 +333,14 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
     )
     defaulted: dict[str, str] = {}
     update: dict[str, object] = {}
+    starter = _service_without_model(slots)
     for item in missing:
-        if not (slots.accept_defaults or item in asked or feasibility or (deployment and item == "task")):
+        if not (slots.accept_defaults or item in asked or feasibility or starter or (deployment and item == "task")):
             continue
         value = default_for(item, slots)
         if value is None:
             continue
-        defaulted[item] = value
+        defaulted["starter_model" if item == "model" and not slots.size_b else item] = value
         update["model" if item == "model" else "task"] = value
     return slots.model_copy(update=update), defaulted
 

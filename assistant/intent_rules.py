@@ -42,9 +42,18 @@ _DOMAIN_RE = (
     r"gpu|显卡|显存|算力|实例|instance|ecs|阿里云|aliyun|alibaba|model|模型|llm|大模型|推理|训练|微调|部署|"
     r"vllm|kv|cache|量化|quant|awq|gptq|token|价格|price|cost|成本|费用|多少钱|tflops|nvlink|cuda|vram|memory|"
     r"内存|带宽|bandwidth|fine|lora|serving|inference|deploy|avx|hbm|gddr|fp8|bf16|fp16|int4|int8|tensor|"
-    r"pcie|rdma|cloud|云|卡|region|地域|计费|包月|包年|按量|抢占式|竞价|spot|subscription|pay-as-you-go"
+    r"pcie|rdma|cloud|云|卡|region|地域|计费|包月|包年|按量|抢占式|竞价|spot|subscription|pay-as-you-go|"
+    r"租|机器|服务器|助手|chatbot|聊天机器人"
+)
+# the KV cache's size is a memory figure: "KV cache 有多大", "how big is the KV cache"
+KV_SIZE_RE = (
+    r"kv[\s\-_]*(?:cache|缓存)\s*(?:的)?\s*(?:有|要|占|需要|大概|大约)?\s*(?:多大|多少)|"
+    r"how\s+(?:big|large|much\s+(?:memory|vram))\s+(?:is|will|would)\s+(?:the\s+)?kv[\s\-_]*cache|"
+    r"kv[\s\-_]*cache\s+(?:size|footprint|usage)|size\s+of\s+(?:the\s+)?kv[\s\-_]*cache"
 )
 MEMORY_RE = (
+    KV_SIZE_RE
+    + "|"
     r"多少显存|显存(?:需求|占用|要多少|多少|够不够|够吗|多大)|需要多少(?:显存|内存|gpu\s*内存)|"
     r"how\s+much\s+(?:gpu\s+)?(?:vram|memory|gpu\s+memory)|(?:vram|memory)\s+(?:do(?:es)?\s+(?:i|it|we)\s+need|needed|required|requirement|usage|footprint)|"
     r"memory\s+estimate|estimate\s+(?:the\s+)?(?:gpu\s+)?memory|"
@@ -78,7 +87,8 @@ _LIST_RE = (
     r"show\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?instances?|instance\s+types?|实例规格|规格有"
 )
 EXPLAIN_RE = (
-    r"什么|区别|差别|为什么|怎么理解|是否|原理|介绍|解释|含义|意思|what\s+is|what\s+are|what's|why|difference|"
+    # "租什么机器", "用什么实例", "需要什么配置" ask for hardware, not for an explanation
+    r"(?<![租用买选开配上要挑])什么|区别|差别|为什么|怎么理解|是否|原理|介绍|解释|含义|意思|what\s+is|what\s+are|what's|why|difference|"
     r"explain|how\s+does|how\s+do\s+(?:i|you)\s+(?:choose|pick)|tell\s+me\s+about|meaning|"
     # Suitability ("抢占式实例适合训练吗", "is the H20 good for training?") is a question for the guidance.
     r"适合|适不适合|合适吗|值得|划算吗|suitable|suited|good\s+(?:for|choice)|worth\s+it|recommended\s+for"

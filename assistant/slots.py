@@ -85,6 +85,7 @@ class Slots(BaseModel):
     families: list[str] = Field(default_factory=list)
     instance_types: list[str] = Field(default_factory=list)
     serving: bool = Field(default=False, description="words that imply inference: 部署, serve, 并发 ...")
+    chat_service: bool = Field(default=False, description="a chat product described by its use: chatbot, 客服助手, RAG")
     follow_up: bool = Field(default=False, description="phrased as a change of the previous question")
     accept_defaults: bool = Field(default=False, description="'ok', '默认就行': go on with the defaults")
     asks_explanation: bool = Field(default=False, description="'what is', '区别', 'why': wants an explanation")

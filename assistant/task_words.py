@@ -21,7 +21,15 @@ _INFERENCE_WORDS = (
     r"\brun\b|\brunning\b|聊天|chatbot|生成服务|吞吐|throughput|tokens?/s|延迟|latency|"
     # a product people use: retrieval answering, assistants, users online (never a training run by itself)
     r"\brag\b|知识库|问答|客服|\bassistant\b|助手|同时在线|在线人数|\busers?\b|用户|\bemployees\b|员工|"
-    r"\bprompts?\b|\banswers?\b|回答|回复"
+    r"\bprompts?\b|\banswers?\b|回答|回复|"
+    # the KV cache and per-request figures exist only while serving
+    r"kv[\s\-_]*cache|kv\s*缓存|键值缓存|\brequests?\b|请求|\bttft\b|首字|首\s*token"
+)
+# A chat product named by its use ("a private chatbot for our support team", "客服助手", "知识库问答"): with a
+# load and no model, the conversation plans a starter model rather than asking which (conversation.py)
+CHAT_SERVICE_RE = (
+    r"chat\s*bot|chatbot|\bassistant\b|copilot|helpdesk|help\s+desk|customer\s+(?:support|service)|support\s+(?:team|bot|desk)|"
+    r"\brag\b|knowledge\s+base|q\s*&\s*a\b|like\s+chatgpt|客服|助手|知识库|问答|聊天|对话机器人|智能体"
 )
 _FULL_RE = (
     r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b|full[\s\-]*param(?:eter)?s?\b|\(\s*full\s*\)|"

@@ -63,7 +63,7 @@ from assistant.rental_words import find_rental_hours
 from assistant.serving_words import asks_duration, asks_full_load, asks_longest_context, asks_request_rate, job_items
 from assistant.slots import Intent, Slots
 from assistant.speed_words import read_speed_targets
-from assistant.task_words import find_precision, find_task
+from assistant.task_words import CHAT_SERVICE_RE, find_precision, find_task
 from assistant.workload_names import rag_pipeline, settle_reach, unsizable
 from assistant.workload_numbers import (
     find_batch,
@@ -185,6 +185,7 @@ def understand(question: str) -> Slots:
         families=names[1],
         serving=serving or bool(concurrency or qps) or bool(re.search(CAPACITY_RE, text, re.IGNORECASE))
         or rates.asks_capacity(text),
+        chat_service=bool(re.search(CHAT_SERVICE_RE, text, re.IGNORECASE)),
         follow_up=is_follow_up(text),
         accept_defaults=accepts_defaults(text),
         asks_explanation=bool(re.search(EXPLAIN_RE, text, re.IGNORECASE)),

@@ -78,6 +78,10 @@ def find_context(scan: Scan, *, explicit: bool = False) -> int | None:
         # "if each convo is 32k tokens", "每个对话 16k": a length per conversation is the context
         rf"(?:each|every|per|a)\s+(?:convo|conversation|chat|session|request|dialog(?:ue)?)\s+(?:is|of|has|at|=|~)?\s*"
         rf"(?:about\s+|around\s+|roughly\s+|~)?{NUM}\s*([kK])[\s\-]*(?:tokens?)?(?![A-Za-z])",
+        # "if conversations run to 8k tokens", "chats can reach 16k": how long a conversation gets is the context
+        rf"(?:convos?|conversations?|chats?|sessions?|dialog(?:ue)?s?)\s+(?:run|go|get|grow|reach|stretch|"
+        rf"can\s+(?:be|reach|get|grow)|are|average|up)\s+(?:(?:to|up\s+to|about|around|roughly|~)\s*)*{NUM}\s*([kK])"
+        rf"[\s\-]*(?:tokens?)?(?![A-Za-z])",
         rf"每(?:个|一)?(?:对话|会话|请求|用户|人)\s*(?:是|有|约|大约|大概)?\s*{NUM}\s*([kK])",
         # "40 users, 8k tokens each": a length per user, not a count of training tokens
         rf"{NUM}\s*([kK])[\s\-]*tokens?\s+(?:each|apiece|per\s+(?:user|request|person|head|conversation|chat|session))\b",
@@ -198,7 +202,7 @@ _ROLES_EN = (
     r"agents|teachers|researchers|colleagues|coworkers|co-workers|students|members|testers)"
 )  # not "employees"/"staff": a company's head-count is a population at a share (rate_words.find_head_count)
 # "at the same time", and the non-native "in same time" / "at same time": the people served at once.
-_AT_ONCE = r"(?:(?:at|in)\s+(?:the\s+)?same\s+time|at\s+once|concurrently|simultaneously|in\s+parallel)"
+_AT_ONCE = r"(?:(?:at|in)\s+(?:the\s+)?same\s+(?:time|moment)|at\s+once|concurrently|simultaneously|in\s+parallel)"
 
 
 def find_concurrency(scan: Scan) -> int | None:
@@ -211,8 +215,9 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:requests?|users?|jobs?|documents?|docs|files|pdfs|chats|sessions)?\s*"
         r"at\s+(?:a\s+time|once)",
         rf"(?:并发(?:数|量|用户数?|请求数?)?|concurrency|conc\b|concurrent\s+users|concurrent\s+requests){OF}{NUM}\s*{SUFFIX}",
-        rf"(?:并发|用户|人数|concurrency|users)(?:数|量)?\s*(?:改成|改为|调到|提高到|增加到|加到|降到|减到|设为|"
-        rf"(?:changed?|increased?|raised?|bumped?|cut|reduced?|set)\s+to){ABOUT}{NUM}\s*{SUFFIX}",
+        rf"(?:并发|用户|人数|concurrency|users)(?:数|量)?\s*(?:改成|改为|调到|提高到|增加到|加到|降到|减到|设为|涨到|升到|上升到|"
+        rf"增长到|增至|变成|变为|扩到|扩大到|扩展到|翻到|到了|(?:changed?|increased?|raised?|bumped?|cut|reduced?|set|"
+        rf"grows?|goes|went|jumps?|climbs?|rises?|rose)\s+(?:up\s+)?to){ABOUT}{NUM}\s*{SUFFIX}",
         # "同时有 100 来个人在聊", "200 多人同时用": an approximate count is still the count
         rf"(?:同时\s*(?:有)?\s*)?{NUM}\s*{SUFFIX}\s*(?:来|多|左右|上下)\s*(?:个|位)?\s*(?:用户|人)\s*(?:同时|在线|在聊|在用)",
         rf"同时\s*(?:有)?\s*{NUM}\s*{SUFFIX}\s*(?:来|多|左右|上下)\s*(?:个|位)?\s*(?:用户|人|会话|请求)",
@@ -226,6 +231,9 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"{NUM}\s*{SUFFIX}\s*(?:users?|requests?|sessions?)\s*(?:at\s+(?:the\s+same\s+time|once)|concurrently|in\s+parallel)",
         # "a hundred folks chatting at the same time", "80 agents using it simultaneously"
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*{_PEOPLE}\s+(?:[a-z]+\s+){{0,4}}?{_AT_ONCE}",
+        # "~30 tickets being answered at the same moment": work items in flight at once
+        rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:tickets|chats|conversations|requests|queries|questions|calls|sessions)\s+"
+        rf"(?:[a-z]+\s+){{0,4}}?{_AT_ONCE}",
         # "200 customers, perhaps 40 of whom would be chatting at the same time": the share at once
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s+of\s+(?:them|whom|those|these|which)\s+(?:[a-z']+\s+){{0,4}}?{_AT_ONCE}",
         rf"(?:for|serve|serving|with)\s+{NUM}\s*{SUFFIX}\s*(?:simultaneous\s+|active\s+)?(?:users|people|clients|sessions)",
@@ -257,6 +265,9 @@ def find_concurrency(scan: Scan) -> int | None:
         # "maybe 5 internal users", "a small team of 10", "a 12-person team": the people served at once.
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:internal|in-house|beta|paying|pilot|test)\s+(?:users|people|clients|staff)\b",
         rf"\b(?:team|group)\s+of\s+{NUM}\s*{SUFFIX}(?!\s*(?:gpus?|cards?|nodes?|machines?|servers?|instances?)\b)",
+        # "our support team, ~40 agents", "the sales desk (25 reps)": the team's size given after it
+        rf"\b(?:team|desk|department|crew|staff)\s*[,(:\-–—]\s*(?:~|about\s+|around\s+|roughly\s+|maybe\s+|some\s+)?"
+        rf"{NUM}\s*{SUFFIX}\s*(?:{_ROLES_EN}|people|users|folks)\b",
         rf"(?<![\w.]){NUM}{SUFFIX}[\s\-]*(?:person|people|member|man)\s+(?:team|group|startup|company|lab|shop|studio)\b",
     )
     if not m:

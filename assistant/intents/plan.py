@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from assistant import render
 from assistant.answer import AnswerDetail
 from assistant.hardware_words import named_regions
+from assistant.intent_rules import KV_SIZE_RE
 from assistant.intents.arguments import (
     memory_args,
     plan_args,
@@ -145,6 +147,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
                 brief.remove(token_cost)
                 details.append(AnswerDetail(title=say("details.assumptions", self.lang), markdown=token_cost))
         parts = [*head, *brief]
+        if starter := self.conv.defaulted.get("starter_model"):  # no model named: the one planned, said second
+            parts.insert(1, "_" + say("describe.defaulted_starter_model", self.lang, value=starter) + "_")
         parts[1:1] = concept
         parts[len(head) + 1 : len(head) + 1] = deferred
         if offered:  # after the verdict on the GPU itself (it may be the user's own), unless renting it is asked
@@ -261,6 +265,13 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
                     gpus=top.total_gpus, gpu=render.gpu_label(top, self.lang), need=render.fig(top.per_gpu_gib_needed),
                     usable=render.fig(top.per_gpu_capacity_gib))]  # fmt: skip
 
+    def kv_lead(self, est: MemoryEstimate, args: dict[str, Any]) -> str:
+        """Say the KV cache of the estimated batch, over all GPUs, as the first line."""
+        tokens = args.get("prompt_tokens", 0) + args.get("gen_tokens", 0)
+        return say("memory.kv_lead", self.lang, kv=render.fig(est.per_gpu.kv_cache_gib * est.num_gpus),
+                   seqs=args.get("batch") or 1, tokens=render.fig(tokens) if tokens else "?",
+                   total=render.fig(est.per_gpu_total_gib))  # fmt: skip
+
     def memory_answer(self, s: Slots, understood: str) -> Events:
         """Estimate memory per GPU term by term and cite the sizing guidance."""
         if too_long := (yield from self.context_limit(s)):  # "7B with a 50M context": the model's window answers
@@ -270,6 +281,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             return self.error(err)
         assert isinstance(est, MemoryEstimate)
         brief, details = estimate_brief(est, self.lang)
+        if re.search(KV_SIZE_RE, self.question, re.IGNORECASE) and est.per_gpu.kv_cache_gib:
+            brief.insert(0, self.kv_lead(est, memory_args(s, gpus=s.gpus)))  # "KV cache 有多大": that figure first
         largest = max(g.memory_gib for g in catalog.list_gpus())  # no card of the catalog holds more
         if s.gpus is None and est.num_gpus == 1 and est.per_gpu_total_gib > largest:
             brief[1:1] = yield from self.spread_line(s)  # "a 1T model in FP8": no card holds it; over how many
