@@ -88,7 +88,7 @@ _LIST_RE = (
 )
 EXPLAIN_RE = (
     # "租什么机器", "用什么实例", "需要什么配置" ask for hardware, not for an explanation
-    r"(?<![租用买选开配上要挑])什么|区别|差别|为什么|怎么理解|是否|原理|介绍|解释|含义|意思|what\s+is|what\s+are|what's|why|difference|"
+    r"(?<![租用买选开配上要挑荐])什么|区别|差别|为什么|怎么理解|是否|原理|介绍|解释|含义|意思|what\s+is|what\s+are|what's|why|difference|"
     r"explain|how\s+does|how\s+do\s+(?:i|you)\s+(?:choose|pick)|tell\s+me\s+about|meaning|"
     # Suitability ("抢占式实例适合训练吗", "is the H20 good for training?") is a question for the guidance.
     r"适合|适不适合|合适吗|值得|划算吗|suitable|suited|good\s+(?:for|choice)|worth\s+it|recommended\s+for"

@@ -75,3 +75,15 @@ def test_a_bare_large_model_is_still_asked_about() -> None:
 def test_a_hardware_question_is_not_an_explanation() -> None:
     assert not understand("高峰 20 人同时用，租什么机器").asks_explanation
     assert understand("KV cache 是什么").asks_explanation
+
+
+def test_a_knowledge_base_assistant_without_a_model_is_planned() -> None:
+    answer = ask("公司内部想搭一个知识库问答助手，大概 30 人同时在用，推荐什么实例")
+    call = next(c for c in answer.tool_calls if c.name == "plan_gpu_deployment")
+    assert call.args["concurrency"] == 30 and answer.kind == "recommendation"
+
+
+def test_the_sum_of_the_requests_lengths_is_not_said_as_a_context() -> None:
+    answer = ask("每次输入大约 2000 字中文，输出 300 字，Qwen2.5-7B，并发 20，需要多大显存")
+    assert "上下文 1380" not in answer.text  # 1200 + 180 tokens: no tool gave that sum
+    assert "输入 1200 tokens" in answer.text and "输出 180 tokens" in answer.text

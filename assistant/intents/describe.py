@@ -76,6 +76,8 @@ class DescribeIntent(Run):
         unused = (
             ("concurrency", "qps", "prompt_tokens", "gen_tokens", "rental_hours") if training else ("train_tokens",)
         )  # plan_args drops these
+        if not training and s.prompt_tokens and s.gen_tokens and s.context == s.prompt_tokens + s.gen_tokens:
+            unused += ("context",)  # the request's lengths are said; their sum is no figure the tools gave
         for field, name, unit in labels:
             value = None if field in unused else getattr(s, field)
             if value is not None:
