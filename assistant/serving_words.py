@@ -21,6 +21,9 @@ _ASKS = (
     r"(?:最长|最多|最大|上限)[^，。？?\n]{0,10}上下文",
     r"(?:分到|分得|给到|能有|能用|摊到)\s*(?:多少|多长|多大)(?:的)?\s*上下文",  # "每个用户能分到多少上下文"
     r"(?:输入|提示词|对话)[^，。？?\n]{0,6}(?:最长|最多)\s*(?:能|可以)?\s*(?:到|开到|有)?\s*多(?:长|少)",
+    # vLLM's max_model_len is that length: "max_model_len 设多少合适", "what max-model-len should I set"
+    r"max[\s_\-]*model[\s_\-]*len\w*[^，。？?\n]{0,12}(?:多少|多大|多长|合适|怎么设|\bshould\b|\bset\b|\bvalue\b)",
+    r"(?:what|which|how\s+(?:big|high|large|long))\b[^.?!\n]{0,20}max[\s_\-]*model[\s_\-]*len",
 )
 
 

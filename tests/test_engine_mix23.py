@@ -87,3 +87,16 @@ def test_the_sum_of_the_requests_lengths_is_not_said_as_a_context() -> None:
     answer = ask("每次输入大约 2000 字中文，输出 300 字，Qwen2.5-7B，并发 20，需要多大显存")
     assert "上下文 1380" not in answer.text  # 1200 + 180 tokens: no tool gave that sum
     assert "输入 1200 tokens" in answer.text and "输出 180 tokens" in answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Qwen2.5-14B 用 vLLM 部署，max_model_len 设多少合适",
+        "What max_model_len should I set for Qwen2.5-32B-AWQ on one L20 with 8 users?",
+    ],
+)
+def test_max_model_len_is_answered_by_the_longest_context_per_user(question: str) -> None:
+    answer = ask(question)
+    assert any(c.name == "longest_context_per_user" for c in answer.tool_calls)
+    assert "tokens" in first_line(answer.text)

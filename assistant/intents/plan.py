@@ -65,6 +65,9 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             if isinstance(wider, Plan) and wider.options:
                 offered, plan = say("plan.gpu_not_offered", self.lang, gpu=s.gpu), wider
         head: list[str] = [*lead, *self.count_line(plan, only_type)]
+        if s.asks_longest_context and not lead and plan.options:  # "max_model_len 设多少": on the recommended type
+            top = {"instance_type": plan.options[0].instance_type, "instances": plan.options[0].instances}
+            head += yield from self.longest_context_lines(s, top, self.hardware_label)  # type: ignore[attr-defined]
         head += yield from self.cheaper_than_line(s, plan)  # "anything cheaper than an A100?": yes or no
         if s.gpu and not carried and not plan.options:
             head.append(say("plan.no_type_with_gpu", self.lang, gpu=s.gpu))
