@@ -100,3 +100,19 @@ def test_max_model_len_is_answered_by_the_longest_context_per_user(question: str
     answer = ask(question)
     assert any(c.name == "longest_context_per_user" for c in answer.tool_calls)
     assert "tokens" in first_line(answer.text)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is 4-bit 72B on 2 L20 better than BF16 32B on one A100?",
+        "2 张 L20 跑 int4 的 Qwen2.5-72B，和 1 张 A100 跑 bf16 的 Qwen2.5-32B，哪个划算",
+    ],
+)
+def test_each_hardware_side_keeps_its_own_model(question: str) -> None:
+    answer = ask(question)
+    fits = [c.args for c in answer.tool_calls if c.name == "evaluate_hardware_fit"]
+    sides = {(a["gpu"], a["gpus"], a["model"]) for a in fits}
+    assert ("L20", 2, "Qwen2.5-72B-Instruct") in sides
+    assert any(g.startswith("A100") and n == 1 and m == "Qwen2.5-32B-Instruct" for g, n, m in sides)
+    assert "does not fit" not in answer.text and "放不下" not in answer.text  # 32B BF16 fits one 80 GB A100

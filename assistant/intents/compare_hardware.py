@@ -99,6 +99,11 @@ class CompareHardware(Run):
         if kind == "hardware" and all(h == sides[0][2] for _, _, h in sides):  # one hardware, varied settings
             varied = {k: None for _, change, _ in sides for k in change if k in ("task", "precision", "quant")}
             understood = s.model_copy(update=varied)  # "int8 vs int4 on one L20": the sides' lines say each setting
+        elif kind == "hardware" and any("model" in change for _, change, _ in sides):
+            # "4-bit 72B on 2 L20 vs BF16 32B on one A100": each side's label names its model and setting
+            labels = " vs ".join(label for label, _ in results)
+            understood = s.model_copy(update={"model": labels, "gpu": None, "gpus": None, "precision": None,
+                                              "quant": None, "instance_types": []})  # fmt: skip
         head = self.winner(results, prices, shown)
         sides_out = [self.outcome(label, fit, options.get(label), prices.get(label), shown.get(label),
                                   counts.get(label)) for label, fit in results]  # fmt: skip
@@ -174,11 +179,13 @@ class CompareHardware(Run):
     def sides_as_written(self, s: Slots) -> list[Side] | None:
         """GPU sides that each carry their own count and settings ("AWQ on 2x A100 vs FP8 on one H20"), else None."""
         gpus = s.gpu_mentions[:3]
-        if len(gpus) < 2 or s.instance_types or len(self.conv.turn.models) >= 2:
+        if len(gpus) < 2 or s.instance_types:
             return None
         own = gpu_settings(self.question, gpus)
         if not own or not all("gpus" in own[g] for g in gpus):
             return None
+        if len(self.conv.turn.models) >= 2 and not all("model" in own[g] for g in gpus):
+            return None  # two models and no GPU of their own each: a model comparison
         # each side's own settings, or at least its own count ("a single A100 40GB ... than 2x A10")
         if not any(len(own[g]) > 1 for g in gpus) and len({own[g]["gpus"] for g in gpus}) < 2:
             return None

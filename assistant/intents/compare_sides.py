@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from assistant import render
+from assistant.conversation import representative_model
 from assistant.hardware_words import find_gpus
 from assistant.reading import Scan
 from assistant.task_words import find_precision, find_task
@@ -53,6 +54,7 @@ def model_settings(question: str, models: list[str]) -> dict[str, dict[str, Any]
 
 
 _GROUPS: dict[str, tuple[str, ...]] = {
+    "model": ("model",),
     "quant": ("precision", "quant"),
     "context": ("context",),
     "concurrency": ("concurrency",),
@@ -90,8 +92,10 @@ def _gpu_settings(question: str, gpus: tuple[str, ...]) -> dict[str, dict[str, A
             named = [keys[k] for k in found if k in keys]
             if read is None or len(named) != 1 or named[0] in stated:
                 continue
+            # "4-bit 72B on 2 L20 vs BF16 32B on one A100": a model (or a bare size) beside the GPU is that side's
+            model = read.model or (representative_model(read.size_b) if read.size_b else None)
             values = {"precision": read.precision, "quant": read.quant, "context": read.context,
-                      "concurrency": read.concurrency, "gpus": read.gpus}  # fmt: skip
+                      "concurrency": read.concurrency, "gpus": read.gpus, "model": model}  # fmt: skip
             stated[named[0]] = {k: v for k, v in values.items() if v is not None}
     out: dict[str, dict[str, Any]] = {g: {} for g in gpus}
     for group, fields in _GROUPS.items():
@@ -111,7 +115,7 @@ def _gpu_settings(question: str, gpus: tuple[str, ...]) -> dict[str, dict[str, A
 
 def setting_label(change: dict[str, Any], lang: str) -> str:
     """Return a side's own settings for its label: " (AWQ, 32,768 tokens, 16 users)", or "" when none."""
-    parts = []
+    parts = [str(change["model"])] if change.get("model") else []
     if change.get("quant") not in (None, "none"):
         parts.append(str(change["quant"]).split("-")[0].upper())
     elif change.get("precision"):
