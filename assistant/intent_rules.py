@@ -62,6 +62,9 @@ MEMORY_RE = (
     r"(?:for|of)\b|"
     # "memory need of X", "VRAM requirements for X", "X 的显存需求/要求": the figure, not a plan.
     r"(?:vram|memory)\s+(?:needs?|needed|requirements?)\s+(?:of|for)\b|(?:vram|memory)\s+requirements?\b|"
+    # "gemma 2 9b vram for inference?", "qwen 7b vram?": the figure asked by its noun after the model
+    r"\b(?:vram|gpu\s+memory)\s+(?:for|to)\s+(?:inference|serving|serve|training|fine[\s\-]*tun\w*|run\w*|host\w*)\b|"
+    r"\bvram\s*(?:usage\s*)?\?|"
     r"显存(?:要求|需要多少|得多少|至少要)|(?:占|吃|用)(?:用)?(?:掉)?多少(?:的)?显存|需要?多大(?:的)?显存|"
     r"(?<![\d.])\d{1,6}(?:\.\d{1,3})?\s*gi?b?\s*(?:的)?\s*显存|needs?\s+(?:about\s+)?\d{1,6}(?:\.\d{1,3})?\s*gi?b\b"
 )

@@ -116,3 +116,29 @@ def test_each_hardware_side_keeps_its_own_model(question: str) -> None:
     assert ("L20", 2, "Qwen2.5-72B-Instruct") in sides
     assert any(g.startswith("A100") and n == 1 and m == "Qwen2.5-32B-Instruct" for g, n, m in sides)
     assert "does not fit" not in answer.text and "放不下" not in answer.text  # 32B BF16 fits one 80 GB A100
+
+
+def test_a_memory_comparison_of_two_gpus_leads_with_memory() -> None:
+    answer = ask("how much memory does an L20 have compared to an A10?")
+    assert first_line(answer.text).startswith("Memory") and "48 vs 24" in first_line(answer.text)
+    assert answer.text.count("48 vs 24 GB") == 1
+
+
+def test_a_vague_performance_comparison_still_leads_with_the_pick() -> None:
+    assert "怎么选" in first_line(ask("A10 和 L20 哪个性能好").text)
+
+
+def test_vram_after_the_model_is_a_memory_question() -> None:
+    answer = ask("gemma 2 9b vram for inference?")
+    assert answer.kind == "estimate" and "GiB" in first_line(answer.text)
+
+
+@pytest.mark.parametrize(
+    ("follow", "said"),
+    [("which region is cheapest for that?", "cheapest region"), ("哪个地域最便宜", "最便宜的地域")],
+)
+def test_the_cheapest_region_follow_up_leads_with_the_region(follow: str, said: str) -> None:
+    answer = ask(follow, "Qwen2.5-7B for 5 users, which instance?")
+    line = first_line(answer.text)
+    assert said in line and "cn-" in line
+    assert "⚠" not in answer.text.split("\n\n")[1]  # said once, not again as a warning

@@ -82,6 +82,8 @@ class DescribeIntent(Run):
             value = None if field in unused else getattr(s, field)
             if value is not None:
                 shown = value if isinstance(value, str) else render.fig(value)
+                if field == "region" and value == "any":
+                    shown = say("describe.region_any", self.lang)  # the cheapest region, not a region named "any"
                 items.append(f"{name}{'' if name.endswith('¥') else ' '}{shown}{unit}")
         if s.exclude_gpus:  # "not on A10s": said back, so the user sees it was honoured
             items.append(say("describe.not_on", self.lang) + "/".join(s.exclude_gpus))

@@ -12,7 +12,7 @@ from assistant.intents.arguments import (
 from assistant.intents.compare_prices import ComparePrices
 from assistant.intents.family_difference import FamilyDifference
 from assistant.intents.gpu_claims import comparison_line, number_claim
-from assistant.intents.gpu_lead import spec_lead
+from assistant.intents.gpu_lead import asked_figure, spec_lead
 from assistant.intents.verdict_words import COST_RE
 from assistant.intents.workload import catalog_gpu
 from assistant.messages import say
@@ -27,6 +27,8 @@ from tools.catalog import GPU, InstanceType
 _SERVING_JOB_RE = r"\b(?:inference|serving|serve|decode|deploy\w*|chat\w*)\b|推理|部署|在线服务|解码"
 _TRAINING_JOB_RE = r"\b(?:train\w*|fine[\s\-]?tun\w*|pre[\s\-]?train\w*|lora)\b|训练|微调|预训练"
 
+
+_UNITS = {"bf16_dense_tflops": "TFLOPS", "memory_bandwidth_gb_s": "GB/s", "memory_gib": "GB"}
 
 class GpuIntent(FamilyDifference, ComparePrices):
     """Answers from the GPU spec sheets."""
@@ -82,6 +84,15 @@ class GpuIntent(FamilyDifference, ComparePrices):
         if len(gpus) < 2:
             return self.error("; ".join(c.error for c in self.calls if c.error) or "need two GPUs")
         parts = [self.pick(gpus), *self.verdicts(gpus[0], gpus[1])]
+        figure = asked_figure(self.question)
+        if figure == "compute" and not re.search(r"算力|tflops|flops|compute", self.question, re.IGNORECASE):
+            figure = None  # "哪个性能好" weighs the whole card: the pick answers it
+        field = {"compute": "bf16_dense_tflops", "bandwidth": "memory_bandwidth_gb_s", "memory": "memory_gib"}.get(
+            figure or ""
+        )
+        if field and (line := self.verdict_on(gpus[0], gpus[1], field)):
+            parts.remove(line)
+            parts.insert(0, line)  # "how much memory does an L20 have compared to an A10?": that figure first
         if claim := comparison_line(self.question, gpus[0], gpus[1], self.lang):
             parts.insert(0, say(claim.code, self.lang, **claim.figures))  # the claim or "which is faster" first
         elif re.search(COST_RE, self.question, re.IGNORECASE):  # "gn7i 和 gn8is 哪个便宜": each side's price first
@@ -125,16 +136,18 @@ class GpuIntent(FamilyDifference, ComparePrices):
 
     def verdicts(self, a: GPU, b: GPU) -> list[str]:
         """Which GPU is ahead on dense BF16, memory bandwidth and memory, stating both figures."""
-        out = []
-        for field, unit in (("bf16_dense_tflops", "TFLOPS"), ("memory_bandwidth_gb_s", "GB/s"), ("memory_gib", "GB")):
-            va, vb = getattr(a, field), getattr(b, field)
-            if va is None or vb is None or va == vb:
-                continue
-            hi, lo, vh, vl = (a, b, va, vb) if va > vb else (b, a, vb, va)
-            what = say(f"gpus.what_{field}", self.lang)
-            out.append(say("gpus.higher", self.lang, what=what, gpu=hi.name, high=render.fig(vh), low=render.fig(vl),
-                           unit=unit))  # fmt: skip
-        return out
+        lines = (self.verdict_on(a, b, field) for field in _UNITS)
+        return [line for line in lines if line]
+
+    def verdict_on(self, a: GPU, b: GPU, field: str) -> str | None:
+        """Which of two GPUs is ahead on one spec, with both figures (None: unknown or equal)."""
+        va, vb = getattr(a, field), getattr(b, field)
+        if va is None or vb is None or va == vb:
+            return None
+        hi, vh, vl = (a, va, vb) if va > vb else (b, vb, va)
+        what = say(f"gpus.what_{field}", self.lang)
+        return say("gpus.higher", self.lang, what=what, gpu=hi.name, high=render.fig(vh), low=render.fig(vl),
+                   unit=_UNITS[field])  # fmt: skip
 
     def lookup_gpu(self, name: str) -> Events:
         """``gpu_specs(name)``; an ambiguous family name ("A100") falls back to its first variant."""

@@ -23,6 +23,7 @@ from assistant.intents.target_lead import plan_target_line
 from assistant.intents.training_leads import TrainingLeads
 from assistant.intents.verdict_billing import billing_choice
 from assistant.messages import say
+from assistant.price_phrases import region_label
 from assistant.render_brief import estimate_brief, plan_brief
 from assistant.run import TRAINING, Events, Reply
 from assistant.toolbox import (
@@ -33,7 +34,9 @@ from assistant.understanding import Slots
 from tools import catalog
 from tools.errors import UnknownNameError
 from tools.memory import MemoryEstimate
+from tools.notes import Note
 from tools.plan import Plan
+from tools.prices import REGION_ANY
 
 # A question about what it costs (not "cheapest instance"): the cost line answers first.
 # "Can I get a B200 on Alibaba Cloud?": whether it can be rented is the question, before whether it fits.
@@ -65,6 +68,12 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             if isinstance(wider, Plan) and wider.options:
                 offered, plan = say("plan.gpu_not_offered", self.lang, gpu=s.gpu), wider
         head: list[str] = [*lead, *self.count_line(plan, only_type)]
+        if self.conv.turn.region == REGION_ANY and not lead:  # "which region is cheapest for that?": that region first
+            cheapest = [n for n in plan.warnings if n.code == "price.cheapest_region"]
+            plan = plan.model_copy(update={"warnings": [n for n in plan.warnings if n not in cheapest]})
+            region_lead = [say("plan.cheapest_region_lead", self.lang, **self.region_figures(n)) for n in cheapest[:1]]
+        else:
+            region_lead = []
         if s.asks_longest_context and not lead and plan.options:  # "max_model_len 设多少": on the recommended type
             top = {"instance_type": plan.options[0].instance_type, "instances": plan.options[0].instances}
             head += yield from self.longest_context_lines(s, top, self.hardware_label)  # type: ignore[attr-defined]
@@ -124,6 +133,7 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         deferred, cost = (cost[1:], []) if unpriced and not head else ([], cost)  # the paragraph says "unknown"
         head[at:at] = cost
         billing = billing_choice(self.question, s, plan, self.lang)  # "spot or pay-as-you-go?" answers first
+        billing[:0] = region_lead  # the region asked answers like a billing choice: the plan's paragraph folds
         if not lead and s.speed and (target := plan_target_line(plan.model_dump(mode="json"), self.lang)):
             # "≥ 30 tokens/s each", "TTFT < 1 s": the option that meets it and its figure answer first
             billing.insert(0, target)
@@ -157,7 +167,7 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         if offered:  # after the verdict on the GPU itself (it may be the user's own), unless renting it is asked
             rent = self.named_fits and re.search(_RENT_ASK, self.question, re.IGNORECASE)
             parts.insert(0 if rent else len(lead), offered)
-        if not lead and (int4 := (yield from self.int4_line(s, plan))):
+        if not (lead or region_lead) and (int4 := (yield from self.int4_line(s, plan))):
             parts[1:1] = int4  # "cheapest way to run 70B?": what 4-bit weights cost, right after the answer
             token_cost = render.token_cost_phrase(plan.options[0], self.lang)
             if token_cost in parts and not s.asks_token_cost:  # not asked: folds, keeping the plan's length
@@ -267,6 +277,13 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         return [say("memory.spread", self.lang, instances=top.instances, instance_type=top.instance_type,
                     gpus=top.total_gpus, gpu=render.gpu_label(top, self.lang), need=render.fig(top.per_gpu_gib_needed),
                     usable=render.fig(top.per_gpu_capacity_gib))]  # fmt: skip
+
+    def region_figures(self, cheapest: Note) -> dict[str, Any]:
+        """Return the cheapest-region note's figures, as the lead says them."""
+        v = cheapest.values
+        return {"region": region_label(str(v["region"]), self.lang), "instance_type": v["instance_type"],
+                "instances": v["instances"], "price": render.fig(float(v["cny_per_hour"])),  # type: ignore[arg-type]
+                "as_of": v["as_of"], "regions": v["regions"]}  # fmt: skip
 
     def kv_lead(self, est: MemoryEstimate, args: dict[str, Any]) -> str:
         """Say the KV cache of the estimated batch, over all GPUs, as the first line."""
