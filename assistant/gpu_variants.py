@@ -45,3 +45,27 @@ def with_memory_variants(question: str, gpu_mentions: list[str]) -> list[str]:
         if name not in variants:
             variants.append(name)
     return variants if len(variants) >= 2 else gpu_mentions
+
+
+def with_stated_memory(question: str, gpu_mentions: list[str]) -> list[str]:
+    """Return ``gpu_mentions`` with a size said apart from the name read into it: "V100 那个 16G 的" is V100-16GB.
+
+    A size next to the name ("V100 16G") is read by the GPU vocabulary itself; this reads one across a few
+    words ("the 16GB V100", "V100 那个 16G 的", "32G 的 V100") when the catalog lists that variant.
+    """
+    out = []
+    for mention in gpu_mentions:
+        base = _BASE_RE.match(mention)
+        name = re.escape(mention)
+        m = base and mention == base.group(0) and (
+            re.search(rf"{name}\s*(?:那个|那款|那种|的|是)?\s*(?<![\d.]){_SIZE}", question, re.IGNORECASE)
+            or re.search(rf"(?<![\d.]){_SIZE}\s*(?:的|版本?的?|version|model)?\s*(?:nvidia\s+)?{name}", question, re.I)
+        )
+        if not m:
+            out.append(mention)
+            continue
+        try:
+            out.append(catalog.get_gpu(f"{mention} {m.group(1)}GB").name)
+        except UnknownNameError:
+            out.append(mention)
+    return out

@@ -19,7 +19,7 @@ from assistant.bare_lengths import bare_lengths
 from assistant.billing_words import asks_price, asks_region
 from assistant.concepts import asks_concept
 from assistant.follow_up_words import accepts_defaults, is_follow_up
-from assistant.gpu_variants import with_memory_variants
+from assistant.gpu_variants import with_memory_variants, with_stated_memory
 from assistant.hardware_words import (
     find_catalog_names,
     find_excluded_gpus,
@@ -140,6 +140,7 @@ def understand(question: str) -> Slots:
     gpu_mentions = find_gpus(scan) or find_unknown_gpu(scan) or find_branded_gpu(text)
     gpu_mentions = [g for g in gpu_mentions if g not in excluded_gpus and g not in replaced]
     gpu_mentions = with_memory_variants(text, gpu_mentions)  # "A100 40GB or 80GB": both variants are sides
+    gpu_mentions = with_stated_memory(text, gpu_mentions)  # "V100 那个 16G 的": that variant
     budget = find_budget(scan)
     train_tokens = find_train_tokens(scan)
     rate = rates.find_daily_requests(scan) or rates.find_group_concurrency(scan) or rates.find_user_share(scan)

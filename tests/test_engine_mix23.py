@@ -142,3 +142,20 @@ def test_the_cheapest_region_follow_up_leads_with_the_region(follow: str, said: 
     line = first_line(answer.text)
     assert said in line and "cn-" in line
     assert "⚠" not in answer.text.split("\n\n")[1]  # said once, not again as a warning
+
+
+@pytest.mark.parametrize(
+    ("text", "gpu"),
+    [
+        ("想在 gn6v 上 LoRA 一个 Qwen2.5-7B，V100 那个 16G 的，靠谱不", "V100-16GB"),
+        ("the 32GB V100 for Qwen2.5-7B?", "V100-32GB"),
+    ],
+)
+def test_a_memory_size_said_apart_from_the_gpu_names_that_variant(text: str, gpu: str) -> None:
+    assert understand(text).gpu_mentions == [gpu]
+
+
+def test_lora_one_named_card_cannot_hold_offers_qlora_on_it() -> None:
+    answer = ask("想在 gn6v 上 LoRA 一个 Qwen2.5-7B，V100 那个 16G 的，靠谱不")
+    assert "QLoRA" in answer.text and "一张 V100-16GB 就够" in answer.text
+    assert any(c.name == "estimate_gpu_memory" and c.args.get("task") == "qlora" for c in answer.tool_calls)

@@ -87,8 +87,10 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             # The verdict on the GPU answers; that one card is not enough follows it.
             head += yield from self.gpu_verdict(s, plan)
             head += self.single_gpu_line(plan, s.gpu)
+            head += yield from self.qlora_on_one(s, plan)
         elif s.gpu and not lead:
             head += self.single_gpu_line(plan, s.gpu)
+            head += yield from self.qlora_on_one(s, plan)
         # A budget every priced option is over ("¥1 a month") is answered first too: an unpriced option left in
         # the plan is no recommendation. (All options unpriced, with priced ones rejected only for the budget.)
         over = False
@@ -252,6 +254,19 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         reason = one.reason.render(self.lang)
         return [say("plan.one_gpu_short", self.lang, gpu=gpu, instance_type=one.instance_type)
                 + (f" — {reason}" if reason else "")]  # fmt: skip
+
+    def qlora_on_one(self, s: Slots, plan: Plan) -> Events:
+        """LoRA that one named card cannot hold: whether QLoRA (a 4-bit base) fits it, the smallest change."""
+        one = next((r for r in plan.rejected if r.gpu_model == s.gpu and r.reason.values.get("gpus") == 1), None)
+        if s.task != "lora" or one is None or "usable" not in one.reason.values:
+            return []
+        est, _ = yield from self.call("estimate_gpu_memory", estimate_gpu_memory,
+                                      **memory_args(s.model_copy(update={"task": "qlora"}), gpus=1))  # fmt: skip
+        usable = float(one.reason.values["usable"])  # type: ignore[arg-type]
+        if not isinstance(est, MemoryEstimate) or est.per_gpu_band_high_gib > usable:
+            return []
+        return [say("plan.qlora_on_one", self.lang, gpu=s.gpu, need=render.fig(est.per_gpu_total_gib),
+                    usable=render.fig(usable))]  # fmt: skip
 
     def gpu_count_section(self, s: Slots, plan: Plan, lead: bool = False) -> Events:
         """Estimate per-GPU memory on the number of GPUs the user named; list the options of that size."""
