@@ -159,3 +159,14 @@ def test_lora_one_named_card_cannot_hold_offers_qlora_on_it() -> None:
     answer = ask("想在 gn6v 上 LoRA 一个 Qwen2.5-7B，V100 那个 16G 的，靠谱不")
     assert "QLoRA" in answer.text and "一张 V100-16GB 就够" in answer.text
     assert any(c.name == "estimate_gpu_memory" and c.args.get("task") == "qlora" for c in answer.tool_calls)
+
+
+def test_a_per_token_near_tie_is_called_even_then_the_hour_decides() -> None:
+    from assistant.intents.compare_lead import SideOutcome, lead_line
+
+    a10 = SideOutcome(label="A10", hourly=9.53, per_million=10.02, tokens_per_s=100)
+    l20 = SideOutcome(label="L20", hourly=11.63, per_million=10.31, tokens_per_s=120)
+    line = lead_line([a10, l20], "which is cheaper per million tokens, A10 or L20?", "en")
+    assert line is not None and line.startswith("**About even per token:**") and "By the hour, A10" in line
+    clear = l20.model_copy(update={"per_million": 12.31})
+    assert lead_line([a10, clear], "which is cheaper per million tokens, A10 or L20?", "en").startswith("**A10 is")

@@ -211,6 +211,26 @@ def _clear_speed_win(sides: list[SideOutcome]) -> bool:
     return True
 
 
+def _token_tie(sides: list[SideOutcome], lang: Language) -> str | None:
+    """Say two sides cost about the same per token when their estimates are within the noise, then the hour.
+
+    The cost per million tokens is the hourly price over an estimated decode speed, so it carries the speed
+    estimate's noise (``_SPEED_TIE``): a few percent apart is no winner ("¥10.02 vs ¥10.31" is a tie).
+    """
+    win = _best(sides, "per_million", low=True)
+    if win is None or win[0].per_million is None or win[1].per_million is None:
+        return None
+    a, b = win
+    if b.per_million > a.per_million * (1 + _SPEED_TIE):
+        return None
+    line = say("lead.token_tie", lang, a=a.label, b=b.label, fa=render.fig(a.per_million),
+               fb=render.fig(b.per_million))  # fmt: skip
+    if (hourly := _best([a, b], "hourly", low=True)) is not None:
+        line += ("" if lang == "zh" else " ") + say("lead.tie_hourly", lang, label=hourly[0].label,
+                                                    figures=_figures(hourly, "cost", lang))
+    return line
+
+
 def _figures(
     win: tuple[SideOutcome, SideOutcome], criterion: Criterion, lang: Language, basis: CostBasis = "hour"
 ) -> str:
@@ -310,6 +330,8 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
         return f"{counts} {more}" if more else counts
     # Without two prices, the GPU count stands in for cost: fewer cards of the same workload cost less to run.
     basis = cost_basis(question)
+    if basis == "token" and asked[:1] in ([], ["cost"]) and (tie := _token_tie(fitting, lang)):
+        return tie
     overall: list[Criterion] = ["cost" if _cost(fitting, basis) else "gpus"]
     if _clear_speed_win(fitting):  # a few percent of estimated decode speed is no win worth a split verdict
         overall.append("speed")
