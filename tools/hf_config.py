@@ -43,7 +43,7 @@ _TYPE_DEFAULTS: dict[str, dict[str, Any]] = {
 _TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3_text", "gpt_bigcode", "falcon"}
 _KNOWN_TYPES = frozenset(
     "llama mistral mixtral qwen2 qwen2_moe qwen3 qwen3_moe deepseek_v2 deepseek_v3 kimi_k2 gemma gemma2"
-    " gemma3_text chatglm glm glm4 glm4_moe baichuan internlm2 qwen gpt_bigcode falcon gpt_neox phi".split()
+    " gemma3_text chatglm glm glm4 glm4_moe baichuan internlm2 qwen gpt_bigcode falcon gpt_neox phi phi3".split()
 )
 # Two-matrix MLPs (up, activation, down) instead of SwiGLU's three: GPT-BigCode/StarCoder, Falcon,
 # GPT-NeoX/Pythia and Phi-1/2 (``fc1``/``fc2`` or ``dense_h_to_4h``/``dense_4h_to_h``).
