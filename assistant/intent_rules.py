@@ -96,6 +96,7 @@ EXPLAIN_RE = (
     # Suitability ("抢占式实例适合训练吗", "is the H20 good for training?") is a question for the guidance.
     r"适合|适不适合|合适吗|值得|划算吗|suitable|suited|good\s+(?:for|choice)|worth\s+it|recommended\s+for"
 )
+# "how many GPUs for 10 users" counts hardware, not users: the count asked is never a GPU, card or node
 CAPACITY_RE = (
     r"how\s+many\s+(?:concurrent|simultaneous|parallel)|how\s+many\s+(?:users|requests|sequences)|"
     r"max(?:imum)?\s+concurren\w*|concurrency\s+capacity|"
@@ -104,20 +105,20 @@ CAPACITY_RE = (
     r"(?:最大|最多)\s*(?:的)?\s*batch|batch\s*(?:size)?\s*(?:最大|最多|能开多大|能开多少|上限)|"
     r"(?:多少|几)(?:个|路)?\s*(?:[\w.]{1,8}\s*(?:tokens?)?\s*的)?\s*并发|并发(?:能|可以)?(?:到|有|撑|支持)?多少|最大并发|能(?:撑|支持|扛)(?:住)?多少|"
     # Workload area (issue 8): "how many 8k conversations can it hold", "最多能同时服务多少人", "能同时接多少个请求"
-    r"how\s+many\s+(?:\S+\s+){0,3}?(?:users|requests|sequences|sessions|chats|conversations|streams)\b"
+    r"how\s+many\s+(?!(?:gpus?|cards?|instances?|nodes?|machines?|servers?|boxes|[a-z]\d{2,3}\w*)\b)(?:\S+\s+){0,3}?(?:users|requests|sequences|sessions|chats|conversations|streams)\b"
     r"(?:\s+\S+){0,6}?\s+(?:fit|hold|serve|handle|support|run)|"
     r"同时(?:服务|接|处理|支持|承载|在线|跑)(?:多少|几)|(?:能|可以)(?:同时)?(?:接|服务|处理|承载|容纳)(?:多少|几)|"
     r"max(?:imum)?\s+number\s+of\s+(?:\S+\s+){0,2}?(?:users|requests|sequences|sessions|chats|conversations)|"
     r"(?<!memory\s)(?<!vram\s)\bcapacity\s+(?:of|for)\b"
     r"|"
     # "how many 64k-context sessions can it hold?": the count, whatever the sessions are called.
-    r"how\s+many\s+(?:[\w\-]+\s+){0,3}?(?:sessions|conversations|chats|streams|users|requests|sequences)\b.{0,60}"
+    r"how\s+many\s+(?!(?:gpus?|cards?|instances?|nodes?|machines?|servers?|boxes|[a-z]\d{2,3}\w*)\b)(?:[\w\-]+\s+){0,3}?(?:sessions|conversations|chats|streams|users|requests|sequences)\b.{0,60}"
     r"\b(?:hold|fit|serve|support|handle|take|run)\b|"
     # "how many could it hold at 16k?": the count of what the deployment under discussion holds
     r"how\s+many\s+(?:\w+\s+){0,2}?(?:could|can|would|will|does)\s+(?:it|this|that|they|one|each)\s+"
     r"(?:hold|fit|serve|handle|support|take)\b|"
     # "... how many 8k sessions total?": the count asked with no verb, the question ending on it
-    r"how\s+many\s+(?:[\w\-]+\s+){0,3}?(?:sessions|conversations|chats|streams|users|requests|sequences)\s*"
+    r"how\s+many\s+(?!(?:gpus?|cards?|instances?|nodes?|machines?|servers?|boxes|[a-z]\d{2,3}\w*)\b)(?:[\w\-]+\s+){0,3}?(?:sessions|conversations|chats|streams|users|requests|sequences)\s*"
     r"(?:in\s+total|total|altogether|at\s+once|at\s+a\s+time|simultaneously|concurrently|in\s+parallel)?\s*(?:[?？.!]|$)|"
     r"(?:多少|几)(?:个|路)?\s*并发|并发(?:能|可以)?(?:到|有|撑|支持)?多少|最大并发|能(?:撑|支持|扛)(?:住)?多少"
     # "能同时服务多少个 8k 的会话", "最多容纳几路": the count, however the serving is phrased.

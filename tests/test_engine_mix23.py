@@ -170,3 +170,8 @@ def test_a_per_token_near_tie_is_called_even_then_the_hour_decides() -> None:
     assert line is not None and line.startswith("**About even per token:**") and "By the hour, A10" in line
     clear = l20.model_copy(update={"per_million": 12.31})
     assert lead_line([a10, clear], "which is cheaper per million tokens, A10 or L20?", "en").startswith("**A10 is")
+
+
+def test_how_many_gpus_for_some_users_asks_for_gpus_not_capacity() -> None:
+    assert not understand("llama3 70b how many gpus for 10 users").asks_capacity
+    assert understand("how many users can 2 L20s serve with Qwen2.5-32B?").asks_capacity
