@@ -33,6 +33,17 @@ _FINETUNE_RE = (
     r"preference\s+(?:tuning|optimi[sz]ation|training|alignment)|偏好(?:对齐|训练|优化)|强化学习"
 )
 _TRAIN_RE = r"训练|预训练|\btrain\w*|pre[\s\-]?train\w*"
+# "cheapest way to fine-tune", "most affordable", "on a shoestring", "最便宜怎么弄", "最省钱", "成本最低": the least
+# cost is asked, so the method is part of the answer (the cheap one), not a question back.
+_CHEAPEST_RE = (
+    r"cheapest|least\s+expensive|most\s+(?:affordable|economical|cost[\s\-]*effective)|as\s+cheap(?:ly)?\s+as|"
+    r"lowest[\s\-]+cost|on\s+a\s+(?:shoestring|tight\s+budget)|最便宜|最省钱|最划算|成本最低|花钱最少|最低成本|尽量省钱"
+)
+
+
+def asks_cheapest(text: str) -> bool:
+    """Return whether the question asks for the least costly way ("cheapest way to fine-tune", "最省钱")."""
+    return bool(re.search(_CHEAPEST_RE, text, re.IGNORECASE))
 
 
 def find_task(scan: Scan) -> tuple[Task | None, TaskHint | None, bool]:
