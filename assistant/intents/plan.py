@@ -14,6 +14,7 @@ from assistant.intents.arguments import (
 )
 from assistant.intents.cheaper_than import CheaperThanLeads
 from assistant.intents.cheapest_int4 import CheapestInt4
+from assistant.intents.compare_sides import methods_named
 from assistant.intents.cost_periods import CostPeriods
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.prices import PricesIntent
@@ -265,6 +266,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         """Estimate memory per GPU term by term and cite the sizing guidance."""
         if too_long := (yield from self.context_limit(s)):  # "7B with a 50M context": the model's window answers
             return too_long
+        if s.task in TRAINING and len(methods := methods_named(self.question)) >= 2:
+            return (yield from self.methods_memory(s, methods, understood))
         est, err = yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=s.gpus))
         if err:
             return self.error(err)
@@ -284,6 +287,36 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
         details += self.length_details(s)
         return Reply(text="\n\n".join(parts), kind="estimate", details=details)
+
+
+    def methods_memory(self, s: Slots, methods: Sequence[str], understood: str) -> Events:
+        """Estimate memory once per training method weighed ("full fine-tune vs LoRA"), each method's total first."""
+        estimates: list[MemoryEstimate] = []
+        for method in methods:
+            args = memory_args(s.model_copy(update={"task": method}), gpus=s.gpus)
+            est, err = yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **args)
+            if err:
+                return self.error(err)
+            assert isinstance(est, MemoryEstimate)
+            estimates.append(est)
+        names = {"full": say("describe.task_full", self.lang), "lora": "LoRA", "qlora": "QLoRA"}
+        sides = [say("memory.method_side", self.lang, method=names[e.task], gib=render.fig(e.per_gpu_total_gib))
+                 for e in estimates]  # fmt: skip
+        sides[0] = sides[0][:1].upper() + sides[0][1:]  # "Full fine-tuning: ..." opens the answer
+        head = say("memory.methods", self.lang, sides=say("list.semicolon", self.lang).join(sides),
+                   model=s.model, gpus=estimates[0].num_gpus)  # fmt: skip
+        details: list[AnswerDetail] = []
+        for est in estimates:
+            brief, folded = estimate_brief(est, self.lang)
+            details.append(AnswerDetail(title=names[est.task], markdown="\n\n".join(brief[1:])))
+            details += folded[:1] if est is estimates[0] else []
+        topic = self.t("训练显存 梯度 优化器状态 LoRA", "training memory gradients optimizer states LoRA")
+        query = f"{self.question} {topic}"
+        passages = yield from self.search(query, n=2, prefer_docs=("memory-sizing",))
+        if quotes := self.quotes(passages, query):
+            details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
+        understood = self.understood_line(s.model_copy(update={"task": None}))
+        return Reply(text="\n\n".join([head, understood]), kind="estimate", details=details)
 
 
 def _variants(gpu: str) -> set[str]:
