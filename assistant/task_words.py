@@ -24,7 +24,7 @@ _INFERENCE_WORDS = (
     r"\bprompts?\b|\banswers?\b|回答|回复"
 )
 _FULL_RE = (
-    r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b|full[\s\-]*param(?:eter)?s?\b|\(\s*full\s*\)|"
+    r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|sft|training|finetun\w*)\b|\bfft\b|full[\s\-]*param(?:eter)?s?\b|\(\s*full\s*\)|"
     r"fine[\s\-]*tun\w*\s+(?:\S+\s+){0,3}?fully|fully\s+fine[\s\-]*tun\w*|full\s+weights|all\s+(?:(?:of\s+)?the\s+|its\s+|model\s+)?(?:weights|param(?:eter)?s)\b"
 )
 # Preference tuning (DPO, RLHF, GRPO) trains the model too: a method is asked, never "serve or train?"

@@ -17,8 +17,10 @@ import pytest
 from engine_helpers import ask, call_args, first_line
 
 from assistant.ops_words import ops_subject
+from assistant.question_form import deadline_hours
 from assistant.reach_reading import out_of_reach
 from assistant.render import fig
+from assistant.understanding import understand
 
 
 @pytest.mark.parametrize(
@@ -100,3 +102,49 @@ def test_cluster_and_network_setup_in_chinese_is_operations_work(question: str, 
     assert found is not None and found.subject == subject
     answer = ask(question)
     assert re.search("无法|不在", first_line(answer.text))
+
+
+def test_a_count_of_examples_is_no_sequence_length() -> None:
+    slots = understand("full SFT on llama 3.1 8b, 200k examples x 1k tok, 2 epochs")
+    assert slots.context is None  # "200k examples" is the data set's size
+    assert slots.train_tokens == pytest.approx(4e8) and slots.task == "full"  # "full SFT" names the method
+    assert understand("qwen 7b with 32k, 20 users").context == 32768
+
+
+@pytest.mark.parametrize(
+    ("text", "hours"),
+    [
+        ("need it done in ~half a day", 12.0),
+        ("半天之内训完", 12.0),
+        ("in about 3 days", 72.0),
+        ("within a week", 168.0),
+    ],
+)
+def test_deadlines_in_loose_words(text: str, hours: float) -> None:
+    assert deadline_hours(text) == hours
+
+
+def test_how_many_gpus_to_finish_within_a_deadline_leads_with_the_count() -> None:
+    answer = ask("how many A100s would I need to pretrain a 7B model on 1T tokens within 30 days?")
+    line = first_line(answer.text)
+    assert line.startswith("**To finish within 30 days:**")
+    runs = [c for c in answer.tool_calls if c.name == "training_run"]
+    fast = max(runs, key=lambda c: c.args["gpus"])
+    assert fast.result["hours"] <= 30 * 24  # the count said meets the deadline, by the tool's own figure
+    assert f"{fast.args['gpus']} x A100" in line
+
+
+def test_a_training_cost_on_a_gpu_without_a_list_price_says_so_and_costs_the_nearest_priced_set() -> None:
+    answer = ask("30 万条数据，每条 1200 token，LoRA 训 2 轮，Qwen2.5-32B，4 卡 H20 要训多久，按量多少钱？")
+    assert "没有目录价" in first_line(answer.text)
+    near = call_args(answer, "nearest_known_price")
+    assert near["instance_type"].startswith("ecs.gn8v")
+    costed = [c for c in answer.tool_calls if c.name == "training_run" and c.result.get("cost_cny")]
+    assert costed and costed[0].args["gpus"] == 4
+    assert "¥" in answer.text
+
+
+def test_another_clouds_monthly_cost_says_first_that_it_is_unknown() -> None:
+    answer = ask("用 Azure 的 NC A100 v4 跑 Qwen2.5-72B 推理一个月多少钱？")
+    assert "无法" in first_line(answer.text)
+    assert call_args(answer, "plan_gpu_deployment")["model"] == "Qwen2.5-72B-Instruct"
