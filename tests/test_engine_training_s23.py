@@ -148,3 +148,13 @@ def test_another_clouds_monthly_cost_says_first_that_it_is_unknown() -> None:
     answer = ask("用 Azure 的 NC A100 v4 跑 Qwen2.5-72B 推理一个月多少钱？")
     assert "无法" in first_line(answer.text)
     assert call_args(answer, "plan_gpu_deployment")["model"] == "Qwen2.5-72B-Instruct"
+
+
+def test_how_many_of_a_gpu_no_type_carries_says_that_count_then_the_offered_gpus() -> None:
+    answer = ask("gonna do full SFT on llama 3.1 8b, 200k examples x 1k tok, 2 epochs, need it done in ~half a day. "
+                 "how many H800s?")  # fmt: skip
+    line = first_line(answer.text)
+    h800 = [c for c in answer.tool_calls if c.name == "training_run" and c.args["gpu"] == "H800"]
+    assert h800 and h800[-1].result["hours"] <= 12
+    assert f"{h800[-1].args['gpus']} x H800" in line and "no Alibaba Cloud instance type" in line
+    assert "A100" in answer.text  # the GPUs that are rented follow, with a count that meets the deadline too

@@ -22,6 +22,7 @@ from assistant.intents.target_lead import plan_target_line
 from assistant.intents.training_leads import TrainingLeads
 from assistant.intents.verdict_billing import billing_choice
 from assistant.messages import say
+from assistant.question_form import read_form
 from assistant.render_brief import estimate_brief, plan_brief
 from assistant.run import TRAINING, Events, Reply
 from assistant.toolbox import (
@@ -63,6 +64,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
                                             **plan_args(s.model_copy(update={"gpu": None})))  # fmt: skip
             if isinstance(wider, Plan) and wider.options:
                 offered, plan = say("plan.gpu_not_offered", self.lang, gpu=s.gpu), wider
+                # "how many H800s to finish in 12 h?": that count answers, with that no type carries the H800
+                offered = (yield from self.named_count_not_offered(s)) or offered
         head: list[str] = [*lead, *self.count_line(plan, only_type)]
         head += yield from self.cheaper_than_line(s, plan)  # "anything cheaper than an A100?": yes or no
         if s.gpu and not carried and not plan.options:
@@ -96,6 +99,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             head.insert(0 if asked else len(head), time)
         elif not lead and (times := (yield from self.planned_training_time(s, plan))):
             head[:0] = times
+        # "how many A100s to finish within 30 days?": the count meeting the deadline answers; the top option folds
+        counted = bool(head) and bool(read_form(self.question).deadline_hours) and s.task in TRAINING and not lead
         if s.job_budget_cny and not lead:  # a training run's budget is spent once: whether it covers the run leads
             head[:0] = self.job_budget_lines(s, plan)
         usage = self.usage_line(s, plan)  # "10 hours a day on weekdays": the month at those hours is a cost line
@@ -128,10 +133,10 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         verdict = bool(head) and (self.conv.turn.asks_verdict or over) and not lead
         brief, details = plan_brief(
             plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity,
-            summary=not (verdict or cost or billing or lead or usage),
+            summary=not (verdict or cost or billing or lead or usage or counted),
         )
         # The cost line, or a verdict on named hardware, answers; the top option's paragraph (and source) folds.
-        if (cost or billing or lead or usage) and plan.options:
+        if (cost or billing or lead or usage or counted) and plan.options:
             summary = render.plan_summary(plan, self.lang)
             details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown=summary))
         if lead and self.named_fits and not offered:

@@ -157,6 +157,25 @@ class PlanLeads(Run):
         asked = re.search(HOW_LONG_RE, self.question, re.IGNORECASE)
         return lines if asked or run.hours > limit else []
 
+    def named_count_not_offered(self, s: Slots) -> Events:
+        """'How many H800s to finish in half a day?' with no type carrying the H800: that count, and it is not rented.
+
+        Returns "" unless the question asks how many of the named GPU against a training deadline.
+        """
+        form = read_form(self.question)
+        if not (form.form == "how_many" and form.deadline_hours and s.task in TRAINING and s.train_tokens and s.gpu):
+            return ""
+        one = yield from self.training_on(s, s.gpu, 1, None)
+        if one is None:
+            return ""
+        need = math.ceil(one.hours / form.deadline_hours)
+        need = math.ceil(need / 8) * 8 if need > 8 else need
+        run = yield from self.training_on(s, s.gpu, need, None)
+        if run is None or run.hours > form.deadline_hours:
+            return ""
+        return say("deadline.named_not_offered", self.lang, gpus=run.gpus, gpu=run.gpu, hours=render.fig(run.hours),
+                   deadline=deadline_label(form.deadline_hours, self.lang))  # fmt: skip
+
     def training_on(self, s: Slots, gpu: str, gpus: int, per_gpu: float | None) -> Events:
         """Call the 6·N·D tool for the workload on ``gpus`` of ``gpu``; None if it cannot."""
         args = {"model": s.model, "gpu": gpu, "gpus": gpus, "tokens": s.train_tokens, "task": s.task}
