@@ -250,7 +250,8 @@ def understand(question: str) -> Slots:
     slots.reach = out_of_reach(text) or (out_of_reach(raw) if raw != text else None) or unsizable(slots, text)
     # "AWS p4d vs Alibaba's gn7e on price": the other cloud is said to be unknown (with_other_cloud), and the
     # Alibaba hardware named beside it is answered, not dropped with it.
-    ours = slots.reach is not None and slots.reach.topic == "other_cloud" and bool(slots.families or slots.instance_types)
+    theirs = slots.reach is not None and slots.reach.topic == "other_cloud"
+    ours = theirs and bool(slots.families or slots.instance_types)
     slots.intent = "out_of_reach" if slots.reach and not slots.model and not ours else intent(scan, slots, text)
     if asks_concept(text, slots):
         slots.intent = "guidance"  # a conceptual question: answered from the guidance, no model asked for
