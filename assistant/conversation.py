@@ -331,11 +331,15 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
             or slots.usage_hours is not None  # "we only need it 4 hours a day": a service that runs part-time
         )
     )
+    # "cheapest way to fine-tune Mistral-7B on 50k chats": the least cost is asked, so the cheap method (LoRA) is
+    # the answer's assumption, said, rather than a question back.
+    frugal = slots.task_hint == "finetune" and slots.asks_cheapest
     defaulted: dict[str, str] = {}
     update: dict[str, object] = {}
     starter = _service_without_model(slots)
     for item in missing:
-        if not (slots.accept_defaults or item in asked or feasibility or starter or (deployment and item == "task")):
+        if not (slots.accept_defaults or item in asked or feasibility or starter or (deployment and item == "task")
+                or (frugal and item == "method")):
             continue
         value = default_for(item, slots)
         if value is None:

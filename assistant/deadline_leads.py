@@ -17,6 +17,7 @@ from assistant.answer import ToolCall
 from assistant.intents.gpu_job import fastest_offered_gpu
 from assistant.intents.verdict_words import offered
 from assistant.messages import say
+from assistant.question_form import deadline_label
 from assistant.run import TRAINING, Events, Run
 from assistant.toolbox import training_run
 from assistant.understanding import Slots
@@ -133,12 +134,3 @@ def _hourly_for(calls: list[ToolCall], gpu: str, gpus: int) -> float | None:
         and o.get("price_cny_per_hour")
     ]  # fmt: skip
     return min(prices) if prices else None
-
-
-def deadline_label(hours: float, lang: str) -> str:
-    """Say a deadline as the user likely wrote it: whole days as days ('10 天', '3 days'), else hours."""
-    if hours == 24:
-        return say("deadline.one_day", lang)
-    if hours >= 24 and hours % 24 == 0:
-        return say("deadline.days", lang, n=render.fig(hours / 24))
-    return say("deadline.hours", lang, n=render.fig(hours))

@@ -36,6 +36,7 @@ from assistant.intents.serving_limits import ServingLimits
 from assistant.intents.verdicts import VerdictIntent
 from assistant.intents.workload import WorkloadIntent
 from assistant.messages import say
+from assistant.money_words import asks_in_foreign_currency
 from assistant.run import Events, Reply, Run, answer_language
 from assistant.toolbox import GuidanceSearch
 from assistant.workload_names import media_beside_llm, rag_pipeline
@@ -147,6 +148,8 @@ class _Answering(
         if self.conv.turn.injection:  # the legitimate part is answered; the rest is refused in one line
             reply.text += "\n\n" + say("injection.refused", self.lang)
         reply = self.with_other_cloud(reply)  # "the Alibaba equivalent of a p4d", "is RunPod cheaper?"
+        if not foreign and reply.kind not in ("out_of_scope", "error") and asks_in_foreign_currency(self.question):
+            reply.text += "\n\n" + say("money.cny_only", self.lang)  # "budget in USD": said once, not converted
         fleet = hosts_together(self.question, self.conv.turn)  # every model, the embedder too, is already sized
         beside = rag_pipeline(s) or (media_beside_llm(s) and s.intent not in ("media", "out_of_reach"))
         if reply.kind not in ("out_of_scope", "error", "clarification") and beside and not fleet:

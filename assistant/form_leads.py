@@ -99,6 +99,7 @@ class FormLeads(WhyLeads, DeadlineLeads, BillingLeads, RulingOut):
             if lines := (yield from self.deadline_lines(form.deadline_hours, run)):
                 first, sep, rest = reply.text.partition("\n\n")
                 at_top = lines[0].startswith(say("deadline.not_offered", self.lang, **_DEADLINE_BLANKS)[:8])
+                at_top = at_top or form.form == "how_many"  # "how many A100s to finish in 30 days?": the count
                 parts = [*lines, reply.text] if at_top else [first, *lines, rest]
                 reply.text = "\n\n".join(p for p in parts if p.strip())
             elif form.form == "yes_no" and lead_verdict(reply.text) == "yes" and run.hours <= form.deadline_hours:

@@ -102,3 +102,15 @@ def find_foreign_money(text: str) -> str | None:
         if m := re.search(pattern, text, re.IGNORECASE):
             return m.group(0).strip()
     return None
+
+
+# "rough budget in USD", "how many dollars", "用美元算多少": a figure asked in another currency (no amount given).
+_IN_FOREIGN_RE = (
+    r"\b(?:in|into|to|as)\s+(?:usd|us\s*dollars?|dollars|euros?|eur|gbp|pounds?(?:\s+sterling)?)\b|"
+    r"\bhow\s+many\s+(?:dollars|bucks|euros)\b|\busd\b|(?:用|按|换算成|折合|多少)\s*(?:美元|美金|欧元)"
+)
+
+
+def asks_in_foreign_currency(text: str) -> bool:
+    """Return whether a figure is asked in another currency than CNY ("budget in USD", "折合多少美元")."""
+    return bool(re.search(_IN_FOREIGN_RE, text, re.IGNORECASE))

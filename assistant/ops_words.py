@@ -40,7 +40,9 @@ OPS_SUBJECTS: tuple[tuple[str, str, str], ...] = (
      r"(?:set\s*up|setting\s+up|configur\w*|walk\s+(?:me|us)\s+through|steps?\s+to|"
      r"how\s+(?:do|can|should)\s+(?:i|we)\s+(?:create|build|install))[\s\S]{0,40}?(?:kubernetes|k8s|\back\b)|"
      r"(?:kubernetes|k8s|\back\b)[\s\S]{0,30}?(?:manifests?|helm\s+charts?)|"
-     r"(?:搭建|配置|创建)[\s\S]{0,10}?(?:k8s|kubernetes|ack\s*集群|容器服务)",
+     r"(?:搭建|配置|创建)[\s\S]{0,10}?(?:k8s|kubernetes|ack\s*集群|容器服务)|"
+     # "在 ACK 上用 Volcano 调度训练，节点池怎么配": the cluster named first, how to set it up after
+     r"(?:k8s|kubernetes|\back\b|容器服务)[\s\S]{0,40}?(?:怎么|如何|要怎么)\s*(?:配置?|搭建|设置)",
      r"\back\b|kubernetes|容器服务"),
     ("local_disk",
      r"local\s+(?:nvme|ssds?|disks?)|\bnvme\b|本地(?:盘|磁盘|ssd|nvme)|系统盘|数据盘|硬盘\S{0,4}?(?:多大|容量|大小|空间|扩容)|(?:system|data|boot)\s+disks?|"
@@ -52,7 +54,7 @@ OPS_SUBJECTS: tuple[tuple[str, str, str], ...] = (
      r"monitor|监控|dcgm|utili[sz]ation|利用率"),
     ("rdma_setup",
      r"(?:配置|开通|启用|设置|搭建|set\s*up|setting\s+up|configur\w*|enabl\w*|install\w*)\s*(?:an?\s+|the\s+)?e?rdma|"
-     r"e?rdma\s*(?:怎么|如何|要)\s*(?:配置|开通|启用|设置|装)|e?rdma[\s\S]{0,20}?(?:驱动|drivers?)",
+     r"e?rdma\s*(?:网络|网卡)?\s*(?:怎么|如何|要)\s*(?:配置?|开通|启用|设置|装)|e?rdma[\s\S]{0,20}?(?:驱动|drivers?)",
      r"rdma"),
     ("commitment",  # the discount of a commitment, not which kind to choose (the guidance compares those)
      rf"(?:{_COMMITMENT})[\s\S]{{0,60}}?(?:{_DISCOUNT})|(?:{_DISCOUNT})[\s\S]{{0,60}}?(?:{_COMMITMENT})",

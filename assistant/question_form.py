@@ -14,6 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant import render
+from assistant.messages import say
 from assistant.reading import compiled, parse_number
 
 Form = Literal["yes_no", "which", "how_many", "how_much", "how_long", "what_to_rent", "open"]
@@ -64,7 +66,8 @@ _NUM = r"\d+(?:\.\d+)?|[一二两三四五六七八九十]+"
 _NUM_EN = {"one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0, "five": 5.0, "six": 6.0, "seven": 7.0, "eight": 8.0,
            "nine": 9.0, "ten": 10.0, "a couple of": 2.0, "a few": 3.0}  # fmt: skip
 _DEADLINE_EN = (
-    rf"\b(?:within|in\s+under|in\s+less\s+than|under|inside|in)\s+(?:a\s+|an\s+|(?P<n>{_NUM}|"
+    rf"\b(?:within|in\s+under|in\s+less\s+than|under|inside|in)\s+(?:~\s*|about\s+|around\s+|roughly\s+)?"
+    rf"(?:a\s+|an\s+|(?P<n>{_NUM}|"
     + "|".join(_NUM_EN) + r")\s*)"
     r"(?P<u>hours?|hrs?|h|days?|weeks?|months?)\b"
 )
@@ -189,8 +192,17 @@ def _asks_failure(text: str) -> bool:
     return bool(compiled(_FAILURE, re.IGNORECASE).search(text)) and not compiled(_SUCCESS, re.IGNORECASE).search(text)
 
 
+# "done in ~half a day", "半天之内训完": twelve hours
+_HALF_DAY = (
+    r"\b(?:within|in|under|inside)\s+(?:~\s*|about\s+|around\s+|roughly\s+)?half\s+a\s+day\b|"
+    r"半天\s*(?:之内|以内|内|能|要|来得及|搞得定|跑得完|训得完)"
+)
+
+
 def deadline_hours(text: str) -> float | None:
     """Return the time a run must finish in, in hours ("within 24 hours" -> 24, "两天之内" -> 48), or None."""
+    if compiled(_HALF_DAY, re.IGNORECASE).search(text):
+        return 12.0
     patterns = (_OVERNIGHT_HOURS, _DEADLINE_EN, _DEADLINE_ZH, _TIME_LEFT_EN, _TIME_LEFT_ZH, _HARDWARE_FOR_EN,
                 _ENOUGH_TIME_EN)  # fmt: skip
     for pattern in patterns:
@@ -221,3 +233,12 @@ def _speed(text: str) -> dict[str, float | bool | None]:
         return {}
     total = bool(compiled(_SPEED_TOTAL, re.IGNORECASE).search(text))
     return {"speed_tokens_s": float(m.group("n") or m.group("n2")), "speed_total": total}
+
+
+def deadline_label(hours: float, lang: str) -> str:
+    """Say a deadline as the user likely wrote it: whole days as days ('10 天', '3 days'), else hours."""
+    if hours == 24:
+        return say("deadline.one_day", lang)
+    if hours >= 24 and hours % 24 == 0:
+        return say("deadline.days", lang, n=render.fig(hours / 24))
+    return say("deadline.hours", lang, n=render.fig(hours))

@@ -32,7 +32,7 @@ CHAT_SERVICE_RE = (
     r"\brag\b|knowledge\s+base|q\s*&\s*a\b|like\s+chatgpt|客服|助手|知识库|问答|聊天|对话机器人|智能体"
 )
 _FULL_RE = (
-    r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|training|finetun\w*)|\bfft\b|full[\s\-]*param(?:eter)?s?\b|\(\s*full\s*\)|"
+    r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|sft|training|finetun\w*)\b|\bfft\b|full[\s\-]*param(?:eter)?s?\b|\(\s*full\s*\)|"
     r"fine[\s\-]*tun\w*\s+(?:\S+\s+){0,3}?fully|fully\s+fine[\s\-]*tun\w*|full\s+weights|all\s+(?:(?:of\s+)?the\s+|its\s+|model\s+)?(?:weights|param(?:eter)?s)\b"
 )
 # Preference tuning (DPO, RLHF, GRPO) trains the model too: a method is asked, never "serve or train?"
@@ -41,6 +41,17 @@ _FINETUNE_RE = (
     r"preference\s+(?:tuning|optimi[sz]ation|training|alignment)|偏好(?:对齐|训练|优化)|强化学习"
 )
 _TRAIN_RE = r"训练|预训练|\btrain\w*|pre[\s\-]?train\w*"
+# "cheapest way to fine-tune", "most affordable", "on a shoestring", "最便宜怎么弄", "最省钱", "成本最低": the least
+# cost is asked, so the method is part of the answer (the cheap one), not a question back.
+_CHEAPEST_RE = (
+    r"cheapest|least\s+expensive|most\s+(?:affordable|economical|cost[\s\-]*effective)|as\s+cheap(?:ly)?\s+as|"
+    r"lowest[\s\-]+cost|on\s+a\s+(?:shoestring|tight\s+budget)|最便宜|最省钱|最划算|成本最低|花钱最少|最低成本|尽量省钱"
+)
+
+
+def asks_cheapest(text: str) -> bool:
+    """Return whether the question asks for the least costly way ("cheapest way to fine-tune", "最省钱")."""
+    return bool(re.search(_CHEAPEST_RE, text, re.IGNORECASE))
 
 
 def find_task(scan: Scan) -> tuple[Task | None, TaskHint | None, bool]:

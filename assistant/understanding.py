@@ -63,7 +63,7 @@ from assistant.rental_words import find_rental_hours
 from assistant.serving_words import asks_duration, asks_full_load, asks_longest_context, asks_request_rate, job_items
 from assistant.slots import Intent, Slots
 from assistant.speed_words import read_speed_targets
-from assistant.task_words import CHAT_SERVICE_RE, find_precision, find_task
+from assistant.task_words import CHAT_SERVICE_RE, asks_cheapest, find_precision, find_task
 from assistant.workload_names import rag_pipeline, settle_reach, unsizable
 from assistant.workload_numbers import (
     find_batch,
@@ -230,6 +230,7 @@ def understand(question: str) -> Slots:
     if slots.budget_cny_month and slots.train_tokens and not is_monthly_budget(text):
         slots.job_budget_cny, slots.budget_cny_month = slots.budget_cny_month, None  # a run costs once
     slots.asks_cost = asks_price(text)
+    slots.asks_cheapest = asks_cheapest(text)
     slots.speed = speed
     slots.asks_longest_context = slots.context is None and asks_longest_context(text)
     slots.asks_request_rate = asks_request_rate(text)
@@ -249,7 +250,11 @@ def understand(question: str) -> Slots:
     # Read before numbers are spelled out too: "two-tower" is a recommender, not "2-tower".
     raw = normalise(legit)
     slots.reach = out_of_reach(text) or (out_of_reach(raw) if raw != text else None) or unsizable(slots, text)
-    slots.intent = "out_of_reach" if slots.reach and not slots.model else intent(scan, slots, text)
+    # "AWS p4d vs Alibaba's gn7e on price": the other cloud is said to be unknown (with_other_cloud), and the
+    # Alibaba hardware named beside it is answered, not dropped with it.
+    theirs = slots.reach is not None and slots.reach.topic == "other_cloud"
+    ours = theirs and bool(slots.families or slots.instance_types)
+    slots.intent = "out_of_reach" if slots.reach and not slots.model and not ours else intent(scan, slots, text)
     if asks_concept(text, slots):
         slots.intent = "guidance"  # a conceptual question: answered from the guidance, no model asked for
     if _asks_length_only(slots, text):

@@ -65,6 +65,12 @@ _CTX_SUFFIX = r"(million|billion|[kKmM]|万|百万|亿)?"  # a huge context is r
 _COUNTED = r"(?:个|路|位|并发|users?|concurren|qps|rps|张|卡|gpus?|台|requests?)"
 
 
+_NOT_ITEMS = (
+    r"(?!\s*(?:examples?|samples?|rows?|records?|pairs?|dialog(?:ue)?s?|conversations?|chats?|instructions?|"
+    r"docs?|documents?|items?|questions?|users?|people|requests?|images?|条|个|对|篇))"
+)
+
+
 def find_context(scan: Scan, *, explicit: bool = False) -> int | None:
     """Context length; ``explicit`` reads only numbers next to a context word ("上下文 10M tokens").
 
@@ -96,7 +102,8 @@ def find_context(scan: Scan, *, explicit: bool = False) -> int | None:
         patterns += [
             # not a speed: "200 tokens/s", "50 tokens per second" (\b stops "token" backtracking before "s/")
             rf"{NUM}\s*([kK])?[\s\-]*tokens?\b(?!\s*(?:/|per\s+sec|a\s+sec|每秒))",
-            r"(?<![\w.¥￥])(2|4|8|16|32|64|128|256|200|100)\s*([kK])(?![\w])",
+            # not a count of items: "200k examples", "100k rows" (a training set's size, not a length)
+            r"(?<![\w.¥￥])(2|4|8|16|32|64|128|256|200|100)\s*([kK])(?![\w])" + _NOT_ITEMS,
         ]
     m = scan.first(*patterns)
     if not m:

@@ -16,6 +16,7 @@ from assistant.intents.arguments import (
 )
 from assistant.intents.cheaper_than import CheaperThanLeads
 from assistant.intents.cheapest_int4 import CheapestInt4
+from assistant.intents.compare_sides import methods_named
 from assistant.intents.cost_periods import CostPeriods
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.prices import PricesIntent
@@ -24,6 +25,7 @@ from assistant.intents.training_leads import TrainingLeads
 from assistant.intents.verdict_billing import billing_choice
 from assistant.messages import say
 from assistant.price_phrases import region_label
+from assistant.question_form import read_form
 from assistant.render_brief import estimate_brief, plan_brief
 from assistant.run import TRAINING, Events, Reply
 from assistant.toolbox import (
@@ -67,6 +69,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
                                             **plan_args(s.model_copy(update={"gpu": None})))  # fmt: skip
             if isinstance(wider, Plan) and wider.options:
                 offered, plan = say("plan.gpu_not_offered", self.lang, gpu=s.gpu), wider
+                # "how many H800s to finish in 12 h?": that count answers, with that no type carries the H800
+                offered = (yield from self.named_count_not_offered(s)) or offered
         head: list[str] = [*lead, *self.count_line(plan, only_type)]
         if self.conv.turn.region == REGION_ANY and not lead:  # "which region is cheapest for that?": that region first
             cheapest = [n for n in plan.warnings if n.code == "price.cheapest_region"]
@@ -111,6 +115,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             head.insert(0 if asked else len(head), time)
         elif not lead and (times := (yield from self.planned_training_time(s, plan))):
             head[:0] = times
+        # "how many A100s to finish within 30 days?": the count meeting the deadline answers; the top option folds
+        counted = bool(head) and bool(read_form(self.question).deadline_hours) and s.task in TRAINING and not lead
         if s.job_budget_cny and not lead:  # a training run's budget is spent once: whether it covers the run leads
             head[:0] = self.job_budget_lines(s, plan)
         usage = self.usage_line(s, plan)  # "10 hours a day on weekdays": the month at those hours is a cost line
@@ -144,10 +150,10 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         verdict = bool(head) and (self.conv.turn.asks_verdict or over) and not lead
         brief, details = plan_brief(
             plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity,
-            summary=not (verdict or cost or billing or lead or usage),
+            summary=not (verdict or cost or billing or lead or usage or counted),
         )
         # The cost line, or a verdict on named hardware, answers; the top option's paragraph (and source) folds.
-        if (cost or billing or lead or usage) and plan.options:
+        if (cost or billing or lead or usage or counted) and plan.options:
             summary = render.plan_summary(plan, self.lang)
             details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown=summary))
         if lead and self.named_fits and not offered:
@@ -311,6 +317,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         """Estimate memory per GPU term by term and cite the sizing guidance."""
         if too_long := (yield from self.context_limit(s)):  # "7B with a 50M context": the model's window answers
             return too_long
+        if s.task in TRAINING and len(methods := methods_named(self.question)) >= 2:
+            return (yield from self.methods_memory(s, methods, understood))
         est, err = yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=s.gpus))
         if err:
             return self.error(err)
@@ -332,6 +340,36 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
         details += self.length_details(s)
         return Reply(text="\n\n".join(parts), kind="estimate", details=details)
+
+
+    def methods_memory(self, s: Slots, methods: Sequence[str], understood: str) -> Events:
+        """Estimate memory once per training method weighed ("full fine-tune vs LoRA"), each method's total first."""
+        estimates: list[MemoryEstimate] = []
+        for method in methods:
+            args = memory_args(s.model_copy(update={"task": method}), gpus=s.gpus)
+            est, err = yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **args)
+            if err:
+                return self.error(err)
+            assert isinstance(est, MemoryEstimate)
+            estimates.append(est)
+        names = {"full": say("describe.task_full", self.lang), "lora": "LoRA", "qlora": "QLoRA"}
+        sides = [say("memory.method_side", self.lang, method=names[e.task], gib=render.fig(e.per_gpu_total_gib))
+                 for e in estimates]  # fmt: skip
+        sides[0] = sides[0][:1].upper() + sides[0][1:]  # "Full fine-tuning: ..." opens the answer
+        head = say("memory.methods", self.lang, sides=say("list.semicolon", self.lang).join(sides),
+                   model=s.model, gpus=estimates[0].num_gpus)  # fmt: skip
+        details: list[AnswerDetail] = []
+        for est in estimates:
+            brief, folded = estimate_brief(est, self.lang)
+            details.append(AnswerDetail(title=names[est.task], markdown="\n\n".join(brief[1:])))
+            details += folded[:1] if est is estimates[0] else []
+        topic = self.t("训练显存 梯度 优化器状态 LoRA", "training memory gradients optimizer states LoRA")
+        query = f"{self.question} {topic}"
+        passages = yield from self.search(query, n=2, prefer_docs=("memory-sizing",))
+        if quotes := self.quotes(passages, query):
+            details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
+        understood = self.understood_line(s.model_copy(update={"task": None}))
+        return Reply(text="\n\n".join([head, understood]), kind="estimate", details=details)
 
 
 def _variants(gpu: str) -> set[str]:

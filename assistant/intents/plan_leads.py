@@ -17,6 +17,7 @@ from assistant.intents.arguments import plan_args
 from assistant.intents.prices import PricesIntent
 from assistant.messages import say
 from assistant.price_phrases import basis_label, region_label, source_label
+from assistant.question_form import deadline_label, read_form
 from assistant.reading import compiled
 from assistant.run import TRAINING, Events, Run
 from assistant.toolbox import plan_gpu_deployment, training_run
@@ -134,17 +135,46 @@ class PlanLeads(Run):
         if run is None:
             return []
         lines = [self.training_lines(run)]
-        if run.days > _MONTH_DAYS:
-            more = math.ceil(run.gpu_hours / (_MONTH_DAYS * 24) / 8) * 8
+        # "how many A100s to pretrain 7B on 1T tokens within 30 days?": scaled out to the stated deadline, else a month
+        form = read_form(self.question)
+        limit = form.deadline_hours or _MONTH_DAYS * 24
+        if run.hours > limit:
+            more = math.ceil(run.gpu_hours / limit)
+            more = math.ceil(more / 8) * 8 if more > 8 or not form.deadline_hours else more
             if (bigger := (yield from self.training_on(s, gpu, more, per_gpu))) is not None:
                 cost = say("training.cost", self.lang, price=render.fig(bigger.price_cny_per_hour),
                            cost=render.fig(bigger.cost_cny)) if bigger.cost_cny is not None else ""  # fmt: skip
-                lines.append(
-                    say("training.scale_out", self.lang, gpus=bigger.gpus, gpu=bigger.gpu, days=render.fig(bigger.days),
-                        hours=render.fig(bigger.hours), cost=(" " if self.lang == "en" else "") + cost)
-                )  # fmt: skip
+                figures = {"gpus": bigger.gpus, "gpu": bigger.gpu, "days": render.fig(bigger.days),
+                           "hours": render.fig(bigger.hours)}  # fmt: skip
+                if form.deadline_hours:
+                    line = say("deadline.more_gpus", self.lang, deadline=deadline_label(limit, self.lang), **figures)
+                    line += ("" if self.lang == "zh" else " ") + cost if cost else ""
+                else:
+                    line = say("training.scale_out", self.lang, cost=(" " if self.lang == "en" else "") + cost,
+                               **figures)  # fmt: skip
+                # "how many ... within": the count is the answer; the slow run on the plan's top option is not
+                lines = [line] if form.form == "how_many" else [*lines, line]
         asked = re.search(HOW_LONG_RE, self.question, re.IGNORECASE)
-        return lines if asked or run.days > _MONTH_DAYS else []
+        return lines if asked or run.hours > limit else []
+
+    def named_count_not_offered(self, s: Slots) -> Events:
+        """'How many H800s to finish in half a day?' with no type carrying the H800: that count, and it is not rented.
+
+        Returns "" unless the question asks how many of the named GPU against a training deadline.
+        """
+        form = read_form(self.question)
+        if not (form.form == "how_many" and form.deadline_hours and s.task in TRAINING and s.train_tokens and s.gpu):
+            return ""
+        one = yield from self.training_on(s, s.gpu, 1, None)
+        if one is None:
+            return ""
+        need = math.ceil(one.hours / form.deadline_hours)
+        need = math.ceil(need / 8) * 8 if need > 8 else need
+        run = yield from self.training_on(s, s.gpu, need, None)
+        if run is None or run.hours > form.deadline_hours:
+            return ""
+        return say("deadline.named_not_offered", self.lang, gpus=run.gpus, gpu=run.gpu, hours=render.fig(run.hours),
+                   deadline=deadline_label(form.deadline_hours, self.lang))  # fmt: skip
 
     def training_on(self, s: Slots, gpu: str, gpus: int, per_gpu: float | None) -> Events:
         """Call the 6·N·D tool for the workload on ``gpus`` of ``gpu``; None if it cannot."""

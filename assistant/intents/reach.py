@@ -43,7 +43,8 @@ _DOCS = {"storage_price": "storage-and-models"}
 # A CPU run has no GPU memory to compare with: the yardstick is for machines with their own (a Mac, a laptop GPU).
 _CPU_RUN = r"cpu|(?:没有|不用)\s*(?:显卡|gpu)|without\s+(?:a\s+)?gpu|no\s+gpu"
 _COMPARES_PRICE = re.compile(
-    r"cheaper|pricier|more\s+expensive|less\s+expensive|便宜|更贵|划算|省钱|price|cost|价格|价钱|费用", re.IGNORECASE
+    r"cheaper|pricier|more\s+expensive|less\s+expensive|便宜|更贵|划算|省钱|price|cost|价格|价钱|费用|多少钱|"
+    r"how\s+much|贵不贵|花多少", re.IGNORECASE
 )
 # A question asked for a yes or a no, in its form: "Can one A10 ...?", "能同时跑 ... 吗？".
 _YES_NO = re.compile(

@@ -15,8 +15,11 @@ from assistant.intents.plan_leads import HOW_LONG_RE, PlanLeads
 from assistant.messages import say
 from assistant.run import Events
 from assistant.toolbox import training_run
+from assistant.toolbox_catalog import nearest_known_price
 from assistant.understanding import Slots
+from tools import catalog
 from tools.plan import Plan
+from tools.price_nearest import NearestPrice
 from tools.training_volume import TrainingCompute
 
 # "— days and cost?", "hours?", "训练时长", "耗时多少": the duration asked as a bare noun
@@ -41,7 +44,30 @@ class TrainingLeads(PlanLeads):
         run, err = yield from self.call("training_run", training_run, **args)
         if err or not isinstance(run, TrainingCompute):
             return None
-        return self.training_lines(run)
+        line = self.training_lines(run)
+        if run.cost_cny is None and s.asks_cost:  # "按量多少钱" on a GPU with no list price: said, not skipped
+            line += ("" if self.lang == "zh" else " ") + say("training.no_price", self.lang, gpu=run.gpu)
+            line += yield from self.nearest_priced_run(run)
+        return line
+
+    def nearest_priced_run(self, run: TrainingCompute) -> Events:
+        """Cost the same run on the nearest priced type with as many GPUs (the price tool's stand-in); or ""."""
+        same = [i for i in catalog.list_instances(gpu=run.gpu) if i.gpu_count == run.gpus]
+        if not same:
+            return ""
+        near, _ = yield from self.call("nearest_known_price", nearest_known_price, instance_type=same[0].instance_type)
+        if not isinstance(near, NearestPrice) or near.gpu is None or near.quote.hourly is None:
+            return ""
+        count = int(near.gpu_count or run.gpus)
+        other, _ = yield from self.call("training_run", training_run, model=run.model, gpu=near.gpu, gpus=count,
+                                        tokens=run.training_tokens, task=run.task, mfu=run.mfu,
+                                        price_cny_per_hour=near.quote.hourly)  # fmt: skip
+        if not isinstance(other, TrainingCompute) or other.cost_cny is None:
+            return ""
+        return "\n\n" + say("training.nearest_cost", self.lang, gpus=count, gpu=near.gpu,
+                             instance_type=near.quote.instance_type, price=render.fig(near.quote.hourly),
+                             region=near.quote.region, hours=render.fig(other.hours),
+                             cost=render.fig(other.cost_cny))  # fmt: skip
 
     def job_budget_lines(self, s: Slots, plan: Plan) -> list[str]:
         """'预算 10 万够吗' on a training run: the budget is for the run, against its cheapest priced option."""
