@@ -26,7 +26,7 @@ from assistant.toolbox_media import (
 from assistant.toolbox_serving import longest_context_per_user, requests_per_second
 from knowledge.models import Passage
 from tools import capacity, catalog, hardware_fit, lengths, training_volume
-from tools.colocation import evaluate_colocation
+from tools.colocation import evaluate_colocation, evaluate_models_on_one_gpu
 from tools.errors import input_problem
 from tools.gpu_lineup import gpu_lineup
 from tools.hf_config import architecture_from_config
@@ -382,6 +382,7 @@ DOMAIN_TOOLS: tuple[Callable[..., Any], ...] = (
     largest_models_that_fit,
     largest_models_within_budget,
     evaluate_colocation,
+    evaluate_models_on_one_gpu,
     concurrent_users,
     longest_context_per_user,
     requests_per_second,

@@ -11,8 +11,9 @@ import httpx
 import pytest
 from engine_helpers import ask_api, ask_cli, first_line
 
-from tools.colocation import evaluate_colocation
+from tools.colocation import evaluate_colocation, evaluate_models_on_one_gpu
 from tools.errors import ToolInputError
+from tools.hardware_fit import memory_request
 from tools.media_memory import estimate_media_memory
 from tools.memory import estimate_memory
 
@@ -53,3 +54,22 @@ def test_cli_same_l20_is_yes_with_the_vllm_share(cli_env: dict[str, str]) -> Non
     [call] = [c for c in body["tool_calls"] if c["name"] == "evaluate_colocation"]
     assert call["result"]["fits"] is True and first_line(body["text"]).startswith("**能放下")
     assert "--gpu-memory-utilization" in body["text"]
+
+
+def test_two_llms_on_one_gpu_need_the_sum_of_their_estimates() -> None:
+    shared = evaluate_models_on_one_gpu(["Qwen2.5-7B-Instruct", "Qwen2.5-14B-Instruct"], "A100-80GB")
+    # each alone, as estimate_gpu_memory serves it (vLLM, 4,096 tokens, one sequence)
+    requests = [memory_request(m, "inference", 1, "bf16", "none", 4096, concurrency=1) for m in shared.models]
+    alone = [estimate_memory(r).per_gpu_total_gib for r in requests]
+    assert shared.needed_gib == pytest.approx(sum(alone), abs=0.02)
+    assert shared.fits and shared.vllm_gpu_memory_utilizations is not None
+    # each process's share holds its own need, and the shares together fit the card
+    nominal = 80
+    assert all(u * nominal >= n for u, n in zip(shared.vllm_gpu_memory_utilizations, shared.needs_gib, strict=True))
+    too_big = evaluate_models_on_one_gpu(["Qwen2.5-7B-Instruct", "Qwen2.5-14B-Instruct"], "A10")
+    assert not too_big.fits and too_big.headroom_gib < 0 and too_big.vllm_gpu_memory_utilizations is None
+
+
+def test_one_model_is_no_colocation() -> None:
+    with pytest.raises(ToolInputError):
+        evaluate_models_on_one_gpu(["Qwen2.5-7B-Instruct"], "A10")

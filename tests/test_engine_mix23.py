@@ -175,3 +175,19 @@ def test_a_per_token_near_tie_is_called_even_then_the_hour_decides() -> None:
 def test_how_many_gpus_for_some_users_asks_for_gpus_not_capacity() -> None:
     assert not understand("llama3 70b how many gpus for 10 users").asks_capacity
     assert understand("how many users can 2 L20s serve with Qwen2.5-32B?").asks_capacity
+
+
+@pytest.mark.parametrize(
+    ("question", "tool"),
+    [
+        ("Can I run Qwen2.5-7B and Qwen2.5-14B together on one A100 80GB?", "evaluate_models_on_one_gpu"),
+        ("run llama 3.1 8b and qwen2.5 7b side by side on a single L20, 4 users each?", "evaluate_models_on_one_gpu"),
+        ("一张 L20 上同时跑 Qwen2.5-7B 和 bge-m3 可以吗", "evaluate_colocation"),
+    ],
+)
+def test_models_on_one_named_gpu_are_judged_together_on_it(question: str, tool: str) -> None:
+    answer = ask(question)
+    [call] = [c for c in answer.tool_calls if c.name == tool]
+    assert call.args["gpu"] in ("A100-80GB", "L20")
+    assert not any(c.name == "fleet_cost" for c in answer.tool_calls)  # not each model on its own instances
+    assert first_line(answer.text).startswith(("**Yes", "**能放下"))

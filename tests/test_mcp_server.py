@@ -37,6 +37,7 @@ CALLS: dict[str, dict[str, Any]] = {
     "largest_models_that_fit": {"gpu": "L20", "gpus": 2, "family": "Qwen3"},
     "largest_models_within_budget": {"budget_cny_month": 20000, "concurrency": 8},
     "evaluate_colocation": {"llm": "Qwen2.5-7B-Instruct", "media_model": "bge-m3", "gpu": "A10"},
+    "evaluate_models_on_one_gpu": {"models": ["Qwen2.5-7B-Instruct", "Llama-3.1-8B-Instruct"], "gpu": "L20"},
     "concurrent_users": {"model": "Qwen2.5-7B-Instruct", "context": 8192, "gpu": "A10", "gpus": 1},
     "longest_context_per_user": {"model": "Qwen2.5-14B-Instruct", "users": 20, "gpu": "A10", "gpus": 4},
     "requests_per_second": {"model": "Qwen2.5-7B", "instance_type": "ecs.gn7i-c8g1.2xlarge", "gen_tokens": 200},

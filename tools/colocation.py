@@ -87,3 +87,71 @@ def evaluate_colocation(
         fits=fits,
         vllm_gpu_memory_utilization=round(utilisation, 2) if utilisation is not None else None,
     )
+
+
+class SharedGpu(BaseModel):
+    """Whether two or more LLMs, each served by its own vLLM process, fit one GPU together."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gpu: str
+    models: list[str] = Field(description="canonical names, in the order asked")
+    needs_gib: list[float] = Field(description="each model's per-GPU need for the stated load, CUDA context included")
+    needed_gib: float = Field(description="all of them together")
+    usable_gib: float = Field(description="the GPU's usable memory (driver and ECC reserve taken off)")
+    headroom_gib: float = Field(description="usable minus needed (negative: short by that much)")
+    fits: bool
+    vllm_gpu_memory_utilizations: list[float] | None = Field(
+        description="a vLLM share per model (of the card's nominal memory) that holds its need, the shares "
+        "summing to at most the usable memory; None when they do not fit"
+    )
+
+
+def evaluate_models_on_one_gpu(
+    models: list[str],
+    gpu: str,
+    precision: Precision = "bf16",
+    quant: Quant = "none",
+    context: int = 4096,
+    concurrency: int = 1,
+) -> SharedGpu:
+    """Check whether two or more LLMs, each served with its own vLLM process, fit on one GPU together.
+
+    Use this when the user wants several LLMs on the same card ("Qwen2.5-7B and Llama-3.1-8B side by side on one
+    L20", "一张 A100 上同时跑 7B 和 14B"). Each model is estimated alone, with the same estimator as
+    estimate_gpu_memory at the same load; the card must hold the sum, and each process needs its own
+    gpu_memory_utilization share.
+
+    Args:
+        models: Two to four LLM names or aliases, e.g. ["Qwen2.5-7B-Instruct", "Llama-3.1-8B-Instruct"].
+        gpu: GPU name, e.g. "L20".
+        precision: The weight precision of every model.
+        quant: The checkpoint format of every model.
+        context: Tokens per sequence (prompt + output) of each model.
+        concurrency: Sequences each model serves at once.
+    """
+    if context < 1 or concurrency < 1:
+        raise input_problem("error.context_concurrency_positive", context=context, concurrency=concurrency)
+    if not 2 <= len(models) <= 4:
+        raise input_problem("error.colocate_models", count=len(models))
+    hw = resolve_hardware(gpu=gpu, gpus=1)
+    estimates = [
+        estimate_memory(memory_request(m, "inference", 1, precision, quant, context, concurrency=concurrency))
+        for m in models
+    ]
+    needs = [e.per_gpu_total_gib for e in estimates]
+    needed = sum(needs)
+    nominal = catalog.get_gpu(hw.gpu).memory_gib
+    # each process's share rounded up to vLLM's usual step; the shares together must fit the usable memory
+    shares = [math.ceil(need / nominal / _UTILISATION_STEP) * _UTILISATION_STEP for need in needs]
+    fits = needed <= hw.usable_gib_per_gpu and sum(shares) * nominal <= hw.usable_gib_per_gpu
+    return SharedGpu(
+        gpu=hw.gpu,
+        models=[e.model for e in estimates],
+        needs_gib=[round(n, 2) for n in needs],
+        needed_gib=round(needed, 2),
+        usable_gib=round(hw.usable_gib_per_gpu, 2),
+        headroom_gib=round(hw.usable_gib_per_gpu - needed, 2),
+        fits=fits,
+        vllm_gpu_memory_utilizations=[round(s, 2) for s in shares] if fits else None,
+    )

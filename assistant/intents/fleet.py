@@ -12,6 +12,7 @@ from typing import Any
 
 from assistant import render
 from assistant.intents.arguments import plan_args
+from assistant.intents.colocate import VERSUS_RE
 from assistant.intents.compare_sides import settings_as_written
 from assistant.intents.media import media_plan_args
 from assistant.messages import say
@@ -32,13 +33,12 @@ _TOGETHER_RE = (
     r"\b(?:host|deploy|serve|run)\w*\s+both\b|\bfor\s+\d+\s+(?:users|people)\s+each\b|各\s*\d+\s*(?:个|路)?\s*并发|"
     r"同时(?:部署|上线|跑|运行|提供|服务)|都要(?:部署|上线|跑)|一起(?:部署|跑|运行|上线)"
 )
-_VERSUS_RE = r"\bvs\.?\b|versus|\bor\b|which|better|faster|cheaper|compare|还是|哪个|对比|比较|区别|更快|更便宜|划算"
 
 
 def hosts_together(question: str, s: Slots) -> bool:
     """Whether the question asks to run every model it names at once, not to choose between them."""
     named = len(s.models) + (1 if s.media and s.media.model else 0)
-    return named >= 2 and bool(re.search(_TOGETHER_RE, question, re.I)) and not re.search(_VERSUS_RE, question, re.I)
+    return named >= 2 and bool(re.search(_TOGETHER_RE, question, re.I)) and not re.search(VERSUS_RE, question, re.I)
 
 
 class FleetIntent(Run):

@@ -14,6 +14,7 @@ from typing import Any
 from assistant import render
 from assistant.conversation import read_conversation, representative_model
 from assistant.intents.arguments import memory_args, plan_args
+from assistant.intents.colocate import on_one_gpu
 from assistant.intents.compare_followup import CompareFollowUp
 from assistant.intents.compare_hardware import CompareHardware
 from assistant.intents.compare_lead import asked_criteria
@@ -69,6 +70,8 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
     def verdict_or_workload(self, s: Slots) -> Events:
         """Answer a comparison or verdict on named hardware, else plan or estimate as usual."""
         s = self.with_added_side(s)  # "add A100 to the comparison": every side, the same workload
+        if on_one_gpu(self.question, self.conv.turn):  # "7B and 14B together on one A100": the sum against it
+            return (yield from self.shared_gpu(s))  # type: ignore[attr-defined]
         if hosts_together(self.question, self.conv.turn):  # "host 72B-AWQ, 7B and bge-m3": all at once
             return (yield from self.fleet_answer(s))
         s = yield from self.with_previous_pick(s)  # "what about H20 - better than that?": the earlier pick vs H20
