@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from assistant import render
 from assistant.billing_words import billing_basis
-from assistant.intents.compare_yes_no import enough_subject, yes_no_lead
+from assistant.intents.compare_yes_no import enough_on_one, enough_subject, yes_no_lead
 from assistant.messages import say
 from assistant.phrases import spell_numbers
 from assistant.price_phrases import basis_label
@@ -284,6 +284,16 @@ def enough_line(side: SideOutcome, lang: Language) -> str:
                usable=render.fig(side.usable_gib), price=price)  # fmt: skip
 
 
+def _not_on_one_line(side: SideOutcome, fitting: list[SideOutcome], lang: Language) -> str:
+    """Return the no line for a side offered as one card that needs several, with the side that needs fewest."""
+    line = say("lead.enough_not_one", lang, label=side.label, gpus=side.gpus, need=render.fig(side.need_gib),
+               usable=render.fig(side.usable_gib))  # fmt: skip
+    others = sorted((s for s in fitting if s is not side and s.gpus), key=lambda s: s.gpus or 0)
+    if others and (others[0].gpus or 0) < (side.gpus or 0):
+        line += say("lead.enough_other", lang, label=others[0].label, gpus=others[0].gpus)
+    return line
+
+
 def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | None:
     """Return the winner-first line for these sides and this question, or None (nothing decides it).
 
@@ -298,6 +308,8 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
     fitting = per_gpu(fitting, question)
     enough = enough_subject([side.label for side in sides], question)  # "... or will an L20 do?": yes, it does
     if (side := next((s for s in fitting if s.label == enough), None)) is not None:
+        if enough_on_one(question) and (side.gpus or 1) > 1:  # "or will an L20 do?" when it takes two: no
+            return _not_on_one_line(side, fitting, lang)
         return enough_line(side, lang)
     asked = asked_criteria(question)
     if "gpus" in asked and all(side.gpus for side in fitting):  # "各需要几张卡": the counts, fewest first

@@ -143,8 +143,9 @@ def yes_no_lead(line: str, winners: list[tuple[str, str]], labels: list[str], qu
 
 # "Do I need an H20 or will an L20 do?", "上 H20 还是 A10 就够了？": the side offered as enough is the subject.
 _ENOUGH = (
-    r"(?:\bor\b|还是|或者)\s*(?:will|would|is|does|can|could)?\s*(?:an?\s+|the\s+|one\s+|a\s+single\s+|just\s+)?"
-    r"(?P<side>[\w.\-]+(?:\s+[\w.\-]+)?)\s*"
+    r"(?:\bor\b|还是|或者)\s*(?:will|would|is|does|can|could)?\s*"
+    r"(?P<one>an?\s+(?!pair|couple|few)|one\s+|a\s+single\s+|single\s+|just\s+(?:an?|one)\s+|(?:一|单)\s*(?:张|块|个|台)\s*|单卡\s*)?"
+    r"(?:the\s+|just\s+)?(?P<side>[\w.\-]+(?:\s+[\w.\-]+)?)\s*"
     r"(?:do\b|be\s+enough|enough|suffice|be\s+fine|cut\s+it|就够了?|就够用|够了?|够用|就行|就可以)"
 )
 
@@ -157,3 +158,9 @@ def enough_subject(labels: list[str], question: str) -> str | None:
     side = m.group("side")
     found = [label for label in labels if _position(_names(label), side) is not None]
     return found[0] if len(found) == 1 else None
+
+
+def enough_on_one(question: str) -> bool:
+    """Whether the side offered as enough is offered as one card ("or will **an** L20 do?", "还是一张 L20 就够")."""
+    m = re.search(_ENOUGH, question, re.IGNORECASE)
+    return m is not None and m.group("one") is not None

@@ -1,0 +1,37 @@
+"""Verdicts, comparisons and plans in loose English (issue 8, session 23, area i8en7): the first line answers.
+
+Every expected figure is read from the answer's own tool results, not written here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine_helpers import ask, first_line
+
+from assistant.answer import Answer
+
+
+def _plans(answer: Answer) -> dict[str, dict[str, Any]]:
+    return {c.args["gpu"]: c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment"}
+
+
+def test_one_card_offered_as_enough_that_needs_two_is_a_no() -> None:
+    answer = ask("Do I need an A100 or will an L20 do for Qwen2.5-32B-Instruct in bf16 with 4k context?")
+    plans = _plans(answer)
+    l20_gpus = plans["L20"]["options"][0]["total_gpus"]
+    a100_gpus = plans["A100-80GB"]["options"][0]["total_gpus"]
+    assert l20_gpus > 1 and a100_gpus == 1  # the catalog's cards: 44 GiB L20s against an 80 GB A100
+    line = first_line(answer.text)
+    assert line.startswith("**No, one L20 is not enough:**")
+    assert f"{l20_gpus} of them" in line and "1 × A100" in line
+
+
+def test_zh_one_card_offered_as_enough_that_needs_two_is_a_no() -> None:
+    line = first_line(ask("要上 A100 还是一张 L20 就够了？跑 Qwen2.5-32B-Instruct BF16").text)
+    assert line.startswith("**不够，一张 L20 放不下：**")
+
+
+def test_plural_cards_offered_as_enough_stay_a_yes() -> None:
+    answer = ask("Do I need an A100 or will L20s do for Qwen2.5-32B-Instruct in bf16?")
+    assert first_line(answer.text).startswith("**Yes, the L20 is enough:**")
