@@ -35,3 +35,25 @@ def test_zh_one_card_offered_as_enough_that_needs_two_is_a_no() -> None:
 def test_plural_cards_offered_as_enough_stay_a_yes() -> None:
     answer = ask("Do I need an A100 or will L20s do for Qwen2.5-32B-Instruct in bf16?")
     assert first_line(answer.text).startswith("**Yes, the L20 is enough:**")
+
+
+def test_can_i_run_it_or_do_i_need_bigger_is_answered_about_the_named_card() -> None:
+    answer = ask("Can I run Qwen3-30B-A3B on one A10 or do I need something bigger?")
+    fit = next(c.result for c in answer.tool_calls if c.name == "evaluate_hardware_fit")
+    assert fit["fits"] is False  # 30.5B in BF16 against one 24 GB card
+    line = first_line(answer.text)
+    assert line.startswith("**No.**") and "A10" in line  # was "Yes, and it is not even enough."
+
+
+def test_how_many_of_a_named_gpu_leads_with_the_count() -> None:
+    answer = ask("How many A10s would it take to host Qwen2.5-72B-Instruct in 4-bit for like 15 users?")
+    top = next(c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment")["options"][0]
+    line = first_line(answer.text)
+    assert line.startswith(f"**You need {top['instances']} × `{top['instance_type']}`**")
+    assert f"{top['total_gpus']} × A10 in all" in line  # not "One A10 is not enough"
+
+
+def test_zh_how_many_of_a_named_gpu_leads_with_the_count() -> None:
+    answer = ask("Qwen2.5-72B AWQ 15 个并发，需要几张 A10？")
+    top = next(c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment")["options"][0]
+    assert first_line(answer.text).startswith(f"**需要 {top['instances']} 台 `{top['instance_type']}`**")

@@ -62,12 +62,13 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
                                             **plan_args(s.model_copy(update={"gpu": None})))  # fmt: skip
             if isinstance(wider, Plan) and wider.options:
                 offered, plan = say("plan.gpu_not_offered", self.lang, gpu=s.gpu), wider
-        head: list[str] = [*lead, *self.count_line(plan, only_type)]
+        counted = self.count_line(plan, only_type, None if lead or s.gpus else s.gpu)
+        head: list[str] = [*lead, *counted]
         head += yield from self.cheaper_than_line(s, plan)  # "anything cheaper than an A100?": yes or no
         if s.gpu and not carried and not plan.options:
             head.append(say("plan.no_type_with_gpu", self.lang, gpu=s.gpu))
-        elif only_type:
-            pass  # "how many ecs.X": the count line answers; a verdict on its GPU would answer another question
+        elif only_type or counted:
+            pass  # "how many ecs.X / A10s": the count line answers; a verdict on its GPU would answer another question
         elif s.gpu and not lead and self.conv.turn.asks_verdict and not s.gpus:
             # "A10 能跑 70B 吗": whether one card is enough, then whether that GPU works at all.
             # The verdict on the GPU answers; that one card is not enough follows it.
@@ -116,7 +117,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         # price and the nearest known one follow it
         unpriced = bool(cost and plan.options) and cost[0] == say(
             "cost.unpriced", self.lang, instance_type=plan.options[0].instance_type)  # fmt: skip
-        deferred, cost = (cost[1:], []) if unpriced and not head else ([], cost)  # the paragraph says "unknown"
+        # the paragraph (or the count line) says "unknown"
+        deferred, cost = (cost[1:], []) if unpriced and (counted or not head) else ([], cost)
         head[at:at] = cost
         billing = billing_choice(self.question, s, plan, self.lang)  # "spot or pay-as-you-go?" answers first
         if not lead and s.speed and (target := plan_target_line(plan.model_dump(mode="json"), self.lang)):
@@ -127,10 +129,10 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         verdict = bool(head) and (self.conv.turn.asks_verdict or over) and not lead
         brief, details = plan_brief(
             plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity,
-            summary=not (verdict or cost or billing or lead or usage),
+            summary=not (verdict or cost or billing or lead or usage or counted),
         )
-        # The cost line, or a verdict on named hardware, answers; the top option's paragraph (and source) folds.
-        if (cost or billing or lead or usage) and plan.options:
+        # The cost line, a count, or a verdict on named hardware, answers; the top option's paragraph folds.
+        if (cost or billing or lead or usage or counted) and plan.options:
             summary = render.plan_summary(plan, self.lang)
             details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown=summary))
         if lead and self.named_fits and not offered:

@@ -88,10 +88,11 @@ class PlanLeads(Run):
                 instance_type=top.instance_type, instances=top.instances, full=render.fig(top.price_cny_per_month))
         ]  # fmt: skip
 
-    def count_line(self, plan: Plan, only_type: str | None) -> list[str]:
-        """'How many ecs.X do I need?': the count of that type from the plan restricted to it."""
-        if not only_type:
+    def count_line(self, plan: Plan, only_type: str | None, gpu: str | None = None) -> list[str]:
+        """'How many ecs.X do I need?', 'how many A10s would it take?': the count from the plan restricted to it."""
+        if not only_type and not (gpu and plan.options and self.asks_gpu_count(gpu)):
             return []
+        only_type = only_type or plan.options[0].instance_type
         if not plan.options:
             reason = plan.rejected[0].reason.render(self.lang) if plan.rejected else ""
             return [say("count.none", self.lang, instance_type=only_type, reason=reason)]
@@ -107,6 +108,12 @@ class PlanLeads(Run):
                 gpu=render.gpu_label(o, self.lang), need=render.fig(o.per_gpu_gib_needed),
                 usable=render.fig(o.per_gpu_capacity_gib), price=price)
         ]  # fmt: skip
+
+    def asks_gpu_count(self, gpu: str) -> bool:
+        """Whether the question asks how many of the named GPU ("how many A10s", "几张 A10"), not whether one does."""
+        card = re.escape(gpu.split("-")[0])
+        return re.search(rf"how\s+many\s+(?:\w+\s+){{0,2}}?(?:{card}s?\b|gpus?\b|cards?\b)|"
+                         rf"(?:几|多少)\s*(?:张|块)", self.question, re.IGNORECASE) is not None  # fmt: skip
 
     def month_basis(self, o: DeploymentOption) -> str:
         """Name what a monthly figure is; a subscription price keeps its own date (it may differ from the hourly)."""

@@ -41,9 +41,14 @@ def inverted_kind(question: str) -> Inverted | None:
     """Whether the question asks if the named hardware is more than needed, and in which polarity."""
     if re.search(_OVERKILL_RE, question, re.IGNORECASE):
         return "overkill"
-    if re.search(_NECESSITY_RE, question, re.IGNORECASE) and not re.search(_COUNT_ASKED_RE, question, re.IGNORECASE):
-        # "Is one A100 enough, or do we need two?": whether the named one is enough is asked first
-        return None if re.search(_ENOUGH_FIRST_RE, question, re.IGNORECASE) else "necessity"
+    need = re.search(_NECESSITY_RE, question, re.IGNORECASE)
+    if need and not re.search(_COUNT_ASKED_RE, question, re.IGNORECASE):
+        # "Is one A100 enough, or do we need two?", "Can I run it on one A10 or do I need something bigger?":
+        # whether the named one does is asked first, the need only as the other answer
+        first = re.search(_ENOUGH_FIRST_RE, question, re.IGNORECASE) or re.search(
+            r"(?:\bor|还是|或者)\s*$", question[: need.start()], re.IGNORECASE
+        )
+        return None if first else "necessity"
     return None
 
 
