@@ -57,3 +57,23 @@ def test_zh_how_many_of_a_named_gpu_leads_with_the_count() -> None:
     answer = ask("Qwen2.5-72B AWQ 15 个并发，需要几张 A10？")
     top = next(c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment")["options"][0]
     assert first_line(answer.text).startswith(f"**需要 {top['instances']} 台 `{top['instance_type']}`**")
+
+
+def test_good_enough_or_splurge_answers_about_the_side_asked_first() -> None:
+    answer = ask("is an A10 good enough for Llama-3-8B-Instruct or should I splurge on an A100?")
+    assert _plans(answer)["A10"]["options"][0]["total_gpus"] == 1  # 15 GiB of weights on a 24 GB card
+    assert first_line(answer.text).startswith("**Yes, the A10 is enough:**")
+
+
+def test_enough_but_the_other_side_is_cheaper_says_so() -> None:
+    answer = ask("Is a T4 good enough for Qwen2.5-3B-Instruct or should we get an A10?")
+    hourly = {gpu: plan["options"][0]["price_cny_per_hour"] for gpu, plan in _plans(answer).items()}
+    line = first_line(answer.text)
+    assert line.startswith("**Yes, the T4 is enough:**")
+    assert hourly["A10"] < hourly["T4"] and f"But the A10 is cheaper, at ¥{hourly['A10']}/h" in line
+
+
+def test_most_cost_effective_way_is_no_yes_no_question() -> None:
+    answer = ask("What's the most cost-effective way to serve Qwen2.5-32B-Instruct to a dev team of 25?")
+    assert not first_line(answer.text).startswith("**Yes")  # asks which, not whether
+    assert "`ecs." in first_line(answer.text)

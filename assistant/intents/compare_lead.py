@@ -310,6 +310,11 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
     if (side := next((s for s in fitting if s.label == enough), None)) is not None:
         if enough_on_one(question) and (side.gpus or 1) > 1:  # "or will an L20 do?" when it takes two: no
             return _not_on_one_line(side, fitting, lang)
+        cheaper = [s for s in fitting if s.hourly is not None and side.hourly is not None and s.hourly < side.hourly]
+        if cheaper:  # "is a T4 good enough, or should we get an A10?" when the A10 costs less: yes, but
+            best = min(cheaper, key=lambda s: s.hourly or 0)
+            return enough_line(side, lang) + say("lead.enough_but_cheaper", lang, label=best.label,
+                                                 hourly=best.hourly_shown or f"¥{render.fig(best.hourly)}")  # fmt: skip
         return enough_line(side, lang)
     asked = asked_criteria(question)
     if "gpus" in asked and all(side.gpus for side in fitting):  # "各需要几张卡": the counts, fewest first

@@ -150,17 +150,38 @@ _ENOUGH = (
 )
 
 
+# "Is an A10 good enough for X or should I splurge on an A100?", "A10 够用吗，还是要上 A100": the side asked about
+# first is offered as enough, the other only as the alternative.
+_ENOUGH_FIRST = (
+    r"\b(?:is|are|would|will)\s+(?P<one>an?\s+(?!pair|couple|few)|one\s+|a\s+single\s+|single\s+)?(?:the\s+)?"
+    r"(?P<side>[\w.\-]+(?:\s+[\w.\-]+)?)\s+(?:good\s+)?enough\b[^?？]{0,80}?(?:[?,]\s*)?\bor\b|"
+    r"(?P<one_zh>(?:一|单)\s*(?:张|块)\s*|单卡\s*)?(?P<side_zh>[A-Za-z][\w.\-]*)\s*(?:就)?(?:够用?|够了)(?:吗|么|嘛)?"
+    r"\s*[,，]?\s*(?:还是|或者)"
+)
+
+
+def _enough_match(question: str) -> tuple[str, bool] | None:
+    """Return the side offered as enough as written, and whether it is offered as one card."""
+    if m := re.search(_ENOUGH, question, re.IGNORECASE):
+        return m.group("side"), m.group("one") is not None
+    if m := re.search(_ENOUGH_FIRST, question, re.IGNORECASE):
+        if m.group("side"):
+            return m.group("side"), m.group("one") is not None
+        return m.group("side_zh"), m.group("one_zh") is not None
+    return None
+
+
 def enough_subject(labels: list[str], question: str) -> str | None:
     """Return the label of the side the question offers as enough ("... or will an L20 do?"), or None."""
-    m = re.search(_ENOUGH, question, re.IGNORECASE)
+    m = _enough_match(question)
     if m is None:
         return None
-    side = m.group("side")
+    side = m[0]
     found = [label for label in labels if _position(_names(label), side) is not None]
     return found[0] if len(found) == 1 else None
 
 
 def enough_on_one(question: str) -> bool:
     """Whether the side offered as enough is offered as one card ("or will **an** L20 do?", "还是一张 L20 就够")."""
-    m = re.search(_ENOUGH, question, re.IGNORECASE)
-    return m is not None and m.group("one") is not None
+    m = _enough_match(question)
+    return m is not None and m[1]
