@@ -77,3 +77,30 @@ def test_most_cost_effective_way_is_no_yes_no_question() -> None:
     answer = ask("What's the most cost-effective way to serve Qwen2.5-32B-Instruct to a dev team of 25?")
     assert not first_line(answer.text).startswith("**Yes")  # asks which, not whether
     assert "`ecs." in first_line(answer.text)
+
+
+def test_what_can_i_run_on_a_card_searches_models() -> None:
+    answer = ask("What can I run on a single A10?")
+    assert answer.kind != "clarification"
+    assert any(c.name == "largest_models_that_fit" for c in answer.tool_calls)
+
+
+def test_what_can_i_run_a_model_on_is_no_yes_no_question() -> None:
+    line = first_line(ask("What can I run Qwen2.5-7B-Instruct on?").text)
+    assert line.startswith("**Recommended:**")  # was "**Yes:** 1 x ..."
+
+
+def test_is_that_overkill_after_a_plan_answers_about_the_plan() -> None:
+    answer = ask("is that overkill?", "serve Qwen2.5-14B-Instruct for 10 users, which instance?")
+    assert answer.kind == "recommendation"  # was out of scope
+    plan = next(c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment")
+    top = plan["options"][0]
+    priced = [o["price_cny_per_hour"] for o in plan["options"] if o["price_cny_per_hour"] is not None]
+    assert top["price_cny_per_hour"] == min(priced)  # the planner's pick is already the cheapest that fits
+    line = first_line(answer.text)
+    assert line.startswith("**No, it is not overkill:**") and top["instance_type"] in line
+
+
+def test_overkill_follow_up_on_named_hardware_weighs_it() -> None:
+    answer = ask("wouldn't that be overkill?", "serve Qwen2.5-7B-Instruct for 5 users on an A100")
+    assert first_line(answer.text).startswith("**Yes, it is overkill.**")

@@ -15,6 +15,7 @@ from assistant.billing_words import MONEY_ASK
 from assistant.hardware_words import REGIONS
 from assistant.intents.arguments import plan_args
 from assistant.intents.prices import PricesIntent
+from assistant.intents.verdict_overkill import inverted_kind
 from assistant.messages import say
 from assistant.price_phrases import basis_label, region_label, source_label
 from assistant.reading import compiled
@@ -251,8 +252,21 @@ class PlanLeads(Run):
         """'最多用两台，能跑吗？' with no hardware named: yes with the top option within the limits, or no."""
         if re.search(_WHAT_NEEDED_RE, self.question, re.IGNORECASE):
             return []  # "what do we need?" asks for the plan, not a yes/no
+        if inverted_kind(self.question) == "overkill" and (line := self.not_overkill_line(plan)):
+            return [line]  # "is that overkill?" after a plan: the plan is already the cheapest that fits
         limit = say("verdict.limit", self.lang, n=s.max_instances) if s.max_instances else ""
         return [plan_verdict(s, plan, self.lang, limit)]
+
+    def not_overkill_line(self, plan: Plan) -> str | None:
+        """'Is that overkill?' of the planner's own pick: no, when it is the cheapest option that fits."""
+        priced = [o for o in plan.options if o.price_cny_per_hour is not None]
+        if not priced or plan.options[0] is not min(priced, key=lambda o: o.price_cny_per_hour or 0.0):
+            return None
+        top = plan.options[0]
+        gpus = f"{top.total_gpus} × {render.gpu_label(top, self.lang)}"
+        hardware = f"{top.instances} × `{top.instance_type}` " + (f"（{gpus}）" if self.lang == "zh" else f"({gpus})")
+        return say("overkill.overkill.cheapest", self.lang, hardware=hardware, model=plan.model,
+                   need=render.fig(top.per_gpu_gib_needed), usable=render.fig(top.per_gpu_capacity_gib))  # fmt: skip
 
     def rate_note(self, s: Slots) -> list[str]:
         """Say how the concurrency or QPS planned for was derived from what the user said, when it was."""
