@@ -342,7 +342,8 @@ def _continues(workload: Slots, turn: Slots) -> bool:
         return True  # "what about on ecs.gn8is.4xlarge?": the same workload on other named hardware
     if turn.intent == "out_of_scope" and not (turn.off_topic or turn.injection) and turn.stated():
         return True  # "how much would that be in Shenzhen?": no domain word, but a figure of the workload
-    if turn.intent == "out_of_scope" and not (turn.off_topic or turn.injection) and turn.follow_up and turn.asks_verdict:
+    quiet = turn.intent == "out_of_scope" and not (turn.off_topic or turn.injection)
+    if quiet and turn.follow_up and turn.asks_verdict:
         return True  # "is that overkill?", "那是不是大材小用": a verdict on the workload just answered
     if _compares_gpus_for_workload(workload, turn):
         return True
