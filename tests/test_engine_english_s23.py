@@ -104,3 +104,14 @@ def test_is_that_overkill_after_a_plan_answers_about_the_plan() -> None:
 def test_overkill_follow_up_on_named_hardware_weighs_it() -> None:
     answer = ask("wouldn't that be overkill?", "serve Qwen2.5-7B-Instruct for 5 users on an A100")
     assert first_line(answer.text).startswith("**Yes, it is overkill.**")
+
+
+def test_not_even_enough_names_what_runs_it_instead() -> None:
+    answer = ask("Is a V100 still OK for Qwen2.5-7B-Instruct in 2026 or is it a waste of money?")
+    fit = next(c.result for c in answer.tool_calls if c.name == "evaluate_hardware_fit")
+    assert fit["fits"] is False  # 14.2 GiB of FP16 weights plus K/V against a 16 GB card
+    best = next(c.result for c in answer.tool_calls
+                if c.name == "plan_gpu_deployment" and "gpu" not in c.args)["options"][0]  # fmt: skip
+    line = first_line(answer.text)
+    assert line.startswith("**No, it is not overkill; it is not even enough.**")
+    assert f"`{best['instance_type']}`" in line and f"¥{best['price_cny_per_hour']}/h" in line

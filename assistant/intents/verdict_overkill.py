@@ -93,12 +93,17 @@ def inverted_line(
     """Write the first line of an inverted verdict from the fit figures and the cheaper option (None: none)."""
     figures = {"hardware": hardware, "model": model, "need": render.fig(need), "usable": render.fig(usable),
                "pct": render.fig(pct)}  # fmt: skip
+    sep = "" if lang == "zh" else " "
     if not fits:
-        return say(f"overkill.{kind}.short", lang, **figures)
+        line = say(f"overkill.{kind}.short", lang, **figures)
+        if alternative is None or alternative.price_cny_per_hour is None:
+            return line
+        return line + sep + say("overkill.short_instead", lang, other=alternative.instance_type,
+                                other_gpu=render.gpu_label(alternative, lang), n=alternative.instances,
+                                other_price=render.fig(alternative.price_cny_per_hour))  # fmt: skip
     if alternative is None:  # unpriced hardware is not "the cheapest": only nothing smaller runs it
         return say(f"overkill.{kind}.{'cheapest' if own_hourly is not None else 'snug'}", lang, **figures)
     line = say(f"overkill.{kind}.yes", lang, **figures)
-    sep = "" if lang == "zh" else " "
     alt = {"other": alternative.instance_type, "other_gpu": render.gpu_label(alternative, lang),
            "n": alternative.instances, "other_price": render.fig(alternative.price_cny_per_hour)}  # fmt: skip
     if own_hourly is not None:
