@@ -115,3 +115,17 @@ def test_not_even_enough_names_what_runs_it_instead() -> None:
     line = first_line(answer.text)
     assert line.startswith("**No, it is not overkill; it is not even enough.**")
     assert f"`{best['instance_type']}`" in line and f"¥{best['price_cny_per_hour']}/h" in line
+
+
+def test_any_good_for_llms_is_a_serving_verdict_in_the_cards_own_precision() -> None:
+    answer = ask("Is the T4 any good for running LLMs?")
+    assert any(c.name == "largest_models_that_fit" for c in answer.tool_calls)  # was a quoted passage
+    line = first_line(answer.text)
+    assert line.startswith("**Yes for serving.** The T4 has 16 GB")
+    assert "in FP16" in line and "BF16" not in line  # the T4 has no BF16
+
+
+def test_zh_still_ok_for_llms_is_a_serving_verdict() -> None:
+    answer = ask("T4 跑大模型还行吗？")
+    assert answer.kind != "clarification"
+    assert first_line(answer.text).startswith("**适合推理。** T4")
