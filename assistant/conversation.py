@@ -303,8 +303,9 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
             or slots.families
             or len(slots.gpu_mentions) >= 2  # "用 L20 还是 A10 划算"
             or len(slots.models) >= 2  # "A vs B, which is cheaper"
-            # "Qwen2.5-7B with a 32k context, how much VRAM?": a context window is a serving figure here
-            or (slots.context and slots.intent == "memory")
+            # "Qwen2.5-7B with a 32k context, how much VRAM?", "which gpu for gemma 3 27b with 16k context": with no
+            # training word, a context window is a serving figure
+            or slots.context
             or slots.concurrency
             or slots.qps
             or slots.daily_users

@@ -129,3 +129,10 @@ def test_zh_still_ok_for_llms_is_a_serving_verdict() -> None:
     answer = ask("T4 跑大模型还行吗？")
     assert answer.kind != "clarification"
     assert first_line(answer.text).startswith("**适合推理。** T4")
+
+
+def test_a_context_window_with_no_training_word_is_a_serving_question() -> None:
+    answer = ask("which gpu for Gemma-3-27B-it with 16k context")
+    assert answer.kind == "recommendation"  # was "serve or fine-tune?"
+    plan = next(c for c in answer.tool_calls if c.name == "plan_gpu_deployment")
+    assert plan.args["task"] == "inference" and plan.args["context"] == 16384
