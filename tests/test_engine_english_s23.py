@@ -136,3 +136,17 @@ def test_a_context_window_with_no_training_word_is_a_serving_question() -> None:
     assert answer.kind == "recommendation"  # was "serve or fine-tune?"
     plan = next(c for c in answer.tool_calls if c.name == "plan_gpu_deployment")
     assert plan.args["task"] == "inference" and plan.args["context"] == 16384
+
+
+def test_worth_paying_for_the_80g_judges_the_80g() -> None:
+    answer = ask("A100 40G vs A100 80G for Qwen2.5-32B-Instruct AWQ, 20 users — worth paying for the 80G?")
+    hourly = {gpu: plan["options"][0]["price_cny_per_hour"] for gpu, plan in _plans(answer).items()}
+    assert hourly["A100-80GB"] < hourly["A100-40GB"]  # the 40 GB card needs more of them for 20 users
+    assert first_line(answer.text).startswith("**Yes, worth it:** the A100-80GB option")  # was "No" about the 40G
+
+
+def test_a_three_way_split_names_both_sides_of_each_figure() -> None:
+    answer = ask("Compare T4, A10 and L20 for Mistral-7B-Instruct-v0.3")
+    line = first_line(answer.text)
+    assert line.startswith("**A10 for cost, L20 for speed:**")
+    assert "(A10 vs T4)" in line  # the L20 has no price: the cost figure's other side is the T4, said so

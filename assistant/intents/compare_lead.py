@@ -347,13 +347,18 @@ def _winners_line(
     names = {c: say(f"lead.crit_{c}", lang) for c in ("cost", "speed", "users", "room", "gpus")}
     winners = [(names[c], w[0].label) for c, w in wins]  # "is X faster than Y?": yes or no goes first
     labels = [side.label for side in sides]
+    def figs(w: tuple[SideOutcome, SideOutcome], c: Criterion) -> str:
+        # three or more sides: "vs" names which one the runner-up is ("¥9.53/h vs ¥11.63/h (A10 vs T4)")
+        pair = say("lead.pair", lang, a=w[0].label, b=w[1].label) if len(sides) > 2 else ""
+        return _figures(w, c, lang, basis) + pair
+
     if len(wins) == 1 or wins[0][1][0].label == wins[1][1][0].label:
         label = wins[0][1][0].label
         which = _AND[lang].join(names[c] for c, _ in wins)
-        figures = _SEP[lang].join(_figures(w, c, lang, basis) for c, w in wins)
+        figures = _SEP[lang].join(figs(w, c) for c, w in wins)
         code = "lead.one" if len(wins) == 1 else "lead.both"
         return yes_no_lead(say(code, lang, label=label, which=which, figures=figures), winners, labels, question, lang)
     (c1, w1), (c2, w2) = wins
     line = say("lead.split", lang, a=w1[0].label, ca=names[c1], b=w2[0].label, cb=names[c2],
-               fa=_figures(w1, c1, lang, basis), fb=_figures(w2, c2, lang, basis))  # fmt: skip
+               fa=figs(w1, c1), fb=figs(w2, c2))  # fmt: skip
     return yes_no_lead(line, winners, labels, question, lang)

@@ -88,10 +88,21 @@ def _target(question: str, gpus: Sequence[str]) -> str:
     # A switch's own words name the target before a bare "用"/"for" does ("还在用 V100 ... 换成 A10": A10).
     for cue in (_SWITCH_CUE, _TARGET_CUE):
         for gpu in gpus:
-            name = re.escape(gpu.split("-")[0])
-            if re.search(cue + name + r"(?![0-9])", question, re.IGNORECASE):
+            if re.search(cue + _written(gpu, gpus) + r"(?![0-9])", question, re.IGNORECASE):
                 return gpu
     return gpus[0]
+
+
+def _written(gpu: str, gpus: Sequence[str]) -> str:
+    """Return how ``gpu`` is written in a question: its base name, or its memory where two share the base.
+
+    "A100 40G vs A100 80G ... worth paying for the 80G?": the variants are told apart by their size alone.
+    """
+    base = gpu.split("-")[0]
+    size = re.search(r"-(\d+)GB", gpu)
+    if size and sum(g.split("-")[0] == base for g in gpus) > 1:
+        return rf"(?:{re.escape(base)}[\s\-]?)?{size.group(1)}\s*G(?:B|iB)?"
+    return re.escape(base)
 
 
 def _cheapest(gpu: str, calls: Sequence[ToolCall]) -> tuple[bool, float | None] | None:
