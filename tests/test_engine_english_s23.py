@@ -150,3 +150,16 @@ def test_a_three_way_split_names_both_sides_of_each_figure() -> None:
     line = first_line(answer.text)
     assert line.startswith("**A10 for cost, L20 for speed:**")
     assert "(A10 vs T4)" in line  # the L20 has no price: the cost figure's other side is the T4, said so
+
+
+def test_cheaper_option_after_a_plan_leads_with_the_cheaper_option() -> None:
+    answer = ask("cheaper option?", "qwen2.5 32b for 20 users, what do I need?")
+    plans = [c for c in answer.tool_calls if c.name == "plan_gpu_deployment"]
+    four = next(c.result for c in plans if c.args.get("precision") == "int4")["options"][0]
+    line = first_line(answer.text)
+    assert line.startswith("**Cheaper still:**") and four["instance_type"] in line
+
+
+def test_zh_cheaper_after_a_plan_is_no_yes_no() -> None:
+    line = first_line(ask("有便宜点的吗？", "Qwen2.5-32B 20 人用需要什么？").text)
+    assert line.startswith("**更省钱的做法：**")  # was "可以。"

@@ -36,6 +36,11 @@ from tools.plan import Plan
 # A question about what it costs (not "cheapest instance"): the cost line answers first.
 # "Can I get a B200 on Alibaba Cloud?": whether it can be rented is the question, before whether it fits.
 _RENT_ASK = r"alibaba|aliyun|阿里云|\brent|租|\bget\b|availab|\boffer|有没有|提供"
+# A turn that only asks for something cheaper than the plan: "cheaper option?", "anything cheaper?", "有便宜点的吗"
+_CHEAPER_ASK = (
+    r"^\W*(?:(?:is\s+there\s+|got\s+)?(?:any(?:thing)?|a|some)\s+)?cheaper\b[^?.!]{0,25}[?.!]?\s*$|"
+    r"^\W*(?:有没有|还有|有)?(?:更)?便宜(?:点|些|一点)?的"
+)
 
 
 class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
@@ -87,7 +92,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         if s.budget_cny_month and (self.conv.turn.asks_verdict or over) and not lead:
             head[:0] = yield from self.budget_verdict(s, plan)
         elif self.conv.turn.asks_verdict and not (head or lead or s.gpu or s.instance_types or s.families):
-            if len(named_regions(self.question)) < 2:  # "上海和北京价格一样吗" weighs the regions, not the fit
+            cheaper = re.search(_CHEAPER_ASK, self.question, re.IGNORECASE)  # "有便宜点的吗": which, not whether
+            if len(named_regions(self.question)) < 2 and not cheaper:  # "上海和北京价格一样吗" weighs the regions
                 head[:0] = self.plain_verdict(s, plan)  # "最多用两台，能跑吗？": yes or no within the stated limits
         if lead and (time := (yield from self.training_time(s, plan))):
             # "要多久": the time answers the question, unless the named hardware cannot hold the run: then
@@ -153,7 +159,10 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             rent = self.named_fits and re.search(_RENT_ASK, self.question, re.IGNORECASE)
             parts.insert(0 if rent else len(lead), offered)
         if not lead and (int4 := (yield from self.int4_line(s, plan))):
-            parts[1:1] = int4  # "cheapest way to run 70B?": what 4-bit weights cost, right after the answer
+            # "cheapest way to run 70B?": what 4-bit weights cost, right after the answer; "cheaper option?" after a
+            # plan asks for exactly that, so it leads
+            at = 0 if re.search(_CHEAPER_ASK, self.question, re.IGNORECASE) else 1
+            parts[at:at] = int4
             token_cost = render.token_cost_phrase(plan.options[0], self.lang)
             if token_cost in parts and not s.asks_token_cost:  # not asked: folds, keeping the plan's length
                 parts.remove(token_cost)
