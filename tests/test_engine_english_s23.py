@@ -163,3 +163,10 @@ def test_cheaper_option_after_a_plan_leads_with_the_cheaper_option() -> None:
 def test_zh_cheaper_after_a_plan_is_no_yes_no() -> None:
     line = first_line(ask("有便宜点的吗？", "Qwen2.5-32B 20 人用需要什么？").text)
     assert line.startswith("**更省钱的做法：**")  # was "可以。"
+
+
+def test_plural_cards_get_the_plan_first_not_the_one_card_line() -> None:
+    answer = ask("ok and on A10s only?", "qwen2.5 32b for 20 users, what do I need?")
+    top = next(c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment")["options"][0]
+    line = first_line(answer.text)
+    assert top["total_gpus"] > 1 and line.startswith("**Recommended:**") and top["instance_type"] in line

@@ -79,8 +79,9 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             # The verdict on the GPU answers; that one card is not enough follows it.
             head += yield from self.gpu_verdict(s, plan)
             head += self.single_gpu_line(plan, s.gpu)
-        elif s.gpu and not lead:
-            head += self.single_gpu_line(plan, s.gpu)
+        elif s.gpu and not lead and not re.search(rf"(?<![A-Za-z0-9]){re.escape(s.gpu.split('-')[0])}s\b",
+                                                  self.question, re.IGNORECASE):
+            head += self.single_gpu_line(plan, s.gpu)  # "on A10s only?" asks for a plan of several: no one-card line
         # A budget every priced option is over ("¥1 a month") is answered first too: an unpriced option left in
         # the plan is no recommendation. (All options unpriced, with priced ones rejected only for the budget.)
         over = False
