@@ -170,3 +170,9 @@ def test_plural_cards_get_the_plan_first_not_the_one_card_line() -> None:
     top = next(c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment")["options"][0]
     line = first_line(answer.text)
     assert top["total_gpus"] > 1 and line.startswith("**Recommended:**") and top["instance_type"] in line
+
+
+def test_would_it_save_money_on_an_unpriced_card_is_not_a_plain_yes() -> None:
+    answer = ask("Would going with L20s instead of A100s save us money for Qwen2.5-72B-Instruct int4?")
+    assert _plans(answer)["L20"]["options"][0]["price_cny_per_hour"] is None  # no L20 list price
+    assert first_line(answer.text).startswith("**Not clearly:** the L20")  # was "**Yes:** ... runs it"

@@ -15,7 +15,8 @@ from assistant.answer import Language, ToolCall
 from assistant.messages import say
 
 WORTH_RE = re.compile(
-    r"值不值|值得|有必要|worth|necessary|good\s+idea|makes?\s+sense|"
+    r"值不值|值得|有必要|worth|necessary|good\s+idea|makes?\s+sense|\bsave\s+(?:us\s+|me\s+)?(?:any\s+)?money\b|"
+    r"能省钱|省钱吗|"
     # a switch asked as yes/no: "can we downgrade to an A10?", "save money by moving from A100 to L20?"
     r"\b(?:down|up)grad\w*\s+(?:\w+\s+){0,3}?to\b|\bswitch\w*\s+(?:\w+\s+){0,3}?to\b|"
     r"\bmov(?:e|ing)\b.{0,40}\bfrom\b.{0,40}\bto\b|(?:降级到|迁移到).{0,30}(?:吗|么|\?|？)",
