@@ -176,3 +176,17 @@ def test_would_it_save_money_on_an_unpriced_card_is_not_a_plain_yes() -> None:
     answer = ask("Would going with L20s instead of A100s save us money for Qwen2.5-72B-Instruct int4?")
     assert _plans(answer)["L20"]["options"][0]["price_cny_per_hour"] is None  # no L20 list price
     assert first_line(answer.text).startswith("**Not clearly:** the L20")  # was "**Yes:** ... runs it"
+
+
+def test_a_model_too_big_for_the_cards_is_a_yes_when_it_does_not_fit() -> None:
+    answer = ask("Is Qwen2.5-72B-Instruct too big for 4 A10s?")
+    fit = next(c.result for c in answer.tool_calls if c.name == "evaluate_hardware_fit")
+    assert fit["fits"] is False  # 135 GiB of BF16 weights against 4 x 24 GB
+    assert first_line(answer.text).startswith("**Yes, it does not fit.** 4 x A10")  # was "No, it is not overkill"
+
+
+def test_a_model_not_too_big_is_a_no_and_hardware_too_big_stays_overkill() -> None:
+    assert first_line(ask("Is Qwen2.5-7B-Instruct too big for one A10?").text).startswith("**No, it fits.**")
+    assert first_line(ask("Is the A100 80GB too big for Qwen2.5-7B-Instruct?").text).startswith(
+        "**Yes, it is overkill.**"
+    )
