@@ -121,6 +121,9 @@ _WEIGHED_RE = re.compile(
 _INSTEAD_RE = re.compile(r"(?:instead\s+of|rather\s+than)\b", re.I)
 
 
+_CHEAPER_RE = re.compile(r"(?:cheaper|less\s+expensive|more\s+affordable)\s+than|比", re.I)
+
+
 def find_excluded_gpus(scan: Scan) -> list[str]:
     """Return the GPUs the user rules out (canonical names where known), claiming their words."""
     out: list[str] = []
@@ -129,6 +132,8 @@ def find_excluded_gpus(scan: Scan) -> list[str]:
         group = 1 if m.group(1) else 2
         if scan.is_used(*m.span(group)) or (weighed and _INSTEAD_RE.match(m.group(0))):
             continue
+        if _CHEAPER_RE.match(m.group(0)) and find_gpus(Scan(scan.text[: m.start()])):
+            continue  # "Is the A10 cheaper than the T4?", "A10 比 T4 便宜吗": two sides weighed, none ruled out
         names = find_gpus(Scan(m.group(group)))
         if names:
             scan.claim(m.span())

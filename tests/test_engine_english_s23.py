@@ -190,3 +190,15 @@ def test_a_model_not_too_big_is_a_no_and_hardware_too_big_stays_overkill() -> No
     assert first_line(ask("Is the A100 80GB too big for Qwen2.5-7B-Instruct?").text).startswith(
         "**Yes, it is overkill.**"
     )
+
+
+def test_is_one_card_cheaper_than_another_weighs_both_prices() -> None:
+    answer = ask("Is the A10 cheaper than the T4?")
+    assert first_line(answer.text).startswith("**Yes.** **A10 is cheaper:**")  # was the A10's cheapest region
+    zh = ask("A10 比 T4 便宜吗？")
+    assert first_line(zh.text).startswith("**是的。** **A10 更便宜：**")
+
+
+def test_more_expensive_is_answered_on_price_not_on_tflops() -> None:
+    line = first_line(ask("Is the H20 more expensive than the A100?").text)
+    assert line.startswith("**Only A100 has a list price:**")  # was "No. ... dense BF16 TFLOPS 312 vs 148"

@@ -10,6 +10,7 @@ from assistant.intents.arguments import (
     suggestions,
 )
 from assistant.intents.compare_prices import ComparePrices
+from assistant.intents.compare_yes_no import yes_no_lead
 from assistant.intents.family_difference import FamilyDifference
 from assistant.intents.gpu_claims import comparison_line, number_claim
 from assistant.intents.gpu_lead import spec_lead
@@ -23,6 +24,9 @@ from assistant.toolbox import (
 )
 from assistant.understanding import Slots
 from tools.catalog import GPU, InstanceType
+
+# A price asked of two cards: "which is cheaper", "is the H20 more expensive than the A100?", "哪个贵"
+_PRICE_ASK = rf"{COST_RE}|expensive|costlier|dearer|贵"
 
 _SERVING_JOB_RE = r"\b(?:inference|serving|serve|decode|deploy\w*|chat\w*)\b|推理|部署|在线服务|解码"
 _TRAINING_JOB_RE = r"\b(?:train\w*|fine[\s\-]?tun\w*|pre[\s\-]?train\w*|lora)\b|训练|微调|预训练"
@@ -82,15 +86,18 @@ class GpuIntent(FamilyDifference, ComparePrices):
         if len(gpus) < 2:
             return self.error("; ".join(c.error for c in self.calls if c.error) or "need two GPUs")
         parts = [self.pick(gpus), *self.verdicts(gpus[0], gpus[1])]
-        if claim := comparison_line(self.question, gpus[0], gpus[1], self.lang):
-            parts.insert(0, say(claim.code, self.lang, **claim.figures))  # the claim or "which is faster" first
-        elif re.search(COST_RE, self.question, re.IGNORECASE):  # "gn7i 和 gn8is 哪个便宜": each side's price first
+        priced = None
+        if re.search(_PRICE_ASK, self.question, re.IGNORECASE):  # "gn7i 和 gn8is 哪个便宜": each side's price first
             sides = dict(by_family)
             for name in s.gpu_mentions[:3]:
                 listed, _ = yield from self.call("find_instance_types", find_instance_types, gpu=catalog_gpu(name))
                 sides[name] = listed.instances if listed is not None else []
-            if len(sides) >= 2 and (line := (yield from self.price_lead(sides))):
-                parts.insert(0, line)
+            if len(sides) >= 2 and (priced := (yield from self.price_lead(sides))):
+                line, cheaper = priced  # "is the A10 cheaper than the T4?": yes or no first
+                winners = [(say("lead.crit_cost", self.lang), cheaper)] if cheaper else []
+                parts.insert(0, yes_no_lead(line, winners, list(sides), self.question, self.lang))
+        if not priced and (claim := comparison_line(self.question, gpus[0], gpus[1], self.lang)):
+            parts.insert(0, say(claim.code, self.lang, **claim.figures))  # the claim or "which is faster" first
         if family_lines:
             parts.append(" · ".join(family_lines))
         parts.append(render_tables.gpu_specs_table(gpus, self.lang))
