@@ -202,3 +202,11 @@ def test_is_one_card_cheaper_than_another_weighs_both_prices() -> None:
 def test_more_expensive_is_answered_on_price_not_on_tflops() -> None:
     line = first_line(ask("Is the H20 more expensive than the A100?").text)
     assert line.startswith("**Only A100 has a list price:**")  # was "No. ... dense BF16 TFLOPS 312 vs 148"
+
+
+def test_a_family_asked_about_fp8_is_answered_from_its_gpu() -> None:
+    answer = ask("Can gn7i do FP8?")
+    spec = next(c.result for c in answer.tool_calls if c.name == "gpu_specs")
+    assert spec["supports_fp8"] is False  # the A10 (Ampere)
+    assert first_line(answer.text) == "**No.** The gn7i (A10) has no native FP8 support."  # was a quoted passage
+    assert len(answer.text) < 1500
