@@ -32,6 +32,8 @@ def find_gpu_count(scan: Scan) -> int | None:
         rf"(?<![A-Za-z0-9.]){NUM}\s*(?:张|块)\s*(?:{GPU_NAME})?\s*(?:卡|显卡|gpu)?",
         rf"(?<![A-Za-z0-9.]){NUM}[\s\-]*(?:个)?\s*(?:卡|gpus?|cards?)(?![a-z])",
         rf"(?<![A-Za-z0-9.]){NUM}\s*[x×*]\s*(?:nvidia\s*)?(?:{GPU_NAME})",
+        # "2 nos. of A10 GPU", "4 units of L20", "2 pcs A10" (Indian and trade English)
+        rf"(?<![A-Za-z0-9.]){NUM}\s*(?:nos?\.?|numbers?|units?|pcs\.?|pieces?)\s*(?:of\s+)?(?:nvidia\s*)?(?:{GPU_NAME})",
         rf"(?:{GPU_NAME})\s*(?:gpus?\s*)?[x×*]\s*{NUM}",
         rf"(?<![\w.]){NUM}\s+(?:nvidia\s*)?(?:{GPU_NAME})s?\s*(?:gpus?|cards?)\b",  # "2048 H800 GPUs"
         # "128 H800s": a plural GPU name counts cards, of any size

@@ -210,3 +210,11 @@ def test_a_family_asked_about_fp8_is_answered_from_its_gpu() -> None:
     assert spec["supports_fp8"] is False  # the A10 (Ampere)
     assert first_line(answer.text) == "**No.** The gn7i (A10) has no native FP8 support."  # was a quoted passage
     assert len(answer.text) < 1500
+
+
+def test_indian_english_nos_counts_the_cards() -> None:
+    answer = ask("Kindly tell me whether 2 nos. of A10 GPU will suffice for Qwen2.5-7B-Instruct inference, 10 users.")
+    fit = next(c for c in answer.tool_calls if c.name == "evaluate_hardware_fit")
+    assert fit.args["gpu"] == "A10" and fit.args["gpus"] == 2  # was one A10
+    line = first_line(answer.text)
+    assert "2 x A10" in line and "for the 2 × A10 option" in line
