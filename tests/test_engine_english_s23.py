@@ -218,3 +218,13 @@ def test_indian_english_nos_counts_the_cards() -> None:
     assert fit.args["gpu"] == "A10" and fit.args["gpus"] == 2  # was one A10
     line = first_line(answer.text)
     assert "2 x A10" in line and "for the 2 × A10 option" in line
+
+
+def test_is_one_card_better_than_another_is_answered_per_job() -> None:
+    answer = ask("Is the L20 better than the A10?")
+    specs = {c.result["name"]: c.result for c in answer.tool_calls if c.name == "gpu_specs"}
+    assert specs["L20"]["memory_bandwidth_gb_s"] > specs["A10"]["memory_bandwidth_gb_s"]
+    assert specs["L20"]["bf16_dense_tflops"] < specs["A10"]["bf16_dense_tflops"]
+    line = first_line(answer.text)
+    assert line.startswith("**Yes on serving, but not on training.** **Which to pick:**")  # was "No." on TFLOPS
+    assert first_line(ask("Is gn8is better than gn7i?").text).startswith("**Yes on serving, but not on training.**")
