@@ -228,3 +228,10 @@ def test_is_one_card_better_than_another_is_answered_per_job() -> None:
     line = first_line(answer.text)
     assert line.startswith("**Yes on serving, but not on training.** **Which to pick:**")  # was "No." on TFLOPS
     assert first_line(ask("Is gn8is better than gn7i?").text).startswith("**Yes on serving, but not on training.**")
+
+
+def test_overkill_vs_another_type_is_a_yes_when_the_other_holds_it() -> None:
+    answer = ask("Is gn7i-c16g1.4xlarge overkill vs gn7i-c8g1.2xlarge for Qwen2.5-7B-Instruct?")
+    fits = [c.result["fits"] for c in answer.tool_calls if c.name == "evaluate_hardware_fit"]
+    assert fits == [True, True]  # the same A10 in both types
+    assert first_line(answer.text).startswith("**Yes.** **ecs.gn7i-c8g1.2xlarge is the pick on cost:**")

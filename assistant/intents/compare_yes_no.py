@@ -21,7 +21,9 @@ _COMPARATIVE = (
     r"\bthan\b|比起|相比|(?<![对相价])比(?!较|例|方|如)|compared\s+(?:to|with)|不如|\b(?:beats?|outperforms?|outrun)\b|"
     # "should I pick the T4 over the A10?", "go with X instead of Y", "选 X 而不是 Y": whether X is the better pick
     r"\b(?:pick|choose|go(?:ing)?\s+(?:with|for)|take|prefer|use|get|rent)\b[^?.!,;]{1,40}?\b(?:over|instead\s+of)\b|"
-    r"而不是|而非"
+    r"而不是|而非|"
+    # "Is gn7i-c16g1.4xlarge overkill vs gn7i-c8g1.2xlarge?": overkill weighed against the other side
+    r"\boverkill\s+(?:vs\.?|versus)\s"
 )
 # The object of the comparison follows one of these, with at most a count in between ("than one A100").
 _OBJECT_BEFORE = (
