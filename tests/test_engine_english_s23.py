@@ -235,3 +235,9 @@ def test_overkill_vs_another_type_is_a_yes_when_the_other_holds_it() -> None:
     fits = [c.result["fits"] for c in answer.tool_calls if c.name == "evaluate_hardware_fit"]
     assert fits == [True, True]  # the same A10 in both types
     assert first_line(answer.text).startswith("**Yes.** **ecs.gn7i-c8g1.2xlarge is the pick on cost:**")
+
+
+def test_too_many_cards_to_split_over_is_a_yes_to_too_many() -> None:
+    line = first_line(ask("Is 8 A100s too many for Qwen2.5-7B-Instruct?").text)
+    assert line.startswith("**Yes, more than it can use.**") and "28 attention heads" in line  # was "**No.**"
+    assert first_line(ask("Is 3 L20s enough for Qwen2.5-72B-Instruct AWQ?").text).startswith("**No.**")
