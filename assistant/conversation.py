@@ -319,8 +319,9 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
             or slots.families
             or len(slots.gpu_mentions) >= 2  # "用 L20 还是 A10 划算"
             or len(slots.models) >= 2  # "A vs B, which is cheaper"
-            # "Qwen2.5-7B with a 32k context, how much VRAM?": a context window is a serving figure here
-            or (slots.context and slots.intent == "memory")
+            # "Qwen2.5-7B with a 32k context, how much VRAM?", "which gpu for gemma 3 27b with 16k context": with no
+            # training word, a context window is a serving figure
+            or slots.context
             or slots.concurrency
             or slots.qps
             or slots.daily_users
@@ -363,6 +364,9 @@ def _continues(workload: Slots, turn: Slots) -> bool:
         return True  # "what about on ecs.gn8is.4xlarge?": the same workload on other named hardware
     if turn.intent == "out_of_scope" and not (turn.off_topic or turn.injection) and turn.stated():
         return True  # "how much would that be in Shenzhen?": no domain word, but a figure of the workload
+    quiet = turn.intent == "out_of_scope" and not (turn.off_topic or turn.injection)
+    if quiet and turn.follow_up and turn.asks_verdict:
+        return True  # "is that overkill?", "那是不是大材小用": a verdict on the workload just answered
     if _compares_gpus_for_workload(workload, turn):
         return True
     named = turn.gpu_mentions or turn.families or turn.instance_types

@@ -47,6 +47,10 @@ _OTHER_HARDWARE_RE = (
 )
 _SHORT_TURN = 80
 _ABOUT_THAT_RE = re.compile(
+    # "is that overkill?", "wouldn't it be too slow?", "那是不是大材小用": a verdict on what was just answered
+    r"\b(?:is|isn'?t|would|wouldn'?t|will|won'?t)\s+(?:that|it|this)\s+(?:\w+\s+){0,2}?"
+    r"(?:overkill|enough|too\s+\w+|excessive|a\s+waste|wasteful|over[\s\-]?(?:sized|provisioned|powered))|"
+    r"^\s*(?:那|这)(?:个|样)?(?:是不是|会不会|算不算)?\s*(?:大材小用|太浪费|浪费|过剩|够用?吗|太贵)|"
     r"\b(?:what|how\s+much|how\s+many(?:\s+\w+)?|how\s+fast)\s+(?:would|will|does|do|could|can|is)\s+(?:that|it|this)\s+"
     r"(?:be|cost|come\s+to|run\s+(?:us|me)|hold|fit|serve|take|handle|support|do)\b|"
     r"(?:那|这)(?:样)?(?:的话)?\s*(?:每|一)(?:个)?(?:月|小时|年|百万)",

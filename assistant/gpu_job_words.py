@@ -13,11 +13,15 @@ Job = Literal["pretraining", "training", "serving"]
 
 _PRETRAIN_RE = r"pre[\s\-]?train\w*|from\s+scratch|large[\s\-]scale\s+training|预训练|从头训练|从零训练|大规模训练"
 _TRAIN_RE = r"\b(?:train\w*|fine[\s\-]?tun\w*|finetun\w*|q?lora|sft)\b|训练|微调"
-_SERVE_RE = r"\b(?:inference|serving|serve|deploy\w*|chatbots?|decod\w*|hosting)\b|推理|部署|在线服务|上线"
+# "any good for LLMs?", "for running models": with no training word, running them is serving them
+_SERVE_RE = (
+    r"\b(?:inference|serving|serve|deploy\w*|chatbots?|decod\w*|hosting)\b|推理|部署|在线服务|上线|"
+    r"\bllms?\b|\blanguage\s+models?\b|\brun(?:ning)?\s+(?:llms?|models?|ai)\b|跑(?:大)?模型|大模型"
+)
 # Suitability asked, not a sizing: "good for", "a sensible pick", "any good", "适合", "合适吗", "好用吗".
 _SUITS_RE = (
     r"\bgood\b|\bsensible\b|\bsuit(?:able|ed)\b|\bpick\b|\bchoice\b|\bworth\b|\bviable\b|\bdecent\b|"
-    r"\bsolid\b|\bcut\s+out\s+for\b|\bmade\s+for\b|适合|合适|好用|行不行|能不能用来|可以用来|能用来|值得|怎么样|靠谱|"
+    r"\bsolid\b|\bcut\s+out\s+for\b|\bmade\s+for\b|适合|合适|好用|行不行|还行|行吗|能用吗|能不能用来|可以用来|能用来|值得|怎么样|靠谱|"
     r"划算|性价比"
 )
 

@@ -32,6 +32,8 @@ def find_gpu_count(scan: Scan) -> int | None:
         rf"(?<![A-Za-z0-9.]){NUM}\s*(?:张|块)\s*(?:{GPU_NAME})?\s*(?:卡|显卡|gpu)?",
         rf"(?<![A-Za-z0-9.]){NUM}[\s\-]*(?:个)?\s*(?:卡|gpus?|cards?)(?![a-z])",
         rf"(?<![A-Za-z0-9.]){NUM}\s*[x×*]\s*(?:nvidia\s*)?(?:{GPU_NAME})",
+        # "2 nos. of A10 GPU", "4 units of L20", "2 pcs A10" (Indian and trade English)
+        rf"(?<![A-Za-z0-9.]){NUM}\s*(?:nos?\.?|numbers?|units?|pcs\.?|pieces?)\s*(?:of\s+)?(?:nvidia\s*)?(?:{GPU_NAME})",
         rf"(?:{GPU_NAME})\s*(?:gpus?\s*)?[x×*]\s*{NUM}",
         rf"(?<![\w.]){NUM}\s+(?:nvidia\s*)?(?:{GPU_NAME})s?\s*(?:gpus?|cards?)\b",  # "2048 H800 GPUs"
         # "128 H800s": a plural GPU name counts cards, of any size
@@ -121,6 +123,9 @@ _WEIGHED_RE = re.compile(
 _INSTEAD_RE = re.compile(r"(?:instead\s+of|rather\s+than)\b", re.I)
 
 
+_CHEAPER_RE = re.compile(r"(?:cheaper|less\s+expensive|more\s+affordable)\s+than|比", re.I)
+
+
 def find_excluded_gpus(scan: Scan) -> list[str]:
     """Return the GPUs the user rules out (canonical names where known), claiming their words."""
     out: list[str] = []
@@ -129,6 +134,8 @@ def find_excluded_gpus(scan: Scan) -> list[str]:
         group = 1 if m.group(1) else 2
         if scan.is_used(*m.span(group)) or (weighed and _INSTEAD_RE.match(m.group(0))):
             continue
+        if _CHEAPER_RE.match(m.group(0)) and find_gpus(Scan(scan.text[: m.start()])):
+            continue  # "Is the A10 cheaper than the T4?", "A10 比 T4 便宜吗": two sides weighed, none ruled out
         names = find_gpus(Scan(m.group(group)))
         if names:
             scan.claim(m.span())

@@ -139,7 +139,9 @@ VERDICT_RE = (
     r"|\bhandle\b|\bcope\b|hold\s+up|扛得住|扛不住|撑得住|撑不住|吃得消|带得动|带不动|hold\s+it"
     r"|can\s+(?:i|we)\s+(?:fine[\s\-]*tune|finetune|train|pre[\s\-]?train)|(?:能|可以)(?:微调|训练|预训练|部署|跑|用).{0,40}吗|划算吗|值得吗|值不值|够(?:跑|用|部署|运行).{0,40}吗|够了吧|够了吗|就够了|适合.{0,40}吗|适不适合|性价比(?:高吗|如何|怎么样)|"
     r"\bsensible\b|\breasonable\s+(?:pick|choice|option)|worth\s+(?:it|getting|buying|using|paying)|"
-    r"cost[\s\-]effective|good\s+value|good\s+(?:for|enough)|\benuf\b|\bfine\s+for\b|\bok(?:ay)?\s+for\b|suitable|"
+    # "what's the most cost-effective way / most suitable box?" asks which, not whether
+    r"(?<!most\s)cost[\s\-]effective|good\s+value|good\s+(?:for|enough)|\benuf\b|\bfine\s+for\b|\bok(?:ay)?\s+for\b|"
+    r"(?<!most\s)suitable|"
     # "Do we really need an A100?" asks yes or no; "What instances do we need?" asks which (clause start only)
     r"(?:^|[,.;:!?，。；：！？]\s*|\b(?:so|but|and)\s+)do\s+(?:i|we)\s+(?:really\s+)?need\b|有必要|需不需要|"
     r"would\s+(?:a|an|one|the|this|that|it|two|\d+)\b.{0,60}\b(?:do|suffice|cut\s+it|be\s+ok(?:ay)?)\b|"

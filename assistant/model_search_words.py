@@ -28,7 +28,10 @@ def _asks_re() -> re.Pattern[str]:
         rf"|(?:能|可以)(?:跑|部署|装|放下|支持)(?:多大|什么样?的?|哪些|哪个|几)(?:的)?(?:模型|大模型|参数|b\b|{brands})"
         r"|跑得动(?:多大|什么|哪些|哪个)|能跑的最大|最大的?(?:模型|" + brands + r")|多大的模型"
         # "¥2000 a month: can I host anything useful?", "能跑点什么": any model at all is the unknown
-        r"|\b(?:can|could)\s+(?:i|we)\s+(?:host|run|serve|deploy|get)\s+anything\b|能(?:跑|部署)(?:点|些)(?:什么|啥)",
+        r"|\b(?:can|could)\s+(?:i|we)\s+(?:host|run|serve|deploy|get)\s+anything\b|能(?:跑|部署)(?:点|些)(?:什么|啥)"
+        # "What can I run on a single A10?": the hardware is given, anything that fits is the answer
+        r"|\bwhat\s+(?:else\s+)?(?:can|could)\s+(?:i|we|you)\s+(?:realistically\s+)?(?:run|serve|host|fit|deploy)\s+"
+        r"(?:on|with|in)\b",
         re.I,
     )
 

@@ -14,6 +14,7 @@ from typing import Any
 from assistant import render
 from assistant.deadline_leads import deadline_label
 from assistant.intents.arguments import task_of
+from assistant.intents.verdict_overkill import inverted_kind
 from assistant.messages import say
 from assistant.question_form import QuestionForm
 from assistant.run import TRAINING, Events, Run
@@ -46,8 +47,9 @@ class RulingOut(Run):
         card, err = yield from self.call("model_card", model_card, model=s.model)
         if err or not isinstance(card, ModelArchitecture) or card.num_attention_heads % s.gpus == 0:
             return None
-        return say("form.cannot_shard", self.lang, gpus=s.gpus, gpu=s.gpu, model=card.name,
-                   heads=card.num_attention_heads)  # fmt: skip
+        # "Is 8 A100s too many for a 7B?": more cards than it can even be split over answers yes, not no
+        code = "form.cannot_shard_overkill" if inverted_kind(self.question) == "overkill" else "form.cannot_shard"
+        return say(code, self.lang, gpus=s.gpus, gpu=s.gpu, model=card.name, heads=card.num_attention_heads)
 
     def beyond_deadline(self, s: Slots, deadline: float) -> Events:
         """'LoRA over 500M tokens within 24 hours on 2 x L20': the 6·N·D time against the deadline."""

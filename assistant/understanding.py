@@ -245,7 +245,7 @@ def understand(question: str) -> Slots:
         slots.max_gpus, slots.gpus = cap, None if slots.gpus == cap else slots.gpus
     slots.instances = instance_count(text)
     # A yes/no question by its form ("靠谱不", "any chance ...", "viable?") is a verdict whatever its words (i8form).
-    slots.asks_verdict = bool(re.search(VERDICT_RE, text, re.IGNORECASE)) or read_form(text).form == "yes_no"
+    slots.asks_verdict = _verdict_words(text) or read_form(text).form == "yes_no"
     card_by_memory(slots, text)  # "显存 24G 能不能微调": a card of that size is the hardware
     # Read before numbers are spelled out too: "two-tower" is a recommender, not "2-tower".
     raw = normalise(legit)
@@ -313,3 +313,15 @@ def _preferred_gpu(mentions: list[str]) -> str | None:
         return catalog.get_gpu(mentions[0]).name
     except UnknownNameError:
         return mentions[0]  # an ambiguous "A100" stays as written; the tools answer with its variants
+
+
+# "What can I run Qwen2.5-7B on?", "Which GPU would be good enough for 14B?": verdict words inside a clause that
+# opens with what/which ask which, not whether.
+_WH_CLAUSE = re.compile(r"\s*(?:what|which|where)\b[^,.;:!?，。；：！？]*", re.IGNORECASE)
+
+
+def _verdict_words(text: str) -> bool:
+    """Whether the question has verdict words ("enough", "can I run ...") outside an opening which-clause."""
+    wh = _WH_CLAUSE.match(text)
+    return any(not (wh and m.end() <= wh.end()) for m in re.finditer(VERDICT_RE, text, re.IGNORECASE))
+

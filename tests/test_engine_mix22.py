@@ -256,7 +256,7 @@ def test_dumb_or_crazy_asks_whether_it_is_a_bad_choice(question: str, opening: s
 def test_an_unpriced_recommendation_still_leads_with_the_count_then_the_nearest_price() -> None:
     answer = ask("DeepSeek-V3 in FP8 — how many H20s and what does it cost?")
     lead = first_line(answer.text)
-    assert lead.startswith("**Recommended:**") and "H20" in lead
+    assert lead.startswith(("**Recommended:**", "**You need 1 ×")) and "H20" in lead
     assert "Nearest known price" in answer.text and answer.text.count("no known price") == 0
 
 

@@ -299,9 +299,10 @@ def test_a_verdict_behind_a_speed_line_is_moved_up_not_said_twice() -> None:
 
 
 def test_a_verdict_on_a_misremembered_model_leads_with_the_verdict_and_corrects_the_name_after() -> None:
-    answer = ask("can llama 8b run on an A10?")
+    # "llama 8b" now names the newest Llama of that size (Llama-3.1-8B); no Llama has 9B
+    answer = ask("can llama 9b run on an A10?")
     paragraphs = answer.text.split("\n\n")
-    assert paragraphs[0].startswith("**Yes") and paragraphs[1].startswith("**There is no llama 8b model**")
+    assert paragraphs[0].startswith("**Yes") and paragraphs[1].startswith("**There is no llama 9b model**")
 
 
 def test_a_lone_gpu_is_one_card() -> None:

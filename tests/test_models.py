@@ -300,3 +300,18 @@ def test_bad_registry_row_names_file_and_row(tmp_path: Path, rows: str, message:
 def test_registry_path_is_package_data() -> None:
     assert REGISTRY_PATH.is_file()
     assert REGISTRY_PATH.parent.name == "data"
+
+
+@pytest.mark.parametrize(
+    ("typed", "model"),
+    [
+        ("llama 70b", "Llama-3.3-70B-Instruct"),  # the newest Llama with a 70B model
+        ("llama 8b", "Llama-3.1-8B-Instruct"),
+        ("llama 7b", "Llama-2-7B-Chat"),  # only Llama 2 has a 7B
+        ("gemma 27b", "Gemma-3-27B-it"),
+        ("llama 3 70b", "Llama-3-70B-Instruct"),  # a version written is kept
+        ("qwen 72b", "Qwen2.5-72B-Instruct"),
+    ],
+)
+def test_a_bare_brand_and_size_names_the_newest_version_with_that_size(typed: str, model: str) -> None:
+    assert resolve_model(typed).name == model

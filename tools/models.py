@@ -309,7 +309,30 @@ def _build_index(registry: dict[str, ModelArchitecture], path: Path) -> dict[str
                 bare_qwen.setdefault("qwen" + "".join(_name_tokens(spelling)[1:]), name)
     for key, name in bare_qwen.items():
         index.setdefault(key, name)
+    for key, name in _bare_brand_sizes(registry).items():
+        index.setdefault(key, name)
     return index
+
+
+# A family named by brand and version ("Llama 3.3", "Gemma 2", "InternLM2.5", "GLM-4"): a bare "llama 70b"
+# means the newest version with that size, as a bare "qwen 72b" does (users rarely type the version).
+_BRAND_VERSION = re.compile(r"([a-z]+)[\s\-]?(\d+(?:\.\d+)?)", re.IGNORECASE)
+
+
+def _bare_brand_sizes(registry: dict[str, ModelArchitecture]) -> dict[str, str]:
+    """Map "brand<size>" keys ("llama70b", "gemma27b") to the newest version's model of that size."""
+    newest: dict[str, tuple[float, str]] = {}
+    for name, model in registry.items():
+        m = _BRAND_VERSION.fullmatch(model.family or "")
+        if m is None or model.family in _EXACT_ONLY_FAMILIES:
+            continue
+        sizes = [t for t in _name_tokens(name) if _SIZE_TOKEN.match(t)]
+        if not sizes:
+            continue
+        key, version = m.group(1).lower() + "".join(sizes), float(m.group(2))
+        if key not in newest or version > newest[key][0]:
+            newest[key] = (version, name)
+    return {key: name for key, (_, name) in newest.items()}
 
 
 def _spellings(model: ModelArchitecture) -> tuple[str, ...]:

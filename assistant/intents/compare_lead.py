@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from assistant import render
 from assistant.billing_words import billing_basis
-from assistant.intents.compare_yes_no import enough_subject, yes_no_lead
+from assistant.intents.compare_yes_no import enough_on_one, enough_subject, yes_no_lead
 from assistant.messages import say
 from assistant.phrases import spell_numbers
 from assistant.price_phrases import basis_label
@@ -304,6 +304,16 @@ def enough_line(side: SideOutcome, lang: Language) -> str:
                usable=render.fig(side.usable_gib), price=price)  # fmt: skip
 
 
+def _not_on_one_line(side: SideOutcome, fitting: list[SideOutcome], lang: Language) -> str:
+    """Return the no line for a side offered as one card that needs several, with the side that needs fewest."""
+    line = say("lead.enough_not_one", lang, label=side.label, gpus=side.gpus, need=render.fig(side.need_gib),
+               usable=render.fig(side.usable_gib))  # fmt: skip
+    others = sorted((s for s in fitting if s is not side and s.gpus), key=lambda s: s.gpus or 0)
+    if others and (others[0].gpus or 0) < (side.gpus or 0):
+        line += say("lead.enough_other", lang, label=others[0].label, gpus=others[0].gpus)
+    return line
+
+
 def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | None:
     """Return the winner-first line for these sides and this question, or None (nothing decides it).
 
@@ -318,6 +328,13 @@ def lead_line(sides: list[SideOutcome], question: str, lang: Language) -> str | 
     fitting = per_gpu(fitting, question)
     enough = enough_subject([side.label for side in sides], question)  # "... or will an L20 do?": yes, it does
     if (side := next((s for s in fitting if s.label == enough), None)) is not None:
+        if enough_on_one(question) and (side.gpus or 1) > 1:  # "or will an L20 do?" when it takes two: no
+            return _not_on_one_line(side, fitting, lang)
+        cheaper = [s for s in fitting if s.hourly is not None and side.hourly is not None and s.hourly < side.hourly]
+        if cheaper:  # "is a T4 good enough, or should we get an A10?" when the A10 costs less: yes, but
+            best = min(cheaper, key=lambda s: s.hourly or 0)
+            return enough_line(side, lang) + say("lead.enough_but_cheaper", lang, label=best.label,
+                                                 hourly=best.hourly_shown or f"¥{render.fig(best.hourly)}")  # fmt: skip
         return enough_line(side, lang)
     asked = asked_criteria(question)
     if "gpus" in asked and all(side.gpus for side in fitting):  # "各需要几张卡": the counts, fewest first
@@ -352,13 +369,18 @@ def _winners_line(
     names = {c: say(f"lead.crit_{c}", lang) for c in ("cost", "speed", "users", "room", "gpus")}
     winners = [(names[c], w[0].label) for c, w in wins]  # "is X faster than Y?": yes or no goes first
     labels = [side.label for side in sides]
+    def figs(w: tuple[SideOutcome, SideOutcome], c: Criterion) -> str:
+        # three or more sides: "vs" names which one the runner-up is ("¥9.53/h vs ¥11.63/h (A10 vs T4)")
+        pair = say("lead.pair", lang, a=w[0].label, b=w[1].label) if len(sides) > 2 else ""
+        return _figures(w, c, lang, basis) + pair
+
     if len(wins) == 1 or wins[0][1][0].label == wins[1][1][0].label:
         label = wins[0][1][0].label
         which = _AND[lang].join(names[c] for c, _ in wins)
-        figures = _SEP[lang].join(_figures(w, c, lang, basis) for c, w in wins)
+        figures = _SEP[lang].join(figs(w, c) for c, w in wins)
         code = "lead.one" if len(wins) == 1 else "lead.both"
         return yes_no_lead(say(code, lang, label=label, which=which, figures=figures), winners, labels, question, lang)
     (c1, w1), (c2, w2) = wins
     line = say("lead.split", lang, a=w1[0].label, ca=names[c1], b=w2[0].label, cb=names[c2],
-               fa=_figures(w1, c1, lang, basis), fb=_figures(w2, c2, lang, basis))  # fmt: skip
+               fa=figs(w1, c1), fb=figs(w2, c2))  # fmt: skip
     return yes_no_lead(line, winners, labels, question, lang)

@@ -22,7 +22,10 @@ class ComparePrices(Run):
     """The price lead of a spec comparison asked as "which is cheaper"."""
 
     def price_lead(self, sides: dict[str, list[InstanceType]]) -> Events:
-        """Return the line naming the cheaper side by its cheapest one-GPU type, or None (no side is priced)."""
+        """Return the line naming the cheaper side by its cheapest one-GPU type, and that side, or None.
+
+        The side is "" when only one side has a price; None: no side is priced.
+        """
         priced: dict[str, Quote] = {}
         for label, types in sides.items():
             if (quote := (yield from self.cheapest_one_gpu(types))) is not None:
@@ -34,14 +37,14 @@ class ComparePrices(Run):
         (label, (price, itype, region)) = ranked[0]
         if len(ranked) == 1:
             return say("compare.card_only_priced", self.lang, label=label, type=itype, price=render.fig(price),
-                       region=region, others=self.t("、", ", ").join(unpriced))  # fmt: skip
+                       region=region, others=self.t("、", ", ").join(unpriced)), ""  # fmt: skip
         other, (other_price, other_type, other_region) = ranked[-1]
         where = region if region == other_region else f"{region} / {other_region}"
         line = say("compare.card_cheaper", self.lang, label=label, type=itype, price=render.fig(price), other=other,
                    other_type=other_type, other_price=render.fig(other_price), region=where)  # fmt: skip
         if unpriced:
             line += say("compare.card_also_unpriced", self.lang, labels=self.t("、", ", ").join(unpriced))
-        return line
+        return line, label
 
     def cheapest_one_gpu(self, types: list[InstanceType]) -> Events:
         """Return (hourly price, type, region) of the cheapest priced one-GPU type among ``types``, or None."""

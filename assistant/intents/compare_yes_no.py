@@ -20,8 +20,10 @@ from assistant.run import Language
 _COMPARATIVE = (
     r"\bthan\b|比起|相比|(?<![对相价])比(?!较|例|方|如)|compared\s+(?:to|with)|不如|\b(?:beats?|outperforms?|outrun)\b|"
     # "should I pick the T4 over the A10?", "go with X instead of Y", "选 X 而不是 Y": whether X is the better pick
-    r"\b(?:pick|choose|go\s+(?:with|for)|take|prefer|use|get|rent)\b[^?.!,;]{1,40}?\b(?:over|instead\s+of)\b|"
-    r"而不是|而非"
+    r"\b(?:pick|choose|go(?:ing)?\s+(?:with|for)|take|prefer|use|get|rent)\b[^?.!,;]{1,40}?\b(?:over|instead\s+of)\b|"
+    r"而不是|而非|"
+    # "Is gn7i-c16g1.4xlarge overkill vs gn7i-c8g1.2xlarge?": overkill weighed against the other side
+    r"\boverkill\s+(?:vs\.?|versus)\s"
 )
 # The object of the comparison follows one of these, with at most a count in between ("than one A100").
 _OBJECT_BEFORE = (
@@ -143,17 +145,45 @@ def yes_no_lead(line: str, winners: list[tuple[str, str]], labels: list[str], qu
 
 # "Do I need an H20 or will an L20 do?", "上 H20 还是 A10 就够了？": the side offered as enough is the subject.
 _ENOUGH = (
-    r"(?:\bor\b|还是|或者)\s*(?:will|would|is|does|can|could)?\s*(?:an?\s+|the\s+|one\s+|a\s+single\s+|just\s+)?"
-    r"(?P<side>[\w.\-]+(?:\s+[\w.\-]+)?)\s*"
+    r"(?:\bor\b|还是|或者)\s*(?:will|would|is|does|can|could)?\s*"
+    r"(?P<one>an?\s+(?!pair|couple|few)|one\s+|a\s+single\s+|single\s+|just\s+(?:an?|one)\s+|(?:一|单)\s*(?:张|块|个|台)\s*|单卡\s*)?"
+    r"(?:the\s+|just\s+)?(?P<side>[\w.\-]+(?:\s+[\w.\-]+)?)\s*"
     r"(?:do\b|be\s+enough|enough|suffice|be\s+fine|cut\s+it|就够了?|就够用|够了?|够用|就行|就可以)"
 )
 
 
+# "Is an A10 good enough for X or should I splurge on an A100?", "A10 够用吗，还是要上 A100": the side asked about
+# first is offered as enough, the other only as the alternative.
+_ENOUGH_FIRST = (
+    r"\b(?:is|are|would|will)\s+(?P<one>an?\s+(?!pair|couple|few)|one\s+|a\s+single\s+|single\s+)?(?:the\s+)?"
+    r"(?P<side>[\w.\-]+(?:\s+[\w.\-]+)?)\s+(?:good\s+)?enough\b[^?？]{0,80}?(?:[?,]\s*)?\bor\b|"
+    r"(?P<one_zh>(?:一|单)\s*(?:张|块)\s*|单卡\s*)?(?P<side_zh>[A-Za-z][\w.\-]*)\s*(?:就)?(?:够用?|够了)(?:吗|么|嘛)?"
+    r"\s*[,，]?\s*(?:还是|或者)"
+)
+
+
+def _enough_match(question: str) -> tuple[str, bool] | None:
+    """Return the side offered as enough as written, and whether it is offered as one card."""
+    if m := re.search(_ENOUGH, question, re.IGNORECASE):
+        return m.group("side"), m.group("one") is not None
+    if m := re.search(_ENOUGH_FIRST, question, re.IGNORECASE):
+        if m.group("side"):
+            return m.group("side"), m.group("one") is not None
+        return m.group("side_zh"), m.group("one_zh") is not None
+    return None
+
+
 def enough_subject(labels: list[str], question: str) -> str | None:
     """Return the label of the side the question offers as enough ("... or will an L20 do?"), or None."""
-    m = re.search(_ENOUGH, question, re.IGNORECASE)
+    m = _enough_match(question)
     if m is None:
         return None
-    side = m.group("side")
+    side = m[0]
     found = [label for label in labels if _position(_names(label), side) is not None]
     return found[0] if len(found) == 1 else None
+
+
+def enough_on_one(question: str) -> bool:
+    """Whether the side offered as enough is offered as one card ("or will **an** L20 do?", "还是一张 L20 就够")."""
+    m = _enough_match(question)
+    return m is not None and m[1]

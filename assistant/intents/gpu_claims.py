@@ -37,6 +37,8 @@ _BETTER = (
     r"faster|better|stronger|more\s+powerful|ahead\s+of|superior|higher|bigger|larger|more|"
     r"高于|快|强|超过|胜过|领先|高|大|多"
 )
+# "better"/"worse" with no job named: no single spec decides it
+_GENERIC = r"better|worse|superior|inferior|好|差|不如"
 _WHICH = re.compile(r"哪个|哪一个|哪张|which|谁|多少|几倍|how\s+much|how\s+many\s+times", re.IGNORECASE)
 _TRAINING = re.compile(r"训练|微调|预训练|train|fine[\s\-]*tun|prefill|预填充|算力|compute|tflops", re.IGNORECASE)
 _MEMORY = re.compile(r"显存|vram|memory\s+(?:size|capacity)|\bmemory\b", re.IGNORECASE)
@@ -98,10 +100,16 @@ def comparison_line(question: str, a: GPU, b: GPU, lang: str) -> ClaimLine | Non
     if first is None or second is None:
         return None
     claim = re.search(rf"(?:{_WORSE})|(?:{_BETTER})", text[_position(text, first) :], re.IGNORECASE)
+    job = _DECODE.search(text) or _TRAINING.search(text) or _MEMORY.search(text)
+    if claim and not job and re.fullmatch(_GENERIC, claim.group(0), re.IGNORECASE):
+        return None  # "is the L20 better than the A10?" names no job: the per-job pick answers, not compute alone
     if _WHICH.search(text):
         # a bare "which should I pick / 选哪个" names no job: the per-job pick line answers it better
         if not re.search(rf"{_BETTER}|{_WORSE}|训练|train|解码|decode|推理|inference", text, re.IGNORECASE):
             return None
+        said = re.search(rf"{_WORSE}|{_BETTER}", text, re.IGNORECASE)
+        if not job and (said is None or re.fullmatch(_GENERIC, said.group(0), re.IGNORECASE)):
+            return None  # "which is better, L20 or A10?": no job named, so the per-job pick line answers
         return winner_line(first, second, metric, lang)
     if claim is None or not _ASKS_CHECK.search(text):
         return None

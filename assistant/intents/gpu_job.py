@@ -73,7 +73,9 @@ def serving_verdict(gpu: GPU, search: ModelSearch | None, lang: Language, label:
         return say("gpu_job.serve_small", lang, **figures)
     figures |= {"model": (full or low).model, "params": render.fig((full or low).params_b)}  # type: ignore[union-attr]
     if full is not None and low is not None and low.params_b > full.params_b:
-        return say("gpu_job.serve_yes", lang, **figures, low_model=low.model, low_params=render.fig(low.params_b))
+        dtype = "BF16" if gpu.supports_bf16 else "FP16"  # a T4 or V100 has no BF16: its full precision is FP16
+        return say("gpu_job.serve_yes", lang, **figures, low_model=low.model, low_params=render.fig(low.params_b),
+                   dtype=dtype)  # fmt: skip
     return say("gpu_job.serve_yes_one", lang, **figures)
 
 

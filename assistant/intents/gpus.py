@@ -10,6 +10,7 @@ from assistant.intents.arguments import (
     suggestions,
 )
 from assistant.intents.compare_prices import ComparePrices
+from assistant.intents.compare_yes_no import asks_whether_better, asks_whether_worse, subject_of, yes_no_lead
 from assistant.intents.family_difference import FamilyDifference
 from assistant.intents.gpu_claims import comparison_line, number_claim
 from assistant.intents.gpu_lead import asked_figure, spec_lead
@@ -23,6 +24,9 @@ from assistant.toolbox import (
 )
 from assistant.understanding import Slots
 from tools.catalog import GPU, InstanceType
+
+# A price asked of two cards: "which is cheaper", "is the H20 more expensive than the A100?", "哪个贵"
+_PRICE_ASK = rf"{COST_RE}|expensive|costlier|dearer|贵"
 
 _SERVING_JOB_RE = r"\b(?:inference|serving|serve|decode|deploy\w*|chat\w*)\b|推理|部署|在线服务|解码"
 _TRAINING_JOB_RE = r"\b(?:train\w*|fine[\s\-]?tun\w*|pre[\s\-]?train\w*|lora)\b|训练|微调|预训练"
@@ -93,15 +97,20 @@ class GpuIntent(FamilyDifference, ComparePrices):
         if field and (line := self.verdict_on(gpus[0], gpus[1], field)):
             parts.remove(line)
             parts.insert(0, line)  # "how much memory does an L20 have compared to an A10?": that figure first
-        if claim := comparison_line(self.question, gpus[0], gpus[1], self.lang):
-            parts.insert(0, say(claim.code, self.lang, **claim.figures))  # the claim or "which is faster" first
-        elif re.search(COST_RE, self.question, re.IGNORECASE):  # "gn7i 和 gn8is 哪个便宜": each side's price first
+        priced = None
+        if re.search(_PRICE_ASK, self.question, re.IGNORECASE):  # "gn7i 和 gn8is 哪个便宜": each side's price first
             sides = dict(by_family)
             for name in s.gpu_mentions[:3]:
                 listed, _ = yield from self.call("find_instance_types", find_instance_types, gpu=catalog_gpu(name))
                 sides[name] = listed.instances if listed is not None else []
-            if len(sides) >= 2 and (line := (yield from self.price_lead(sides))):
-                parts.insert(0, line)
+            if len(sides) >= 2 and (priced := (yield from self.price_lead(sides))):
+                line, cheaper = priced  # "is the A10 cheaper than the T4?": yes or no first
+                winners = [(say("lead.crit_cost", self.lang), cheaper)] if cheaper else []
+                parts.insert(0, yes_no_lead(line, winners, list(sides), self.question, self.lang))
+        if not priced and (claim := comparison_line(self.question, gpus[0], gpus[1], self.lang)):
+            parts.insert(0, say(claim.code, self.lang, **claim.figures))  # the claim or "which is faster" first
+        elif not priced and (yes_no := self.pick_yes_no([*s.gpu_mentions, *by_family], gpus)):
+            parts[0] = f"{yes_no} {parts[0]}"  # "Is gn8is better than gn7i?": yes or no (per job) before the pick
         if family_lines:
             parts.append(" · ".join(family_lines))
         parts.append(render_tables.gpu_specs_table(gpus, self.lang))
@@ -133,6 +142,26 @@ class GpuIntent(FamilyDifference, ComparePrices):
         if re.search(_TRAINING_JOB_RE, self.question, re.I) and not re.search(_SERVING_JOB_RE, self.question, re.I):
             return say("compare.pick_training", self.lang, compute=compute, memory=memory)
         return say("compare.pick", self.lang, compute=compute, bandwidth=bandwidth, memory=memory)
+
+    def pick_yes_no(self, labels: list[str], gpus: list[GPU]) -> str | None:
+        """'Is the L20 better than the A10?': yes, no, or yes for one job and not the other, for the card asked about.
+
+        Serving is decided by memory bandwidth, training by dense BF16 compute (as :meth:`pick` decides them).
+        """
+        if len(gpus) != 2 or len(labels) != 2 or not asks_whether_better(self.question):
+            return None
+        subject = subject_of(labels, self.question)
+        if subject is None:
+            return None
+        me, other = (gpus[0], gpus[1]) if subject == labels[0] else (gpus[1], gpus[0])
+        worse = asks_whether_worse(self.question)  # "is X slower than Y?": the other side winning is a yes
+        serving = ((me.memory_bandwidth_gb_s or 0) > (other.memory_bandwidth_gb_s or 0)) != worse
+        training = ((me.bf16_dense_tflops or 0) > (other.bf16_dense_tflops or 0)) != worse
+        if serving == training:
+            return say("lead.yn_yes" if serving else "lead.yn_no", self.lang)
+        jobs = [say("compare.job_serving", self.lang), say("compare.job_training", self.lang)]
+        first, second = jobs if serving else jobs[::-1]
+        return say("lead.yn_first", self.lang, ca=first, cb=second)
 
     def verdicts(self, a: GPU, b: GPU) -> list[str]:
         """Which GPU is ahead on dense BF16, memory bandwidth and memory, stating both figures."""

@@ -32,6 +32,16 @@ from tools.model_search import ModelSearch
 class GuidanceIntent(Run):
     """Answers from the guidance documents."""
 
+    def family_precision_line(self, family: str, precision: str) -> Events:
+        """'Can gn7i do FP8?': whether the family's GPU computes natively in BF16 or FP8, from its spec row."""
+        name = family_gpu([family])
+        gpu = (yield from self.lookup_gpu(name)) if name else None
+        flag = {"bf16": gpu.supports_bf16, "fp8": gpu.supports_fp8}.get(precision) if gpu is not None else None
+        if gpu is None or flag is None:
+            return None
+        label = self.t(f"{family}（{gpu.name}）", f"{family} ({gpu.name})")
+        return say("gpus.supports" if flag else "gpus.no_support", self.lang, gpu=label, name=precision.upper())
+
     def guidance_answer(self, s: Slots) -> Events:
         """Answer from the guidance: the best passages quoted with citations, plus family tables."""
         parts: list[str] = []
@@ -57,6 +67,8 @@ class GuidanceIntent(Run):
             gpu = (yield from self.lookup_gpu(name)) if name else None
             label = self.t(f"{s.families[0]}（{name}）", f"{s.families[0]} ({name})")
             job_line = (yield from self.gpu_job_line(gpu, question, label)) if gpu is not None else None
+        elif len(s.families) == 1 and not s.model and s.precision in ("bf16", "fp8"):
+            job_line = yield from self.family_precision_line(s.families[0], s.precision or "")
         if not s.model and asks_value(question):  # "Is gn6v still worth it?": its price against the others'
             name = gpu.name if gpu else family_gpu(s.families) if len(s.families) == 1 else None
             job_line = (yield from self.gpu_value_line(name, gpu, job_line, label)) if name else job_line

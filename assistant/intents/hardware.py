@@ -115,13 +115,14 @@ class HardwareIntent(HardwarePrices):
 
     def inverted_verdict(self, s: Slots, fit: HardwareFit, kind: Any) -> Events:
         """'Is this overkill?' on named hardware: more than needed or not, and the cheaper option that also runs it."""
-        hw, alternative, hourly = fit.hardware, None, None
+        hw, hourly = fit.hardware, None
+        wider, _ = yield from self.call(
+            "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
+        )
+        best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
+        alternative = best  # too small: what runs it instead
         if fit.fits:
             hourly = yield from self.named_hourly(s, hw)
-            wider, _ = yield from self.call(
-                "plan_gpu_deployment", plan_gpu_deployment, **plan_args(s.model_copy(update={"gpu": None}))
-            )
-            best = wider.options[0] if isinstance(wider, Plan) and wider.options else None
             own = None if hourly is None else hourly * hw.instances
             alternative = smaller_option(best, own, hw.gpu, hw.gpus, hw.usable_gib_per_gpu)
             hourly = own

@@ -94,7 +94,8 @@ class HardwarePrices(Run):
         code = "gpu.cheaper" if hw.instances == 1 else "gpu.cheaper_many"  # "2 × ¥26.62": the listed price, twice
         line = say("fit.yes_but_cheaper", self.lang, **figures) + sep + say(
             code, self.lang, other=best.instance_type, other_gpu=render.gpu_label(best, self.lang),
-            other_price=render.fig(best.price_cny_per_hour), price=render.fig(hourly), gpu=hw.gpu, n=hw.instances,
+            other_price=render.fig(best.price_cny_per_hour), price=render.fig(hourly), n=hw.instances,
+            gpu=hw.gpu if hw.gpus == 1 else f"{hw.gpus} × {hw.gpu}",  # "the 2 × A10 option" beside one A10
         )  # fmt: skip
         if own_per_m is not None and best.cost_cny_per_million_tokens is not None:
             line += sep + say("gpu.cheaper_tokens", self.lang, other_cost=render.fig(best.cost_cny_per_million_tokens),

@@ -43,6 +43,11 @@ from tools.prices import REGION_ANY
 # A question about what it costs (not "cheapest instance"): the cost line answers first.
 # "Can I get a B200 on Alibaba Cloud?": whether it can be rented is the question, before whether it fits.
 _RENT_ASK = r"alibaba|aliyun|阿里云|\brent|租|\bget\b|availab|\boffer|有没有|提供"
+# A turn that only asks for something cheaper than the plan: "cheaper option?", "anything cheaper?", "有便宜点的吗"
+_CHEAPER_ASK = (
+    r"^\W*(?:(?:is\s+there\s+|got\s+)?(?:any(?:thing)?|a|some)\s+)?cheaper\b[^?.!]{0,25}[?.!]?\s*$|"
+    r"^\W*(?:有没有|还有|有)?(?:更)?便宜(?:点|些|一点)?的"
+)
 
 
 class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
@@ -71,7 +76,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
                 offered, plan = say("plan.gpu_not_offered", self.lang, gpu=s.gpu), wider
                 # "how many H800s to finish in 12 h?": that count answers, with that no type carries the H800
                 offered = (yield from self.named_count_not_offered(s)) or offered
-        head: list[str] = [*lead, *self.count_line(plan, only_type)]
+        counted = self.count_line(plan, only_type, None if lead or s.gpus else s.gpu)
+        head: list[str] = [*lead, *counted]
         if self.conv.turn.region == REGION_ANY and not lead:  # "which region is cheapest for that?": that region first
             cheapest = [n for n in plan.warnings if n.code == "price.cheapest_region"]
             plan = plan.model_copy(update={"warnings": [n for n in plan.warnings if n not in cheapest]})
@@ -84,16 +90,17 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         head += yield from self.cheaper_than_line(s, plan)  # "anything cheaper than an A100?": yes or no
         if s.gpu and not carried and not plan.options:
             head.append(say("plan.no_type_with_gpu", self.lang, gpu=s.gpu))
-        elif only_type:
-            pass  # "how many ecs.X": the count line answers; a verdict on its GPU would answer another question
+        elif only_type or counted:
+            pass  # "how many ecs.X / A10s": the count line answers; a verdict on its GPU would answer another question
         elif s.gpu and not lead and self.conv.turn.asks_verdict and not s.gpus:
             # "A10 能跑 70B 吗": whether one card is enough, then whether that GPU works at all.
             # The verdict on the GPU answers; that one card is not enough follows it.
             head += yield from self.gpu_verdict(s, plan)
             head += self.single_gpu_line(plan, s.gpu)
             head += yield from self.qlora_on_one(s, plan)
-        elif s.gpu and not lead:
-            head += self.single_gpu_line(plan, s.gpu)
+        elif s.gpu and not lead and not re.search(rf"(?<![A-Za-z0-9]){re.escape(s.gpu.split('-')[0])}s\b",
+                                                  self.question, re.IGNORECASE):
+            head += self.single_gpu_line(plan, s.gpu)  # "on A10s only?" asks for a plan of several: no one-card line
             head += yield from self.qlora_on_one(s, plan)
         # A budget every priced option is over ("¥1 a month") is answered first too: an unpriced option left in
         # the plan is no recommendation. (All options unpriced, with priced ones rejected only for the budget.)
@@ -106,7 +113,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         if s.budget_cny_month and (self.conv.turn.asks_verdict or over) and not lead:
             head[:0] = yield from self.budget_verdict(s, plan)
         elif self.conv.turn.asks_verdict and not (head or lead or s.gpu or s.instance_types or s.families):
-            if len(named_regions(self.question)) < 2:  # "上海和北京价格一样吗" weighs the regions, not the fit
+            cheaper = re.search(_CHEAPER_ASK, self.question, re.IGNORECASE)  # "有便宜点的吗": which, not whether
+            if len(named_regions(self.question)) < 2 and not cheaper:  # "上海和北京价格一样吗" weighs the regions
                 head[:0] = self.plain_verdict(s, plan)  # "最多用两台，能跑吗？": yes or no within the stated limits
         if lead and (time := (yield from self.training_time(s, plan))):
             # "要多久": the time answers the question, unless the named hardware cannot hold the run: then
@@ -138,7 +146,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         # price and the nearest known one follow it
         unpriced = bool(cost and plan.options) and cost[0] == say(
             "cost.unpriced", self.lang, instance_type=plan.options[0].instance_type)  # fmt: skip
-        deferred, cost = (cost[1:], []) if unpriced and not head else ([], cost)  # the paragraph says "unknown"
+        # the paragraph (or the count line) says "unknown"
+        deferred, cost = (cost[1:], []) if unpriced and (counted or not head) else ([], cost)
         head[at:at] = cost
         billing = billing_choice(self.question, s, plan, self.lang)  # "spot or pay-as-you-go?" answers first
         billing[:0] = region_lead  # the region asked answers like a billing choice: the plan's paragraph folds
@@ -152,7 +161,7 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity,
             summary=not (verdict or cost or billing or lead or usage or counted),
         )
-        # The cost line, or a verdict on named hardware, answers; the top option's paragraph (and source) folds.
+        # The cost line, a count, or a verdict on named hardware, answers; the top option's paragraph folds.
         if (cost or billing or lead or usage or counted) and plan.options:
             summary = render.plan_summary(plan, self.lang)
             details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown=summary))
@@ -176,7 +185,10 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             rent = self.named_fits and re.search(_RENT_ASK, self.question, re.IGNORECASE)
             parts.insert(0 if rent else len(lead), offered)
         if not (lead or region_lead) and (int4 := (yield from self.int4_line(s, plan))):
-            parts[1:1] = int4  # "cheapest way to run 70B?": what 4-bit weights cost, right after the answer
+            # "cheapest way to run 70B?": what 4-bit weights cost, right after the answer; "cheaper option?" after a
+            # plan asks for exactly that, so it leads
+            at = 0 if re.search(_CHEAPER_ASK, self.question, re.IGNORECASE) else 1
+            parts[at:at] = int4
             token_cost = render.token_cost_phrase(plan.options[0], self.lang)
             if token_cost in parts and not s.asks_token_cost:  # not asked: folds, keeping the plan's length
                 parts.remove(token_cost)

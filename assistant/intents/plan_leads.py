@@ -15,6 +15,7 @@ from assistant.billing_words import MONEY_ASK
 from assistant.hardware_words import REGIONS
 from assistant.intents.arguments import plan_args
 from assistant.intents.prices import PricesIntent
+from assistant.intents.verdict_overkill import inverted_kind
 from assistant.messages import say
 from assistant.price_phrases import basis_label, region_label, source_label
 from assistant.question_form import deadline_label, read_form
@@ -89,10 +90,11 @@ class PlanLeads(Run):
                 instance_type=top.instance_type, instances=top.instances, full=render.fig(top.price_cny_per_month))
         ]  # fmt: skip
 
-    def count_line(self, plan: Plan, only_type: str | None) -> list[str]:
-        """'How many ecs.X do I need?': the count of that type from the plan restricted to it."""
-        if not only_type:
+    def count_line(self, plan: Plan, only_type: str | None, gpu: str | None = None) -> list[str]:
+        """'How many ecs.X do I need?', 'how many A10s would it take?': the count from the plan restricted to it."""
+        if not only_type and not (gpu and plan.options and self.asks_gpu_count(gpu)):
             return []
+        only_type = only_type or plan.options[0].instance_type
         if not plan.options:
             reason = plan.rejected[0].reason.render(self.lang) if plan.rejected else ""
             return [say("count.none", self.lang, instance_type=only_type, reason=reason)]
@@ -108,6 +110,12 @@ class PlanLeads(Run):
                 gpu=render.gpu_label(o, self.lang), need=render.fig(o.per_gpu_gib_needed),
                 usable=render.fig(o.per_gpu_capacity_gib), price=price)
         ]  # fmt: skip
+
+    def asks_gpu_count(self, gpu: str) -> bool:
+        """Whether the question asks how many of the named GPU ("how many A10s", "几张 A10"), not whether one does."""
+        card = re.escape(gpu.split("-")[0])
+        return re.search(rf"how\s+many\s+(?:\w+\s+){{0,2}}?(?:{card}s?\b|gpus?\b|cards?\b)|"
+                         rf"(?:几|多少)\s*(?:张|块)", self.question, re.IGNORECASE) is not None  # fmt: skip
 
     def month_basis(self, o: DeploymentOption) -> str:
         """Name what a monthly figure is; a subscription price keeps its own date (it may differ from the hourly)."""
@@ -274,8 +282,21 @@ class PlanLeads(Run):
         """'最多用两台，能跑吗？' with no hardware named: yes with the top option within the limits, or no."""
         if re.search(_WHAT_NEEDED_RE, self.question, re.IGNORECASE):
             return []  # "what do we need?" asks for the plan, not a yes/no
+        if inverted_kind(self.question) == "overkill" and (line := self.not_overkill_line(plan)):
+            return [line]  # "is that overkill?" after a plan: the plan is already the cheapest that fits
         limit = say("verdict.limit", self.lang, n=s.max_instances) if s.max_instances else ""
         return [plan_verdict(s, plan, self.lang, limit)]
+
+    def not_overkill_line(self, plan: Plan) -> str | None:
+        """'Is that overkill?' of the planner's own pick: no, when it is the cheapest option that fits."""
+        priced = [o for o in plan.options if o.price_cny_per_hour is not None]
+        if not priced or plan.options[0] is not min(priced, key=lambda o: o.price_cny_per_hour or 0.0):
+            return None
+        top = plan.options[0]
+        gpus = f"{top.total_gpus} × {render.gpu_label(top, self.lang)}"
+        hardware = f"{top.instances} × `{top.instance_type}` " + (f"（{gpus}）" if self.lang == "zh" else f"({gpus})")
+        return say("overkill.overkill.cheapest", self.lang, hardware=hardware, model=plan.model,
+                   need=render.fig(top.per_gpu_gib_needed), usable=render.fig(top.per_gpu_capacity_gib))  # fmt: skip
 
     def rate_note(self, s: Slots) -> list[str]:
         """Say how the concurrency or QPS planned for was derived from what the user said, when it was."""

@@ -15,8 +15,9 @@ from assistant import render
 from assistant.answer import Language
 from assistant.messages import say
 from tools.plan import DeploymentOption
+from tools.vocabulary import model_family_words
 
-Inverted = Literal["overkill", "necessity"]
+Inverted = Literal["overkill", "necessity", "too_big"]
 
 _OVERKILL_RE = (
     r"\boverkill\b|\bover[\s\-]?(?:sized|provisioned|spec(?:ced|'d)?|powered|engineer\w*)\b|\boverdo\w*|"
@@ -37,13 +38,28 @@ _ENOUGH_FIRST_RE = r"\b(?:enough|sufficient)\b.{0,90}?\bor\b|够(?:吗|不够|�
 _COUNT_ASKED_RE = r"\bhow\s+many\b|\bwhat\s+(?:size|count)\b|几张|几台|几块|多少张|多少台|多少块"
 
 
+# "Is Qwen2.5-72B too big for 4 A10s?", "is 8k context too much for ...": the workload, not the hardware, is "too
+# big", so yes means it does not fit. Said of the workload when a model, a length or a head-count comes before.
+_TOO_BIG_RE = r"\btoo\s+(?:big|large|much|many|heavy|long)\b"
+_WORKLOAD_WORD = r"\d+(?:\.\d+)?\s*b\b|\bcontext\b|\bctx\b|\d+\s*k\b|\btokens?\b|\bmodels?\b|\busers\b|\bpeople\b"
+
+
 def inverted_kind(question: str) -> Inverted | None:
     """Whether the question asks if the named hardware is more than needed, and in which polarity."""
+    if (big := re.search(_TOO_BIG_RE, question, re.IGNORECASE)) and re.search(
+        rf"{_WORKLOAD_WORD}|{'|'.join(model_family_words())}", question[: big.start()], re.IGNORECASE
+    ):
+        return "too_big"
     if re.search(_OVERKILL_RE, question, re.IGNORECASE):
         return "overkill"
-    if re.search(_NECESSITY_RE, question, re.IGNORECASE) and not re.search(_COUNT_ASKED_RE, question, re.IGNORECASE):
-        # "Is one A100 enough, or do we need two?": whether the named one is enough is asked first
-        return None if re.search(_ENOUGH_FIRST_RE, question, re.IGNORECASE) else "necessity"
+    need = re.search(_NECESSITY_RE, question, re.IGNORECASE)
+    if need and not re.search(_COUNT_ASKED_RE, question, re.IGNORECASE):
+        # "Is one A100 enough, or do we need two?", "Can I run it on one A10 or do I need something bigger?":
+        # whether the named one does is asked first, the need only as the other answer
+        first = re.search(_ENOUGH_FIRST_RE, question, re.IGNORECASE) or re.search(
+            r"(?:\bor|还是|或者)\s*$", question[: need.start()], re.IGNORECASE
+        )
+        return None if first else "necessity"
     return None
 
 
@@ -88,12 +104,19 @@ def inverted_line(
     """Write the first line of an inverted verdict from the fit figures and the cheaper option (None: none)."""
     figures = {"hardware": hardware, "model": model, "need": render.fig(need), "usable": render.fig(usable),
                "pct": render.fig(pct)}  # fmt: skip
+    sep = "" if lang == "zh" else " "
     if not fits:
-        return say(f"overkill.{kind}.short", lang, **figures)
+        line = say(f"overkill.{kind}.short", lang, **figures)
+        if alternative is None or alternative.price_cny_per_hour is None:
+            return line
+        return line + sep + say("overkill.short_instead", lang, other=alternative.instance_type,
+                                other_gpu=render.gpu_label(alternative, lang), n=alternative.instances,
+                                other_price=render.fig(alternative.price_cny_per_hour))  # fmt: skip
+    if kind == "too_big":
+        return say("overkill.too_big.fits", lang, **figures)
     if alternative is None:  # unpriced hardware is not "the cheapest": only nothing smaller runs it
         return say(f"overkill.{kind}.{'cheapest' if own_hourly is not None else 'snug'}", lang, **figures)
     line = say(f"overkill.{kind}.yes", lang, **figures)
-    sep = "" if lang == "zh" else " "
     alt = {"other": alternative.instance_type, "other_gpu": render.gpu_label(alternative, lang),
            "n": alternative.instances, "other_price": render.fig(alternative.price_cny_per_hour)}  # fmt: skip
     if own_hourly is not None:

@@ -15,7 +15,8 @@ from assistant.answer import Language, ToolCall
 from assistant.messages import say
 
 WORTH_RE = re.compile(
-    r"值不值|值得|有必要|worth|necessary|good\s+idea|makes?\s+sense|"
+    r"值不值|值得|有必要|worth|necessary|good\s+idea|makes?\s+sense|\bsave\s+(?:us\s+|me\s+)?(?:any\s+)?money\b|"
+    r"能省钱|省钱吗|"
     # a switch asked as yes/no: "can we downgrade to an A10?", "save money by moving from A100 to L20?"
     r"\b(?:down|up)grad\w*\s+(?:\w+\s+){0,3}?to\b|\bswitch\w*\s+(?:\w+\s+){0,3}?to\b|"
     r"\bmov(?:e|ing)\b.{0,40}\bfrom\b.{0,40}\bto\b|(?:降级到|迁移到).{0,30}(?:吗|么|\?|？)",
@@ -88,10 +89,21 @@ def _target(question: str, gpus: Sequence[str]) -> str:
     # A switch's own words name the target before a bare "用"/"for" does ("还在用 V100 ... 换成 A10": A10).
     for cue in (_SWITCH_CUE, _TARGET_CUE):
         for gpu in gpus:
-            name = re.escape(gpu.split("-")[0])
-            if re.search(cue + name + r"(?![0-9])", question, re.IGNORECASE):
+            if re.search(cue + _written(gpu, gpus) + r"(?![0-9])", question, re.IGNORECASE):
                 return gpu
     return gpus[0]
+
+
+def _written(gpu: str, gpus: Sequence[str]) -> str:
+    """Return how ``gpu`` is written in a question: its base name, or its memory where two share the base.
+
+    "A100 40G vs A100 80G ... worth paying for the 80G?": the variants are told apart by their size alone.
+    """
+    base = gpu.split("-")[0]
+    size = re.search(r"-(\d+)GB", gpu)
+    if size and sum(g.split("-")[0] == base for g in gpus) > 1:
+        return rf"(?:{re.escape(base)}[\s\-]?)?{size.group(1)}\s*G(?:B|iB)?"
+    return re.escape(base)
 
 
 def _cheapest(gpu: str, calls: Sequence[ToolCall]) -> tuple[bool, float | None] | None:

@@ -374,7 +374,8 @@ class WorkloadIntent(Run):
             return say("workload.cheaper_hourly", self.lang, a=a, b=b, type_a=oa.instance_type,
                        type_b=ob.instance_type, low=render.fig(low), high=render.fig(high))  # fmt: skip
         ca, cb = render.fig(oa.cost_cny_per_million_tokens), render.fig(ob.cost_cny_per_million_tokens)
-        return say("workload.cheaper_tokens", self.lang, a=a, low=render.fig(low), ca=ca, cb=cb)
+        code = "workload.same_price" if ca == cb else "workload.cheaper_tokens"  # "gn7e vs ebmgn7e": one card
+        return say(code, self.lang, a=a, b=b, low=render.fig(low), ca=ca, cb=cb)
 
     def family_gpu(self, s: Slots) -> Events:
         """Turn "on gn7i" into the GPU preference the planner filters by (the family's GPU)."""
