@@ -124,7 +124,7 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         elif not lead and (times := (yield from self.planned_training_time(s, plan))):
             head[:0] = times
         # "how many A100s to finish within 30 days?": the count meeting the deadline answers; the top option folds
-        counted = bool(head) and bool(read_form(self.question).deadline_hours) and s.task in TRAINING and not lead
+        deadline = bool(head) and bool(read_form(self.question).deadline_hours) and s.task in TRAINING and not lead
         if s.job_budget_cny and not lead:  # a training run's budget is spent once: whether it covers the run leads
             head[:0] = self.job_budget_lines(s, plan)
         usage = self.usage_line(s, plan)  # "10 hours a day on weekdays": the month at those hours is a cost line
@@ -159,10 +159,10 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         verdict = bool(head) and (self.conv.turn.asks_verdict or over) and not lead
         brief, details = plan_brief(
             plan, self.lang, prefer=prefer, capacity=self.conv.slots.asks_capacity,
-            summary=not (verdict or cost or billing or lead or usage or counted),
+            summary=not (verdict or cost or billing or lead or usage or counted or deadline),
         )
         # The cost line, a count, or a verdict on named hardware, answers; the top option's paragraph folds.
-        if (cost or billing or lead or usage or counted) and plan.options:
+        if (cost or billing or lead or usage or counted or deadline) and plan.options:
             summary = render.plan_summary(plan, self.lang)
             details.insert(0, AnswerDetail(title=say("details.plan", self.lang), markdown=summary))
         if lead and self.named_fits and not offered:
