@@ -317,6 +317,10 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
     )
     defaulted: dict[str, str] = {}
     update: dict[str, object] = {}
+    if "model" in missing and slots.unnamed_model:  # a use but no model: sized for a default, said as assumed
+        defaulted["model_unnamed"] = slots.unnamed_model
+        update |= {"model": slots.unnamed_model, "models": [slots.unnamed_model]}
+        missing = [m for m in missing if m != "model"]
     for item in missing:
         if not (slots.accept_defaults or item in asked or feasibility or (deployment and item == "task")):
             continue

@@ -180,6 +180,26 @@ _LINEUP_RE = (
 )
 
 
+# Serving engines: naming two ("vLLM or TGI?"), or weighing a local one ("is Ollama good enough?"), asks which
+# engine to run, a question for the guidance even when a model is named; the sizing is asked in other words.
+_ENGINES = (
+    r"vllm|\btgi\b|text[\s\-]generation[\s\-]inference|ollama|llama\.?cpp|lmdeploy|sglang|tensorrt[\s\-]*llm|"
+    r"trt[\s\-]*llm"
+)
+_LOCAL_ENGINE_RE = (
+    r"(?:\btgi\b|text[\s\-]generation[\s\-]inference|ollama|llama\.?cpp).{0,60}(?:enough|good|ok(?:ay)?\b|fine|suitable|"
+    r"production|should|够|适合|行不行|可以吗|能不能|生产)|(?:should|can|could)\s+(?:we|i)\s+(?:just\s+)?use\s+(?:ollama|tgi|llama)"
+)
+
+
+def asks_engine_choice(text: str) -> bool:
+    """Whether the question asks which serving engine to run (not how big an instance)."""
+    if re.search(_PLAN_CUE_RE, text, re.IGNORECASE):
+        return False
+    engines = {m.group(0).lower() for m in re.finditer(_ENGINES, text, re.IGNORECASE)}
+    return len(engines) >= 2 or bool(re.search(_LOCAL_ENGINE_RE, text, re.IGNORECASE))
+
+
 def _priced(instance_type: str, region: str | None) -> bool:
     try:
         return price_quotes.quote(instance_type, region) is not None
@@ -205,6 +225,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     if re.search(OUT_OF_SCOPE_RE, text) and not (has_workload or s.gpu_mentions or s.families):
         return "out_of_scope"
     named = bool(s.gpu_mentions or s.families or s.instance_types)
+    if not named and asks_engine_choice(text):
+        return "guidance"  # "vLLM or TGI for qwen 14b?", "is Ollama good enough for our team?"
     if not (named or has_workload or s.media) and re.search(_LINEUP_RE, text):
         return "gpu_lineup"  # "what GPUs does Alibaba have?": the catalog's GPUs, not a passage about them
     if (named or s.budget_cny_month) and not s.model and not s.media and asks_model_search(text):
@@ -260,8 +282,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         or (s.gpus or 1) > 1
         or (s.follow_up and (s.precision or s.context or s.gpu or s.batch))
     )
-    if workload_words and not s.asks_explanation and not s.families:
-        return "plan"
+    if workload_words and not s.families and (not s.asks_explanation or re.search(_PLAN_CUE_RE, text)):
+        return "plan"  # "给公司搭个知识库问答，租什么机器？": "什么" asks which machine, not for an explanation
     if len(s.gpu_mentions) == 1 and not s.families and re.search(_SPEC_RE, text):
         return "gpu_specs"
     if not re.search(_DOMAIN_RE, text) and not (s.families or s.gpu_mentions or s.topics):

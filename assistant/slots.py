@@ -124,6 +124,9 @@ class Slots(BaseModel):
     asks_full_load: bool = Field(default=False, description="'满载总吞吐多少', 'max throughput of this box'")
     asks_request_rate: bool = Field(default=False, description="'how many requests/s can it serve', '最大 QPS 多少'")
     asks_longest_context: bool = Field(default=False, description="'how long can each context be', '每人最长多少'")
+    unnamed_model: str | None = Field(
+        default=None, description="'for our 200 employees', '部署个 deepseek': the model assumed when none is named"
+    )
 
     def stated(self) -> list[str]:
         """Return the workload slots this turn (or conversation) states; the rest are defaults."""

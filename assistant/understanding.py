@@ -64,6 +64,7 @@ from assistant.serving_words import asks_duration, asks_full_load, asks_longest_
 from assistant.slots import Intent, Slots
 from assistant.speed_words import read_speed_targets
 from assistant.task_words import find_precision, find_task
+from assistant.unnamed_model import unnamed_model
 from assistant.workload_names import rag_pipeline, settle_reach, unsizable
 from assistant.workload_numbers import (
     find_batch,
@@ -253,6 +254,7 @@ def understand(question: str) -> Slots:
     if _asks_length_only(slots, text):
         slots.intent = "lengths"
     slots.media = read_media(text)
+    slots.unnamed_model = unnamed_model(slots, text)  # "self-host an LLM for our staff": a default, said as such
     if not rag_pipeline(slots):  # an LLM answering over an embedder's retrieval keeps the LLM's question
         settle_reach(slots, text, trains=_trains(slots))  # media models, CPU-only runs, parts beside the model
     return settle(slots, legit)  # where the rules are unsure, the bundled embedder may decide the intent

@@ -1,0 +1,62 @@
+"""Session 23 guidance and plan questions: a use without a model is planned on a stated default, and the
+serving-engine choice (vLLM, TGI, Ollama) is answered from its own guidance section."""
+
+from __future__ import annotations
+
+import pytest
+from engine_helpers import shared_engine, ungrounded
+
+from assistant.answer import Answer
+
+
+def _plans(answer: Answer) -> list[dict[str, object]]:
+    return [c.args for c in answer.tool_calls if c.name == "plan_gpu_deployment"]
+
+
+@pytest.mark.parametrize(
+    ("question", "assumed"),
+    [
+        ("we want to self-host an LLM for our 200 employees, what should we rent?", "no model named, so I assumed"),
+        ("need something for a RAG demo next week, nothing fancy. what do I rent?", "no model named, so I assumed"),
+        ("给公司内部搭一个知识库问答，租什么机器？", "没有指定模型，假设用"),
+    ],
+)
+def test_a_use_without_a_model_is_planned_on_a_stated_default(question: str, assumed: str) -> None:
+    answer = shared_engine().answer(question)
+    assert answer.kind == "recommendation"
+    assert _plans(answer) and _plans(answer)[0]["model"] == "Qwen2.5-7B-Instruct"
+    assert answer.text.startswith(("**Recommended:**", "**推荐：**")) and "ecs." in answer.text.splitlines()[0]
+    assert assumed in answer.text
+    assert ungrounded(answer, question) == []
+
+
+def test_a_family_named_without_a_size_is_planned_on_that_family() -> None:
+    answer = shared_engine().answer("我想部署个 deepseek 给公司用")
+    model = str(_plans(answer)[0]["model"])
+    assert model.startswith("DeepSeek") and f"假设用 {model}" in answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["部署一个大模型要几张卡？20 并发", "help me pick a GPU", "How many GPUs do I need to serve a 72B model?"],
+)
+def test_a_request_with_no_use_still_asks_which_model(question: str) -> None:
+    answer = shared_engine().answer(question)
+    assert answer.kind == "clarification" and not answer.tool_calls
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "named"),
+    [
+        ("should we go with vLLM or TGI for serving qwen 14b?", "en", "TGI"),
+        ("For an internal bot for a 10-person team, is Ollama good enough or should we set up vLLM?", "en", "Ollama"),
+        ("小团队内部用，Ollama 够不够？还是上 vLLM", "zh", "Ollama"),
+    ],
+)
+def test_the_serving_engine_choice_is_answered_from_its_section(question: str, lang: str, named: str) -> None:
+    answer = shared_engine().answer(question)
+    assert answer.kind == "guidance" and answer.language == lang
+    assert "vLLM" in answer.text.splitlines()[0]  # the first line names the engine to start with
+    assert named in answer.text
+    assert not _plans(answer)
+    assert any(c.doc == "inference-serving" and "TGI" in c.section for c in answer.citations)
