@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from assistant.answer import Language
+from assistant.intent_rules import EXPLAIN_RE, asks_sizing
 from assistant.reading import compiled
 from knowledge.documents import load_documents
 
@@ -101,4 +102,16 @@ def asks_concept(text: str, slots: Slots) -> bool:
         return False
     sized = slots.model or slots.model_error or (slots.size_b and (slots.task or slots.task_hint))
     named = slots.gpu_mentions or slots.families or slots.instance_types
+    if sized and not named and slots.model and find_concept(text) is not None:
+        # "Qwen3-30B-A3B 的显存按总参数还是激活参数算？": the concept is the question; the guidance sizes the model
+        return _concept_asked(text, slots)
     return not sized and not named and (find_concept(text) is not None or guidance_subject(text) is not None)
+
+
+def _concept_asked(text: str, slots: Slots) -> bool:
+    """Whether a question that names a model asks about a concept rather than for a plan, a figure or a verdict."""
+    stated = (slots.concurrency, slots.qps, slots.context, slots.budget_cny_month, slots.train_tokens, slots.gpus,
+              slots.region, slots.usage_hours, slots.rental_hours)  # fmt: skip
+    if any(v is not None for v in stated) or slots.asks_verdict or slots.asks_cost or asks_sizing(text):
+        return False
+    return bool(re.search(EXPLAIN_RE + r"|还是|\bor\b|\bvs\.?\b", text, re.IGNORECASE))

@@ -66,7 +66,8 @@ _PLAN_CUE_RE = (
 )
 _COMPARE_RE = (
     r"\bvs\.?\b|versus|对比|比较|区别|差别|compare|comparison|difference|better|faster|slower|"
-    r"比.{0,8}(?:快|慢|强|弱|好|差)|哪个|which\s+is"
+    r"比.{0,8}(?:快|慢|强|弱|好|差)|哪个|which\s+is|"
+    r"怎么选|如何选|咋选|选哪|(?:pick|choose|decide)\s+between"  # "gn7i 和 gn8is 怎么选", "how do I pick between"
 )
 _OR_RE = r"|\bor\b|还是|或者|或是"  # two named sides joined by "or" weigh them too ("gn7i or gn6i?")
 _SPEC_RE = (
@@ -190,6 +191,11 @@ _LOCAL_ENGINE_RE = (
     r"(?:\btgi\b|text[\s\-]generation[\s\-]inference|ollama|llama\.?cpp).{0,60}(?:enough|good|ok(?:ay)?\b|fine|suitable|"
     r"production|should|够|适合|行不行|可以吗|能不能|生产)|(?:should|can|could)\s+(?:we|i)\s+(?:just\s+)?use\s+(?:ollama|tgi|llama)"
 )
+
+
+def asks_sizing(text: str) -> bool:
+    """Whether the question asks for a figure of its own: an instance, a GPU count, memory or capacity."""
+    return any(re.search(p, text, re.IGNORECASE) for p in (_PLAN_CUE_RE, MEMORY_RE, CAPACITY_RE))
 
 
 def asks_engine_choice(text: str) -> bool:

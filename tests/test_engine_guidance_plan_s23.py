@@ -58,5 +58,36 @@ def test_the_serving_engine_choice_is_answered_from_its_section(question: str, l
     assert answer.kind == "guidance" and answer.language == lang
     assert "vLLM" in answer.text.splitlines()[0]  # the first line names the engine to start with
     assert named in answer.text
-    assert not _plans(answer)
+    assert bool(_plans(answer)) == ("qwen" in question)  # a named model is sized after the answer, nothing else
     assert any(c.doc == "inference-serving" and "TGI" in c.section for c in answer.citations)
+    assert ungrounded(answer, question) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "lang", "first", "sized"),
+    [
+        ("MoE 模型如 Qwen3-30B-A3B，显存按总参数算还是按激活参数算？", "zh", "按总参数量算", "按 Qwen3-30B-A3B"),
+        ("what is tensor parallel and do I actually need it for a 70B model?", "en", "Tensor parallelism splits",
+         "Sized for Llama-3.1-70B-Instruct"),
+        ("LoRA、QLoRA 和全参微调到底差在哪？显存能省多少", "zh", "全参微调训练每个权重", None),
+        ("what's the difference between LoRA and full fine-tuning in terms of memory?", "en", "Full fine-tuning trains",
+         None),
+    ],
+)
+def test_a_concept_question_is_answered_first_and_its_model_sized(
+    question: str, lang: str, first: str, sized: str | None
+) -> None:
+    answer = shared_engine().answer(question)
+    assert answer.kind == "guidance" and answer.language == lang
+    assert answer.text.startswith(first)
+    assert any(c.doc == "memory-sizing" or c.doc == "inference-serving" for c in answer.citations)
+    if sized:
+        assert sized in answer.text and _plans(answer)
+    else:
+        assert not answer.tool_calls or all(c.name == "search_guidance" for c in answer.tool_calls)
+    assert ungrounded(answer, question) == []
+
+
+def test_a_concept_question_with_a_load_is_still_a_plan() -> None:
+    answer = shared_engine().answer("Qwen3-30B-A3B is MoE; what instance for 20 concurrent users, total vs active?")
+    assert answer.kind == "recommendation" and _plans(answer)[0]["concurrency"] == 20

@@ -7,9 +7,11 @@ import re
 from assistant import render, render_tables
 from assistant.answer import Language
 from assistant.concepts import Concept, find_concept, guidance_subject
+from assistant.conversation import representative_model
 from assistant.gpu_job_words import asks_value, job_asked
 from assistant.guidance_coverage import uncovered_terms
 from assistant.injection import split_planted
+from assistant.intents.arguments import plan_args
 from assistant.intents.gpu_job import fastest_offered_gpu, serving_verdict, training_verdict, value_verdict
 from assistant.intents.verdict_words import family_gpu
 from assistant.messages import say
@@ -19,6 +21,7 @@ from assistant.toolbox import (
     gpu_lineup,
     gpu_specs,
     largest_models_that_fit,
+    plan_gpu_deployment,
 )
 from assistant.understanding import Slots
 from knowledge.models import Passage
@@ -27,6 +30,7 @@ from tools.catalog import GPU, InstanceType
 from tools.gpu_lineup import GpuLineup
 from tools.media_models import load_media_models
 from tools.model_search import ModelSearch
+from tools.plan import Plan
 
 
 class GuidanceIntent(Run):
@@ -64,9 +68,12 @@ class GuidanceIntent(Run):
             return Reply(text=self._registry_line(), kind="guidance")
         concept = None if job_line else find_concept(question)  # a job's verdict leads, not a concept's answer
         if concept and (found := (yield from self._concept_passage(concept))):
-            # A concept the guidance explains: our reviewed answer first, cited, then the section's key sentences.
+            # A concept the guidance explains: our reviewed answer first, cited, then the section's key sentences;
+            # a model or size in the question ("do I need TP for 70B?") is sized right after the answer.
             first = f"{concept.answer[self.lang]} [{self.cite(found)}]"
-            return Reply(text="\n\n".join([first, *self.quotes([found], question, limit=2), *parts]), kind="guidance")
+            sized = yield from self.sized_line(s)
+            quotes = self.quotes([found], question, limit=2)
+            return Reply(text="\n\n".join([first, *sized, *quotes, *parts]), kind="guidance")
         if gpu_lines and re.search(_ASKS_GPU, question, re.IGNORECASE):
             parts.insert(0, " ".join(gpu_lines))  # "which GPU is in gn8is?": the catalog answers first
         sections = [*s.families, *s.gpu_mentions]
@@ -93,6 +100,22 @@ class GuidanceIntent(Run):
             return Reply(text="\n\n".join([parts[0], *quotes, *parts[1:]]), kind="guidance")
         lead = [self.guidance_lead(passages)] if quotes else []
         return Reply(text="\n\n".join(lead + quotes + parts), kind="guidance")
+
+    def sized_line(self, s: Slots) -> Events:
+        """Return the smallest fitting layout of the model (or a model of the size) the question names, or []."""
+        model = s.model or (representative_model(s.size_b) if s.size_b else None)
+        if model is None or s.task_hint:
+            return []
+        args = plan_args(s.model_copy(update={"model": model, "task": s.task or "inference"}))
+        plan, _ = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **args)
+        if not isinstance(plan, Plan) or not plan.options:
+            return []
+        top, w = plan.options[0], plan.workload
+        precision = w.quant if w.quant != "none" else w.precision
+        return [say("guidance.sized", self.lang, model=model, precision=precision.upper(), count=top.instances,
+                    instance_type=top.instance_type, gpus=top.total_gpus, gpu=top.gpu_model or top.gpu_model_likely,
+                    tp=top.tensor_parallel, need=render.fig(top.per_gpu_gib_needed),
+                    usable=render.fig(top.per_gpu_capacity_gib))]  # fmt: skip
 
     def gpu_job_line(self, gpu: GPU, question: str, label: str | None = None) -> Events:
         """Return the yes/no line on whether ``gpu`` suits the job the question names, or None (none named)."""
