@@ -25,8 +25,10 @@ _USE_RE = (
     r"\b(?:employees?|staff|colleagues|co-?workers|team(?:mates)?|company|companies|org(?:ani[sz]ation)?|"
     r"internal(?:ly)?|in-house|customers?|clients?|students|agents|users|chat\s?bot|assistant|copilot|rag|"
     r"knowledge\s+base|q&a|helpdesk|help\s+desk|support\s+(?:bot|team|desk)|demo|poc|proof\s+of\s+concept|"
-    r"prototype|self[\s\-]?host(?:ed|ing)?|on[\s\-]?prem\w*)\b|"
-    r"员工|同事|团队|公司|企业|单位|内部|部门|用户|客户|客服|知识库|问答|助手|演示|原型|私有化|自建|本地部署|给.{0,8}用"
+    r"prototype|self[\s\-]?host(?:ed|ing)?|on[\s\-]?prem\w*|hackathon|workshop|course|class|side[\s\-]project|"
+    r"hobby|personal|playground)\b|"
+    r"员工|同事|团队|公司|企业|单位|内部|部门|用户|客户|客服|知识库|问答|助手|演示|原型|私有化|自建|本地部署|给.{0,8}用|"
+    r"黑客松|比赛|课程|自用|个人|律所|医院|学校|实验室"
 )
 
 

@@ -91,3 +91,48 @@ def test_a_concept_question_is_answered_first_and_its_model_sized(
 def test_a_concept_question_with_a_load_is_still_a_plan() -> None:
     answer = shared_engine().answer("Qwen3-30B-A3B is MoE; what instance for 20 concurrent users, total vs active?")
     assert answer.kind == "recommendation" and _plans(answer)[0]["concurrency"] == 20
+
+
+def test_two_concepts_asked_are_both_answered_in_question_order() -> None:
+    question = "模型文件放 OSS 还是 NAS 好？加载一个 70B 的模型大概要多久"
+    answer = shared_engine().answer(question)
+    first, second = answer.text.split("\n\n")[:2]
+    assert "OSS" in first and "NAS" in first and "分钟" in second
+    assert {c.doc for c in answer.citations} == {"storage-and-models"}
+    assert not any(c.name == "plan_gpu_deployment" for c in answer.tool_calls)  # storage is not sized
+    assert ungrounded(answer, question) == []
+
+
+def test_why_a_longer_context_needs_more_memory_is_the_kv_cache_and_is_sized() -> None:
+    question = "Why does Qwen2.5-32B at 32k context need so much more GPU memory than at 4k?"
+    answer = shared_engine().answer(question)
+    assert answer.kind == "guidance" and "KV" in answer.text.splitlines()[0]
+    assert _plans(answer) and _plans(answer)[0]["context"] == 32768
+    assert ungrounded(answer, question) == []
+
+
+def test_speculative_decoding_is_answered_from_its_own_section() -> None:
+    answer = shared_engine().answer("投机解码（speculative decoding）能让推理快多少？值得开吗")
+    assert answer.kind == "guidance" and answer.text.startswith("提速没有固定倍数")
+    assert any("投机解码" in c.section for c in answer.citations)
+
+
+@pytest.mark.parametrize(
+    ("question", "concurrency"),
+    [
+        ("We'd like to run Llama 3.1 8B for an internal coding assistant, ~40 devs, in Hangzhou. What to get?", 4),
+        ("Our support team (about 30 agents) wants an AI copilot on qwen 32b. Recommend a setup.", 3),
+        ("8 engineers will use Qwen2.5-7B at the same time, which instance?", None),
+    ],
+)
+def test_a_team_size_is_a_head_count_unless_they_work_at_the_same_time(question: str, concurrency: int | None) -> None:
+    answer = shared_engine().answer(question)
+    if concurrency:
+        assert _plans(answer)[0]["concurrency"] == concurrency and "assuming 10%" in answer.text
+    else:  # all eight at once is no 10% share of eight
+        assert all(p.get("concurrency") != 1 for p in _plans(answer)) and "assuming 10%" not in answer.text
+
+
+def test_a_starter_setup_for_a_hackathon_is_a_plan_on_a_stated_default() -> None:
+    answer = shared_engine().answer("What's a sensible starter setup to host an open-source LLM for our hackathon?")
+    assert answer.kind == "recommendation" and "no model named, so I assumed" in answer.text

@@ -6,7 +6,7 @@ import re
 
 from assistant import render, render_tables
 from assistant.answer import Language
-from assistant.concepts import Concept, find_concept, guidance_subject
+from assistant.concepts import Concept, find_concept, find_concepts, guidance_subject
 from assistant.conversation import representative_model
 from assistant.gpu_job_words import asks_value, job_asked
 from assistant.guidance_coverage import uncovered_terms
@@ -66,14 +66,18 @@ class GuidanceIntent(Run):
             job_line = (yield from self.gpu_value_line(name, gpu, job_line, label)) if name else job_line
         if re.search(_ASKS_MODELS, question, re.IGNORECASE):  # "which models can you size besides LLMs?"
             return Reply(text=self._registry_line(), kind="guidance")
-        concept = None if job_line else find_concept(question)  # a job's verdict leads, not a concept's answer
-        if concept and (found := (yield from self._concept_passage(concept))):
+        concepts = [] if job_line else find_concepts(question)  # a job's verdict leads, not a concept's answer
+        if concepts and (found := (yield from self._concept_passage(concepts[0]))):
             # A concept the guidance explains: our reviewed answer first, cited, then the section's key sentences;
-            # a model or size in the question ("do I need TP for 70B?") is sized right after the answer.
-            first = f"{concept.answer[self.lang]} [{self.cite(found)}]"
-            sized = yield from self.sized_line(s)
-            quotes = self.quotes([found], question, limit=2)
-            return Reply(text="\n\n".join([first, *sized, *quotes, *parts]), kind="guidance")
+            # a second concept asked elsewhere in the question is answered after it, the same way;
+            # a model or size in the question ("do I need TP for 70B?") is sized right after the answers.
+            answers = [f"{concepts[0].answer[self.lang]} [{self.cite(found)}]"]
+            for other in concepts[1:]:
+                if second := (yield from self._concept_passage(other)):
+                    answers.append(f"{other.answer[self.lang]} [{self.cite(second)}]")
+            sized = (yield from self.sized_line(s)) if concepts[0].doc in _SIZED_DOCS else []
+            quotes = self.quotes([found], question, limit=2 if len(answers) == 1 else 1)
+            return Reply(text="\n\n".join([*answers, *sized, *quotes, *parts]), kind="guidance")
         if gpu_lines and re.search(_ASKS_GPU, question, re.IGNORECASE):
             parts.insert(0, " ".join(gpu_lines))  # "which GPU is in gn8is?": the catalog answers first
         sections = [*s.families, *s.gpu_mentions]
@@ -193,6 +197,10 @@ class GuidanceIntent(Run):
         return f"{head}{sep}{best}".rstrip()
 
 
+# Concepts about memory, serving and parallelism: a model or size named beside them is sized (billing, storage and
+# availability concepts are not about the model's size).
+_SIZED_DOCS = ("memory-sizing", "inference-serving", "quantization", "distributed-training",
+               "choosing-gpu-training-vs-inference")  # fmt: skip
 # The explaining part of a mixed question, stricter than EXPLAIN_RE ("what's the cheapest ..." explains nothing).
 _EXPLAINS = (
     r"how\s+(?:does|do)\s+(?:\S+\s+){1,4}?work|what\s+(?:is|are)\s+(?!the\s+(?:cheapest|best|cost|price))|\bwhy\b|"
