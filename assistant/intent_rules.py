@@ -61,7 +61,7 @@ _PLAN_CUE_RE = (
     r"which\s+(?:instance|gpu|card|machine)|what\s+(?:instance|gpu|machine)|how\s+many\s+(?:gpus|cards)|"
     r"选什么|选哪|哪(?:个|种|款)(?:实例|规格|卡|gpu|机器)|什么(?:实例|规格|配置|卡)|几张卡|多少张|推荐.{0,6}(?:实例|规格|配置)|"
     # renting: "阿里云上最便宜租哪个", "what should I rent", "cheapest instance" ask for an instance, not a figure
-    r"租(?:哪|什么|啥)|(?:买|开)哪(?:个|种|台)|最便宜的?(?:实例|规格|方案|机器|卡)?|"
+    r"租(?:哪|什么|啥)|(?:买|开)哪(?:个|种|台)|(?:用|选|买|租|上)(?:什么|啥|哪种|哪个)\s*(?:样的)?\s*(?:机器|服务器|显卡|gpu)|最便宜的?(?:实例|规格|方案|机器|卡)?|"
     r"\b(?:rent|lease)\b|cheapest\s+(?:instance|option|way|setup|gpu|machine|box)|"
     # "what's a sensible starter setup to host X?", "recommend a box": the hardware is asked for
     r"\b(?:what|which)(?:'s|\s+is|\s+would\s+be)?\s+(?:a|the)\s+(?:[\w\-]+\s+){0,3}?(?:setup|set-up|config(?:uration)?|box|"

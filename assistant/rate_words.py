@@ -211,6 +211,7 @@ _HEAD_COUNT = (
     rf"(?:注册用户|员工)(?:数|总数|人数)?\s*(?:约|大约|大概|有|共|是)?\s*{NUM}\s*{SUFFIX}",
     rf"{NUM}\s*{SUFFIX}\s*(?:多)?\s*(?:个|名|位)?\s*(?:员工|职工)",
     rf"(?:给|供|提供给)\s*{NUM}\s*{SUFFIX}\s*(?:多)?\s*(?:个|名|位)?\s*人\s*(?:用|使用|访问)",
+    rf"(?:大概|大约|约|差不多|将近|有)\s*{NUM}\s*{SUFFIX}\s*(?:多)?\s*(?:个|名|位)?\s*人\s*(?:用|使用|访问)(?!.{{0,20}}同时)",
     # People on a support desk ("our support team (about 30 agents)", "20 sales reps"): a team, not 30 at once.
     # "agents" alone may be software agents, each a stream of requests, so a desk word must come first.
     rf"(?:support|service|sales|help\s*desk|call[\s\-]cent(?:er|re))\b[^.?!;]{{0,30}}?(?<![\w.]){NUM}\s*{SUFFIX}\s*"

@@ -136,3 +136,15 @@ def test_a_team_size_is_a_head_count_unless_they_work_at_the_same_time(question:
 def test_a_starter_setup_for_a_hackathon_is_a_plan_on_a_stated_default() -> None:
     answer = shared_engine().answer("What's a sensible starter setup to host an open-source LLM for our hackathon?")
     assert answer.kind == "recommendation" and "no model named, so I assumed" in answer.text
+
+
+def test_a_company_head_count_with_which_machine_is_a_plan_at_a_stated_share() -> None:
+    answer = shared_engine().answer("公司想自建一个 AI 助手，大概 100 人用，用什么机器")
+    assert answer.kind == "recommendation" and _plans(answer)[0]["concurrency"] == 10
+    assert "没有指定模型，假设用" in answer.text and "10%" in answer.text
+
+
+def test_how_much_faster_asks_for_speed_not_a_price() -> None:
+    answer = shared_engine().answer("How much faster is speculative decoding on an L20?")
+    assert not any(c.name in ("cheapest_region_for_gpu", "nearest_known_price") for c in answer.tool_calls)
+    assert "There is no fixed speed-up" in answer.text
