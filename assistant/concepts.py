@@ -134,4 +134,6 @@ def _concept_asked(text: str, slots: Slots) -> bool:
               slots.region, slots.usage_hours, slots.rental_hours)  # fmt: skip
     if any(v is not None for v in stated) or slots.asks_verdict or slots.asks_cost or asks_sizing(text):
         return False
-    return bool(re.search(EXPLAIN_RE + r"|还是|\bor\b|\bvs\.?\b", text, re.IGNORECASE))
+    # "how much does AWQ hurt quality on qwen 72b?", "精度掉多少": a question about the effect, asked of the concept
+    effect = r"|还是|\bor\b|\bvs\.?\b|how\s+(?:much|bad(?:ly)?|big|well)\b|多少|多大|影响"
+    return bool(re.search(EXPLAIN_RE + effect, text, re.IGNORECASE))

@@ -59,7 +59,7 @@ MEMORY_RE = (
 # "...and which instance?": a memory question that also asks where to run it wants the full plan.
 _PLAN_CUE_RE = (
     r"which\s+(?:instance|gpu|card|machine)|what\s+(?:instance|gpu|machine)|how\s+many\s+(?:gpus|cards)|"
-    r"选什么|选哪|哪(?:个|种|款)(?:实例|规格|卡|gpu|机器)|什么(?:实例|规格|配置|卡)|几张卡|多少张|推荐.{0,6}(?:实例|规格|配置)|"
+    r"选什么|选哪|哪(?:个|种|款)(?:实例|规格|卡|gpu|机器)|什么(?:实例|规格|配置|卡|方案)|几张卡|多少张|推荐.{0,6}(?:实例|规格|配置|方案)|"
     # renting: "阿里云上最便宜租哪个", "what should I rent", "cheapest instance" ask for an instance, not a figure
     r"租(?:哪|什么|啥)|(?:买|开)哪(?:个|种|台)|(?:用|选|买|租|上)(?:什么|啥|哪种|哪个)\s*(?:样的)?\s*(?:机器|服务器|显卡|gpu)|最便宜的?(?:实例|规格|方案|机器|卡)?|"
     r"\b(?:rent|lease)\b|cheapest\s+(?:instance|option|way|setup|gpu|machine|box)|"

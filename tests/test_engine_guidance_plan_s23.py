@@ -148,3 +148,24 @@ def test_how_much_faster_asks_for_speed_not_a_price() -> None:
     answer = shared_engine().answer("How much faster is speculative decoding on an L20?")
     assert not any(c.name in ("cheapest_region_for_gpu", "nearest_known_price") for c in answer.tool_calls)
     assert "There is no fixed speed-up" in answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("how much does AWQ hurt quality on qwen 72b?", "8-bit (LLM.int8(), GPTQ-Int8, FP8) is generally close"),
+        ("where do I download models fast in China?", "In mainland China, download open models from ModelScope"),
+        ("怎么估算训练要多久", "训练一个稠密 Transformer 约需 6 × N × D"),
+        ("What is the difference between PAYG and subscription?", "Subscription wins when the instance runs most"),
+    ],
+)
+def test_the_concept_asked_answers_the_first_line(question: str, first: str) -> None:
+    answer = shared_engine().answer(question)
+    assert answer.kind == "guidance" and answer.text.startswith(first)
+    assert not answer.text.startswith("**About ¥")  # "how much does X hurt" asks for no price
+    assert ungrounded(answer, question) == []
+
+
+def test_a_team_tool_with_recommend_a_scheme_is_a_plan() -> None:
+    answer = shared_engine().answer("我们想给 20 个研发搭一个代码助手，推荐什么方案")
+    assert answer.kind == "recommendation" and "ecs." in answer.text.splitlines()[0]
