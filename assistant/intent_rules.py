@@ -60,6 +60,7 @@ MEMORY_RE = (
 _PLAN_CUE_RE = (
     r"which\s+(?:instance|gpu|card|machine)|what\s+(?:instance|gpu|machine)|how\s+many\s+(?:gpus|cards)|"
     r"选什么|选哪|哪(?:个|种|款)(?:实例|规格|卡|gpu|机器)|什么(?:实例|规格|配置|卡|方案)|几张卡|多少张|推荐.{0,6}(?:实例|规格|配置|方案)|"
+    r"(?:有什么|有啥|求)推荐\s*(?:吗)?\s*[?？。!！]?\s*$|"
     # renting: "阿里云上最便宜租哪个", "what should I rent", "cheapest instance" ask for an instance, not a figure
     r"租(?:哪|什么|啥)|(?:买|开)哪(?:个|种|台)|(?:用|选|买|租|上)(?:什么|啥|哪种|哪个)\s*(?:样的)?\s*(?:机器|服务器|显卡|gpu)|最便宜的?(?:实例|规格|方案|机器|卡)?|"
     r"\b(?:rent|lease)\b|cheapest\s+(?:instance|option|way|setup|gpu|machine|box)|"
@@ -196,6 +197,23 @@ _LOCAL_ENGINE_RE = (
 )
 
 
+# What the deployment is for: who uses it or what it does. Head-counts and rates are read elsewhere.
+_USE_RE = (
+    r"\b(?:employees?|staff|colleagues|co-?workers|team(?:mates)?|company|companies|org(?:ani[sz]ation)?|"
+    r"internal(?:ly)?|in-house|customers?|clients?|students|agents|users|chat\s?bot|assistant|copilot|rag|"
+    r"knowledge\s+base|q&a|helpdesk|help\s+desk|support\s+(?:bot|team|desk)|demo|poc|proof\s+of\s+concept|"
+    r"prototype|self[\s\-]?host(?:ed|ing)?|on[\s\-]?prem\w*|hackathon|workshop|course|class|side[\s\-]project|"
+    r"hobby|personal|playground)\b|"
+    r"员工|同事|团队|公司|企业|单位|内部|部门|用户|客户|客服|知识库|问答|助手|演示|原型|私有化|自建|本地部署|给.{0,8}用|"
+    r"黑客松|比赛|课程|自用|个人|律所|医院|学校|实验室"
+)
+
+
+def open_use(text: str) -> bool:
+    """Whether the question says what a deployment is for ("for our 200 employees", "RAG demo", "给公司用")."""
+    return bool(re.search(_USE_RE, text, re.IGNORECASE))
+
+
 def asks_sizing(text: str) -> bool:
     """Whether the question asks for a figure of its own: an instance, a GPU count, memory or capacity."""
     return any(re.search(p, text, re.IGNORECASE) for p in (_PLAN_CUE_RE, MEMORY_RE, CAPACITY_RE))
@@ -295,6 +313,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "plan"  # "给公司搭个知识库问答，租什么机器？": "什么" asks which machine, not for an explanation
     if len(s.gpu_mentions) == 1 and not s.families and re.search(_SPEC_RE, text):
         return "gpu_specs"
+    if not (named or has_workload) and re.search(_PLAN_CUE_RE, text) and open_use(text):
+        return "plan"  # "老板让我搭个像 ChatGPT 的东西给全公司用，租啥": hardware for a use, no model yet
     if not re.search(_DOMAIN_RE, text) and not (s.families or s.gpu_mentions or s.topics):
         return "out_of_scope"
     return "guidance"

@@ -255,6 +255,8 @@ def understand(question: str) -> Slots:
         slots.intent = "lengths"
     slots.media = read_media(text)
     slots.unnamed_model = unnamed_model(slots, text)  # "self-host an LLM for our staff": a default, said as such
+    if slots.unnamed_model and slots.task is None:
+        slots.task, slots.serving = "inference", True  # hardware asked for a use: serving it
     if not rag_pipeline(slots):  # an LLM answering over an embedder's retrieval keeps the LLM's question
         settle_reach(slots, text, trains=_trains(slots))  # media models, CPU-only runs, parts beside the model
     return settle(slots, legit)  # where the rules are unsure, the bundled embedder may decide the intent

@@ -9,8 +9,7 @@ user has one in mind and the count depends on it entirely.
 
 from __future__ import annotations
 
-import re
-
+from assistant.intent_rules import asks_sizing, open_use
 from assistant.slots import Slots
 from tools import vocabulary
 from tools.errors import UnknownNameError
@@ -19,17 +18,6 @@ from tools.models import resolve_model
 # A general chat model that fits one 24 GB card in BF16: the cheapest sensible start, which the answer names
 # as an assumption so that the user can correct it.
 DEFAULT_SERVING_MODEL = "Qwen2.5-7B-Instruct"
-
-# What the deployment is for: who uses it or what it does. Head-counts and rates are read elsewhere.
-_USE_RE = (
-    r"\b(?:employees?|staff|colleagues|co-?workers|team(?:mates)?|company|companies|org(?:ani[sz]ation)?|"
-    r"internal(?:ly)?|in-house|customers?|clients?|students|agents|users|chat\s?bot|assistant|copilot|rag|"
-    r"knowledge\s+base|q&a|helpdesk|help\s+desk|support\s+(?:bot|team|desk)|demo|poc|proof\s+of\s+concept|"
-    r"prototype|self[\s\-]?host(?:ed|ing)?|on[\s\-]?prem\w*|hackathon|workshop|course|class|side[\s\-]project|"
-    r"hobby|personal|playground)\b|"
-    r"员工|同事|团队|公司|企业|单位|内部|部门|用户|客户|客服|知识库|问答|助手|演示|原型|私有化|自建|本地部署|给.{0,8}用|"
-    r"黑客松|比赛|课程|自用|个人|律所|医院|学校|实验室"
-)
 
 
 def unnamed_model(slots: Slots, text: str) -> str | None:
@@ -41,11 +29,13 @@ def unnamed_model(slots: Slots, text: str) -> str | None:
     """
     if slots.intent != "plan" or slots.model or slots.model_error or slots.size_b or slots.architecture:
         return None
-    if slots.task not in (None, "inference") or slots.task_hint or not (slots.serving or slots.task):
+    if slots.task not in (None, "inference") or slots.task_hint:
+        return None
+    if not (slots.serving or slots.task or asks_sizing(text)):  # "搭个助手给全公司用，租啥": hardware asked for a use
         return None
     if brand := _family_representative(text):
         return brand  # "部署个 deepseek": that family's model, named as assumed
-    return DEFAULT_SERVING_MODEL if re.search(_USE_RE, text, re.IGNORECASE) else None
+    return DEFAULT_SERVING_MODEL if open_use(text) else None
 
 
 def _family_representative(text: str) -> str | None:

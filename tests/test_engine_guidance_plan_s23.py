@@ -169,3 +169,16 @@ def test_the_concept_asked_answers_the_first_line(question: str, first: str) -> 
 def test_a_team_tool_with_recommend_a_scheme_is_a_plan() -> None:
     answer = shared_engine().answer("我们想给 20 个研发搭一个代码助手，推荐什么方案")
     assert answer.kind == "recommendation" and "ecs." in answer.text.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["老板让我搭个 ChatGPT 一样的东西给全公司用，租啥", "我们医院想本地化部署一个医疗问答模型，有什么推荐"],
+)
+def test_a_product_described_for_a_use_is_planned_not_refused(question: str) -> None:
+    answer = shared_engine().answer(question)
+    assert answer.kind == "recommendation" and "没有指定模型，假设用" in answer.text
+
+
+def test_a_closed_model_itself_is_still_out_of_reach() -> None:
+    assert shared_engine().answer("Can you size ChatGPT for me?").kind == "out_of_scope"
