@@ -206,6 +206,7 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
     update["asks_cost"] = turn.asks_cost or workload.asks_cost  # "那 L20 呢" after "一个月多少钱" still asks it
     update["intent"] = "plan" if _compares_gpus_for_workload(workload, turn) else _merged_intent(workload, turn)
     update |= {"injection": turn.injection, "follow_up": turn.follow_up, "accept_defaults": turn.accept_defaults}
+    update["unnamed_model"] = turn.unnamed_model  # the default stood for no model; a size or name now replaces it
     # GPUs ruled out stay ruled out ("not on A10s"), unless a later turn names one of them to use.
     gpu = update.get("gpu", workload.gpu)
     update["exclude_gpus"] = [g for g in turn.exclude_gpus or workload.exclude_gpus if g != gpu]

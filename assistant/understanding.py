@@ -40,7 +40,9 @@ from assistant.intent_rules import (
     OUT_OF_SCOPE_RE,
     TOPICS,
     VERDICT_RE,
+    asks_sizing,
     intent,
+    open_use,
 )
 from assistant.length_words import more_lengths
 from assistant.limit_words import instance_count, max_gpus, max_instances
@@ -255,8 +257,9 @@ def understand(question: str) -> Slots:
         slots.intent = "lengths"
     slots.media = read_media(text)
     slots.unnamed_model = unnamed_model(slots, text)  # "self-host an LLM for our staff": a default, said as such
-    if slots.unnamed_model and slots.task is None:
-        slots.task, slots.serving = "inference", True  # hardware asked for a use: serving it
+    # Hardware asked for a use ("a setup for a customer support bot on Qwen2.5-14B"): serving it, not training
+    if slots.task is None and not slots.task_hint and (slots.unnamed_model or (open_use(text) and asks_sizing(text))):
+        slots.task, slots.serving = "inference", True
     if not rag_pipeline(slots):  # an LLM answering over an embedder's retrieval keeps the LLM's question
         settle_reach(slots, text, trains=_trains(slots))  # media models, CPU-only runs, parts beside the model
     return settle(slots, legit)  # where the rules are unsure, the bundled embedder may decide the intent

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from engine_helpers import shared_engine, ungrounded
 
-from assistant.answer import Answer
+from assistant.answer import Answer, Message
 
 
 def _plans(answer: Answer) -> list[dict[str, object]]:
@@ -182,3 +182,14 @@ def test_a_product_described_for_a_use_is_planned_not_refused(question: str) -> 
 
 def test_a_closed_model_itself_is_still_out_of_reach() -> None:
     assert shared_engine().answer("Can you size ChatGPT for me?").kind == "out_of_scope"
+
+
+def test_a_follow_up_replaces_the_assumed_model() -> None:
+    history = [Message(role="user", content="我想部署个 deepseek 给公司用"), Message(role="assistant", content="…")]
+    answer = shared_engine().answer("用蒸馏版 32B 呢", history)
+    assert _plans(answer)[0]["model"] == "DeepSeek-R1-Distill-Qwen-32B"
+
+
+def test_a_setup_for_a_named_use_of_a_named_model_is_served() -> None:
+    answer = shared_engine().answer("what's a good setup for a customer support bot on Qwen2.5-14B, 8k context?")
+    assert answer.kind == "recommendation" and _plans(answer)[0]["context"] == 8192
