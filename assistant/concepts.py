@@ -126,14 +126,19 @@ def asks_concept(text: str, slots: Slots) -> bool:
     return not sized and not named and (find_concept(text) is not None or guidance_subject(text) is not None)
 
 
+_NEEDS_RE = r"需要|需不需要|要不要|必须|有必要|\bneed(?:ed|s)?\b|\brequired?\b|\bnecessary\b"
+
+
 def _concept_asked(text: str, slots: Slots) -> bool:
     """Whether a question that names a model asks about a concept rather than for a plan, a figure or a verdict."""
     # A GPU count alone ("one 8-GPU box or single-GPU instances?") is a layout the concept weighs, not a load.
     # A context length is often the concept's subject ("why does 32k need so much more than 4k?"), sized after it.
     stated = (slots.concurrency, slots.qps, slots.budget_cny_month, slots.train_tokens,
               slots.region, slots.usage_hours, slots.rental_hours)  # fmt: skip
-    if any(v is not None for v in stated) or slots.asks_verdict or slots.asks_cost or asks_sizing(text):
+    # A yes/no on needing the concept ("LoRA 微调 7B 需要 NVLink 吗") asks about it; other yes/nos ask for a verdict.
+    verdict = slots.asks_verdict and not re.search(_NEEDS_RE, text, re.IGNORECASE)
+    if any(v is not None for v in stated) or verdict or slots.asks_cost or asks_sizing(text):
         return False
     # "how much does AWQ hurt quality on qwen 72b?", "精度掉多少": a question about the effect, asked of the concept
     effect = r"|还是|\bor\b|\bvs\.?\b|how\s+(?:much|bad(?:ly)?|big|well)\b|多少|多大|影响"
-    return bool(re.search(EXPLAIN_RE + effect, text, re.IGNORECASE))
+    return bool(re.search(EXPLAIN_RE + effect + "|" + _NEEDS_RE, text, re.IGNORECASE))

@@ -192,7 +192,7 @@ _ENGINES = (
     r"trt[\s\-]*llm"
 )
 _LOCAL_ENGINE_RE = (
-    r"(?:\btgi\b|text[\s\-]generation[\s\-]inference|ollama|llama\.?cpp).{0,60}(?:enough|good|ok(?:ay)?\b|fine|suitable|"
+    r"(?:\btgi\b|text[\s\-]generation[\s\-]inference|ollama|llama\.?cpp).{0,60}(?:enough|good|\bok(?:ay)?\b|fine|suitable|"
     r"production|should|够|适合|行不行|可以吗|能不能|生产)|(?:should|can|could)\s+(?:we|i)\s+(?:just\s+)?use\s+(?:ollama|tgi|llama)"
 )
 

@@ -40,6 +40,7 @@ from assistant.intent_rules import (
     OUT_OF_SCOPE_RE,
     TOPICS,
     VERDICT_RE,
+    asks_engine_choice,
     asks_sizing,
     intent,
     open_use,
@@ -250,6 +251,9 @@ def understand(question: str) -> Slots:
     # Read before numbers are spelled out too: "two-tower" is a recommender, not "2-tower".
     raw = normalise(legit)
     slots.reach = out_of_reach(text) or (out_of_reach(raw) if raw != text else None) or unsizable(slots, text)
+    laptop = re.search(r"macbook|\bmac\b|laptop|笔记本|\bcpus?\b|my\s+(?:pc|computer)|本地电脑", text, re.I)
+    if slots.reach and slots.reach.topic == "local" and asks_engine_choice(text) and not laptop:
+        slots.reach = None  # "vLLM or llama.cpp?", "is llama.cpp ok for our team?": which engine, not a laptop run
     slots.intent = "out_of_reach" if slots.reach and not slots.model else intent(scan, slots, text)
     if asks_concept(text, slots):
         slots.intent = "guidance"  # a conceptual question: answered from the guidance, no model asked for

@@ -193,3 +193,21 @@ def test_a_follow_up_replaces_the_assumed_model() -> None:
 def test_a_setup_for_a_named_use_of_a_named_model_is_served() -> None:
     answer = shared_engine().answer("what's a good setup for a customer support bot on Qwen2.5-14B, 8k context?")
     assert answer.kind == "recommendation" and _plans(answer)[0]["context"] == 8192
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("什么是 MoE 模型", "混合专家（MoE）模型有很多个专家"),
+        ("TP 和 PP 分别是什么", "张量并行把每一层的权重矩阵"),
+        ("LoRA 微调 7B 需要 NVLink 吗", "模型或训练状态切到多张卡上时才重要"),
+        ("how do vLLM and llama.cpp differ?", "Start new deployments on vLLM"),
+    ],
+)
+def test_definitions_and_needs_are_answered_from_their_concept(question: str, first: str) -> None:
+    answer = shared_engine().answer(question)
+    assert answer.kind == "guidance" and answer.text.startswith(first)
+
+
+def test_llama_cpp_on_a_laptop_is_still_out_of_reach() -> None:
+    assert shared_engine().answer("run llama.cpp on my macbook with qwen 7b").kind == "out_of_scope"
