@@ -211,3 +211,10 @@ def test_definitions_and_needs_are_answered_from_their_concept(question: str, fi
 
 def test_llama_cpp_on_a_laptop_is_still_out_of_reach() -> None:
     assert shared_engine().answer("run llama.cpp on my macbook with qwen 7b").kind == "out_of_scope"
+
+
+@pytest.mark.parametrize("question", ["how can I cut my GPU bill for inference?", "怎么降低推理成本"])
+def test_how_to_cut_cost_is_the_cost_checklist_not_which_model(question: str) -> None:
+    answer = shared_engine().answer(question)
+    assert answer.kind == "guidance" and answer.text.startswith(("Right-size the GPU first", "先把 GPU 选对"))
+    assert {c.doc for c in answer.citations} == {"cost-optimization"}
