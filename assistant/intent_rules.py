@@ -61,6 +61,8 @@ _PLAN_CUE_RE = (
     r"which\s+(?:instance|gpu|card|machine)|what\s+(?:instance|gpu|machine)|how\s+many\s+(?:gpus|cards)|"
     r"选什么|选哪|哪(?:个|种|款)(?:实例|规格|卡|gpu|机器)|什么(?:实例|规格|配置|卡|方案)|几张卡|多少张|推荐.{0,6}(?:实例|规格|配置|方案)|"
     r"(?:有什么|有啥|求)推荐\s*(?:吗)?\s*[?？。!！]?\s*$|"
+    # "想搞个私有化的大模型": setting one up is asked for, the hardware with it
+    r"(?:想|要|打算|准备|计划)\s*(?:搞|搭|弄|建|上)\s*(?:个|一个|一套|套)\s*.{0,8}(?:大模型|模型|llm|ai)|"
     # renting: "阿里云上最便宜租哪个", "what should I rent", "cheapest instance" ask for an instance, not a figure
     r"租(?:哪|什么|啥)|(?:买|开)哪(?:个|种|台)|(?:用|选|买|租|上)(?:什么|啥|哪种|哪个)\s*(?:样的)?\s*(?:机器|服务器|显卡|gpu)|最便宜的?(?:实例|规格|方案|机器|卡)?|"
     r"\b(?:rent|lease)\b|cheapest\s+(?:instance|option|way|setup|gpu|machine|box)|"
@@ -203,9 +205,9 @@ _USE_RE = (
     r"internal(?:ly)?|in-house|customers?|clients?|students|agents|users|chat\s?bot|assistant|copilot|rag|"
     r"knowledge\s+base|q&a|helpdesk|help\s+desk|support\s+(?:bot|team|desk)|demo|poc|proof\s+of\s+concept|"
     r"prototype|self[\s\-]?host(?:ed|ing)?|on[\s\-]?prem\w*|hackathon|workshop|course|class|side[\s\-]project|"
-    r"hobby|personal|playground)\b|"
+    r"hobby|personal|playground|app|product|feature|saas|website|platform|endpoint|search)\b|"
     r"员工|同事|团队|公司|企业|单位|内部|部门|用户|客户|客服|知识库|问答|助手|演示|原型|私有化|自建|本地部署|给.{0,8}用|"
-    r"黑客松|比赛|课程|自用|个人|律所|医院|学校|实验室"
+    r"黑客松|比赛|课程|自用|个人|律所|医院|学校|实验室|产品|应用|小程序|网站|平台|私有化"
 )
 
 

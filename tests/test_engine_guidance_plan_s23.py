@@ -218,3 +218,11 @@ def test_how_to_cut_cost_is_the_cost_checklist_not_which_model(question: str) ->
     answer = shared_engine().answer(question)
     assert answer.kind == "guidance" and answer.text.startswith(("Right-size the GPU first", "先把 GPU 选对"))
     assert {c.doc for c in answer.citations} == {"cost-optimization"}
+
+
+@pytest.mark.parametrize(
+    "question", ["need GPUs for an LLM-powered search feature, ~5 QPS", "想搞个私有化的大模型，预算有限"]
+)
+def test_a_product_feature_or_private_deployment_is_a_plan_on_the_default(question: str) -> None:
+    answer = shared_engine().answer(question)
+    assert answer.kind == "recommendation" and _plans(answer)[0]["model"] == "Qwen2.5-7B-Instruct"
