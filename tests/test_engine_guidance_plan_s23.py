@@ -226,3 +226,15 @@ def test_how_to_cut_cost_is_the_cost_checklist_not_which_model(question: str) ->
 def test_a_product_feature_or_private_deployment_is_a_plan_on_the_default(question: str) -> None:
     answer = shared_engine().answer(question)
     assert answer.kind == "recommendation" and _plans(answer)[0]["model"] == "Qwen2.5-7B-Instruct"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Could you recommend an instance for an internal chatbot for ~300 staff in Beijing?",
+        "can you suggest a setup for Qwen2.5-14B with 20 users?",
+    ],
+)
+def test_a_polite_request_leads_with_the_recommendation_not_yes(question: str) -> None:
+    answer = shared_engine().answer(question)
+    assert answer.text.startswith("**Recommended:**")
