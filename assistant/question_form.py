@@ -42,7 +42,9 @@ _YES_NO_EN = (
 # "Could you recommend an instance ...", "can you please suggest ...": a request put as a question, not a yes/no.
 _POLITE_REQUEST = (
     r"(?:^|(?<=[.!?;:,]\s))\s*(?:hi|hey|hello)?[,!\s]*(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+)?"
-    r"(?=(?:recommend|suggest|help|tell|give|show|size|estimate|pick|choose|advise|plan|propose|list|find|work\s+out)\b)"
+    # "would you choose the V100 over the A10?" and "would you recommend the L20 for it?" stay yes/no questions
+    r"(?=(?:(?:recommend|suggest|propose)\s+(?:me\s+|us\s+)?(?:an?|some|what|which|something|anything|the\s+(?:best|right|"
+    r"cheapest))|help|tell|give|show|size|estimate|advise|plan|list|find|work\s+out)\b)"
 )
 # Two or more named options weighed against each other: the first line names the winner (i8cmp3's leads).
 _WHICH = (
