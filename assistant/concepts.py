@@ -127,6 +127,10 @@ def asks_concept(text: str, slots: Slots) -> bool:
 
 
 _NEEDS_RE = r"需要|需不需要|要不要|必须|有必要|\bneed(?:ed|s)?\b|\brequired?\b|\bnecessary\b"
+# A yes/no about the concept's effect ("INT4 量化后效果会差很多吗") or its reason ("is batching why vLLM is faster?")
+_ABOUT_CONCEPT_RE = (
+    _NEEDS_RE + r"|效果|质量|精度|掉点|变差|差很多|\bquality\b|\baccuracy\b|\bworse\b|\bdegrad\w*|\bwhy\b|为什么|为啥"
+)
 
 
 def _concept_asked(text: str, slots: Slots) -> bool:
@@ -136,9 +140,9 @@ def _concept_asked(text: str, slots: Slots) -> bool:
     stated = (slots.concurrency, slots.qps, slots.budget_cny_month, slots.train_tokens,
               slots.region, slots.usage_hours, slots.rental_hours)  # fmt: skip
     # A yes/no on needing the concept ("LoRA 微调 7B 需要 NVLink 吗") asks about it; other yes/nos ask for a verdict.
-    verdict = slots.asks_verdict and not re.search(_NEEDS_RE, text, re.IGNORECASE)
+    verdict = slots.asks_verdict and not re.search(_ABOUT_CONCEPT_RE, text, re.IGNORECASE)
     if any(v is not None for v in stated) or verdict or slots.asks_cost or asks_sizing(text):
         return False
     # "how much does AWQ hurt quality on qwen 72b?", "精度掉多少": a question about the effect, asked of the concept
     effect = r"|还是|\bor\b|\bvs\.?\b|how\s+(?:much|bad(?:ly)?|big|well)\b|多少|多大|影响"
-    return bool(re.search(EXPLAIN_RE + effect + "|" + _NEEDS_RE, text, re.IGNORECASE))
+    return bool(re.search(EXPLAIN_RE + effect + "|" + _ABOUT_CONCEPT_RE, text, re.IGNORECASE))

@@ -238,3 +238,18 @@ def test_a_product_feature_or_private_deployment_is_a_plan_on_the_default(questi
 def test_a_polite_request_leads_with_the_recommendation_not_yes(question: str) -> None:
     answer = shared_engine().answer(question)
     assert answer.text.startswith("**Recommended:**")
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("Qwen2.5-72B 用 INT4 量化后效果会差很多吗", "8 位（LLM.int8()、GPTQ-Int8、FP8）通常接近 16 位的质量"),
+        ("70B 模型为什么要多卡", "张量并行把每一层的权重矩阵"),
+        ("Qwen2.5-32B 跑 32k 上下文为什么显存不够", "KV 缓存为正在服务的每条序列"),
+        ("is continuous batching why vLLM is faster than HF transformers for Qwen2.5-7B?", "PagedAttention stores"),
+    ],
+)
+def test_a_yes_no_or_why_about_a_concept_is_answered_by_it_not_by_the_fit(question: str, first: str) -> None:
+    answer = shared_engine().answer(question)
+    assert answer.kind == "guidance" and answer.text.startswith(first)
+    assert _plans(answer)  # the model or size is still sized, after the answer

@@ -76,6 +76,7 @@ class GuidanceIntent(Run):
                 if second := (yield from self._concept_passage(other)):
                     answers.append(f"{other.answer[self.lang]} [{self.cite(second)}]")
             sized = (yield from self.sized_line(s)) if concepts[0].doc in _SIZED_DOCS else []
+            self.concept_lead = True
             quotes = self.quotes([found], question, limit=2 if len(answers) == 1 else 1)
             return Reply(text="\n\n".join([*answers, *sized, *quotes, *parts]), kind="guidance")
         if gpu_lines and re.search(_ASKS_GPU, question, re.IGNORECASE):
