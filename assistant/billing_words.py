@@ -37,7 +37,13 @@ MONEY_ASK = (
 )
 _PRICE_ASK = (
     r"多少钱|价格|价钱|费用|便宜|贵|划算|成本|花多少|每月|一个月|每小时|几块钱|多少块|几毛钱|一个钟头|每个钟头|"
-    r"\bcost\w*|\bprices?\b|\bpriced\b|cheap\w*|expensive|how\s+much|per\s+(?:month|hour)|save|saving|"
+    # "how much faster/longer" asks for speed or time, not money
+    r"\bcost\w*|\bprices?\b|\bpriced\b|cheap\w*|expensive|"
+    r"how\s+much(?!\s+(?:faster|slower|quicker|better|worse|longer|shorter|speed\w*|latency|throughput)\b)"
+    # "how much does AWQ hurt quality?": an effect, not a price
+    r"(?!\s+(?:does|do|will|would|can)\s+(?:\S+\s+){1,3}?(?:hurt|affect|degrade|impact|reduce|lose|drop|harm|help|"
+    r"improve|slow|speed|change)\w*\b)|"
+    r"per\s+(?:month|hour)|save|saving|"
     r"hourly|monthly\s+(?:rate|fee|bill)|\brates?\s+(?:for|of)\b|单价|租金"
 )
 _FOLLOW_UP = r"呢\s*[?？]?\s*$|^\s*(?:那|那么|what\s+about|how\s+about|and)\b"

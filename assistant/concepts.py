@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from assistant.answer import Language
+from assistant.intent_rules import EXPLAIN_RE, asks_sizing
 from assistant.reading import compiled
 from knowledge.documents import load_documents
 
@@ -66,6 +67,24 @@ def find_concept(text: str) -> Concept | None:
     return next((c for c in load_concepts() if c.matches(text)), None)
 
 
+def find_concepts(text: str) -> list[Concept]:
+    """Return the concept ``text`` asks about and, when it asks a second one elsewhere, that one, in question order.
+
+    "模型放 OSS 还是 NAS？加载 70B 要多久？" asks about storage and about load time: two sections, two answers.
+    """
+    first = find_concept(text)
+    if first is None:
+        return []
+    found = compiled(first.match).search(text)
+    assert found is not None
+    start, end = found.span()
+    for other in load_concepts():
+        m = compiled(other.match).search(text)
+        if m and other.section != first.section and (m.end() <= start or m.start() >= end):
+            return [other, first] if m.start() < start else [first, other]
+    return [first]
+
+
 # "what is X", "explain X", "X 是什么", "什么是 X": X is the subject a definition question is about.
 _SUBJECT_RES = (
     r"(?:what\s+is|what's|what\s+are|what\s+does|explain|tell\s+me\s+about|define|meaning\s+of)\s+(?:an?\s+|the\s+)?"
@@ -101,4 +120,29 @@ def asks_concept(text: str, slots: Slots) -> bool:
         return False
     sized = slots.model or slots.model_error or (slots.size_b and (slots.task or slots.task_hint))
     named = slots.gpu_mentions or slots.families or slots.instance_types
+    if sized and not named and (slots.model or slots.size_b) and find_concept(text) is not None:
+        # "Qwen3-30B-A3B 的显存按总参数还是激活参数算？": the concept is the question; the guidance sizes the model
+        return _concept_asked(text, slots)
     return not sized and not named and (find_concept(text) is not None or guidance_subject(text) is not None)
+
+
+_NEEDS_RE = r"需要|需不需要|要不要|必须|有必要|\bneed(?:ed|s)?\b|\brequired?\b|\bnecessary\b"
+# A yes/no about the concept's effect ("INT4 量化后效果会差很多吗") or its reason ("is batching why vLLM is faster?")
+_ABOUT_CONCEPT_RE = (
+    _NEEDS_RE + r"|效果|质量|精度|掉点|变差|差很多|\bquality\b|\baccuracy\b|\bworse\b|\bdegrad\w*|\bwhy\b|为什么|为啥"
+)
+
+
+def _concept_asked(text: str, slots: Slots) -> bool:
+    """Whether a question that names a model asks about a concept rather than for a plan, a figure or a verdict."""
+    # A GPU count alone ("one 8-GPU box or single-GPU instances?") is a layout the concept weighs, not a load.
+    # A context length is often the concept's subject ("why does 32k need so much more than 4k?"), sized after it.
+    stated = (slots.concurrency, slots.qps, slots.budget_cny_month, slots.train_tokens,
+              slots.region, slots.usage_hours, slots.rental_hours)  # fmt: skip
+    # A yes/no on needing the concept ("LoRA 微调 7B 需要 NVLink 吗") asks about it; other yes/nos ask for a verdict.
+    verdict = slots.asks_verdict and not re.search(_ABOUT_CONCEPT_RE, text, re.IGNORECASE)
+    if any(v is not None for v in stated) or verdict or slots.asks_cost or asks_sizing(text):
+        return False
+    # "how much does AWQ hurt quality on qwen 72b?", "精度掉多少": a question about the effect, asked of the concept
+    effect = r"|还是|\bor\b|\bvs\.?\b|how\s+(?:much|bad(?:ly)?|big|well)\b|多少|多大|影响"
+    return bool(re.search(EXPLAIN_RE + effect + "|" + _ABOUT_CONCEPT_RE, text, re.IGNORECASE))

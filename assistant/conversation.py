@@ -206,6 +206,7 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
     update["asks_cost"] = turn.asks_cost or workload.asks_cost  # "那 L20 呢" after "一个月多少钱" still asks it
     update["intent"] = "plan" if _compares_gpus_for_workload(workload, turn) else _merged_intent(workload, turn)
     update |= {"injection": turn.injection, "follow_up": turn.follow_up, "accept_defaults": turn.accept_defaults}
+    update["unnamed_model"] = turn.unnamed_model  # the default stood for no model; a size or name now replaces it
     # GPUs ruled out stay ruled out ("not on A10s"), unless a later turn names one of them to use.
     gpu = update.get("gpu", workload.gpu)
     update["exclude_gpus"] = [g for g in turn.exclude_gpus or workload.exclude_gpus if g != gpu]
@@ -234,31 +235,15 @@ def missing_slots(slots: Slots) -> list[Missing]:
     return out
 
 
-# A service described by its load but with no model ("a private chatbot for 40 agents") is planned for a
-# mid-size open chat model, said in the answer with a request to name theirs: a plan to correct is more
-# use than a bare "which model?", and 14B is the middle of the sizes such teams start from.
-STARTER_MODEL = "Qwen2.5-14B-Instruct"
-
-
 def default_for(missing: Missing, slots: Slots) -> str | None:
     """Return the value assumed for a missing slot when the user does not say (None: no default)."""
     if missing == "model":
-        if slots.size_b:
-            return representative_model(slots.size_b)
-        return STARTER_MODEL if _service_without_model(slots) else None
+        return representative_model(slots.size_b) if slots.size_b else None
     if missing == "method":
         # Billions of tokens are a (continued) pretraining corpus, which trains every weight; a fine-tuning set
         # is millions. So "train a 7B model on 50B tokens" is offered full training, not LoRA, as the default.
         return "full" if (slots.train_tokens or 0) >= _PRETRAINING_TOKENS else "lora"
     return "inference"
-
-
-def _service_without_model(slots: Slots) -> bool:
-    """Whether the slots describe a chat service by its use and load alone: no model, no training."""
-    load = slots.concurrency or slots.qps or slots.daily_users
-    serving = slots.task in (None, "inference") and slots.task_hint is None
-    named = slots.model_error or slots.reach  # a model they named that is not sized, or a media workload
-    return bool(slots.intent == "plan" and slots.chat_service and load and serving and not named)
 
 
 def representative_model(size_b: float) -> str | None:
@@ -337,15 +322,18 @@ def _fill_defaults(slots: Slots, asked: Sequence[Missing]) -> tuple[Slots, dict[
     frugal = slots.task_hint == "finetune" and slots.asks_cheapest
     defaulted: dict[str, str] = {}
     update: dict[str, object] = {}
-    starter = _service_without_model(slots)
+    if "model" in missing and slots.unnamed_model:  # a use but no model: sized for a default, said as assumed
+        defaulted["model_unnamed"] = slots.unnamed_model
+        update |= {"model": slots.unnamed_model, "models": [slots.unnamed_model]}
+        missing = [m for m in missing if m != "model"]
     for item in missing:
-        if not (slots.accept_defaults or item in asked or feasibility or starter or (deployment and item == "task")
+        if not (slots.accept_defaults or item in asked or feasibility or (deployment and item == "task")
                 or (frugal and item == "method")):
             continue
         value = default_for(item, slots)
         if value is None:
             continue
-        defaulted["starter_model" if item == "model" and not slots.size_b else item] = value
+        defaulted[item] = value
         update["model" if item == "model" else "task"] = value
     return slots.model_copy(update=update), defaulted
 

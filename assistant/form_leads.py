@@ -115,8 +115,8 @@ class FormLeads(WhyLeads, DeadlineLeads, BillingLeads, RulingOut):
         """Make the first line of ``reply`` answer a yes/no (or why) question, from typed outcomes."""
         if form.why and reply.kind not in _SKIPPED_KINDS:  # "why does it OOM?": the reason, then the fix
             return (yield from self.lead_for_why(s, reply))
-        if form.form != "yes_no" or reply.kind in ("error", "out_of_scope"):
-            return reply
+        if form.form != "yes_no" or reply.kind in ("error", "out_of_scope") or self.concept_lead:
+            return reply  # "INT4 会让效果差很多吗": the concept's answer is the answer, not whether the model fits
         if reply.kind == "clarification":  # "is 500 RMB a month enough for a T4?": money or stock needs no model
             line = yield from self.hardware_only_verdict(s, form)
             return Reply(text=line, kind="guidance") if line else reply

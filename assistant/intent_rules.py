@@ -71,14 +71,21 @@ MEMORY_RE = (
 # "...and which instance?": a memory question that also asks where to run it wants the full plan.
 _PLAN_CUE_RE = (
     r"which\s+(?:instance|gpu|card|machine)|what\s+(?:instance|gpu|machine)|how\s+many\s+(?:gpus|cards)|"
-    r"选什么|选哪|哪(?:个|种|款)(?:实例|规格|卡|gpu|机器)|什么(?:实例|规格|配置|卡)|几张卡|多少张|推荐.{0,6}(?:实例|规格|配置)|"
+    r"选什么|选哪|哪(?:个|种|款)(?:实例|规格|卡|gpu|机器)|什么(?:实例|规格|配置|卡|方案)|几张卡|多少张|推荐.{0,6}(?:实例|规格|配置|方案)|"
+    r"(?:有什么|有啥|求)推荐\s*(?:吗)?\s*[?？。!！]?\s*$|"
+    # "想搞个私有化的大模型": setting one up is asked for, the hardware with it
+    r"(?:想|要|打算|准备|计划)\s*(?:搞|搭|弄|建|上)\s*(?:个|一个|一套|套)\s*.{0,8}(?:大模型|模型|llm|ai)|"
     # renting: "阿里云上最便宜租哪个", "what should I rent", "cheapest instance" ask for an instance, not a figure
-    r"租(?:哪|什么|啥)|(?:买|开)哪(?:个|种|台)|最便宜的?(?:实例|规格|方案|机器|卡)?|"
-    r"(?:rent|lease)|cheapest\s+(?:instance|option|way|setup|gpu|machine|box)"
+    r"租(?:哪|什么|啥)|(?:买|开)哪(?:个|种|台)|(?:用|选|买|租|上)(?:什么|啥|哪种|哪个)\s*(?:样的)?\s*(?:机器|服务器|显卡|gpu)|最便宜的?(?:实例|规格|方案|机器|卡)?|"
+    r"\b(?:rent|lease)\b|cheapest\s+(?:instance|option|way|setup|gpu|machine|box)|"
+    # "what's a sensible starter setup to host X?", "recommend a box": the hardware is asked for
+    r"\b(?:what|which)(?:'s|\s+is|\s+would\s+be)?\s+(?:a|the)\s+(?:[\w\-]+\s+){0,3}?(?:setup|set-up|config(?:uration)?|box|"
+    r"rig|hardware)\b|recommend\s+(?:a|the|an)\s+(?:[\w\-]+\s+){0,2}?(?:setup|config(?:uration)?|box|instance|machine)\b"
 )
 _COMPARE_RE = (
     r"\bvs\.?\b|versus|对比|比较|区别|差别|compare|comparison|difference|better|faster|slower|"
-    r"比.{0,8}(?:快|慢|强|弱|好|差)|哪个|which\s+is"
+    r"比.{0,8}(?:快|慢|强|弱|好|差)|哪个|which\s+is|"
+    r"怎么选|如何选|咋选|选哪|(?:pick|choose|decide)\s+between"  # "gn7i 和 gn8is 怎么选", "how do I pick between"
 )
 _OR_RE = r"|\bor\b|还是|或者|或是"  # two named sides joined by "or" weigh them too ("gn7i or gn6i?")
 _SPEC_RE = (
@@ -196,6 +203,48 @@ _LINEUP_RE = (
 )
 
 
+# Serving engines: naming two ("vLLM or TGI?"), or weighing a local one ("is Ollama good enough?"), asks which
+# engine to run, a question for the guidance even when a model is named; the sizing is asked in other words.
+_ENGINES = (
+    r"vllm|\btgi\b|text[\s\-]generation[\s\-]inference|ollama|llama\.?cpp|lmdeploy|sglang|tensorrt[\s\-]*llm|"
+    r"trt[\s\-]*llm"
+)
+_LOCAL_ENGINE_RE = (
+    r"(?:\btgi\b|text[\s\-]generation[\s\-]inference|ollama|llama\.?cpp).{0,60}(?:enough|good|\bok(?:ay)?\b|fine|suitable|"
+    r"production|should|够|适合|行不行|可以吗|能不能|生产)|(?:should|can|could)\s+(?:we|i)\s+(?:just\s+)?use\s+(?:ollama|tgi|llama)"
+)
+
+
+# What the deployment is for: who uses it or what it does. Head-counts and rates are read elsewhere.
+_USE_RE = (
+    r"\b(?:employees?|staff|colleagues|co-?workers|team(?:mates)?|company|companies|org(?:ani[sz]ation)?|"
+    r"internal(?:ly)?|in-house|customers?|clients?|students|agents|users|chat\s?bot|assistant|copilot|rag|"
+    r"knowledge\s+base|q&a|helpdesk|help\s+desk|support\s+(?:bot|team|desk)|demo|poc|proof\s+of\s+concept|"
+    r"prototype|self[\s\-]?host(?:ed|ing)?|on[\s\-]?prem\w*|hackathon|workshop|course|class|side[\s\-]project|"
+    r"hobby|personal|playground|app|product|feature|saas|website|platform|endpoint|search)\b|"
+    r"员工|同事|团队|公司|企业|单位|内部|部门|用户|客户|客服|知识库|问答|助手|演示|原型|私有化|自建|本地部署|给.{0,8}用|"
+    r"黑客松|比赛|课程|自用|个人|律所|医院|学校|实验室|产品|应用|小程序|网站|平台|私有化"
+)
+
+
+def open_use(text: str) -> bool:
+    """Whether the question says what a deployment is for ("for our 200 employees", "RAG demo", "给公司用")."""
+    return bool(re.search(_USE_RE, text, re.IGNORECASE))
+
+
+def asks_sizing(text: str) -> bool:
+    """Whether the question asks for a figure of its own: an instance, a GPU count, memory or capacity."""
+    return any(re.search(p, text, re.IGNORECASE) for p in (_PLAN_CUE_RE, MEMORY_RE, CAPACITY_RE))
+
+
+def asks_engine_choice(text: str) -> bool:
+    """Whether the question asks which serving engine to run (not how big an instance)."""
+    if re.search(_PLAN_CUE_RE, text, re.IGNORECASE):
+        return False
+    engines = {m.group(0).lower() for m in re.finditer(_ENGINES, text, re.IGNORECASE)}
+    return len(engines) >= 2 or bool(re.search(_LOCAL_ENGINE_RE, text, re.IGNORECASE))
+
+
 def _priced(instance_type: str, region: str | None) -> bool:
     try:
         return price_quotes.quote(instance_type, region) is not None
@@ -221,6 +270,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     if re.search(OUT_OF_SCOPE_RE, text) and not (has_workload or s.gpu_mentions or s.families):
         return "out_of_scope"
     named = bool(s.gpu_mentions or s.families or s.instance_types)
+    if not named and asks_engine_choice(text):
+        return "guidance"  # "vLLM or TGI for qwen 14b?", "is Ollama good enough for our team?"
     if not (named or has_workload or s.media) and re.search(_LINEUP_RE, text):
         return "gpu_lineup"  # "what GPUs does Alibaba have?": the catalog's GPUs, not a passage about them
     if (named or s.budget_cny_month) and not s.model and not s.media and asks_model_search(text):
@@ -276,10 +327,12 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         or (s.gpus or 1) > 1
         or (s.follow_up and (s.precision or s.context or s.gpu or s.batch))
     )
-    if workload_words and not s.asks_explanation and not s.families:
-        return "plan"
+    if workload_words and not s.families and (not s.asks_explanation or re.search(_PLAN_CUE_RE, text)):
+        return "plan"  # "给公司搭个知识库问答，租什么机器？": "什么" asks which machine, not for an explanation
     if len(s.gpu_mentions) == 1 and not s.families and re.search(_SPEC_RE, text):
         return "gpu_specs"
+    if not (named or has_workload) and re.search(_PLAN_CUE_RE, text) and open_use(text):
+        return "plan"  # "老板让我搭个像 ChatGPT 的东西给全公司用，租啥": hardware for a use, no model yet
     if not re.search(_DOMAIN_RE, text) and not (s.families or s.gpu_mentions or s.topics):
         return "out_of_scope"
     return "guidance"

@@ -158,7 +158,25 @@ def find_model(scan: Scan) -> ModelFind:
         if not scan.is_used(m.start(), m.start() + 1) and (name := vocabulary.model_of_label(m.group(1))):
             scan.claim(m.span())
             return ModelFind(name=name, mention=m.group(1), span=m.span())
-    return found
+    return _bare_distill(scan) or found
+
+
+# "蒸馏版 32B", "the distilled 14B": R1's distilled models, named by their size alone
+_DISTILL_RE = re.compile(
+    r"(?:蒸馏版?|distill(?:ed)?)\s*(?:的|版)?\s*(?:model\s+)?(\d{1,3}(?:\.\d)?)\s*[bB]\b", re.IGNORECASE
+)
+
+
+def _bare_distill(scan: Scan) -> ModelFind | None:
+    """Return the R1 distilled model a bare "蒸馏版 32B" names (Qwen-based first, then Llama-based), or None."""
+    m = _DISTILL_RE.search(scan.text)
+    if m is None or scan.is_used(*m.span()):
+        return None
+    for base in ("Qwen", "Llama"):
+        if name := _resolved(f"DeepSeek-R1-Distill-{base}-{m.group(1)}B"):
+            scan.claim(m.span())
+            return ModelFind(name=name, mention=m.group(0), span=m.span())
+    return None
 
 
 def _with_bare_size(scan: Scan, family: str) -> ModelFind | None:

@@ -41,6 +41,13 @@ _YES_NO_EN = (
     r"\bget\s+away\s+with\b|\bam\s+i\s+(?:dreaming|crazy|wrong)\b|\bor\s+not\s*\?|\benough\s+to\b[^?]*\?|"
     r"\bgood\s+(?:idea|choice|pick|option|fit)\b|\bmake\s+sense\b|\bworth\s+(?:it|getting|using|paying)\b"
 )
+# "Could you recommend an instance ...", "can you please suggest ...": a request put as a question, not a yes/no.
+_POLITE_REQUEST = (
+    r"(?:^|(?<=[.!?;:,]\s))\s*(?:hi|hey|hello)?[,!\s]*(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+)?"
+    # "would you choose the V100 over the A10?" and "would you recommend the L20 for it?" stay yes/no questions
+    r"(?=(?:(?:recommend|suggest|propose)\s+(?:me\s+|us\s+)?(?:an?|some|what|which|something|anything|the\s+(?:best|right|"
+    r"cheapest))|help|tell|give|show|size|estimate|advise|plan|list|find|work\s+out)\b)"
+)
 # Two or more named options weighed against each other: the first line names the winner (i8cmp3's leads).
 _WHICH = (
     r"\bvs\.?\b|\bversus\b|compared?\s+(?:to|with)|\bor\b(?!\s+not\b)(?!\s+so\b)|还是|或者|对比|比较|哪个(?:更|好|快|便宜|划算)|"
@@ -172,7 +179,8 @@ def read_form(question: str) -> QuestionForm:
     found: list[Form] = []
     if compiled(_WHICH, re.IGNORECASE).search(text):
         found.append("which")
-    if compiled(_YES_NO_ZH, 0).search(text) or compiled(_YES_NO_EN, re.IGNORECASE).search(text.lower()):
+    asked = compiled(_POLITE_REQUEST, re.IGNORECASE).sub("", text)  # "could you recommend X?" asks for X
+    if compiled(_YES_NO_ZH, 0).search(asked) or compiled(_YES_NO_EN, re.IGNORECASE).search(asked.lower()):
         found.append("yes_no")
     for form, pattern in (("how_long", _HOW_LONG), ("how_much", _HOW_MUCH), ("how_many", _HOW_MANY),
                           ("what_to_rent", _WHAT_TO_RENT)):  # fmt: skip

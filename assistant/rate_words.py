@@ -180,7 +180,10 @@ def find_user_share(scan: Scan) -> RateBasis | None:
 # share online stated, the plan sizes for the share daily users have at peak (phrases.DEFAULT_PEAK_SHARE, the
 # engine's one such assumption) and says it is assumed. Daily active users are read by phrases.daily_users.
 DEFAULT_ONLINE_SHARE = DEFAULT_PEAK_SHARE
-_POPULATION_EN = r"(?:employees|staff(?:\s+members)?|registered\s+users|subscribers|headcount)"
+_POPULATION_EN = (
+    r"(?:employees|staff(?:\s+members)?|registered\s+users|subscribers|headcount|devs|developers|engineers|"
+    r"programmers|researchers|analysts|lawyers|attorneys|doctors|nurses|teachers|consultants|accountants)"
+)
 _ORG_ZH = r"(?:全公司|公司|集团|企业|单位|全员|全校|学校|全院|医院|律所|事务所|银行)"
 _ORG_EN = r"(?:company|firm|organi[sz]ation|org|school|university|hospital|business|agency|bank|practice|workforce)"
 _STAFF_EN = (
@@ -202,10 +205,18 @@ _ORG_SIZE = (
 # A bare head-count ("2,000 employees", "2000 员工"): read only after the concurrency, so "给 20 个员工用"
 # (the people it is for) stays a concurrency.
 _HEAD_COUNT = (
-    rf"(?<![\w.%]){NUM}\s*{SUFFIX}\s*{_POPULATION_EN}\b",
+    # "8 engineers will use it at the same time" states a concurrency: no head-count share of it
+    rf"(?<![\w.%]){NUM}\s*{SUFFIX}\s*{_POPULATION_EN}\b"
+    r"(?!.{0,60}?\b(?:at\s+(?:the\s+same\s+time|once)|concurrently|simultaneously|in\s+parallel)\b)",
     rf"(?:注册用户|员工)(?:数|总数|人数)?\s*(?:约|大约|大概|有|共|是)?\s*{NUM}\s*{SUFFIX}",
     rf"{NUM}\s*{SUFFIX}\s*(?:多)?\s*(?:个|名|位)?\s*(?:员工|职工)",
     rf"(?:给|供|提供给)\s*{NUM}\s*{SUFFIX}\s*(?:多)?\s*(?:个|名|位)?\s*人\s*(?:用|使用|访问)",
+    rf"(?:大概|大约|约|差不多|将近|有)\s*{NUM}\s*{SUFFIX}\s*(?:多)?\s*(?:个|名|位)?\s*人\s*(?:用|使用|访问)(?!.{{0,20}}同时)",
+    # People on a support desk ("our support team (about 30 agents)", "20 sales reps"): a team, not 30 at once.
+    # "agents" alone may be software agents, each a stream of requests, so a desk word must come first.
+    rf"(?:support|service|sales|help\s*desk|call[\s\-]cent(?:er|re))\b[^.?!;]{{0,30}}?(?<![\w.]){NUM}\s*{SUFFIX}\s*"
+    r"(?:human\s+|live\s+)?(?:agents|reps|representatives)\b",
+    rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:customer\s+)?(?:support|service|sales|help\s*desk)\s+(?:agents|reps|representatives|staff)\b",
 )
 
 

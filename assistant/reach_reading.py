@@ -219,9 +219,14 @@ _LIKE_A_CLOSED_MODEL = (
 )
 
 
+def without_product_likeness(text: str) -> str:
+    """``text`` without "like ChatGPT" / "ChatGPT 一样的": the product wanted is described, no model is named."""
+    return re.sub(_LIKE_A_CLOSED_MODEL, " ", text, flags=re.IGNORECASE)
+
+
 def out_of_reach(text: str) -> ReachAsk | None:
     """Name the out-of-reach workload ``text`` is about, or None (serving a registry model is in reach)."""
-    text = re.sub(_LIKE_A_CLOSED_MODEL, " ", text, flags=re.IGNORECASE)
+    text = without_product_likeness(text)
     for topic, pattern in _TOPICS:
         if compiled(pattern).search(text):
             rest = re.sub(_GENERIC[topic], " ", text, flags=re.IGNORECASE) if topic in _GENERIC else text

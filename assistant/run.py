@@ -68,6 +68,7 @@ class Run:
         self.warnings: list[str] = []
         self.named_fits = False  # the hardware the user named holds the workload (set by the hardware intent)
         self.compared_lead = False  # a comparison's winner line leads (set by compare_plans, i8cmp3)
+        self.concept_lead = False  # a concept's reviewed answer leads: no yes/no is read from the sizing after it
         # Tools are pure: two handlers asking the same question in one answer get one call and one record.
         self._done: dict[str, tuple[Any, str | None]] = {}
         # Each input error a tool raised, by its message: handlers pass the message on, the answer renders

@@ -85,7 +85,6 @@ class Slots(BaseModel):
     families: list[str] = Field(default_factory=list)
     instance_types: list[str] = Field(default_factory=list)
     serving: bool = Field(default=False, description="words that imply inference: 部署, serve, 并发 ...")
-    chat_service: bool = Field(default=False, description="a chat product described by its use: chatbot, 客服助手, RAG")
     follow_up: bool = Field(default=False, description="phrased as a change of the previous question")
     accept_defaults: bool = Field(default=False, description="'ok', '默认就行': go on with the defaults")
     asks_explanation: bool = Field(default=False, description="'what is', '区别', 'why': wants an explanation")
@@ -126,6 +125,9 @@ class Slots(BaseModel):
     asks_full_load: bool = Field(default=False, description="'满载总吞吐多少', 'max throughput of this box'")
     asks_request_rate: bool = Field(default=False, description="'how many requests/s can it serve', '最大 QPS 多少'")
     asks_longest_context: bool = Field(default=False, description="'how long can each context be', '每人最长多少'")
+    unnamed_model: str | None = Field(
+        default=None, description="'for our 200 employees', '部署个 deepseek': the model assumed when none is named"
+    )
 
     def stated(self) -> list[str]:
         """Return the workload slots this turn (or conversation) states; the rest are defaults."""

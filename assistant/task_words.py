@@ -25,12 +25,6 @@ _INFERENCE_WORDS = (
     # the KV cache and per-request figures exist only while serving
     r"kv[\s\-_]*cache|kv\s*缓存|键值缓存|\brequests?\b|请求|\bttft\b|首字|首\s*token"
 )
-# A chat product named by its use ("a private chatbot for our support team", "客服助手", "知识库问答"): with a
-# load and no model, the conversation plans a starter model rather than asking which (conversation.py)
-CHAT_SERVICE_RE = (
-    r"chat\s*bot|chatbot|\bassistant\b|copilot|helpdesk|help\s+desk|customer\s+(?:support|service)|support\s+(?:team|bot|desk)|"
-    r"\brag\b|knowledge\s+base|q\s*&\s*a\b|like\s+chatgpt|客服|助手|知识库|问答|聊天|对话机器人|智能体"
-)
 _FULL_RE = (
     r"全参|全量|全参数|full[\s\-]*(?:parameter\s*)?(?:fine[\s\-]*tun\w*|ft|sft|training|finetun\w*)\b|\bfft\b|full[\s\-]*param(?:eter)?s?\b|\(\s*full\s*\)|"
     r"fine[\s\-]*tun\w*\s+(?:\S+\s+){0,3}?fully|fully\s+fine[\s\-]*tun\w*|full\s+weights|all\s+(?:(?:of\s+)?the\s+|its\s+|model\s+)?(?:weights|param(?:eter)?s)\b"

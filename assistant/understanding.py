@@ -40,7 +40,10 @@ from assistant.intent_rules import (
     OUT_OF_SCOPE_RE,
     TOPICS,
     VERDICT_RE,
+    asks_engine_choice,
+    asks_sizing,
     intent,
+    open_use,
 )
 from assistant.length_words import more_lengths
 from assistant.limit_words import instance_count, max_gpus, max_instances
@@ -63,7 +66,8 @@ from assistant.rental_words import find_rental_hours
 from assistant.serving_words import asks_duration, asks_full_load, asks_longest_context, asks_request_rate, job_items
 from assistant.slots import Intent, Slots
 from assistant.speed_words import read_speed_targets
-from assistant.task_words import CHAT_SERVICE_RE, asks_cheapest, find_precision, find_task
+from assistant.task_words import asks_cheapest, find_precision, find_task
+from assistant.unnamed_model import unnamed_model
 from assistant.workload_names import rag_pipeline, settle_reach, unsizable
 from assistant.workload_numbers import (
     find_batch,
@@ -186,7 +190,6 @@ def understand(question: str) -> Slots:
         families=names[1],
         serving=serving or bool(concurrency or qps) or bool(re.search(CAPACITY_RE, text, re.IGNORECASE))
         or rates.asks_capacity(text),
-        chat_service=bool(re.search(CHAT_SERVICE_RE, text, re.IGNORECASE)),
         follow_up=is_follow_up(text),
         accept_defaults=accepts_defaults(text),
         asks_explanation=bool(re.search(EXPLAIN_RE, text, re.IGNORECASE)),
@@ -250,6 +253,9 @@ def understand(question: str) -> Slots:
     # Read before numbers are spelled out too: "two-tower" is a recommender, not "2-tower".
     raw = normalise(legit)
     slots.reach = out_of_reach(text) or (out_of_reach(raw) if raw != text else None) or unsizable(slots, text)
+    laptop = re.search(r"macbook|\bmac\b|laptop|笔记本|\bcpus?\b|my\s+(?:pc|computer)|本地电脑", text, re.I)
+    if slots.reach and slots.reach.topic == "local" and asks_engine_choice(text) and not laptop:
+        slots.reach = None  # "vLLM or llama.cpp?", "is llama.cpp ok for our team?": which engine, not a laptop run
     # "AWS p4d vs Alibaba's gn7e on price": the other cloud is said to be unknown (with_other_cloud), and the
     # Alibaba hardware named beside it is answered, not dropped with it.
     theirs = slots.reach is not None and slots.reach.topic == "other_cloud"
@@ -260,6 +266,10 @@ def understand(question: str) -> Slots:
     if _asks_length_only(slots, text):
         slots.intent = "lengths"
     slots.media = read_media(text)
+    slots.unnamed_model = unnamed_model(slots, text)  # "self-host an LLM for our staff": a default, said as such
+    # Hardware asked for a use ("a setup for a customer support bot on Qwen2.5-14B"): serving it, not training
+    if slots.task is None and not slots.task_hint and (slots.unnamed_model or (open_use(text) and asks_sizing(text))):
+        slots.task, slots.serving = "inference", True
     if not rag_pipeline(slots):  # an LLM answering over an embedder's retrieval keeps the LLM's question
         settle_reach(slots, text, trains=_trains(slots))  # media models, CPU-only runs, parts beside the model
     return settle(slots, legit)  # where the rules are unsure, the bundled embedder may decide the intent

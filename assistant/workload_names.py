@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from assistant.hardware_words import GPU_NAME
 from assistant.media_reading import media_trained
-from assistant.reach_reading import ReachAsk, cpu_only, cpu_run, media_training, other_part
+from assistant.reach_reading import ReachAsk, cpu_only, cpu_run, media_training, other_part, without_product_likeness
 from assistant.reading import compiled
 from knowledge.documents import default_docs_dir
 
@@ -139,7 +139,7 @@ def unsizable_workload(text: str) -> ReachAsk | None:
         return ReachAsk(topic="own_model")
     if compiled(_LLM_CUE).search(text.lower()):
         return None
-    name = unknown_name(text)
+    name = unknown_name(without_product_likeness(text))  # "搭个 ChatGPT 一样的东西": a kind of product, no name
     return ReachAsk(topic="unknown", name=name) if name else None
 
 

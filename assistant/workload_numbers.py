@@ -272,9 +272,6 @@ def find_concurrency(scan: Scan) -> int | None:
         # "maybe 5 internal users", "a small team of 10", "a 12-person team": the people served at once.
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:internal|in-house|beta|paying|pilot|test)\s+(?:users|people|clients|staff)\b",
         rf"\b(?:team|group)\s+of\s+{NUM}\s*{SUFFIX}(?!\s*(?:gpus?|cards?|nodes?|machines?|servers?|instances?)\b)",
-        # "our support team, ~40 agents", "the sales desk (25 reps)": the team's size given after it
-        rf"\b(?:team|desk|department|crew|staff)\s*[,(:\-–—]\s*(?:~|about\s+|around\s+|roughly\s+|maybe\s+|some\s+)?"
-        rf"{NUM}\s*{SUFFIX}\s*(?:{_ROLES_EN}|people|users|folks)\b",
         rf"(?<![\w.]){NUM}{SUFFIX}[\s\-]*(?:person|people|member|man)\s+(?:team|group|startup|company|lab|shop|studio)\b",
     )
     if not m:

@@ -90,8 +90,6 @@ class DescribeIntent(Run):
         line = say("describe.understood", self.lang) + " · ".join(i for i in items if i)
         line += "".join(f"\n\n_{note}_" for note in self.workload_notes(s))
         for item, value in self.conv.defaulted.items():
-            if item == "starter_model":
-                continue  # said right under the recommendation (PlanIntent.plan_answer)
             line += "\n\n_" + say(f"describe.defaulted_{item}", self.lang, value=value) + "_"
         return line
 

@@ -6,6 +6,7 @@ import re
 
 from assistant import render, render_tables
 from assistant.answer import AnswerDetail
+from assistant.concepts import find_concept
 from assistant.intents.arguments import (
     suggestions,
 )
@@ -14,6 +15,7 @@ from assistant.intents.compare_yes_no import asks_whether_better, asks_whether_w
 from assistant.intents.family_difference import FamilyDifference
 from assistant.intents.gpu_claims import comparison_line, number_claim
 from assistant.intents.gpu_lead import asked_figure, spec_lead
+from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.verdict_words import COST_RE
 from assistant.intents.workload import catalog_gpu
 from assistant.messages import say
@@ -49,6 +51,12 @@ class GpuIntent(FamilyDifference, ComparePrices):
             parts.insert(0, say(claim.code, self.lang, **claim.figures))
         else:  # "A10 显存多大？": the figure asked for answers first, the table follows
             parts.insert(0, spec_lead(self.question, gpu, self.lang))
+            # "L20 没有 NVLink，多卡推理会很慢吗": the concept asked about is answered from its own section, cited
+            if (concept := find_concept(self.question)) and (
+                found := (yield from GuidanceIntent._concept_passage(self, concept))  # type: ignore[arg-type]
+            ):
+                parts.insert(1, f"{concept.answer[self.lang]} [{self.cite(found)}]")
+                return Reply(text="\n\n".join(parts), kind="guidance")
         if gpu.notes and self.lang == "en":  # the catalog's notes are English; a Chinese answer leaves them out
             parts.append(f"Notes: {gpu.notes}")
         passages = yield from self.search(
@@ -114,8 +122,10 @@ class GpuIntent(FamilyDifference, ComparePrices):
         if family_lines:
             parts.append(" · ".join(family_lines))
         parts.append(render_tables.gpu_specs_table(gpus, self.lang))
+        # Families compared are searched by their GPUs too: "gn7i 和 gn8is 怎么选" is about the A10 and the L20.
+        query = " ".join([self.question, *(g.name for g in gpus)]) if family_lines else self.question
         passages = yield from self.search(
-            self.question, n=2, prefer_docs=("gpu-specs-comparison", "original-article-corrections")
+            query, n=2, prefer_docs=("gpu-specs-comparison", "original-article-corrections")
         )
         details = []
         if quotes := self.quotes(passages, self.question):

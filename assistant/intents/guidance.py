@@ -6,10 +6,12 @@ import re
 
 from assistant import render, render_tables
 from assistant.answer import Language
-from assistant.concepts import Concept, find_concept, guidance_subject
+from assistant.concepts import Concept, find_concept, find_concepts, guidance_subject
+from assistant.conversation import representative_model
 from assistant.gpu_job_words import asks_value, job_asked
 from assistant.guidance_coverage import uncovered_terms
 from assistant.injection import split_planted
+from assistant.intents.arguments import plan_args
 from assistant.intents.gpu_job import fastest_offered_gpu, serving_verdict, training_verdict, value_verdict
 from assistant.intents.verdict_words import family_gpu
 from assistant.messages import say
@@ -19,6 +21,7 @@ from assistant.toolbox import (
     gpu_lineup,
     gpu_specs,
     largest_models_that_fit,
+    plan_gpu_deployment,
 )
 from assistant.understanding import Slots
 from knowledge.models import Passage
@@ -27,6 +30,7 @@ from tools.catalog import GPU, InstanceType
 from tools.gpu_lineup import GpuLineup
 from tools.media_models import load_media_models
 from tools.model_search import ModelSearch
+from tools.plan import Plan
 
 
 class GuidanceIntent(Run):
@@ -74,11 +78,21 @@ class GuidanceIntent(Run):
             job_line = (yield from self.gpu_value_line(name, gpu, job_line, label)) if name else job_line
         if re.search(_ASKS_MODELS, question, re.IGNORECASE):  # "which models can you size besides LLMs?"
             return Reply(text=self._registry_line(), kind="guidance")
-        concept = None if job_line else find_concept(question)  # a job's verdict leads, not a concept's answer
-        if concept and (found := (yield from self._concept_passage(concept))):
-            # A concept the guidance explains: our reviewed answer first, cited, then the section's key sentences.
-            first = f"{concept.answer[self.lang]} [{self.cite(found)}]"
-            return Reply(text="\n\n".join([first, *self.quotes([found], question, limit=2), *parts]), kind="guidance")
+        concepts = [] if job_line else find_concepts(question)  # a job's verdict leads, not a concept's answer
+        if concepts and (found := (yield from self._concept_passage(concepts[0]))):
+            # A concept the guidance explains: our reviewed answer first, cited, then the section's key sentences;
+            # a second concept asked elsewhere in the question is answered after it, the same way;
+            # a model or size in the question ("do I need TP for 70B?") is sized right after the answers.
+            answers = [f"{concepts[0].answer[self.lang]} [{self.cite(found)}]"]
+            for other in concepts[1:]:
+                if second := (yield from self._concept_passage(other)):
+                    answers.append(f"{other.answer[self.lang]} [{self.cite(second)}]")
+            sized = (yield from self.sized_line(s)) if concepts[0].doc in _SIZED_DOCS else []
+            self.concept_lead = True
+            quotes = self.quotes([found], question, limit=2 if len(answers) == 1 else 1)
+            if s.asks_longest_context and len(sized) > 1:  # "max_model_len 设多少合适": the length answers first
+                answers.insert(0, sized.pop(0))
+            return Reply(text="\n\n".join([*answers, *sized, *quotes, *parts]), kind="guidance")
         if gpu_lines and re.search(_ASKS_GPU, question, re.IGNORECASE):
             parts.insert(0, " ".join(gpu_lines))  # "which GPU is in gn8is?": the catalog answers first
         sections = [*s.families, *s.gpu_mentions]
@@ -105,6 +119,26 @@ class GuidanceIntent(Run):
             return Reply(text="\n\n".join([parts[0], *quotes, *parts[1:]]), kind="guidance")
         lead = [self.guidance_lead(passages)] if quotes else []
         return Reply(text="\n\n".join(lead + quotes + parts), kind="guidance")
+
+    def sized_line(self, s: Slots) -> Events:
+        """Return the smallest fitting layout of the model (or a model of the size) the question names, or []."""
+        model = s.model or (representative_model(s.size_b) if s.size_b else None)
+        if model is None or s.task_hint:
+            return []
+        args = plan_args(s.model_copy(update={"model": model, "task": s.task or "inference"}))
+        plan, _ = yield from self.call("plan_gpu_deployment", plan_gpu_deployment, **args)
+        if not isinstance(plan, Plan) or not plan.options:
+            return []
+        top, w = plan.options[0], plan.workload
+        precision = w.quant if w.quant != "none" else w.precision
+        longest: list[str] = []
+        if s.asks_longest_context:  # "max_model_len 设多少合适": the longest context on that layout
+            on = {"instance_type": top.instance_type, "instances": top.instances}
+            longest = yield from self.longest_context_lines(s, on, self.hardware_label)  # type: ignore[attr-defined]
+        return [*longest, say("guidance.sized", self.lang, model=model, precision=precision.upper(), count=top.instances,
+                    instance_type=top.instance_type, gpus=top.total_gpus, gpu=top.gpu_model or top.gpu_model_likely,
+                    tp=top.tensor_parallel, need=render.fig(top.per_gpu_gib_needed),
+                    usable=render.fig(top.per_gpu_capacity_gib))]  # fmt: skip
 
     def gpu_job_line(self, gpu: GPU, question: str, label: str | None = None) -> Events:
         """Return the yes/no line on whether ``gpu`` suits the job the question names, or None (none named)."""
@@ -182,6 +216,10 @@ class GuidanceIntent(Run):
         return f"{head}{sep}{best}".rstrip()
 
 
+# Concepts about memory, serving and parallelism: a model or size named beside them is sized (billing, storage and
+# availability concepts are not about the model's size).
+_SIZED_DOCS = ("memory-sizing", "inference-serving", "quantization", "distributed-training",
+               "choosing-gpu-training-vs-inference")  # fmt: skip
 # The explaining part of a mixed question, stricter than EXPLAIN_RE ("what's the cheapest ..." explains nothing).
 _EXPLAINS = (
     r"how\s+(?:does|do)\s+(?:\S+\s+){1,4}?work|what\s+(?:is|are)\s+(?!the\s+(?:cheapest|best|cost|price))|\bwhy\b|"

@@ -177,8 +177,10 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
                 brief.remove(token_cost)
                 details.append(AnswerDetail(title=say("details.assumptions", self.lang), markdown=token_cost))
         parts = [*head, *brief]
-        if starter := self.conv.defaulted.get("starter_model"):  # no model named: the one planned, said second
-            parts.insert(1, "_" + say("describe.defaulted_starter_model", self.lang, value=starter) + "_")
+        if assumed := self.conv.defaulted.get("model_unnamed"):  # no model named: the one planned, said second
+            note = "_" + say("describe.defaulted_model_unnamed", self.lang, value=assumed) + "_"
+            parts.insert(1, note)
+            understood = understood.replace(f"\n\n{note}", "")  # said once
         parts[1:1] = concept
         parts[len(head) + 1 : len(head) + 1] = deferred
         if offered:  # after the verdict on the GPU itself (it may be the user's own), unless renting it is asked
