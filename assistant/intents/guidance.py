@@ -135,7 +135,8 @@ class GuidanceIntent(Run):
         if s.asks_longest_context:  # "max_model_len 设多少合适": the longest context on that layout
             on = {"instance_type": top.instance_type, "instances": top.instances}
             longest = yield from self.longest_context_lines(s, on, self.hardware_label)  # type: ignore[attr-defined]
-        return [*longest, say("guidance.sized", self.lang, model=model, precision=precision.upper(), count=top.instances,
+        return [*longest, say("guidance.sized", self.lang, model=model, precision=precision.upper(),
+                    count=top.instances,
                     instance_type=top.instance_type, gpus=top.total_gpus, gpu=top.gpu_model or top.gpu_model_likely,
                     tp=top.tensor_parallel, need=render.fig(top.per_gpu_gib_needed),
                     usable=render.fig(top.per_gpu_capacity_gib))]  # fmt: skip
