@@ -61,14 +61,19 @@ def find_daily_requests(scan: Scan) -> RateBasis | None:
         per = period
     if not m:
         return None
+    return requests_rate(scan, parse_number(m.group(1), m.group(2)), per)
+
+
+def requests_rate(scan: Scan, amount: float, per: Period = "day") -> RateBasis:
+    """Return the QPS ``amount`` requests a ``per`` make at the peak: the stated multiple of the average, else 3."""
     peak = scan.first(
         rf"(?:高峰|峰值|peak)[^\d，,。;；]{{0,12}}?{NUM}\s*(?:倍|x\b|×|times)",
         rf"{NUM}\s*(?:x|×|times)\s*(?:the\s+)?(?:daily\s+)?(?:average|mean)",
         rf"peak(?:[\s\-]to[\s\-]average)?\s*(?:factor|ratio)?{ABOUT}{NUM}",
     )
     factor = parse_number(peak.group(1)) if peak else DEFAULT_PEAK_FACTOR
-    amount = parse_number(m.group(1), m.group(2))
-    qps = round(amount / (86_400 * _DAYS[per]) * factor, 2 if per != "day" else 1)
+    qps = amount / (86_400 * _DAYS[per]) * factor
+    qps = max(round(qps, 1 if per == "day" and qps >= 1 else 2), 0.01)  # a light load is still a load
     return RateBasis(kind="daily_requests", amount=amount, factor=factor, stated=peak is not None, result=qps, per=per)
 
 
@@ -122,6 +127,8 @@ class RateBasis(BaseModel):
     stated: bool = Field(default=True, description="False: the factor is the stated default")
     result: float = Field(description="the concurrency (groups, user_share) or QPS (daily_requests, job) it makes")
     per: Literal["day", "week", "month"] = Field(default="day", description="the period requests were counted over")
+    users: float | None = Field(default=None, description="daily_requests: the users whose requests these are")
+    per_user: float | None = Field(default=None, description="daily_requests: requests one user sends a day")
 
 
 _GROUP_EN = r"(?:teams?|groups?|departments?|classes|class|squads?|offices?|shifts?|branches|stores?)"
@@ -288,6 +295,8 @@ class UsageHours(BaseModel):
 _RANGE_EN = (
     r"(?<![\d.:])(\d{1,2})(?::00)?\s*(am|pm)?\s*(?:-|–|to|until|till|through)\s*(\d{1,2})(?::00)?\s*(am|pm)\b"
     r"|(?<![\d.:])(\d{1,2}):00\s*(?:-|–|to)\s*(\d{1,2}):00"
+    # "9 to 6 on weekdays", "open 9-5": bare hours of a working day, the end in the afternoon
+    rf"|(?<![\d.:$¥])(\d{{1,2}})\s*(?:-|–|to)\s*(\d{{1,2}})(?![\d.:%])(?=\s+(?:on\s+)?(?:{_WEEKDAYS_RE}))"
 )
 _RANGE_ZH = (
     r"(早上?|上午)?\s*(\d{1,2})\s*点\s*(?:到|至|-|~|–)\s*(晚上?|下午)?\s*(\d{1,2})\s*点"
@@ -302,8 +311,11 @@ def _range_hours(text: str) -> float | None:
             start, end = int(m.group(1)), int(m.group(3))
             start += 12 if (m.group(2) or "").lower() == "pm" and start < 12 else 0
             end += 12 if m.group(4).lower() == "pm" and end < 12 else 0
-        else:
+        elif m.group(5):
             start, end = int(m.group(5)), int(m.group(6))
+        else:  # "9 to 6": a working day ends in the afternoon
+            start, end = int(m.group(7)), int(m.group(8))
+            end += 12 if end <= start else 0
     elif m := re.search(_RANGE_ZH, text):
         if m.group(2):
             start, end = int(m.group(2)), int(m.group(4))

@@ -31,14 +31,29 @@ _PATTERNS = (
     rf"\b{_EVENT_EN}\b[\s,:(\-–]*(?:of|lasting|lasts|for|that\s+lasts|over)?\s*(?:(?:a|an|one)\s+|{NUM}\s*){_UNIT_EN}"
     rf"{_NOT_RATE}",
     # "只需要用 3 天", "租两周", "就跑一个星期" (not "3 天内", "每天 8 小时")
-    rf"(?<!每)(?:只|就|仅)?(?:需要|要)?(?:用|租|开|部署|上线)\s*{NUM}\s*(?:个)?\s*{_UNIT_ZH}(?![内之以完])",
+    rf"(?<!每)(?:只|就|仅)?(?:需要|要)?(?:用|租|开|跑|部署|上线)\s*{NUM}\s*(?:个)?\s*{_UNIT_ZH}(?![内之以完])",
     rf"为期\s*{NUM}\s*(?:个)?\s*{_UNIT_ZH}",
     rf"{NUM}\s*(?:个)?\s*{_UNIT_ZH}\s*(?:的|左右的)\s*{_EVENT_ZH}",
 )
 
 
+# "a weekend test", "just one weekend", "周末两天想测一下": Saturday and Sunday, rented once (not "on weekends",
+# "每个周末", which are days of the week it runs: usage hours); a long weekend adds the Friday or Monday.
+_WEEKEND = (
+    r"\b(?:a|one|the|this|next|that)\s+(long\s+)?weekend\b(?!s)(?!\s+(?:days?|hours?)\b)",
+    rf"\b(long\s+)?weekend[\s\-]+{_EVENT_EN}\b",
+    r"(?<!每)(?<!每个)(?<!只在)(?<!只有)(?:这个|下个|一个)?(长)?周末\s*(?:两天|2\s*天|三天|3\s*天)?\s*(?:想|要|打算|准备|就|先)?\s*"
+    r"(?:测|试|跑|用|租|做|搞|玩|开|部署|上线|黑客松|活动|演示)",
+)
+_WEEKEND_OFF = r"\b(?:on|every|most|only|weekdays\s+and)\s+(?:the\s+)?weekends?\b|每个?周末|周末才|只在周末|周末不"
+
+
 def find_rental_hours(text: str) -> float | None:
     """Return the hours a deployment is rented in all, when the question says it is only for a while."""
+    if not re.search(_WEEKEND_OFF, text, re.IGNORECASE):
+        for pattern in _WEEKEND:
+            if m := compiled(pattern).search(text):
+                return 72.0 if m.group(1) or re.search(r"三天|3\s*天", m.group(0)) else 48.0
     for pattern in _PATTERNS:
         m = compiled(pattern).search(text)
         if m is None or re.search(_PER_DAY_BEFORE, text[max(0, m.start() - 8) : m.start()]):

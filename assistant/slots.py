@@ -119,6 +119,7 @@ class Slots(BaseModel):
     rental_hours: float | None = Field(default=None, description="'for a 2-day hackathon': rented 48 h in all")
     foreign_money: str | None = Field(default=None, description="'$2000/month': money not in CNY, as written")
     asks_cost: bool = Field(default=False, description="'一个月要多少钱', 'what would it cost': a price is asked")
+    users: float | None = Field(default=None, description="'cost per user, 200 employees': the people it is for")
     speed: SpeedTargets | None = Field(default=None, description="'30 tokens/s per user', '首 token 1 秒内'")
     job_requests: float | None = Field(default=None, description="'10 万条数据 ... 要多久': a batch job's requests")
     asks_full_load: bool = Field(default=False, description="'满载总吞吐多少', 'max throughput of this box'")

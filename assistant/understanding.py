@@ -48,6 +48,7 @@ from assistant.media_reading import read_media
 from assistant.memory_words import card_by_memory
 from assistant.model_mentions import find_model, find_size
 from assistant.money_words import find_budget, find_foreign_money, is_monthly_budget
+from assistant.per_user_rate import asks_user_cost, find_per_user_daily, per_user_rate, population
 from assistant.phrases import (
     StatedLength,
     daily_users,
@@ -142,8 +143,11 @@ def understand(question: str) -> Slots:
     gpu_mentions = with_memory_variants(text, gpu_mentions)  # "A100 40GB or 80GB": both variants are sides
     budget = find_budget(scan)
     train_tokens = find_train_tokens(scan)
+    each = find_per_user_daily(scan)  # "each user sends ~20 messages a day": one user's, not the service's
     rate = rates.find_daily_requests(scan) or rates.find_group_concurrency(scan) or rates.find_user_share(scan)
     people = None if rate else rates.find_org_size(scan)  # "全公司 3000 人": a population, not 3,000 at once
+    if each and rate is None and (users := dau.users if dau else _head_count(scan, people)):
+        rate, people, dau = per_user_rate(scan, users, each), None, None  # users x asks a day: the QPS
     rate = rate or rates.find_job_deadline(scan, job_items(text))
     qps = rate.result if rate and rate.kind in _QPS_RATES else find_qps(scan)
     usage_hours = rates.find_usage_hours(scan)
@@ -228,6 +232,7 @@ def understand(question: str) -> Slots:
     if slots.budget_cny_month and slots.train_tokens and not is_monthly_budget(text):
         slots.job_budget_cny, slots.budget_cny_month = slots.budget_cny_month, None  # a run costs once
     slots.asks_cost = asks_price(text)
+    slots.users = population(text) if asks_user_cost(text) else None  # "cost per user, 200 employees"
     slots.speed = speed
     slots.asks_longest_context = slots.context is None and asks_longest_context(text)
     slots.asks_request_rate = asks_request_rate(text)
@@ -263,6 +268,12 @@ _ASKS_TOKENS_RE = (
     r"how\s+many\s+tokens|(?:in|into|to)\s+tokens\b|token\s+count|多少\s*(?:个)?\s*tokens?|几个\s*tokens?|"
     r"换算成?\s*tokens?|折合\s*(?:多少)?\s*tokens?|相当于\s*(?:多少)?\s*tokens?"
 )
+
+
+def _head_count(scan: Scan, people: rates.RateBasis | None) -> float | None:
+    """Return how many people a service is for ("200 employees", "全公司 500 人"): each one sends its asks."""
+    people = people or rates.find_head_count(scan) or rates.find_user_share(scan)
+    return people.amount if people else None
 
 
 def _asks_length_only(slots: Slots, text: str) -> bool:

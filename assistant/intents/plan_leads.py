@@ -255,6 +255,10 @@ class PlanLeads(Run):
         if r.kind == "daily_requests":
             code = "rate.daily_requests" if r.stated else "rate.daily_requests_assumed"
             code = code.replace("daily", f"{r.per}ly") if r.per != "day" else code  # "1.2 million a month"
+            if r.users and r.per_user:  # "5k DAU, each sends ~20 messages a day": the users and their asks
+                code = "rate.per_user" if r.stated else "rate.per_user_assumed"
+                return [say(code, self.lang, users=self.count_words(r.users), each=render.fig(r.per_user),
+                            factor=render.fig(r.factor), qps=render.fig(r.result))]  # fmt: skip
             daily = self.count_words(r.amount)
             return [say(code, self.lang, daily=daily, factor=render.fig(r.factor), qps=render.fig(r.result))]
         if r.kind == "job_deadline":

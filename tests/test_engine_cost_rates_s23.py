@@ -1,0 +1,128 @@
+"""Cost and rates in users' words (session 23, i8cost7): rental weekends, per-user asks and costs, spoken sums.
+
+Through the real offline engine and tools. Expected figures come from the tools' own results or from the
+question's arithmetic, never from an answer's text.
+"""
+
+from __future__ import annotations
+
+import pytest
+from engine_helpers import ask, call_args, first_line, ungrounded
+
+from assistant import render
+from assistant.bad_names import unknown_region
+from assistant.rental_words import find_rental_hours
+from assistant.understanding import understand
+from assistant.workload_numbers import spoken_chinese_amounts
+from tools.plan import Plan
+
+
+def _plan(answer) -> Plan:  # type: ignore[no-untyped-def]
+    results = [c.result for c in answer.tool_calls if c.name == "plan_gpu_deployment" and c.result]
+    assert results, "no plan"
+    return Plan.model_validate(results[0])
+
+
+@pytest.mark.parametrize(
+    ("text", "hours"),
+    [
+        ("hourly or monthly billing for a weekend test of qwen 32b?", 48.0),
+        ("周末两天想测一下 Qwen2.5-32B，按量付费大概要花多少钱？", 48.0),
+        ("and how much would just one weekend cost?", 48.0),
+        ("we want to try qwen2.5-14b over the long weekend", 72.0),
+        ("Qwen2.5-7B 在上海按量跑一个星期要多少钱？", 168.0),
+        ("we only use it on weekends, qwen 7b, monthly cost?", None),  # days of the week it runs
+        ("每个周末跑 Qwen2.5-7B 一个月多少钱", None),
+    ],
+)
+def test_a_weekend_is_a_rental_of_two_days(text: str, hours: float | None) -> None:
+    assert find_rental_hours(text) == hours
+
+
+def test_hourly_or_monthly_for_a_weekend_leads_with_the_weekend_on_pay_as_you_go() -> None:
+    q = "hourly or monthly billing for a weekend test serving qwen 32b?"
+    a = ask(q)
+    args = call_args(a, "plan_gpu_deployment")
+    assert args["rental_hours"] == 48.0
+    top = _plan(a).options[0]
+    assert top.totals is not None and top.totals.payg_cny_for_rental is not None
+    line = first_line(a.text)
+    assert "Pay-as-you-go" in line and "48 hours" in line
+    assert f"¥{render.fig(top.totals.payg_cny_for_rental)} " in line
+    assert not ungrounded(a, q)
+
+
+def test_a_weekend_follow_up_prices_the_earlier_workload_for_48_hours() -> None:
+    first = "Qwen2.5-7B for 20 concurrent users in Hangzhou, what do I need?"
+    a = ask("and how much would just one weekend cost?", first)
+    args = call_args(a, "plan_gpu_deployment")
+    assert args["rental_hours"] == 48.0 and args["region"] == "cn-hangzhou"
+    assert "48" in first_line(a.text) and "¥" in first_line(a.text)
+
+
+@pytest.mark.parametrize(
+    ("question", "qps"),
+    [
+        # 5,000 x 20 = 100,000 a day; x3 at the peak over 86,400 s = 3.47
+        ("5k DAU, each user sends ~20 messages a day, Qwen2.5-7B. how many A10s do we need?", 3.5),
+        ("Our app has 3,000 daily active users and each sends around 20 messages a day. Qwen2.5-7B?", 2.1),
+        # 10,000 x 15 = 150,000 a day x3 / 86,400 = 5.2
+        ("日活 1 万，每人每天大概问 15 个问题，Qwen2.5-7B 要几张卡", 5.2),
+        # 200 x 10 = 2,000 a day x3 / 86,400 = 0.069
+        ("200 employees, every employee asks about 10 questions per day, Qwen2.5-7B, what instance?", 0.07),
+    ],
+)
+def test_users_times_their_daily_asks_is_the_qps(question: str, qps: float) -> None:
+    a = ask(question)
+    args = call_args(a, "plan_gpu_deployment")
+    assert args["qps"] == pytest.approx(qps, abs=0.01)
+    assert "concurrency" not in args  # the asks make the load, not everyone online at once
+    assert a.kind != "error" and not ungrounded(a, question)
+
+
+def test_cost_per_user_is_the_month_over_the_people_served() -> None:
+    q = "What's the monthly cost per user if 200 employees use a Qwen2.5-14B assistant, ~20 online at peak?"
+    a = ask(q)
+    assert call_args(a, "plan_gpu_deployment")["users"] == 200
+    top = next(o for o in _plan(a).options if o.totals and o.totals.cny_per_user_month is not None)
+    assert top.totals is not None and top.price_cny_per_month is not None
+    assert top.totals.cny_per_user_month == pytest.approx(top.price_cny_per_month / 200, abs=0.01)
+    line = first_line(a.text)
+    assert "per user" in line and f"¥{render.fig(top.totals.cny_per_user_month)} " in line
+    assert not ungrounded(a, q)
+
+
+def test_cost_per_user_in_chinese_counts_registered_users_not_those_online() -> None:
+    q = "我们有 500 个注册用户，高峰大概 25 人同时在线，Qwen2.5-7B，摊到每个用户每月多少钱？"
+    a = ask(q)
+    args = call_args(a, "plan_gpu_deployment")
+    assert args["users"] == 500 and args["concurrency"] == 25
+    assert first_line(a.text).startswith("**每个用户每月约 ¥")
+    assert not ungrounded(a, q)
+
+
+@pytest.mark.parametrize(
+    ("text", "spelled"),
+    [("预算一万五一个月", "预算1.5万一个月"), ("两万五一年", "2.5万一年"), ("一万五六千", "一万五六千")],
+)
+def test_a_spoken_sum_before_a_period_keeps_its_tail(text: str, spelled: str) -> None:
+    assert spoken_chinese_amounts(text) == spelled
+
+
+def test_budget_of_yi_wan_wu_a_month_is_15000() -> None:
+    assert understand("预算一万五一个月，Qwen2.5-14B，20 个并发，杭州，够不够？").budget_cny_month == 15000
+
+
+@pytest.mark.parametrize("text", ["A10 在哪个地域租最便宜？", "选其他区域呢", "在同一地域部署"])
+def test_a_question_word_before_region_is_no_unknown_region(text: str) -> None:
+    assert unknown_region(text) is None
+
+
+def test_an_unknown_place_before_region_is_still_refused() -> None:
+    assert unknown_region("部署在西安地域") == "西安"
+
+
+def test_nine_to_six_on_weekdays_is_nine_hours_five_days() -> None:
+    hours = understand("our qwen 7b helpdesk bot only needs to be up 9 to 6 on weekdays. monthly cost?").usage_hours
+    assert hours is not None and hours.per_day == 9.0 and hours.days_per_week == 5.0
+    assert understand("3 to 5 users, qwen 7b").usage_hours is None  # a range of people, not of hours
