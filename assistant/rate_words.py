@@ -80,7 +80,7 @@ def requests_rate(scan: Scan, amount: float, per: Period = "day") -> RateBasis:
 # "summarize 1 million documents within 48 hours": a batch job whose deadline sets the rate to plan for
 _JOB_VERBS = (
     r"summari[sz]\w*|classif\w*|translat\w*|extract\w*|label\w*|tag(?:ging)?\b|process\w*|rewrit\w*|annotat\w*|"
-    r"generat\w*|总结|摘要|分类|翻译|抽取|提取|标注|处理|改写|生成"
+    r"generat\w*|总结|摘要|分类|翻译|抽取|提取|标注|处理|改写|生成|跑完|跑批|离线\s*(?:跑|推理)|批量\s*(?:跑|推理)"
 )
 _DEADLINE = (
     r"(?:within|in|under|inside|by)\s+(?:the\s+next\s+)?(\d{1,4}(?:\.\d)?)\s*(hours?|hrs?|h|days?)\b|"
@@ -113,7 +113,7 @@ _LONGER_PERIODS: tuple[tuple[Period, str, str], ...] = (
 
 # ------------------------------------------------------------------------------------------ rates in groups
 
-RateKind = Literal["groups", "user_share", "daily_requests", "job_deadline"]
+RateKind = Literal["groups", "user_share", "daily_requests", "job_deadline", "token_volume"]
 
 
 class RateBasis(BaseModel):
@@ -129,6 +129,7 @@ class RateBasis(BaseModel):
     per: Literal["day", "week", "month"] = Field(default="day", description="the period requests were counted over")
     users: float | None = Field(default=None, description="daily_requests: the users whose requests these are")
     per_user: float | None = Field(default=None, description="daily_requests: requests one user sends a day")
+    per_request: int | None = Field(default=None, description="token_volume: tokens a request (prompt + output)")
 
 
 _GROUP_EN = r"(?:teams?|groups?|departments?|classes|class|squads?|offices?|shifts?|branches|stores?)"

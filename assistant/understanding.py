@@ -65,6 +65,7 @@ from assistant.serving_words import asks_duration, asks_full_load, asks_longest_
 from assistant.slots import Intent, Slots
 from assistant.speed_words import read_speed_targets
 from assistant.task_words import find_precision, find_task
+from assistant.token_volume import find_token_volume, token_rate
 from assistant.workload_names import rag_pipeline, settle_reach, unsizable
 from assistant.workload_numbers import (
     find_batch,
@@ -78,6 +79,7 @@ from assistant.workload_numbers import (
 )
 from tools import catalog
 from tools.errors import UnknownNameError
+from tools.workload import DEFAULT_CONTEXT_TOKENS
 
 # chinese_int and parse_number are re-exported: tests and callers read numbers through this module.
 __all__ = ["Intent", "Slots", "chinese_int", "parse_number", "understand"]
@@ -86,7 +88,7 @@ _SAMPLE_TOKENS_MAX = 131_072  # a token count this small next to a sample count 
 DEFAULT_GEN_TOKENS = 512  # output tokens when only the prompt length is given (the planner's own cap)
 
 
-_QPS_RATES = ("daily_requests", "job_deadline")  # rates that derive requests/s, not users at once
+_QPS_RATES = ("daily_requests", "job_deadline", "token_volume")  # rates that derive requests/s, not users at once
 
 # ------------------------------------------------------------------------------------------ public
 
@@ -142,6 +144,7 @@ def understand(question: str) -> Slots:
     gpu_mentions = [g for g in gpu_mentions if g not in excluded_gpus and g not in replaced]
     gpu_mentions = with_memory_variants(text, gpu_mentions)  # "A100 40GB or 80GB": both variants are sides
     budget = find_budget(scan)
+    volume_served = find_token_volume(scan)  # "每天 5000 万 token 的调用量": a load, never a training set
     train_tokens = find_train_tokens(scan)
     each = find_per_user_daily(scan)  # "each user sends ~20 messages a day": one user's, not the service's
     rate = rates.find_daily_requests(scan) or rates.find_group_concurrency(scan) or rates.find_user_share(scan)
@@ -213,6 +216,10 @@ def understand(question: str) -> Slots:
         slots.model = f"custom-{d['num_hidden_layers']}L-{d['hidden_size']}h"  # a label; the dimensions are the model
         slots.model_mention, slots.models = slots.model, [slots.model]
     _apply_lengths(slots, lengths)
+    if volume_served and not (slots.qps or slots.concurrency or _trains(slots)):
+        per_request = slots.context or DEFAULT_CONTEXT_TOKENS
+        rate = slots.rate = token_rate(scan, *volume_served, per_request)
+        slots.qps, slots.serving, slots.task = rate.result, True, "inference"
     if volume.samples and not volume.tokens_per_sample and (slots.train_tokens or 0) <= _SAMPLE_TOKENS_MAX:
         volume.tokens_per_sample = slots.train_tokens  # "50k examples, 1.2k tokens": a sample's length, not all
     if volume.samples and volume.tokens_per_sample:
@@ -227,6 +234,8 @@ def understand(question: str) -> Slots:
     slots.billing, slots.usage_hours, slots.rate = rates.find_billing(text), usage_hours, rate
     if rate and rate.kind == "job_deadline" and slots.task in (None, "inference") and not slots.task_hint:
         _as_batch_job(slots, rate.amount)
+    elif rate and rate.kind == "job_deadline":  # "5 万条数据 3 天内跑完 LoRA": a training set's deadline, no QPS
+        slots.rate = slots.qps = None
     slots.rental_hours = None if slots.task in ("full", "lora", "qlora") else find_rental_hours(text)
     slots.foreign_money = None if slots.budget_cny_month else find_foreign_money(text)
     if slots.budget_cny_month and slots.train_tokens and not is_monthly_budget(text):

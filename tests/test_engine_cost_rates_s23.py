@@ -126,3 +126,37 @@ def test_nine_to_six_on_weekdays_is_nine_hours_five_days() -> None:
     hours = understand("our qwen 7b helpdesk bot only needs to be up 9 to 6 on weekdays. monthly cost?").usage_hours
     assert hours is not None and hours.per_day == 9.0 and hours.days_per_week == 5.0
     assert understand("3 to 5 users, qwen 7b").usage_hours is None  # a range of people, not of hours
+
+
+@pytest.mark.parametrize(
+    ("question", "qps"),
+    [
+        # 50,000,000 / 4,096 (the default request) = 12,207 requests a day; x3 / 86,400 = 0.42
+        ("每天大概 5000 万 token 的调用量（输入为主），Qwen2.5-7B，一个月要花多少钱？", 0.42),
+        ("We push about 50M tokens a day through Qwen2.5-7B, what does that cost a month?", 0.42),
+        # 2e9 / 4,096 / 30 days = 16,276 a day; x3 / 86,400 = 0.57
+        ("2 billion tokens per month of inference on Qwen2.5-7B, cost?", 0.57),
+    ],
+)
+def test_tokens_served_a_day_are_requests_at_the_default_length(question: str, qps: float) -> None:
+    a = ask(question)
+    args = call_args(a, "plan_gpu_deployment")
+    assert args["task"] == "inference" and args["qps"] == pytest.approx(qps, abs=0.01)
+    assert "train_tokens" not in args
+    assert "¥" in first_line(a.text) and not ungrounded(a, question)
+
+
+def test_training_tokens_are_still_a_training_volume() -> None:
+    s = understand("Continued pretraining of Qwen2.5-7B on 10B tokens, how long on 8 A100?")
+    assert s.train_tokens == 1e10 and s.qps is None
+
+
+def test_an_offline_batch_with_a_deadline_in_chinese_is_a_qps() -> None:
+    # 100,000 items in 12 h = 2.31 requests a second
+    s = understand("离线跑 10 万条数据，每条输入 1500 token 输出 100，Qwen2.5-14B，要求 12 小时内跑完，要几张卡？")
+    assert s.qps == pytest.approx(2.31) and s.task == "inference" and s.context == 1600
+
+
+def test_a_training_set_with_a_deadline_is_no_qps() -> None:
+    s = understand("5 万条数据 3 天内跑完 LoRA 微调 Qwen2.5-7B")
+    assert s.task == "lora" and s.qps is None and s.rate is None

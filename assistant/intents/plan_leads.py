@@ -30,6 +30,7 @@ COST_ASK_RE = (
     r"\bwhat\s+(?:would|will|does|do)\s+(?:that|it|this|they)\s+run\b|\brun\s+(?:me|us)\b|"  # "what would that run"
     + MONEY_ASK
 )
+_QPS_KINDS = ("daily_requests", "job_deadline", "token_volume")  # rates that derive a QPS, not users at once
 _MONTH_DAYS = 30  # a run longer than this is also shown scaled out to finish in about a month
 HOW_LONG_RE = (
     r"多久|多长时间|几天|多少天|多少小时|卡时|机时|how\s+long|how\s+many\s+(?:gpu[\s\-]*)?(?:hours|days|weeks)|"
@@ -250,7 +251,7 @@ class PlanLeads(Run):
     def rate_note(self, s: Slots) -> list[str]:
         """Say how the concurrency or QPS planned for was derived from what the user said, when it was."""
         r = s.rate
-        if r is None or (s.qps if r.kind in ("daily_requests", "job_deadline") else s.concurrency) != r.result:
+        if r is None or (s.qps if r.kind in _QPS_KINDS else s.concurrency) != r.result:
             return []  # a follow-up replaced the derived figure
         if r.kind == "daily_requests":
             code = "rate.daily_requests" if r.stated else "rate.daily_requests_assumed"
@@ -261,6 +262,11 @@ class PlanLeads(Run):
                             factor=render.fig(r.factor), qps=render.fig(r.result))]  # fmt: skip
             daily = self.count_words(r.amount)
             return [say(code, self.lang, daily=daily, factor=render.fig(r.factor), qps=render.fig(r.result))]
+        if r.kind == "token_volume":  # "每天 5000 万 token": requests of the stated (else default) length
+            code = "rate.token_volume" if r.stated else "rate.token_volume_assumed"
+            return [say(code.replace("volume", f"{r.per}ly") if r.per != "day" else code, self.lang,
+                        tokens=self.count_words(r.amount), per_request=render.fig(r.per_request),
+                        factor=render.fig(r.factor), qps=render.fig(r.result))]  # fmt: skip
         if r.kind == "job_deadline":
             return [say("rate.job_deadline", self.lang, items=self.count_words(r.amount), hours=render.fig(r.factor),
                         qps=render.fig(r.result))]  # fmt: skip
@@ -273,8 +279,12 @@ class PlanLeads(Run):
 
     def count_words(self, amount: float) -> str:
         """Write a large count as users do: '2 million', '100 万' (the question's own figure)."""
+        if self.lang == "zh" and amount >= 1e8:
+            return f"{render.fig(amount / 1e8)} 亿"
         if self.lang == "zh" and amount >= 1e4:
             return f"{render.fig(amount / 1e4)} 万"
+        if self.lang == "en" and amount >= 1e9:
+            return f"{render.fig(amount / 1e9)} billion"
         if self.lang == "en" and amount >= 1e6:
             return f"{render.fig(amount / 1e6)} million"
         return render.fig(amount)
