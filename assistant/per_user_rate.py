@@ -21,6 +21,9 @@ _PER_USER_EN = (
     # "3,000 daily users and each sends around 20 messages a day", "everyone asks 5 questions a day"
     rf"\b(?:each|everyone|everybody|every\s+one)\s+(?:of\s+them\s+)?(?:sends?|asks?|makes?|submits?|fires?\s+off|"
     rf"averages?|has|does|types?|runs?)\s+{_HEDGE_EN}{NUM}\s*{SUFFIX}\s*{_ASKS_EN}\s*{_DAY_EN}",
+    # "1,000 users a day, each chats 10 times": how often each of the day's users asks
+    rf"\b(?:each|everyone|everybody)\s+(?:of\s+them\s+)?(?:user\s+)?(?:chats?|asks?|sends?|talks?|uses?\s+it|"
+    rf"queries|calls?\s+it)\s+{_HEDGE_EN}{NUM}\s*{SUFFIX}\s*times\b",
     # "20 messages per user per day", "10 questions a day per person", "20 messages a day each"
     rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*{_ASKS_EN}\s*(?:per|a|/)\s*{_PERSON_EN}\s*(?:per|a|/|each|every)\s*day\b",
     rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*{_ASKS_EN}\s*{_DAY_EN}\s*(?:per|for\s+each|from\s+each|a)\s*{_PERSON_EN}\b",

@@ -14,7 +14,8 @@ from assistant.reading import NUM, OF, SUFFIX, Scan, as_int, compiled, parse_num
 _CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 # "一万五" is 15,000 and "两千五" 2,500, as people say it: the digit after the unit is the next place down.
 _CN_TAIL = (
-    r"(?<![\d.一二两三四五六七八九十百千])([一二两三四五六七八九]|\d{1,3})(万|千)([一二三四五六七八九]|\d)"
+    r"(?<![\d.一二两三四五六七八九十百千])([一二两三四五六七八九]|\d{1,3})(万|千)(?!一(?:个|年|月|天|周|星期|小时|台|张))"
+    r"([一二三四五六七八九]|\d)"
     r"(?:千|百)?(?!(?!一(?:个|年|月|天|周|星期|小时|台|张))[\d一二两三四五六七八九十百千万])"
 )  # "一万五一个月" is 15,000 a month: a "一" that starts "一个月" is no further digit
 

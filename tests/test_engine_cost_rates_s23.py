@@ -68,6 +68,8 @@ def test_a_weekend_follow_up_prices_the_earlier_workload_for_48_hours() -> None:
         ("Our app has 3,000 daily active users and each sends around 20 messages a day. Qwen2.5-7B?", 2.1),
         # 10,000 x 15 = 150,000 a day x3 / 86,400 = 5.2
         ("日活 1 万，每人每天大概问 15 个问题，Qwen2.5-7B 要几张卡", 5.2),
+        # 1,000 x 10 = 10,000 a day x3 / 86,400 = 0.35
+        ("Qwen2.5-7B, 1,000 users a day, each chats 10 times, what's the monthly bill?", 0.35),
         # 200 x 10 = 2,000 a day x3 / 86,400 = 0.069
         ("200 employees, every employee asks about 10 questions per day, Qwen2.5-7B, what instance?", 0.07),
     ],
@@ -103,7 +105,13 @@ def test_cost_per_user_in_chinese_counts_registered_users_not_those_online() -> 
 
 @pytest.mark.parametrize(
     ("text", "spelled"),
-    [("预算一万五一个月", "预算1.5万一个月"), ("两万五一年", "2.5万一年"), ("一万五六千", "一万五六千")],
+    [
+        ("预算一万五一个月", "预算1.5万一个月"),
+        ("两万五一年", "2.5万一年"),
+        ("一万五六千", "一万五六千"),
+        ("预算五千一个月", "预算五千一个月"),  # 5,000 a month, not 5,100
+        ("一万一", "1.1万"),
+    ],
 )
 def test_a_spoken_sum_before_a_period_keeps_its_tail(text: str, spelled: str) -> None:
     assert spoken_chinese_amounts(text) == spelled
