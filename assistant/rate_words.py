@@ -291,6 +291,7 @@ class UsageHours(BaseModel):
     days_per_week: float = Field(gt=0, le=7)
     per_month: float = Field(description="hours a month: per_day x days a week over the planner's 730 h month")
     stated: bool = Field(default=True, description="False: 'office hours' read as nine hours on weekdays")
+    monthly: bool = Field(default=False, description="stated as hours a month ('100 小时一个月'), not a day")
 
 
 _RANGE_EN = (
@@ -353,7 +354,9 @@ def find_usage_hours(scan: Scan) -> UsageHours | None:
     office = re.search(r"office\s+hours|business\s+hours|working\s+hours|上班时间|办公时间|工作时间", scan.text, re.I)
     stated = True
     if m is None and (monthly := _monthly_hours(scan)) is not None:  # "300 hours a month": spread over every day
-        return UsageHours(per_day=round(monthly / _DAYS_PER_MONTH, 2), days_per_week=7.0, per_month=monthly)
+        return UsageHours(
+            per_day=round(monthly / _DAYS_PER_MONTH, 2), days_per_week=7.0, per_month=monthly, monthly=True
+        )
     if m:
         per_day: float | None = parse_number(m.group(1))
     elif (per_day := _range_hours(scan.text)) is None and office:

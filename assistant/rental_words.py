@@ -21,7 +21,7 @@ _EVENT_EN = (
 )
 _EVENT_ZH = r"(?:活动|测试|试用|试点|POC|poc|演示|比赛|黑客松|培训|会议|项目|实验|课程|评测|压测|验证)"
 _NOT_RATE = r"(?!\s*(?:a|an|per|each|every|/)\s*(?:day|week|month)\b)(?!\s*(?:a|per)\s+(?:day|week)\b)"
-_PER_DAY_BEFORE = r"(?:每|一)\s*(?:天|日|周|晚|个?工作日)\s*(?:只|就|仅)?\s*$"
+_PER_DAY_BEFORE = r"(?:每|一)\s*(?:天|日|周|晚|个?工作日|个?月)\s*(?:只|就|仅|大概|大约)?\s*$"
 _PATTERNS = (
     # "for 2 days", "for a week", "over 48 hours" (not "for 8 hours a day")
     rf"\b(?:for|over)\s+(?:(?:a|an|one)\s+|{NUM}[\s\-]*){_UNIT_EN}{_NOT_RATE}(?!\s+(?:of\s+)?(?:training|fine))",

@@ -7,6 +7,8 @@ stated "32k context" is a workload, not this question; the user count comes from
 
 from __future__ import annotations
 
+import re
+
 from assistant.phrases import NUMBER, number_value
 from assistant.reading import compiled
 
@@ -53,7 +55,7 @@ _FULL_LOAD = (
 # Items a batch job generates for: "250k tweets", "3 万篇文章", "1M product descriptions", "5000 个问题"
 _ITEMS = (
     # plural nouns only: "a 1k prompt" is a length, "1k prompts" a job; "2k-token prompts" a length too
-    rf"{NUMBER}\s*(?:(?:(?![\w\-]*(?:token|word|char))[A-Za-z][\w\-]{{0,15}}\s+)?(?:tweets|reviews|prompts|requests|"
+    rf"{NUMBER}\s*(?:(?:(?![\w\-]*(?:token|word|char))[A-Za-z][\w\-]{{0,15}}\s+){{0,2}}(?:tweets|reviews|prompts|requests|"
     r"queries|questions|items|products|descriptions|files|pages|records|documents|docs|articles|emails|tickets|"
     r"samples|rows|texts|messages|comments|posts|calls|summaries|translations)(?![a-z])|"
     r"(?:条|篇|份|封|段|个\s*(?:请求|问题|样本|文档|文件|任务|商品)))"
@@ -62,6 +64,7 @@ _ITEMS = (
 
 def job_items(text: str) -> float | None:
     """Return how many items a batch job covers ("250k tweets", "3 万篇文章"), or None."""
+    text = re.sub(r"(?<![\w.])(\d+(?:\.\d+)?)\s*M\b(?=\s+[A-Za-z])", r"\1 million", text)  # "1.2M product descriptions"
     m = compiled(_ITEMS).search(text)
     return number_value(m) if m else None
 

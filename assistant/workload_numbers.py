@@ -259,6 +259,9 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:internal|in-house|beta|paying|pilot|test)\s+(?:users|people|clients|staff)\b",
         rf"\b(?:team|group)\s+of\s+{NUM}\s*{SUFFIX}(?!\s*(?:gpus?|cards?|nodes?|machines?|servers?|instances?)\b)",
         rf"(?<![\w.]){NUM}{SUFFIX}[\s\-]*(?:person|people|member|man)\s+(?:team|group|startup|company|lab|shop|studio)\b",
+        # "a dozen analysts hammering the bot", "15 lawyers using it": a team that size (up to 99) are its users
+        rf"(?<![\w.,])(\d{{1,2}})()\s+{_ROLES_EN}\s+(?:will\s+be\s+|would\s+be\s+|are\s+)?(?:using|hammering|hitting|"
+        r"sharing|querying|chatting|on)\b",
     )
     if not m:
         if me_and := scan.first(_ME_AND_EN, _ME_AND_ZH):  # "me and 2 friends": the asker is one of them

@@ -168,3 +168,33 @@ def test_an_offline_batch_with_a_deadline_in_chinese_is_a_qps() -> None:
 def test_a_training_set_with_a_deadline_is_no_qps() -> None:
     s = understand("5 万条数据 3 天内跑完 LoRA 微调 Qwen2.5-7B")
     assert s.task == "lora" and s.qps is None and s.rate is None
+
+
+def test_hours_a_month_are_usage_not_a_rental_and_the_answer_says_no_invented_day() -> None:
+    q = "一个月就用 100 个小时左右，Qwen2.5-32B，按量大概多少钱"
+    s = understand(q)
+    assert s.rental_hours is None and s.usage_hours is not None and s.usage_hours.per_month == 100
+    a = ask(q)
+    assert call_args(a, "plan_gpu_deployment")["hours_per_month"] == 100
+    assert "每月约 100 小时" in first_line(a.text) and not ungrounded(a, q)
+
+
+def test_a_million_items_written_with_m_and_two_adjectives_make_a_batch_job() -> None:
+    # 1,200,000 descriptions in 72 h = 4.63 requests a second
+    s = understand("Translate 1.2M product descriptions (~300 tokens in, 300 out) with Qwen2.5-7B within 3 days")
+    assert s.qps == pytest.approx(4.63) and s.task == "inference"
+
+
+@pytest.mark.parametrize(
+    ("text", "n"),
+    [
+        ("We'll have a dozen analysts hammering a Qwen2.5-32B RAG bot during office hours. Monthly bill?", 12),
+        ("15 lawyers using Qwen2.5-14B, cost?", 15),
+    ],
+)
+def test_a_team_using_the_bot_is_its_concurrency(text: str, n: int) -> None:
+    assert understand(text).concurrency == n
+
+
+def test_a_head_count_of_thousands_using_it_is_no_concurrency() -> None:
+    assert understand("we have 2,000 engineers using copilots, Qwen2.5-7B").concurrency != 2000

@@ -82,7 +82,7 @@ class PlanLeads(Run):
         if top.usage_cny_per_month is None:
             return [say("usage.unpriced", self.lang, hours=render.fig(hours))]
         days = {5.0: "usage.when_weekdays", 2.0: "usage.when_weekends"}
-        code = days.get(u.days_per_week, "usage.when_daily")
+        code = "usage.when_monthly" if u.monthly else days.get(u.days_per_week, "usage.when_daily")
         when = say(code if u.stated else "usage.when_office", self.lang, per_day=render.fig(u.per_day))
         return [
             say("usage.cost", self.lang, cost=render.fig(top.usage_cny_per_month), when=when, hours=render.fig(hours),
