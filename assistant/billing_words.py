@@ -171,7 +171,8 @@ def cost_period(text: str) -> CostPeriod | None:
 # A period named alone in a follow-up of a cost question ("what about per day?", "一天呢", "for a whole year?"):
 # the cost words are in the earlier turn, so these need none of their own.
 _BARE_PERIODS: tuple[tuple[CostPeriod, str], ...] = (
-    ("year", r"\b(?:whole|full|entire)\s+year\b|\bover\s+a\s+year\b|一整年|整年"),
+    ("year", r"\b(?:whole|full|entire)\s+year\b|\bover\s+a\s+year\b|\b(?:per|a|for\s+a|for\s+the)\s+year\b|"
+     r"\bannual(?:ly)?\b|\byearly\b|一整年|整年|一年|每年|全年"),
     ("week", r"\bper\s+week\b|\ba\s+week\b|\bweekly\b|一周|每周"),
     ("day", r"\bper\s+day\b|\ba\s+day\b|\bdaily\b|一天|每天|每日"),
     ("hour", r"\bper\s+hour\b|\ban\s+hour\b|\bhourly\b|每小时|一小时"),

@@ -102,7 +102,10 @@ def read_conversation(question: str, history: Sequence[Message] = ()) -> Convers
         asked = previous_missing
     # "what about per day?" after "what does it cost a month?": the same workload, the cost in another period;
     # "how much per month now?" after changes to a workload: its cost, with nothing named of its own
-    period = bool(workload and workload.asks_cost and current.follow_up and follow_up_period(question))
+    # "Qwen2.5-7B for 20 users" then "what about per year?" / "那一个周末呢": a period alone after a serving plan
+    # asks that plan's cost in it, as after a cost question
+    priced = bool(workload and (workload.asks_cost or (workload.model and not _is_training(workload.task))))
+    period = priced and current.follow_up and bool(follow_up_period(question) or current.rental_hours)
     asks_cost = current.asks_cost or current.asks_token_cost  # "what would that be per million tokens?"
     costed = bool(workload and workload.model and asks_cost and _no_subject(current) and not current.gpu)
     current = _with_bare_count(workload, current, question)

@@ -14,7 +14,7 @@ from assistant.reading import NUM, compiled, parse_number
 _HOURS = {"hour": 1, "hr": 1, "day": 24, "week": 168}
 _HOURS |= {"小时": 1, "天": 24, "日": 24, "周": 168, "星期": 168, "礼拜": 168}
 _UNIT_EN = r"(hour|hr|day|week)s?\b"
-_UNIT_ZH = r"(小时|天|日|周|星期|礼拜)"
+_UNIT_ZH = r"(小时|天|日|周(?!末)|星期|礼拜)"
 _EVENT_EN = (
     r"(?:hackathon|pilot|poc|proof\s+of\s+concept|trial|workshop|event|demo|test(?:ing)?|experiment|sprint|"
     r"campaign|conference|course|class|bootcamp|competition|launch|promotion|run)"
@@ -44,6 +44,7 @@ _WEEKEND = (
     rf"\b(long\s+)?weekend[\s\-]+{_EVENT_EN}\b",
     r"(?<!每)(?<!每个)(?<!只在)(?<!只有)(?:这个|下个|一个)?(长)?周末\s*(?:两天|2\s*天|三天|3\s*天)?\s*(?:想|要|打算|准备|就|先)?\s*"
     r"(?:测|试|跑|用|租|做|搞|玩|开|部署|上线|黑客松|活动|演示)",
+    r"(?:一个|这个|下个|租|用|跑|开)\s*(?:一个|这个|下个)?\s*(长)?周末",  # "那一个周末呢", "租一个周末"
 )
 _WEEKEND_OFF = r"\b(?:on|every|most|only|weekdays\s+and)\s+(?:the\s+)?weekends?\b|每个?周末|周末才|只在周末|周末不"
 

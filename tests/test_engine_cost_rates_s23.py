@@ -198,3 +198,25 @@ def test_a_team_using_the_bot_is_its_concurrency(text: str, n: int) -> None:
 
 def test_a_head_count_of_thousands_using_it_is_no_concurrency() -> None:
     assert understand("we have 2,000 engineers using copilots, Qwen2.5-7B").concurrency != 2000
+
+
+@pytest.mark.parametrize(
+    ("first", "follow", "period_word"),
+    [
+        ("Qwen2.5-7B for 20 users", "what about per year?", "/year"),
+        ("Qwen2.5-14B 并发 20", "那一年呢", "/年"),
+    ],
+)
+def test_a_period_alone_after_a_plan_asks_its_cost_in_that_period(first: str, follow: str, period_word: str) -> None:
+    a = ask(follow, first)
+    assert a.kind == "recommendation"
+    top = _plan(a).options
+    assert top and period_word in first_line(a.text) and "¥" in first_line(a.text)
+
+
+@pytest.mark.parametrize("follow", ["那一个周末呢", "租一个周末呢"])
+def test_a_weekend_alone_after_a_plan_is_48_hours_of_it(follow: str) -> None:
+    a = ask(follow, "Qwen2.5-14B 并发 20")
+    args = call_args(a, "plan_gpu_deployment")
+    assert args["rental_hours"] == 48.0 and args["concurrency"] == 20
+    assert first_line(a.text).startswith("**用 48 小时约 ¥")

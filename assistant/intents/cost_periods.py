@@ -45,11 +45,14 @@ class CostPeriods(Run):
         period = cost_period(question)
         if question != self.question:  # a follow-up of a cost question: its own period wins ("and per year?")
             period = follow_up_period(self.question) or period
+        # "what about per year?" after a plan that asked no cost: the period named alone asks the cost in it
+        bare = None if question != self.question or not self.conv.turn.follow_up else follow_up_period(question)
+        period = period or bare
         if s.rental_hours and s.task not in TRAINING and plan.options:
             return [self._rental_line(s, plan)]  # "a 2-day hackathon": what those hours cost answers first
         if s.users and s.task not in TRAINING and (line := self._user_line(s, plan)):
             return [line]  # "monthly cost per user": the month shared out over the people it serves
-        if period is None or s.task in TRAINING or not re.search(_COST_WORDS, question, re.IGNORECASE):
+        if period is None or s.task in TRAINING or not (bare or re.search(_COST_WORDS, question, re.IGNORECASE)):
             return []
         if not plan.options:
             return []
