@@ -134,7 +134,10 @@ _HOUR_ASK = (
 )
 # "每千次调用", "per 1,000 requests", "cost per request": a price per request.
 _REQUESTS_ASK = (
-    r"(?:每|一)\s*(?:千|1000|1,000|1k)\s*次|千次(?:调用|请求)|每次(?:调用|请求)(?:的)?(?:成本|费用|多少钱|花费)|"
+    r"(?:每|一)\s*(?:千|1000|1,000|1k)\s*次|千次(?:调用|请求)|(?:每次|每个|单次|每条)(?:调用|请求)(?:的)?(?:成本|费用|多少钱|花费|要花)|"
+    # "how much would 1 million requests cost", "cost of 100k calls": a number of requests priced
+    r"\bhow\s+much\s+(?:would|will|do|does|for)\s+(?:[\d.,]+\s*(?:k|m|million|thousand)?|an?\s+(?:million|thousand))\s+"
+    r"(?:requests?|calls?|queries)\b|"
     r"\bper\s+(?:1,?000|1k|one\s+thousand|thousand|a\s+thousand)\s+(?:requests?|calls?|queries|generations|answers)|"
     r"\b(?:cost|price)\s+(?:per|of\s+(?:a|one|each))\s+(?:requests?|calls?|query)\b|\bper[\s-](?:request|call|query)\s+cost"
 )

@@ -130,6 +130,7 @@ class RateBasis(BaseModel):
     users: float | None = Field(default=None, description="daily_requests: the users whose requests these are")
     per_user: float | None = Field(default=None, description="daily_requests: requests one user sends a day")
     per_request: int | None = Field(default=None, description="token_volume: tokens a request (prompt + output)")
+    output_only: bool = Field(default=False, description="token_volume: output tokens only, per_request their share")
 
 
 _GROUP_EN = r"(?:teams?|groups?|departments?|classes|class|squads?|offices?|shifts?|branches|stores?)"

@@ -16,7 +16,7 @@ from assistant import rate_words as rates
 from assistant.architecture_words import architecture_dims, complete_architecture
 from assistant.bad_names import endless_numbers, find_branded_gpu, impossible_hardware_counts, respell_families
 from assistant.bare_lengths import bare_lengths
-from assistant.billing_words import asks_price, asks_region
+from assistant.billing_words import asks_price, asks_region, cost_period
 from assistant.concepts import asks_concept
 from assistant.follow_up_words import accepts_defaults, is_follow_up
 from assistant.gpu_variants import with_memory_variants
@@ -206,7 +206,8 @@ def understand(question: str) -> Slots:
     # GPTQ/AWQ checkpoints are serving formats: "in 4-bit AWQ" implies inference.
     if slots.quant in ("awq-int4", "gptq-int4", "gptq-int8") and slots.task_hint is None:
         slots.serving = True
-    if speed and slots.task_hint is None:  # tokens/s or a first-token time: a serving question
+    per_request = cost_period(text) == "requests"  # "how much would 1 million requests cost": a serving price
+    if (speed or token_cost or per_request) and slots.task_hint is None:  # tokens/s, first token, ¥ per token
         slots.serving = True
     if slots.task is None and slots.serving and slots.task_hint is None:
         slots.task = "inference"
@@ -217,8 +218,9 @@ def understand(question: str) -> Slots:
         slots.model_mention, slots.models = slots.model, [slots.model]
     _apply_lengths(slots, lengths)
     if volume_served and not (slots.qps or slots.concurrency or _trains(slots)):
-        per_request = slots.context or DEFAULT_CONTEXT_TOKENS
-        rate = slots.rate = token_rate(scan, *volume_served, per_request)
+        whole = slots.context or DEFAULT_CONTEXT_TOKENS  # "3M output tokens a day": each request's output share
+        per_request = (slots.gen_tokens or DEFAULT_GEN_TOKENS) if volume_served.output_only else whole
+        rate = slots.rate = token_rate(scan, volume_served, per_request)
         slots.qps, slots.serving, slots.task = rate.result, True, "inference"
     if volume.samples and not volume.tokens_per_sample and (slots.train_tokens or 0) <= _SAMPLE_TOKENS_MAX:
         volume.tokens_per_sample = slots.train_tokens  # "50k examples, 1.2k tokens": a sample's length, not all

@@ -220,3 +220,32 @@ def test_a_weekend_alone_after_a_plan_is_48_hours_of_it(follow: str) -> None:
     args = call_args(a, "plan_gpu_deployment")
     assert args["rental_hours"] == 48.0 and args["concurrency"] == 20
     assert first_line(a.text).startswith("**用 48 小时约 ¥")
+
+
+@pytest.mark.parametrize(
+    ("question", "qps"),
+    [
+        # 3,000,000 / 512 (the default output of a request) = 5,859 requests a day; x3 / 86,400 = 0.2
+        ("we burn about 3M output tokens a day on GPT-4o; what would self-hosting Qwen2.5-72B cost per month?", 0.2),
+        # 2,000,000 / 512 = 3,906 a day; x3 / 86,400 = 0.14 ("输出 200 万" is no 200-token output length)
+        ("每天输出 200 万 token，Qwen2.5-14B 要几张卡", 0.14),
+    ],
+)
+def test_output_tokens_a_day_are_requests_of_the_output_length(question: str, qps: float) -> None:
+    s = understand(question)
+    assert s.qps == pytest.approx(qps, abs=0.01) and s.gen_tokens is None
+    a = ask(question)
+    assert not ungrounded(a, question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Qwen2.5-7B 每千 token 多少钱",
+        "how much would 1 million requests cost on qwen2.5-7b?",
+        "每个请求多少钱？Qwen2.5-7B，QPS 2",
+    ],
+)
+def test_a_unit_cost_question_is_answered_with_that_unit_first(question: str) -> None:
+    line = first_line(ask(question).text)
+    assert "¥" in line and any(w in line for w in ("百万", "千次", "thousand requests"))

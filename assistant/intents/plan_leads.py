@@ -263,10 +263,11 @@ class PlanLeads(Run):
             daily = self.count_words(r.amount)
             return [say(code, self.lang, daily=daily, factor=render.fig(r.factor), qps=render.fig(r.result))]
         if r.kind == "token_volume":  # "每天 5000 万 token": requests of the stated (else default) length
-            code = "rate.token_volume" if r.stated else "rate.token_volume_assumed"
-            return [say(code.replace("volume", f"{r.per}ly") if r.per != "day" else code, self.lang,
-                        tokens=self.count_words(r.amount), per_request=render.fig(r.per_request),
-                        factor=render.fig(r.factor), qps=render.fig(r.result))]  # fmt: skip
+            what = say("rate.tokens_output" if r.output_only else "rate.tokens_all", self.lang)
+            return [say("rate.token_volume" if r.stated else "rate.token_volume_assumed", self.lang,
+                        tokens=self.count_words(r.amount), what=what, period=say(f"rate.period_{r.per}", self.lang),
+                        per_request=render.fig(r.per_request), factor=render.fig(r.factor),
+                        qps=render.fig(r.result))]  # fmt: skip
         if r.kind == "job_deadline":
             return [say("rate.job_deadline", self.lang, items=self.count_words(r.amount), hours=render.fig(r.factor),
                         qps=render.fig(r.result))]  # fmt: skip
