@@ -249,3 +249,22 @@ def test_output_tokens_a_day_are_requests_of_the_output_length(question: str, qp
 def test_a_unit_cost_question_is_answered_with_that_unit_first(question: str) -> None:
     line = first_line(ask(question).text)
     assert "¥" in line and any(w in line for w in ("百万", "千次", "thousand requests"))
+
+
+def test_a_gpus_month_is_its_cheapest_types_month_in_its_cheapest_region() -> None:
+    q = "A100 一个月多少钱"
+    a = ask(q)
+    quotes = [c.result for c in a.tool_calls if c.name == "price_of_instance" and c.result]
+    assert quotes, "no quote of the cheapest type"
+    month = quotes[0]["monthly"]
+    assert f"¥{render.fig(month)}/月" in first_line(a.text) and quotes[0]["region"] in first_line(a.text)
+    assert not ungrounded(a, q)
+
+
+def test_an_unknown_spot_price_is_said_once_with_the_pay_as_you_go_one_of_that_region() -> None:
+    q = "how much for a spot A10 in hangzhou?"
+    a = ask(q)
+    assert a.text.count("spot price") == 1
+    quotes = [c.result for c in a.tool_calls if c.name == "price_of_instance" and c.result]
+    assert quotes and quotes[0]["region"] == "cn-hangzhou"
+    assert f"¥{render.fig(quotes[0]['hourly'])}/h" in a.text and not ungrounded(a, q)

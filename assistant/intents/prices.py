@@ -8,6 +8,8 @@ spot price carries the guidance's interruption caveat. A follow-up that names on
 
 from __future__ import annotations
 
+import re
+
 from assistant.answer import AnswerDetail
 from assistant.billing_words import asks_price_gap, asks_region, asks_type_gap, billings
 from assistant.hardware_words import named_regions
@@ -32,6 +34,7 @@ from tools.prices import HOURS_PER_MONTH
 
 _MODES = ("pay-as-you-go", "subscription-monthly", "spot")
 _FAMILY_TYPES = 3  # a family question shows its smallest types; the catalog intent lists them all
+_MONTH_ASK = r"一个月|每个?月|/\s*月|月租|\bper\s+month\b|\ba\s+month\b|\bmonthly\b|/\s*mo\b"
 
 
 class PricesIntent(Run):
@@ -355,12 +358,19 @@ class PricesIntent(Run):
                     continue
                 best = next(o for o in found.options if o.instance_type == found.cheapest_instance_type)
                 self._cheapest_line(subject, f"`{best.instance_type}`", best, lines, details, sources)
+                if mode == modes[0] == "pay-as-you-go" and best.cheapest and re.search(_MONTH_ASK, self.question, re.I):
+                    month: list[str] = []  # "A100 一个月多少钱": that type's month in that region answers first
+                    yield from self._instance(best.instance_type, [mode], best.cheapest.region, False, month,
+                                              details, sources)  # fmt: skip
+                    lines[:0] = month
                 continue
             listed = [o for o in found.options if any(r.region == region for r in o.regions)] or found.options
             if not listed:
                 lines.append(
                     say("prices.no_region", self.lang, subject=subject, billing=billing_label(mode, self.lang))
                 )
+                if mode == "spot":  # "a spot A10 in Hangzhou?": none is known; the pay-as-you-go price there is
+                    yield from self._gpu(s, ["pay-as-you-go"], region, lines, details, sources)
                 return
             yield from self._instance(listed[0].instance_type, modes, region, False, lines, details, sources)
         if assumed:
