@@ -62,7 +62,7 @@ _PLAN_CUE_RE = (
     r"选什么|选哪|哪(?:个|种|款)(?:实例|规格|卡|gpu|机器)|什么(?:实例|规格|配置|卡)|几张卡|多少张|推荐.{0,6}(?:实例|规格|配置)|"
     # renting: "阿里云上最便宜租哪个", "what should I rent", "cheapest instance" ask for an instance, not a figure
     r"租(?:哪|什么|啥)|(?:买|开)哪(?:个|种|台)|最便宜的?(?:实例|规格|方案|机器|卡)?|"
-    r"(?:rent|lease)|cheapest\s+(?:instance|option|way|setup|gpu|machine|box)"
+    r"\b(?:rent|lease)\b|cheapest\s+(?:instance|option|way|setup|gpu|machine|box)"
 )
 _COMPARE_RE = (
     r"\bvs\.?\b|versus|对比|比较|区别|差别|compare|comparison|difference|better|faster|slower|"
