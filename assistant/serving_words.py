@@ -80,5 +80,20 @@ def asks_full_load(text: str) -> bool:
 
 
 def asks_request_rate(text: str) -> bool:
-    """Whether the question asks how many requests per second the hardware serves."""
-    return any(compiled(p).search(text) for p in _RATE_ASKS)
+    """Whether the question asks how many requests per second (an hour, a day) the hardware serves."""
+    return any(compiled(p).search(text) for p in _RATE_ASKS) or rate_period(text) is not None
+
+
+# "requests per hour on 2 x L20", "一天最多能处理多少请求": the rate asked over a longer period than a second
+_RATE_PERIODS = (
+    ("hour", r"\b(?:requests?|queries|reqs?|calls?)\s*(?:per|an|/|each|every)\s*(?:hour|hr|h)\b|"
+     r"(?:每小时|一小时|一个小时)\s*(?:最多)?\s*(?:能|可以)?\s*(?:处理|服务|扛|跑|接|响应|完成)(?:得了)?\s*(?:多少|几)\s*(?:个|次|条)?\s*(?:请求|调用)?"),
+    ("day", r"\b(?:requests?|queries|reqs?|calls?)\s*(?:per|a|/|each|every)\s*day\b|"
+     r"(?:每天|一天|每日)\s*(?:最多)?\s*(?:能|可以)?\s*(?:处理|服务|扛|跑|接|响应|完成)(?:得了)?\s*(?:多少|几)\s*(?:个|次|条)?\s*(?:请求|调用)?"),
+)
+
+
+def rate_period(text: str) -> str | None:
+    """Return "hour" or "day" when the question asks the request rate over that period, else None."""
+    asks = re.search(r"how\s+many|what|多少|几|throughput|capacity|max", text, re.IGNORECASE)
+    return next((p for p, pattern in _RATE_PERIODS if asks and compiled(pattern).search(text)), None)

@@ -297,7 +297,25 @@ _SOLO_RE = (
 _NOT_LENGTH = r"(?![\d.,]*\s*[kK]?\s*[\-\s]?\s*(?:tokens?\b|token|个?字|个?汉字|words?\b|char))"
 
 
+_NOT_PEOPLE = r"(?!\s*(?:users?|people|persons|ppl|concurrent|online|sessions|chats|个|位|名|人|用户|并发|在线|路))"
+# "2 requests a second on average but 10 at peak", "平均 QPS 2，峰值 10": the peak is what the plan must carry
+_PEAK_QPS = (
+    rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:qps|rps|req/s|(?:requests?|queries|calls?)\s*(?:per\s+second|/\s*s(?:ec)?\b|a\s+second))?"
+    r"\s*(?:at|during|in)\s+(?:the\s+)?(?:peak|busiest)",
+    rf"\bpeak(?:s|ing)?\s*(?:of|at|is|around|about|=|:)?\s*(?:qps|rps)?{ABOUT}{NUM}\s*{SUFFIX}(?![\w.%]){_NOT_PEOPLE}",
+    rf"(?:峰值|高峰)(?:期|时|时段)?\s*(?:qps|rps|每秒)?{ABOUT}{NUM}\s*{SUFFIX}(?![\w.%]){_NOT_PEOPLE}",
+)
+_PER_SECOND = r"qps|rps|req/s|per\s+second|a\s+second|每秒"
+
+
 def find_qps(scan: Scan) -> float | None:
+    if re.search(_PER_SECOND, scan.text, re.IGNORECASE) and (peak := scan.first(*_PEAK_QPS)):
+        _find_average_qps(scan)  # the average beside it is said, not planned for: claimed so nothing else reads it
+        return parse_number(peak.group(1), peak.group(2))
+    return _find_average_qps(scan)
+
+
+def _find_average_qps(scan: Scan) -> float | None:
     m = scan.first(
         # "QPS 要到一千万": the scale word after the number counts (it was read as 1,000)
         rf"(?:qps|rps|每秒请求数?)\s*(?:峰值|高峰|peak|at\s+peak)?\s*(?:要到|要求|需要|要)?{ABOUT}{NUM}\s*{SUFFIX}"

@@ -268,3 +268,31 @@ def test_an_unknown_spot_price_is_said_once_with_the_pay_as_you_go_one_of_that_r
     quotes = [c.result for c in a.tool_calls if c.name == "price_of_instance" and c.result]
     assert quotes and quotes[0]["region"] == "cn-hangzhou"
     assert f"¥{render.fig(quotes[0]['hourly'])}/h" in a.text and not ungrounded(a, q)
+
+
+@pytest.mark.parametrize(
+    ("text", "qps", "users"),
+    [
+        ("about 2 requests a second on average but 10 at peak, qwen2.5-14b, size it", 10.0, None),
+        ("平均 QPS 2，峰值 10，Qwen2.5-7B", 10.0, None),
+        ("QPS 5, peak 30 users online, qwen 7b", 5.0, 30),  # the peak of people is a concurrency, not a QPS
+    ],
+)
+def test_the_peak_rate_is_planned_for_not_the_average(text: str, qps: float, users: int | None) -> None:
+    s = understand(text)
+    assert s.qps == qps and s.concurrency == users
+
+
+@pytest.mark.parametrize(
+    ("question", "field", "word"),
+    [
+        ("一张 A100 跑 Qwen2.5-14B，一天最多能处理多少请求？", "requests_per_day", "每天"),
+        ("What's our throughput in requests per hour on 2 x L20 with Qwen2.5-32B AWQ?", "requests_per_hour", "an hour"),
+    ],
+)
+def test_a_request_rate_asked_per_hour_or_day_is_answered_in_that_period(question: str, field: str, word: str) -> None:
+    a = ask(question)
+    rates = [c.result for c in a.tool_calls if c.name == "requests_per_second" and c.result]
+    assert rates, "requests_per_second not called"
+    line = first_line(a.text)
+    assert render.fig(rates[0][field]) in line and word in line and not ungrounded(a, question)
