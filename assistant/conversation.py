@@ -54,6 +54,7 @@ WORKLOAD_FIELDS = (
     "usage_hours",
     "speed",
     "rental_hours",
+    "users",
 )
 _KEPT_ACROSS_TOPICS = ("budget_cny_month", "region")
 _RATES = {"qps": "concurrency", "concurrency": "qps"}
@@ -207,6 +208,7 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
     # "what about with 32 users?" after "how long can each context be?" still asks how long
     update["asks_longest_context"] = turn.asks_longest_context or (workload.asks_longest_context and not turn.context)
     update["asks_cost"] = turn.asks_cost or workload.asks_cost  # "那 L20 呢" after "一个月多少钱" still asks it
+    update["asks_user_cost"] = turn.asks_user_cost or workload.asks_user_cost
     update["intent"] = "plan" if _compares_gpus_for_workload(workload, turn) else _merged_intent(workload, turn)
     update |= {"injection": turn.injection, "follow_up": turn.follow_up, "accept_defaults": turn.accept_defaults}
     # GPUs ruled out stay ruled out ("not on A10s"), unless a later turn names one of them to use.

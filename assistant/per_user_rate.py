@@ -60,7 +60,10 @@ _USER_COST = (
     r"student|customer|member)\b|\bper[\s\-](?:user|seat|head|employee|capita)\s+(?:\w+\s+){0,2}?(?:cost|price|spend)|"
     r"\bhow\s+much\s+(?:\w+\s+){0,3}?(?:per|for\s+each|each)\s+(?:user|seat|employee|person|head)\b|"
     r"(?:摊到|分摊到|平均到|折合到|折算到)\s*(?:每个?|每位|每名)?(?:用户|人|员工|座席)|"
-    r"(?:每个?用户|每位用户|每人|人均|每个员工|每个人)\s*(?:每月|一个月|每个月)?\s*(?:的)?\s*(?:成本|费用|花费|多少钱|要花)"
+    r"(?:每个?用户|每位用户|每人|人均|每个员工|每个人)\s*(?:每月|一个月|每个月)?\s*(?:的)?\s*(?:成本|费用|花费|多少钱|要花)|"
+    # a follow-up naming only the unit: "and per user?", "how much per seat per month?", "那每个用户呢"
+    r"\bper[\s\-](?:user|head|seat|employee|person)(?:\s+(?:per|a)\s+month)?\s*[?？.]?\s*$|"
+    r"(?:每个?用户|每位用户|每人|人均)\s*(?:每月|一个月)?\s*(?:呢|是多少|多少)\s*[?？]?\s*$"
 )
 _ONLINE = r"(?!\s*(?:同时|在线|并发|online|at\s+once|concurrent|simultaneous|at\s+the\s+same|at\s+peak))"
 _POPULATION = (

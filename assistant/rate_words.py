@@ -352,7 +352,9 @@ def find_usage_hours(scan: Scan) -> UsageHours | None:
         rf"(?:每天|一天|每日|白天)[^\d，,。；;]{{0,8}}?{NUM}\s*(?:个)?\s*(?:小时|钟头|h\b)",
         rf"{NUM}\s*(?:个)?\s*(?:小时|钟头)\s*(?:/|每)\s*(?:天|日)",
     )
-    office = re.search(r"office\s+hours|business\s+hours|working\s+hours|上班时间|办公时间|工作时间", scan.text, re.I)
+    office = re.search(
+        r"office\s+hours|business\s+hours|working\s+hours|上班时间|办公时间|工作时间|工作日(?:的)?白天", scan.text, re.I
+    )
     stated = True
     if m is None and (monthly := _monthly_hours(scan)) is not None:  # "300 hours a month": spread over every day
         return UsageHours(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from assistant.reading import NUM, compiled, parse_number
+from tools.prices import HOURS_PER_MONTH
 
 _HOURS = {"hour": 1, "hr": 1, "day": 24, "week": 168}
 _HOURS |= {"小时": 1, "天": 24, "日": 24, "周": 168, "星期": 168, "礼拜": 168}
@@ -33,6 +34,7 @@ _PATTERNS = (
     # "只需要用 3 天", "租两周", "就跑一个星期" (not "3 天内", "每天 8 小时")
     rf"(?<!每)(?:只|就|仅)?(?:需要|要)?(?:用|租|开|跑|部署|上线)\s*{NUM}\s*(?:个)?\s*{_UNIT_ZH}(?![内之以完])",
     rf"为期\s*{NUM}\s*(?:个)?\s*{_UNIT_ZH}",
+    r"(?<!每)(?:用|租|开|跑|部署)\s*(半)个月",  # "跑半个月": half of the planner's 730 h month
     rf"{NUM}\s*(?:个)?\s*{_UNIT_ZH}\s*(?:的|左右的)\s*{_EVENT_ZH}",
 )
 
@@ -59,6 +61,8 @@ def find_rental_hours(text: str) -> float | None:
         m = compiled(pattern).search(text)
         if m is None or re.search(_PER_DAY_BEFORE, text[max(0, m.start() - 8) : m.start()]):
             continue  # "每天只开 8 小时": hours a day it runs (usage hours), not a rental
+        if m.group(0).endswith("半个月"):
+            return HOURS_PER_MONTH / 2
         number, unit = (m.group(1), m.group(2)) if m.lastindex and m.lastindex >= 2 else (None, m.group(1))
         count = parse_number(number) if number else 1.0
         hours = count * _HOURS[unit.lower()]

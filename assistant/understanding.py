@@ -243,7 +243,8 @@ def understand(question: str) -> Slots:
     if slots.budget_cny_month and slots.train_tokens and not is_monthly_budget(text):
         slots.job_budget_cny, slots.budget_cny_month = slots.budget_cny_month, None  # a run costs once
     slots.asks_cost = asks_price(text)
-    slots.users = population(text) if asks_user_cost(text) else None  # "cost per user, 200 employees"
+    slots.asks_user_cost = asks_user_cost(text)  # "cost per user": the people a workload is for, read with it
+    slots.users = population(text) if slots.asks_user_cost or slots.model or slots.concurrency else None
     slots.speed = speed
     slots.asks_longest_context = slots.context is None and asks_longest_context(text)
     slots.asks_request_rate = asks_request_rate(text)

@@ -296,3 +296,23 @@ def test_a_request_rate_asked_per_hour_or_day_is_answered_in_that_period(questio
     assert rates, "requests_per_second not called"
     line = first_line(a.text)
     assert render.fig(rates[0][field]) in line and word in line and not ungrounded(a, question)
+
+
+def test_per_user_as_a_follow_up_uses_the_people_of_the_earlier_turn() -> None:
+    a = ask("how much per user?", "Qwen2.5-7B for 200 employees")
+    assert call_args(a, "plan_gpu_deployment")["users"] == 200
+    assert "per user a month" in first_line(a.text)
+
+
+@pytest.mark.parametrize(
+    ("text", "budget"),
+    [("Can we do Qwen2.5-14B for 20 users for under 10k a month?", 10000.0), ("under 100 hours a month", None)],
+)
+def test_a_ceiling_on_a_months_cost_is_a_budget(text: str, budget: float | None) -> None:
+    assert understand(text).budget_cny_month == budget
+
+
+def test_weekday_daytime_is_office_hours_and_half_a_month_is_a_rental() -> None:
+    office = understand("只在工作日白天用, Qwen2.5-7B 多少钱").usage_hours
+    assert office is not None and office.per_day == 9.0 and office.days_per_week == 5.0
+    assert understand("Qwen2.5-7B 跑半个月多少钱").rental_hours == 365.0  # half of a 730 h month

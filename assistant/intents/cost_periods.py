@@ -50,7 +50,7 @@ class CostPeriods(Run):
         period = period or bare
         if s.rental_hours and s.task not in TRAINING and plan.options:
             return [self._rental_line(s, plan)]  # "a 2-day hackathon": what those hours cost answers first
-        if s.users and s.task not in TRAINING and (line := self._user_line(s, plan)):
+        if s.users and s.asks_user_cost and s.task not in TRAINING and (line := self._user_line(s, plan)):
             return [line]  # "monthly cost per user": the month shared out over the people it serves
         if period is None or s.task in TRAINING or not (bare or re.search(_COST_WORDS, question, re.IGNORECASE)):
             return []
