@@ -116,7 +116,8 @@ _YEAR_ASK = (
 _DAY_ASK = (
     r"(?:一天|每天|每日|日均|单日)(?:要|得|大概|大约|的|下来)?\s*(?:花|烧|烧掉|花掉|要花)?\s*(?:多少钱|多少|费用|成本|花费|开销)|"
     r"日成本|日花费|日开销|\bdaily\s+(?:cost|bill|spend|price|burn)|\b(?:cost|spend|bill|burn)\w*\s+(?:us\s+|per\s+|a\s+|each\s+)*day\b|\bper\s+day\s+(?:cost|bill|spend)|"
-    r"\b(?:a|one|per)\s+day\s+of\s+(?:serving|running|hosting|inference)"
+    r"\b(?:a|one|per)\s+day\s+of\s+(?:serving|running|hosting|inference)|"
+    r"\bhow\s+much\b[^?!]{0,60}?\b(?:per|a|each)\s+day\b"  # "how much is gn7e-c16g1.16xlarge per day?"
 )
 _HOURS_A_DAY = r"\d+(?:\.\d+)?\s*(?:hours?|hrs?|h)\s+(?:a|per|each)\s+day|(?:每天|一天)\s*(?:只)?(?:跑|开|用|运行)"
 # "per week", "一周多少钱", "weekly bill": a week's cost
@@ -169,6 +170,14 @@ def cost_period(text: str) -> CostPeriod | None:
     if day and not re.search(_HOURS_A_DAY, text[max(0, day.start() - 12) : day.end()], re.IGNORECASE):
         return "day"
     return "hour" if re.search(_HOUR_ASK, text, re.IGNORECASE) else None
+
+
+_PERIOD_HOURS = {"day": 24.0, "week": 168.0, "year": 8760.0}
+
+
+def asked_hours(text: str, rental_hours: float | None) -> float | None:
+    """Return the hours a price question asks about: a rental ("3 days of it") or a period ("一天多少钱"), else None."""
+    return rental_hours or _PERIOD_HOURS.get(cost_period(text) or "")
 
 
 # A period named alone in a follow-up of a cost question ("what about per day?", "一天呢", "for a whole year?"):

@@ -26,6 +26,8 @@ _PER_DAY_BEFORE = r"(?:每|一)\s*(?:天|日|周|晚|个?工作日|个?月)\s*(?
 _PATTERNS = (
     # "for 2 days", "for a week", "over 48 hours" (not "for 8 hours a day")
     rf"\b(?:for|over)\s+(?:(?:a|an|one)\s+|{NUM}[\s\-]*){_UNIT_EN}{_NOT_RATE}(?!\s+(?:of\s+)?(?:training|fine))",
+    # "3 days of an 8xA100 box", "2 weeks of Qwen": a count of days or weeks is a rental ("a day of serving" is a rate)
+    rf"(?<![\w.]){NUM}[\s\-]*(day|week)s\s+of\s+(?!training|fine|pre)",
     # "a 3-day workshop", "a one-week pilot", "two week POC"
     rf"(?:\b(?:a|an|one)[\s\-]+|{NUM}[\s\-]*){_UNIT_EN}\s+(?:long\s+)?{_EVENT_EN}\b",
     # "hackathon, 2 days", "pilot of two weeks", "the trial lasts 3 days"

@@ -316,3 +316,20 @@ def test_weekday_daytime_is_office_hours_and_half_a_month_is_a_rental() -> None:
     office = understand("只在工作日白天用, Qwen2.5-7B 多少钱").usage_hours
     assert office is not None and office.per_day == 9.0 and office.days_per_week == 5.0
     assert understand("Qwen2.5-7B 跑半个月多少钱").rental_hours == 365.0  # half of a 730 h month
+
+
+@pytest.mark.parametrize(
+    ("question", "hours"),
+    [
+        ("how much would 3 days of a 8xA100 box cost?", 72.0),
+        ("8 卡 A100 一天多少钱", 24.0),
+        ("how much is gn7e-c16g1.16xlarge per day?", 24.0),
+    ],
+)
+def test_hardware_priced_for_a_while_leads_with_those_hours(question: str, hours: float) -> None:
+    a = ask(question)
+    quotes = [c for c in a.tool_calls if c.name == "price_of_instance" and c.args.get("hours") == hours]
+    assert quotes and quotes[0].result, "no quote for the hours asked"
+    total = quotes[0].result["payg_for_hours"]
+    assert total == pytest.approx(quotes[0].result["hourly"] * hours, abs=0.01)
+    assert f"¥{render.fig(total)}" in first_line(a.text) and not ungrounded(a, question)
