@@ -333,3 +333,15 @@ def test_hardware_priced_for_a_while_leads_with_those_hours(question: str, hours
     total = quotes[0].result["payg_for_hours"]
     assert total == pytest.approx(quotes[0].result["hourly"] * hours, abs=0.01)
     assert f"¥{render.fig(total)}" in first_line(a.text) and not ungrounded(a, question)
+
+
+@pytest.mark.parametrize(
+    ("question", "lead"),
+    [
+        ("What's the cheapest way to run llama 3 70b for a couple of users?", "**The cheapest way is 4-bit"),
+        ("Qwen2.5-72B 最便宜的部署方案是什么？", "**最省钱的做法是用 4 位"),
+    ],
+)
+def test_the_cheapest_way_asked_is_the_first_line(question: str, lead: str) -> None:
+    a = ask(question)
+    assert first_line(a.text).startswith(lead) and not ungrounded(a, question)
