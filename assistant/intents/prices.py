@@ -129,7 +129,7 @@ class PricesIntent(Run):
     def hours_line(self, s: Slots, name: str, region: str | None) -> Events:
         """'3 days of an 8xA100 box', '8 卡 A100 一天多少钱': the pay-as-you-go for those hours answers first."""
         hours = asked_hours(self.question, s.rental_hours)
-        if not hours:
+        if not hours or self.conv.turn.asks_verdict or self.conv.turn.budget_cny_month:  # a yes/no leads instead
             return []
         quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=name, region=region,
                                         hours=hours)  # fmt: skip
@@ -378,7 +378,10 @@ class PricesIntent(Run):
                 self._cheapest_line(subject, f"`{best.instance_type}`", best, lines, details, sources)
                 if best.cheapest and picked is None:
                     picked = (best.instance_type, best.cheapest.region)
-                month_asked = re.search(_MONTH_ASK, self.question, re.IGNORECASE)
+                turn = self.conv.turn  # "is 500 RMB a month enough for a T4?": the yes/no leads, not the month
+                month_asked = re.search(_MONTH_ASK, self.question, re.IGNORECASE) and not (
+                    turn.asks_verdict or turn.budget_cny_month
+                )
                 if mode == modes[0] == "pay-as-you-go" and best.cheapest and month_asked:
                     month: list[str] = []  # "A100 一个月多少钱": that type's month in that region answers first
                     yield from self._instance(best.instance_type, [mode], best.cheapest.region, False, month,
