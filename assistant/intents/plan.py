@@ -150,7 +150,8 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         if offered:  # after the verdict on the GPU itself (it may be the user's own), unless renting it is asked
             rent = self.named_fits and re.search(_RENT_ASK, self.question, re.IGNORECASE)
             parts.insert(0 if rent else len(lead), offered)
-        way = bool(re.search(CHEAPEST_WAY_RE, self.question, re.IGNORECASE))
+        # "cheapest setup that hits 25 tok/s?": the speed target leads; the 4-bit line answers a plain "cheapest way"
+        way = bool(re.search(CHEAPEST_WAY_RE, self.question, re.IGNORECASE)) and not s.speed
         if not lead and (int4 := (yield from self.int4_line(s, plan, first=way))):
             # "cheapest way to run 70B?" asks for the cheapest way: 4-bit answers first; otherwise it follows the plan
             at = 0 if way else 1
