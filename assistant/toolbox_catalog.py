@@ -10,7 +10,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from tools import catalog, price_gap, price_nearest, price_quotes, prices
-from tools.errors import ToolInputError
+from tools.errors import input_problem
 
 
 class InstanceList(BaseModel):
@@ -61,7 +61,7 @@ def price_of_instance(
     """
     catalog.get_instance(instance_type)  # an unknown name fails with suggestions, not "no price"
     if hours is not None and not 0 < hours <= 87_600:
-        raise ToolInputError("hours must be between 0 and 87,600 (ten years)")
+        raise input_problem("error.quote_hours", hours=hours, limit=87_600)
     return price_quotes.quote(instance_type, region, hours)
 
 

@@ -345,3 +345,12 @@ def test_hardware_priced_for_a_while_leads_with_those_hours(question: str, hours
 def test_the_cheapest_way_asked_is_the_first_line(question: str, lead: str) -> None:
     a = ask(question)
     assert first_line(a.text).startswith(lead) and not ungrounded(a, question)
+
+
+def test_hours_outside_what_a_quote_covers_are_a_typed_input_error() -> None:
+    from assistant.toolbox_catalog import price_of_instance
+    from tools.errors import ToolInputError
+
+    with pytest.raises(ToolInputError) as caught:
+        price_of_instance("ecs.gn7i-c8g1.2xlarge", None, -3)
+    assert caught.value.notes and "计价时长" in caught.value.notes[0].render("zh")
