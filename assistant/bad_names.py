@@ -264,6 +264,7 @@ _PRECISION_WORD = re.compile(
     r"(?<![\w.\-])(?:(u?int|fp|bf|nf|mxfp)\s?-?(\d{1,2})|(\d{1,2})\s?-?\s?bits?|(\d{1,2})\s*(?:比特|位(?=量化|精度)))(?![\w])",
     re.IGNORECASE,
 )
+_NOT_A_PLACE = re.compile(r"哪|什么|其他|其它|别的|这个|那个|这些|那些|同一|同个|不同|所有|每个|各|多个|几个|国内|海外")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _KNOWN_PRECISIONS = {("int", "4"), ("int", "8"), ("fp", "8"), ("fp", "16"), ("fp", "32"), ("bf", "16"), ("nf", "4")}
 _KNOWN_BITS = {"4", "8", "16", "32"}
@@ -279,6 +280,8 @@ def unknown_region(text: str) -> str | None:
             return word
     for m in _REGION_PLACE_ZH.finditer(text):
         place = m.group(1)
+        if _NOT_A_PLACE.match(place):
+            continue  # "在哪个地域最便宜", "选其他区域": a question or a pointer, not a place
         if not any(place.endswith(a) or a.endswith(place) for a in aliases if _CJK.search(a)):
             return place
     return None

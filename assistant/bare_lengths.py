@@ -22,7 +22,7 @@ _GLUED = rf"{_NUMBER}[\s\-]*(prompts?|inputs?|outputs?|answers?|responses?)\b"
 # "input 2k", "output: 500", "输入 2k，输出 500", "prompt ~1500"
 _AFTER_ROLE = (
     rf"(?<![A-Za-z])(inputs?|prompts?|outputs?|输入|输出|回答)\s*(?:length|长度|len)?\s*(?:[:：=]|is|of|about|约|大约|~)?\s*"
-    rf"{_NUMBER}(?!\d|,\d|\s*(?:[%xX×]|tokens?|个|字|词|words?|chars?|characters?|pages?|页|张|条|次|人|users?|gb|gib))"
+    rf"{_NUMBER}(?!\d|,\d|\s*(?:[%xX×]|万|亿|百万|tokens?|个|字|词|words?|chars?|characters?|pages?|页|张|条|次|人|users?|gb|gib))"
 )
 _OUTPUT_ROLES = ("output", "outputs", "answer", "answers", "response", "responses", "输出", "回答")
 # "2k in 500 out", "2k in / 500 out": the pair, each bare; never one "in" alone ("2k in Beijing")

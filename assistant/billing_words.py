@@ -122,7 +122,8 @@ _YEAR_ASK = (
 _DAY_ASK = (
     r"(?:一天|每天|每日|日均|单日)(?:要|得|大概|大约|的|下来)?\s*(?:花|烧|烧掉|花掉|要花)?\s*(?:多少钱|多少|费用|成本|花费|开销)|"
     r"日成本|日花费|日开销|\bdaily\s+(?:cost|bill|spend|price|burn)|\b(?:cost|spend|bill|burn)\w*\s+(?:us\s+|per\s+|a\s+|each\s+)*day\b|\bper\s+day\s+(?:cost|bill|spend)|"
-    r"\b(?:a|one|per)\s+day\s+of\s+(?:serving|running|hosting|inference)"
+    r"\b(?:a|one|per)\s+day\s+of\s+(?:serving|running|hosting|inference)|"
+    r"\bhow\s+much\b[^?!]{0,60}?\b(?:per|a|each)\s+day\b"  # "how much is gn7e-c16g1.16xlarge per day?"
 )
 _HOURS_A_DAY = r"\d+(?:\.\d+)?\s*(?:hours?|hrs?|h)\s+(?:a|per|each)\s+day|(?:每天|一天)\s*(?:只)?(?:跑|开|用|运行)"
 # "per week", "一周多少钱", "weekly bill": a week's cost
@@ -140,7 +141,10 @@ _HOUR_ASK = (
 )
 # "每千次调用", "per 1,000 requests", "cost per request": a price per request.
 _REQUESTS_ASK = (
-    r"(?:每|一)\s*(?:千|1000|1,000|1k)\s*次|千次(?:调用|请求)|每次(?:调用|请求)(?:的)?(?:成本|费用|多少钱|花费)|"
+    r"(?:每|一)\s*(?:千|1000|1,000|1k)\s*次|千次(?:调用|请求)|(?:每次|每个|单次|每条)(?:调用|请求)(?:的)?(?:成本|费用|多少钱|花费|要花)|"
+    # "how much would 1 million requests cost", "cost of 100k calls": a number of requests priced
+    r"\bhow\s+much\s+(?:would|will|do|does|for)\s+(?:[\d.,]+\s*(?:k|m|million|thousand)?|an?\s+(?:million|thousand))\s+"
+    r"(?:requests?|calls?|queries)\b|"
     r"\bper\s+(?:1,?000|1k|one\s+thousand|thousand|a\s+thousand)\s+(?:requests?|calls?|queries|generations|answers)|"
     r"\b(?:cost|price)\s+(?:per|of\s+(?:a|one|each))\s+(?:requests?|calls?|query)\b|\bper[\s-](?:request|call|query)\s+cost"
 )
@@ -174,10 +178,19 @@ def cost_period(text: str) -> CostPeriod | None:
     return "hour" if re.search(_HOUR_ASK, text, re.IGNORECASE) else None
 
 
+_PERIOD_HOURS = {"day": 24.0, "week": 168.0, "year": 8760.0}
+
+
+def asked_hours(text: str, rental_hours: float | None) -> float | None:
+    """Return the hours a price question asks about: a rental ("3 days of it") or a period ("一天多少钱"), else None."""
+    return rental_hours or _PERIOD_HOURS.get(cost_period(text) or "")
+
+
 # A period named alone in a follow-up of a cost question ("what about per day?", "一天呢", "for a whole year?"):
 # the cost words are in the earlier turn, so these need none of their own.
 _BARE_PERIODS: tuple[tuple[CostPeriod, str], ...] = (
-    ("year", r"\b(?:whole|full|entire)\s+year\b|\bover\s+a\s+year\b|一整年|整年"),
+    ("year", r"\b(?:whole|full|entire)\s+year\b|\bover\s+a\s+year\b|\b(?:per|a|for\s+a|for\s+the)\s+year\b|"
+     r"\bannual(?:ly)?\b|\byearly\b|一整年|整年|一年|每年|全年"),
     ("week", r"\bper\s+week\b|\ba\s+week\b|\bweekly\b|一周|每周"),
     ("day", r"\bper\s+day\b|\ba\s+day\b|\bdaily\b|一天|每天|每日"),
     ("hour", r"\bper\s+hour\b|\ban\s+hour\b|\bhourly\b|每小时|一小时"),

@@ -54,6 +54,7 @@ WORKLOAD_FIELDS = (
     "usage_hours",
     "speed",
     "rental_hours",
+    "users",
 )
 _KEPT_ACROSS_TOPICS = ("budget_cny_month", "region")
 _RATES = {"qps": "concurrency", "concurrency": "qps"}
@@ -102,7 +103,10 @@ def read_conversation(question: str, history: Sequence[Message] = ()) -> Convers
         asked = previous_missing
     # "what about per day?" after "what does it cost a month?": the same workload, the cost in another period;
     # "how much per month now?" after changes to a workload: its cost, with nothing named of its own
-    period = bool(workload and workload.asks_cost and current.follow_up and follow_up_period(question))
+    # "Qwen2.5-7B for 20 users" then "what about per year?" / "那一个周末呢": a period alone after a serving plan
+    # asks that plan's cost in it, as after a cost question
+    priced = bool(workload and (workload.asks_cost or (workload.model and not _is_training(workload.task))))
+    period = priced and current.follow_up and bool(follow_up_period(question) or current.rental_hours)
     asks_cost = current.asks_cost or current.asks_token_cost  # "what would that be per million tokens?"
     costed = bool(workload and workload.model and asks_cost and _no_subject(current) and not current.gpu)
     current = _with_bare_count(workload, current, question)
@@ -204,6 +208,7 @@ def merge(workload: Slots | None, turn: Slots, *, answering: bool = False) -> Sl
     # "what about with 32 users?" after "how long can each context be?" still asks how long
     update["asks_longest_context"] = turn.asks_longest_context or (workload.asks_longest_context and not turn.context)
     update["asks_cost"] = turn.asks_cost or workload.asks_cost  # "那 L20 呢" after "一个月多少钱" still asks it
+    update["asks_user_cost"] = turn.asks_user_cost or workload.asks_user_cost
     update["intent"] = "plan" if _compares_gpus_for_workload(workload, turn) else _merged_intent(workload, turn)
     update |= {"injection": turn.injection, "follow_up": turn.follow_up, "accept_defaults": turn.accept_defaults}
     update["unnamed_model"] = turn.unnamed_model  # the default stood for no model; a size or name now replaces it

@@ -28,7 +28,7 @@ _CHUNK_RES = (
 )
 _OUT_BARE = (  # a full stop after the figure ends the sentence ("answers ~300."), a decimal point does not
     r"(?:输出|回答|回复|生成|output|outputs|completions?|answers?|replies)\s*(?:约|大约|大概|about|around|~|≈|of)?\s*"
-    rf"{_N}(?![\w%]|\.\d)(?!\s*(?:字|词|个|tokens?|words?|chars?|characters?|pages?|页))"
+    rf"{_N}(?![\w%]|\.\d)(?!\s*(?:字|词|个|万|亿|千|百万|tokens?|words?|chars?|characters?|pages?|页))"
 )
 _CUT_TO = (
     r"(?:summari[sz]\w*|condens\w*|shorten\w*|boil\w*|distil\w*)[^,，。;；\d]{0,30}?(?:in)?to\s*(?:about\s+|~)?$|"

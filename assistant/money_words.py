@@ -61,6 +61,8 @@ def find_budget(scan: Scan) -> float | None:
         # "每月一万块够不够", "一个月 5000 元能跑吗": the month first, then a sum with its currency word
         rf"(?:每个?月|一个?月)\s*(?:就|只有|才|只|大概|约|花)?\s*{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}",
         rf"(?:不超过|最多|以内|under|below|at\s+most|up\s+to|within)\s*{cur}?{NUM}\s*{SUFFIX}\s*{cur_after}",
+        # "for under 10k a month": a ceiling on what a month costs is a budget, its currency the prices' own
+        rf"\b(?:under|below|less\s+than|no\s+more\s+than|at\s+most|within)\s+{NUM}\s*{SUFFIX}\s*{per_month}",
         # "每个月最多花 3 万": what the user can spend a month is the budget (i8cmp3)
         rf"{spend}{cur}{NUM}\s*{SUFFIX}",
         rf"{spend}{NUM}\s*{SUFFIX}\s*{cur_after}?(?<=[万千kKwW元块])",  # a sum of money, not "用 8 张卡"

@@ -61,21 +61,26 @@ def find_daily_requests(scan: Scan) -> RateBasis | None:
         per = period
     if not m:
         return None
+    return requests_rate(scan, parse_number(m.group(1), m.group(2)), per)
+
+
+def requests_rate(scan: Scan, amount: float, per: Period = "day") -> RateBasis:
+    """Return the QPS ``amount`` requests a ``per`` make at the peak: the stated multiple of the average, else 3."""
     peak = scan.first(
         rf"(?:高峰|峰值|peak)[^\d，,。;；]{{0,12}}?{NUM}\s*(?:倍|x\b|×|times)",
         rf"{NUM}\s*(?:x|×|times)\s*(?:the\s+)?(?:daily\s+)?(?:average|mean)",
         rf"peak(?:[\s\-]to[\s\-]average)?\s*(?:factor|ratio)?{ABOUT}{NUM}",
     )
     factor = parse_number(peak.group(1)) if peak else DEFAULT_PEAK_FACTOR
-    amount = parse_number(m.group(1), m.group(2))
-    qps = round(amount / (86_400 * _DAYS[per]) * factor, 2 if per != "day" else 1)
+    qps = amount / (86_400 * _DAYS[per]) * factor
+    qps = max(round(qps, 1 if per == "day" and qps >= 1 else 2), 0.01)  # a light load is still a load
     return RateBasis(kind="daily_requests", amount=amount, factor=factor, stated=peak is not None, result=qps, per=per)
 
 
 # "summarize 1 million documents within 48 hours": a batch job whose deadline sets the rate to plan for
 _JOB_VERBS = (
     r"summari[sz]\w*|classif\w*|translat\w*|extract\w*|label\w*|tag(?:ging)?\b|process\w*|rewrit\w*|annotat\w*|"
-    r"generat\w*|总结|摘要|分类|翻译|抽取|提取|标注|处理|改写|生成"
+    r"generat\w*|总结|摘要|分类|翻译|抽取|提取|标注|处理|改写|生成|跑完|跑批|离线\s*(?:跑|推理)|批量\s*(?:跑|推理)"
 )
 _DEADLINE = (
     r"(?:within|in|under|inside|by)\s+(?:the\s+next\s+)?(\d{1,4}(?:\.\d)?)\s*(hours?|hrs?|h|days?)\b|"
@@ -108,7 +113,7 @@ _LONGER_PERIODS: tuple[tuple[Period, str, str], ...] = (
 
 # ------------------------------------------------------------------------------------------ rates in groups
 
-RateKind = Literal["groups", "user_share", "daily_requests", "job_deadline"]
+RateKind = Literal["groups", "user_share", "daily_requests", "job_deadline", "token_volume"]
 
 
 class RateBasis(BaseModel):
@@ -122,6 +127,10 @@ class RateBasis(BaseModel):
     stated: bool = Field(default=True, description="False: the factor is the stated default")
     result: float = Field(description="the concurrency (groups, user_share) or QPS (daily_requests, job) it makes")
     per: Literal["day", "week", "month"] = Field(default="day", description="the period requests were counted over")
+    users: float | None = Field(default=None, description="daily_requests: the users whose requests these are")
+    per_user: float | None = Field(default=None, description="daily_requests: requests one user sends a day")
+    per_request: int | None = Field(default=None, description="token_volume: tokens a request (prompt + output)")
+    output_only: bool = Field(default=False, description="token_volume: output tokens only, per_request their share")
 
 
 _GROUP_EN = r"(?:teams?|groups?|departments?|classes|class|squads?|offices?|shifts?|branches|stores?)"
@@ -294,11 +303,14 @@ class UsageHours(BaseModel):
     days_per_week: float = Field(gt=0, le=7)
     per_month: float = Field(description="hours a month: per_day x days a week over the planner's 730 h month")
     stated: bool = Field(default=True, description="False: 'office hours' read as nine hours on weekdays")
+    monthly: bool = Field(default=False, description="stated as hours a month ('100 小时一个月'), not a day")
 
 
 _RANGE_EN = (
     r"(?<![\d.:])(\d{1,2})(?::00)?\s*(am|pm)?\s*(?:-|–|to|until|till|through)\s*(\d{1,2})(?::00)?\s*(am|pm)\b"
     r"|(?<![\d.:])(\d{1,2}):00\s*(?:-|–|to)\s*(\d{1,2}):00"
+    # "9 to 6 on weekdays", "open 9-5": bare hours of a working day, the end in the afternoon
+    rf"|(?<![\d.:$¥])(\d{{1,2}})\s*(?:-|–|to)\s*(\d{{1,2}})(?![\d.:%])(?=\s+(?:on\s+)?(?:{_WEEKDAYS_RE}))"
 )
 _RANGE_ZH = (
     r"(早上?|上午)?\s*(\d{1,2})\s*点\s*(?:到|至|-|~|–)\s*(晚上?|下午)?\s*(\d{1,2})\s*点"
@@ -313,8 +325,11 @@ def _range_hours(text: str) -> float | None:
             start, end = int(m.group(1)), int(m.group(3))
             start += 12 if (m.group(2) or "").lower() == "pm" and start < 12 else 0
             end += 12 if m.group(4).lower() == "pm" and end < 12 else 0
-        else:
+        elif m.group(5):
             start, end = int(m.group(5)), int(m.group(6))
+        else:  # "9 to 6": a working day ends in the afternoon
+            start, end = int(m.group(7)), int(m.group(8))
+            end += 12 if end <= start else 0
     elif m := re.search(_RANGE_ZH, text):
         if m.group(2):
             start, end = int(m.group(2)), int(m.group(4))
@@ -348,10 +363,14 @@ def find_usage_hours(scan: Scan) -> UsageHours | None:
         rf"(?:每天|一天|每日|白天)[^\d，,。；;]{{0,8}}?{NUM}\s*(?:个)?\s*(?:小时|钟头|h\b)",
         rf"{NUM}\s*(?:个)?\s*(?:小时|钟头)\s*(?:/|每)\s*(?:天|日)",
     )
-    office = re.search(r"office\s+hours|business\s+hours|working\s+hours|上班时间|办公时间|工作时间", scan.text, re.I)
+    office = re.search(
+        r"office\s+hours|business\s+hours|working\s+hours|上班时间|办公时间|工作时间|工作日(?:的)?白天", scan.text, re.I
+    )
     stated = True
     if m is None and (monthly := _monthly_hours(scan)) is not None:  # "300 hours a month": spread over every day
-        return UsageHours(per_day=round(monthly / _DAYS_PER_MONTH, 2), days_per_week=7.0, per_month=monthly)
+        return UsageHours(
+            per_day=round(monthly / _DAYS_PER_MONTH, 2), days_per_week=7.0, per_month=monthly, monthly=True
+        )
     if m:
         per_day: float | None = parse_number(m.group(1))
     elif (per_day := _range_hours(scan.text)) is None and office:

@@ -7,6 +7,8 @@ stated "32k context" is a workload, not this question; the user count comes from
 
 from __future__ import annotations
 
+import re
+
 from assistant.phrases import NUMBER, number_value
 from assistant.reading import compiled
 
@@ -56,7 +58,7 @@ _FULL_LOAD = (
 # Items a batch job generates for: "250k tweets", "3 万篇文章", "1M product descriptions", "5000 个问题"
 _ITEMS = (
     # plural nouns only: "a 1k prompt" is a length, "1k prompts" a job; "2k-token prompts" a length too
-    rf"{NUMBER}\s*(?:(?:(?![\w\-]*(?:token|word|char))[A-Za-z][\w\-]{{0,15}}\s+)?(?:tweets|reviews|prompts|requests|"
+    rf"{NUMBER}\s*(?:(?:(?![\w\-]*(?:token|word|char))[A-Za-z][\w\-]{{0,15}}\s+){{0,2}}(?:tweets|reviews|prompts|requests|"
     r"queries|questions|items|products|descriptions|files|pages|records|documents|docs|articles|emails|tickets|"
     r"samples|rows|texts|messages|comments|posts|calls|summaries|translations)(?![a-z])|"
     r"(?:条|篇|份|封|段|个\s*(?:请求|问题|样本|文档|文件|任务|商品)))"
@@ -65,6 +67,7 @@ _ITEMS = (
 
 def job_items(text: str) -> float | None:
     """Return how many items a batch job covers ("250k tweets", "3 万篇文章"), or None."""
+    text = re.sub(r"(?<![\w.])(\d+(?:\.\d+)?)\s*M\b(?=\s+[A-Za-z])", r"\1 million", text)  # "1.2M product descriptions"
     m = compiled(_ITEMS).search(text)
     return number_value(m) if m else None
 
@@ -80,5 +83,20 @@ def asks_full_load(text: str) -> bool:
 
 
 def asks_request_rate(text: str) -> bool:
-    """Whether the question asks how many requests per second the hardware serves."""
-    return any(compiled(p).search(text) for p in _RATE_ASKS)
+    """Whether the question asks how many requests per second (an hour, a day) the hardware serves."""
+    return any(compiled(p).search(text) for p in _RATE_ASKS) or rate_period(text) is not None
+
+
+# "requests per hour on 2 x L20", "一天最多能处理多少请求": the rate asked over a longer period than a second
+_RATE_PERIODS = (
+    ("hour", r"\b(?:requests?|queries|reqs?|calls?)\s*(?:per|an|/|each|every)\s*(?:hour|hr|h)\b|"
+     r"(?:每小时|一小时|一个小时)\s*(?:最多)?\s*(?:能|可以)?\s*(?:处理|服务|扛|跑|接|响应|完成)(?:得了)?\s*(?:多少|几)\s*(?:个|次|条)?\s*(?:请求|调用)?"),
+    ("day", r"\b(?:requests?|queries|reqs?|calls?)\s*(?:per|a|/|each|every)\s*day\b|"
+     r"(?:每天|一天|每日)\s*(?:最多)?\s*(?:能|可以)?\s*(?:处理|服务|扛|跑|接|响应|完成)(?:得了)?\s*(?:多少|几)\s*(?:个|次|条)?\s*(?:请求|调用)?"),
+)
+
+
+def rate_period(text: str) -> str | None:
+    """Return "hour" or "day" when the question asks the request rate over that period, else None."""
+    asks = re.search(r"how\s+many|what|多少|几|throughput|capacity|max", text, re.IGNORECASE)
+    return next((p for p, pattern in _RATE_PERIODS if asks and compiled(pattern).search(text)), None)

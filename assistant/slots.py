@@ -120,6 +120,8 @@ class Slots(BaseModel):
     foreign_money: str | None = Field(default=None, description="'$2000/month': money not in CNY, as written")
     asks_cost: bool = Field(default=False, description="'一个月要多少钱', 'what would it cost': a price is asked")
     asks_cheapest: bool = Field(default=False, description="'cheapest way to fine-tune', '最省钱': least cost")
+    users: float | None = Field(default=None, description="'200 employees', '500 个注册用户': the people it is for")
+    asks_user_cost: bool = Field(default=False, description="'monthly cost per user', '摊到每个用户多少钱'")
     speed: SpeedTargets | None = Field(default=None, description="'30 tokens/s per user', '首 token 1 秒内'")
     job_requests: float | None = Field(default=None, description="'10 万条数据 ... 要多久': a batch job's requests")
     asks_full_load: bool = Field(default=False, description="'满载总吞吐多少', 'max throughput of this box'")

@@ -125,6 +125,7 @@ def plan_gpu_deployment(
     max_ttft_s: float | None = None,
     min_tokens_per_s_total: float | None = None,
     rental_hours: float | None = None,
+    users: int | None = None,
 ) -> Plan:
     """Rank Alibaba Cloud GPU instance options that fit a workload, with speed and price; list rejections.
 
@@ -161,6 +162,8 @@ def plan_gpu_deployment(
         min_tokens_per_s_total: Inference: all users' output tokens/s together at least this ("200 tok/s total").
         rental_hours: How long it is rented in all when only for a while (a 2-day hackathon: 48); each priced
             option's totals then give its pay-as-you-go cost for that time.
+        users: People served in all, not at once ("200 employees"); each priced option's totals then give
+            its month per user.
     """
     workload = parse_workload(
         {
@@ -188,6 +191,7 @@ def plan_gpu_deployment(
             "max_ttft_s": max_ttft_s,
             "min_tokens_per_s_total": min_tokens_per_s_total,
             "rental_hours": rental_hours,
+            "users": users,
         }
     )
     return plan_deployment(workload, custom_architecture(model, architecture) if architecture else None)

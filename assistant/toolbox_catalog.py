@@ -10,6 +10,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from tools import catalog, price_gap, price_nearest, price_quotes, prices
+from tools.errors import input_problem
 
 
 class InstanceList(BaseModel):
@@ -41,7 +42,9 @@ def find_instance_types(
     return InstanceList(count=len(found), instances=found)
 
 
-def price_of_instance(instance_type: str, region: str | None = None) -> price_quotes.PriceQuote | None:
+def price_of_instance(
+    instance_type: str, region: str | None = None, hours: float | None = None
+) -> price_quotes.PriceQuote | None:
     """Quote an instance type's CNY prices in one region: pay-as-you-go per hour, per month, subscription and spot.
 
     Each figure names its region, billing mode, date and source; monthly = subscription or 730 h pay-as-you-go.
@@ -50,12 +53,16 @@ def price_of_instance(instance_type: str, region: str | None = None) -> price_qu
         instance_type: Instance type, e.g. "ecs.gn7i-c8g1.2xlarge" (the "ecs." prefix is optional).
         region: Region id, e.g. "cn-beijing"; omitted = cn-shanghai, cn-beijing, cn-hangzhou or cn-shenzhen
             (the first that lists the type), else its cheapest region.
+        hours: Hours it would run when asked for a while ("3 days": 72, "a day": 24); the quote then also
+            gives its pay-as-you-go cost for them.
 
     Returns:
         The quote, or None when no price is known for the type (it exists but is unpriced).
     """
     catalog.get_instance(instance_type)  # an unknown name fails with suggestions, not "no price"
-    return price_quotes.quote(instance_type, region)
+    if hours is not None and not 0 < hours <= 87_600:
+        raise input_problem("error.quote_hours", hours=hours, limit=87_600)
+    return price_quotes.quote(instance_type, region, hours)
 
 
 def nearest_known_price(instance_type: str, region: str | None = None) -> price_nearest.NearestPrice | None:

@@ -16,7 +16,7 @@ from assistant import rate_words as rates
 from assistant.architecture_words import architecture_dims, complete_architecture
 from assistant.bad_names import endless_numbers, find_branded_gpu, impossible_hardware_counts, respell_families
 from assistant.bare_lengths import bare_lengths
-from assistant.billing_words import asks_price, asks_region
+from assistant.billing_words import asks_price, asks_region, cost_period
 from assistant.concepts import asks_concept
 from assistant.follow_up_words import accepts_defaults, is_follow_up
 from assistant.gpu_variants import with_memory_variants, with_stated_memory
@@ -51,6 +51,7 @@ from assistant.media_reading import read_media
 from assistant.memory_words import card_by_memory
 from assistant.model_mentions import find_model, find_size
 from assistant.money_words import find_budget, find_foreign_money, is_monthly_budget
+from assistant.per_user_rate import asks_user_cost, find_per_user_daily, per_user_rate, population
 from assistant.phrases import (
     StatedLength,
     daily_users,
@@ -67,6 +68,7 @@ from assistant.serving_words import asks_duration, asks_full_load, asks_longest_
 from assistant.slots import Intent, Slots
 from assistant.speed_words import read_speed_targets
 from assistant.task_words import asks_cheapest, find_precision, find_task
+from assistant.token_volume import find_token_volume, token_rate
 from assistant.unnamed_model import unnamed_model
 from assistant.workload_names import rag_pipeline, settle_reach, unsizable
 from assistant.workload_numbers import (
@@ -81,6 +83,7 @@ from assistant.workload_numbers import (
 )
 from tools import catalog
 from tools.errors import UnknownNameError
+from tools.workload import DEFAULT_CONTEXT_TOKENS
 
 # chinese_int and parse_number are re-exported: tests and callers read numbers through this module.
 __all__ = ["Intent", "Slots", "chinese_int", "parse_number", "understand"]
@@ -89,7 +92,7 @@ _SAMPLE_TOKENS_MAX = 131_072  # a token count this small next to a sample count 
 DEFAULT_GEN_TOKENS = 512  # output tokens when only the prompt length is given (the planner's own cap)
 
 
-_QPS_RATES = ("daily_requests", "job_deadline")  # rates that derive requests/s, not users at once
+_QPS_RATES = ("daily_requests", "job_deadline", "token_volume")  # rates that derive requests/s, not users at once
 
 # ------------------------------------------------------------------------------------------ public
 
@@ -146,9 +149,13 @@ def understand(question: str) -> Slots:
     gpu_mentions = with_memory_variants(text, gpu_mentions)  # "A100 40GB or 80GB": both variants are sides
     gpu_mentions = with_stated_memory(text, gpu_mentions)  # "V100 那个 16G 的": that variant
     budget = find_budget(scan)
+    volume_served = find_token_volume(scan)  # "每天 5000 万 token 的调用量": a load, never a training set
     train_tokens = find_train_tokens(scan)
+    each = find_per_user_daily(scan)  # "each user sends ~20 messages a day": one user's, not the service's
     rate = rates.find_daily_requests(scan) or rates.find_group_concurrency(scan) or rates.find_user_share(scan)
     people = None if rate else rates.find_org_size(scan)  # "全公司 3000 人": a population, not 3,000 at once
+    if each and rate is None and (users := dau.users if dau else _head_count(scan, people)):
+        rate, people, dau = per_user_rate(scan, users, each), None, None  # users x asks a day: the QPS
     rate = rate or rates.find_job_deadline(scan, job_items(text))
     qps = rate.result if rate and rate.kind in _QPS_RATES else find_qps(scan)
     usage_hours = rates.find_usage_hours(scan)
@@ -204,7 +211,8 @@ def understand(question: str) -> Slots:
     # GPTQ/AWQ checkpoints are serving formats: "in 4-bit AWQ" implies inference.
     if slots.quant in ("awq-int4", "gptq-int4", "gptq-int8") and slots.task_hint is None:
         slots.serving = True
-    if speed and slots.task_hint is None:  # tokens/s or a first-token time: a serving question
+    per_request = cost_period(text) == "requests"  # "how much would 1 million requests cost": a serving price
+    if (speed or token_cost or per_request) and slots.task_hint is None:  # tokens/s, first token, ¥ per token
         slots.serving = True
     if slots.task is None and slots.serving and slots.task_hint is None:
         slots.task = "inference"
@@ -214,6 +222,11 @@ def understand(question: str) -> Slots:
         slots.model = f"custom-{d['num_hidden_layers']}L-{d['hidden_size']}h"  # a label; the dimensions are the model
         slots.model_mention, slots.models = slots.model, [slots.model]
     _apply_lengths(slots, lengths)
+    if volume_served and not (slots.qps or slots.concurrency or _trains(slots)):
+        whole = slots.context or DEFAULT_CONTEXT_TOKENS  # "3M output tokens a day": each request's output share
+        per_request = (slots.gen_tokens or DEFAULT_GEN_TOKENS) if volume_served.output_only else whole
+        rate = slots.rate = token_rate(scan, volume_served, per_request)
+        slots.qps, slots.serving, slots.task = rate.result, True, "inference"
     if volume.samples and not volume.tokens_per_sample and (slots.train_tokens or 0) <= _SAMPLE_TOKENS_MAX:
         volume.tokens_per_sample = slots.train_tokens  # "50k examples, 1.2k tokens": a sample's length, not all
     if volume.samples and volume.tokens_per_sample:
@@ -228,12 +241,16 @@ def understand(question: str) -> Slots:
     slots.billing, slots.usage_hours, slots.rate = rates.find_billing(text), usage_hours, rate
     if rate and rate.kind == "job_deadline" and slots.task in (None, "inference") and not slots.task_hint:
         _as_batch_job(slots, rate.amount)
+    elif rate and rate.kind == "job_deadline":  # "5 万条数据 3 天内跑完 LoRA": a training set's deadline, no QPS
+        slots.rate = slots.qps = None
     slots.rental_hours = None if slots.task in ("full", "lora", "qlora") else find_rental_hours(text)
     slots.foreign_money = None if slots.budget_cny_month else find_foreign_money(text)
     if slots.budget_cny_month and slots.train_tokens and not is_monthly_budget(text):
         slots.job_budget_cny, slots.budget_cny_month = slots.budget_cny_month, None  # a run costs once
     slots.asks_cost = asks_price(text)
     slots.asks_cheapest = asks_cheapest(text)
+    slots.asks_user_cost = asks_user_cost(text)  # "cost per user": the people a workload is for, read with it
+    slots.users = population(text) if slots.asks_user_cost or slots.model or slots.concurrency else None
     slots.speed = speed
     slots.asks_longest_context = slots.context is None and asks_longest_context(text)
     slots.asks_request_rate = asks_request_rate(text)
@@ -280,6 +297,12 @@ _ASKS_TOKENS_RE = (
     r"how\s+many\s+tokens|(?:in|into|to)\s+tokens\b|token\s+count|多少\s*(?:个)?\s*tokens?|几个\s*tokens?|"
     r"换算成?\s*tokens?|折合\s*(?:多少)?\s*tokens?|相当于\s*(?:多少)?\s*tokens?"
 )
+
+
+def _head_count(scan: Scan, people: rates.RateBasis | None) -> float | None:
+    """Return how many people a service is for ("200 employees", "全公司 500 人"): each one sends its asks."""
+    people = people or rates.find_head_count(scan) or rates.find_user_share(scan)
+    return people.amount if people else None
 
 
 def _asks_length_only(slots: Slots, text: str) -> bool:

@@ -14,9 +14,10 @@ from assistant.reading import NUM, OF, SUFFIX, Scan, as_int, compiled, parse_num
 _CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 # "一万五" is 15,000 and "两千五" 2,500, as people say it: the digit after the unit is the next place down.
 _CN_TAIL = (
-    r"(?<![\d.一二两三四五六七八九十百千])([一二两三四五六七八九]|\d{1,3})(万|千)([一二三四五六七八九]|\d)"
-    r"(?:千|百)?(?![\d一二两三四五六七八九十百千万])"
-)
+    r"(?<![\d.一二两三四五六七八九十百千])([一二两三四五六七八九]|\d{1,3})(万|千)(?!一(?:个|年|月|天|周|星期|小时|台|张))"
+    r"([一二三四五六七八九]|\d)"
+    r"(?:千|百)?(?!(?!一(?:个|年|月|天|周|星期|小时|台|张))[\d一二两三四五六七八九十百千万])"
+)  # "一万五一个月" is 15,000 a month: a "一" that starts "一个月" is no further digit
 
 
 def spoken_chinese_amounts(text: str) -> str:
@@ -273,6 +274,9 @@ def find_concurrency(scan: Scan) -> int | None:
         rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:internal|in-house|beta|paying|pilot|test)\s+(?:users|people|clients|staff)\b",
         rf"\b(?:team|group)\s+of\s+{NUM}\s*{SUFFIX}(?!\s*(?:gpus?|cards?|nodes?|machines?|servers?|instances?)\b)",
         rf"(?<![\w.]){NUM}{SUFFIX}[\s\-]*(?:person|people|member|man)\s+(?:team|group|startup|company|lab|shop|studio)\b",
+        # "a dozen analysts hammering the bot", "15 lawyers using it": a team that size (up to 99) are its users
+        rf"(?<![\w.,])(\d{{1,2}})()\s+{_ROLES_EN}\s+(?:will\s+be\s+|would\s+be\s+|are\s+)?(?:using|hammering|hitting|"
+        r"sharing|querying|chatting|on)\b",
     )
     if not m:
         if me_and := scan.first(_ME_AND_EN, _ME_AND_ZH):  # "me and 2 friends": the asker is one of them
@@ -308,7 +312,25 @@ _SOLO_RE = (
 _NOT_LENGTH = r"(?![\d.,]*\s*[kK]?\s*[\-\s]?\s*(?:tokens?\b|token|个?字|个?汉字|words?\b|char))"
 
 
+_NOT_PEOPLE = r"(?!\s*(?:users?|people|persons|ppl|concurrent|online|sessions|chats|个|位|名|人|用户|并发|在线|路))"
+# "2 requests a second on average but 10 at peak", "平均 QPS 2，峰值 10": the peak is what the plan must carry
+_PEAK_QPS = (
+    rf"(?<![\w.]){NUM}\s*{SUFFIX}\s*(?:qps|rps|req/s|(?:requests?|queries|calls?)\s*(?:per\s+second|/\s*s(?:ec)?\b|a\s+second))?"
+    r"\s*(?:at|during|in)\s+(?:the\s+)?(?:peak|busiest)",
+    rf"\bpeak(?:s|ing)?\s*(?:of|at|is|around|about|=|:)?\s*(?:qps|rps)?{ABOUT}{NUM}\s*{SUFFIX}(?![\w.%]){_NOT_PEOPLE}",
+    rf"(?:峰值|高峰)(?:期|时|时段)?\s*(?:qps|rps|每秒)?{ABOUT}{NUM}\s*{SUFFIX}(?![\w.%]){_NOT_PEOPLE}",
+)
+_PER_SECOND = r"qps|rps|req/s|per\s+second|a\s+second|每秒"
+
+
 def find_qps(scan: Scan) -> float | None:
+    if re.search(_PER_SECOND, scan.text, re.IGNORECASE) and (peak := scan.first(*_PEAK_QPS)):
+        _find_average_qps(scan)  # the average beside it is said, not planned for: claimed so nothing else reads it
+        return parse_number(peak.group(1), peak.group(2))
+    return _find_average_qps(scan)
+
+
+def _find_average_qps(scan: Scan) -> float | None:
     m = scan.first(
         # "QPS 要到一千万": the scale word after the number counts (it was read as 1,000)
         rf"(?:qps|rps|每秒请求数?)\s*(?:峰值|高峰|peak|at\s+peak)?\s*(?:要到|要求|需要|要)?{ABOUT}{NUM}\s*{SUFFIX}"

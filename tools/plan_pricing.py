@@ -49,6 +49,9 @@ class CostTotals(BaseModel):
         default=None, description="pay-as-you-go for the workload's rental_hours, when it is rented only for a while"
     )
     cny_per_1k_requests: float | None = Field(default=None, description="pay-as-you-go per 1,000 requests")
+    cny_per_user_month: float | None = Field(
+        default=None, description="the option's month (at the stated hours when part-time) over the workload's users"
+    )
     requests_basis: Literal["stated_qps", "decode_throughput"] | None = Field(
         default=None,
         description="stated_qps: the hourly price over the requests an hour at the user's QPS; decode_throughput: "
@@ -80,6 +83,7 @@ def cost_totals(option: DeploymentOption, w: Workload) -> CostTotals:
         payg_cny_for_rental=round(hourly * w.rental_hours, 0) if hourly is not None and w.rental_hours else None,
         cny_per_1k_requests=per_1k,
         requests_basis=basis,
+        cny_per_user_month=round(month / w.users, 2) if w.users and (month := monthly_cost(option)) else None,
     )
 
 

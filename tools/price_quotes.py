@@ -114,6 +114,8 @@ class PriceQuote(BaseModel):
     )
     spot_hourly: float | None = Field(default=None, description="spot (preemptible) CNY per hour, if known")
     spot_zone: str | None = Field(default=None, description="zone of the spot price")
+    hours: float | None = Field(default=None, description="hours asked about (a 3-day test: 72), if any")
+    payg_for_hours: float | None = Field(default=None, description="pay-as-you-go for those hours, CNY")
     as_of: str = Field(description="date of the first price shown (pay-as-you-go where known)")
     authority: Authority
     live: bool = Field(description="the pay-as-you-go price comes from a live DescribePrice snapshot")
@@ -122,13 +124,14 @@ class PriceQuote(BaseModel):
     other_sources: list[str] = Field(default_factory=lambda: [], description="provenance of the other prices shown")
 
 
-def quote(instance_type: str, region: str | None = None) -> PriceQuote | None:
+def quote(instance_type: str, region: str | None = None, hours: float | None = None) -> PriceQuote | None:
     """Return an instance type's CNY prices in one region, or None if none is known there.
 
     Args:
         instance_type: with or without the 'ecs.' prefix.
         region: e.g. 'cn-shanghai'; None = the first of :data:`DEFAULT_REGION_ORDER` that lists the
             type, else its cheapest listed region, else a row whose region the source does not pin down.
+        hours: hours it would run (a day: 24); the quote then also gives pay-as-you-go for them.
 
     Raises:
         UnknownNameError: the instance type is not in the catalog.
@@ -166,6 +169,8 @@ def quote(instance_type: str, region: str | None = None) -> PriceQuote | None:
         subscription_saving_monthly=saving,
         spot_hourly=spot.price if spot else None,
         spot_zone=spot.zone if spot else None,
+        hours=hours,
+        payg_for_hours=round(hourly.price * hours, 2) if hours and hourly and hourly.price is not None else None,
         as_of=first.as_of,
         authority=first.authority,
         live=first.authority == "live",

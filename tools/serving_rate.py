@@ -34,6 +34,8 @@ class RequestRate(BaseModel):
     prompt_tokens: int
     output_tokens: int
     requests_per_s: float = Field(description="requests finished per second at full load")
+    requests_per_hour: float = Field(default=0.0, description="requests finished in an hour at full load")
+    requests_per_day: float = Field(default=0.0, description="requests finished in 24 h at full load, all day")
     decode_tokens_per_s: float = Field(description="output tokens/s at full load, all replicas")
     tokens_per_s_per_stream: float = Field(description="output tokens/s each request sees at full load")
     prefill_tokens_per_s: float = Field(description="prompt tokens/s, all replicas")
@@ -73,6 +75,8 @@ def max_request_rate(
         prompt_tokens=prompt,
         output_tokens=output,
         requests_per_s=round(rate, 2),
+        requests_per_hour=round(rate * 3600, -1),
+        requests_per_day=round(rate * 86_400, -2),
         decode_tokens_per_s=top.decode_tokens_per_s or 0.0,
         tokens_per_s_per_stream=top.decode_tokens_per_s_per_stream or 0.0,
         prefill_tokens_per_s=top.prefill_tokens_per_s or 0.0,

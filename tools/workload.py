@@ -80,6 +80,9 @@ class Workload(BaseModel):
         le=8760,
         description="how long the deployment is rented in all, when only for a while (a 2-day hackathon is 48)",
     )
+    users: int | None = Field(
+        default=None, gt=0, le=100_000_000, description="people served in all, not at once (200 employees)"
+    )
     hours_per_month: float | None = Field(
         default=None, gt=0, le=744, description="hours a month the deployment runs (pay-as-you-go at partial use)"
     )

@@ -39,6 +39,8 @@ def plan_args(s: Slots) -> dict[str, Any]:
         if s.speed:  # "30 tokens/s each", "first token within 1 s": options that miss are turned away
             args |= {"min_tokens_per_s_per_stream": s.speed.per_stream, "max_ttft_s": s.speed.ttft_s,
                      "min_tokens_per_s_total": s.speed.total}  # fmt: skip
+        if s.users and s.asks_user_cost:  # "monthly cost per user, 200 employees": each option's month over them
+            args["users"] = round(s.users)
         if s.rental_hours:  # a few days' rental is pay-as-you-go: a subscription month would cost more
             args |= {"rental_hours": s.rental_hours, "billing": s.billing or "pay-as-you-go"}
         # An answer length alone ("replies of about 200 words") still sizes the output within the default context.

@@ -7,7 +7,7 @@ import re
 from assistant import render, render_tables
 from assistant.answer import AnswerDetail
 from assistant.bad_names import unknown_family_line
-from assistant.billing_words import asks_type_gap
+from assistant.billing_words import asked_hours, asks_type_gap
 from assistant.intents.arguments import (
     gpu_token,
 )
@@ -121,14 +121,21 @@ class CatalogIntent(Run):
 
     def price_line(self, name: str, region: str | None) -> Events:
         """Quote the list price of one instance type, hourly and monthly, with its source and date."""
-        quote, err = yield from self.call("price_of_instance", price_of_instance, instance_type=name, region=region)
+        hours = asked_hours(self.question, self.conv.slots.rental_hours)  # "per day?", "for 3 days?"
+        args = {"instance_type": name, "region": region} | ({"hours": hours} if hours else {})
+        quote, err = yield from self.call("price_of_instance", price_of_instance, **args)
         if err:
             return ""  # check_instance already said the type does not exist
         if quote is None:
             return say("catalog.no_price", self.lang, name=name)
         parts = " · ".join(render.price_parts(quote.hourly, quote.monthly, quote.monthly_basis, self.lang))
         source = render.source_label(quote.source_line, self.lang)
-        return say("catalog.price", self.lang, name=name, parts=parts, source=source)
+        line = say("catalog.price", self.lang, name=name, parts=parts, source=source)
+        if quote.payg_for_hours is None or hours is None:
+            return line
+        total = say("prices.for_hours", self.lang, total=render.fig(quote.payg_for_hours), hours=render.fig(hours),
+                    type=quote.instance_type, hourly=render.fig(quote.hourly), region=quote.region, as_of=quote.as_of)
+        return f"{total}\n\n{line}"  # the hours asked answer first
 
     def check_instance(self, name: str, claimed: str | None) -> Events:
         """Say whether an instance type exists; if not, what its family really offers."""

@@ -18,6 +18,7 @@ from assistant.run import TRAINING, Events, Run
 from assistant.toolbox import price_of_instance
 from assistant.understanding import Slots
 from tools.plan import DeploymentOption, Plan
+from tools.plan_pricing import monthly_cost
 from tools.price_quotes import PriceQuote
 
 _COST_WORDS = (
@@ -44,9 +45,14 @@ class CostPeriods(Run):
         period = cost_period(question)
         if question != self.question:  # a follow-up of a cost question: its own period wins ("and per year?")
             period = follow_up_period(self.question) or period
+        # "what about per year?" after a plan that asked no cost: the period named alone asks the cost in it
+        bare = None if question != self.question or not self.conv.turn.follow_up else follow_up_period(question)
+        period = period or bare
         if s.rental_hours and s.task not in TRAINING and plan.options:
             return [self._rental_line(s, plan)]  # "a 2-day hackathon": what those hours cost answers first
-        if period is None or s.task in TRAINING or not re.search(_COST_WORDS, question, re.IGNORECASE):
+        if s.users and s.asks_user_cost and s.task not in TRAINING and (line := self._user_line(s, plan)):
+            return [line]  # "monthly cost per user": the month shared out over the people it serves
+        if period is None or s.task in TRAINING or not (bare or re.search(_COST_WORDS, question, re.IGNORECASE)):
             return []
         if not plan.options:
             return []
@@ -76,6 +82,21 @@ class CostPeriods(Run):
         assert o.totals is not None
         return say("cost.rental", self.lang, total=render.fig(o.totals.payg_cny_for_rental),
                    hours=render.fig(s.rental_hours), **self._fields(o))  # fmt: skip
+
+    def _user_line(self, s: Slots, plan: Plan) -> str | None:
+        """Return the month per user of the top priced option, when the plan was given the users."""
+        o = next((o for o in plan.options if o.totals and o.totals.cny_per_user_month is not None), None)
+        if o is None or o.totals is None:
+            return None
+        if o.usage_hours_per_month is not None:  # part-time: the month is its hours of pay-as-you-go
+            basis = basis_label(f"pay-as-you-go x {render.fig(o.usage_hours_per_month)} h/month", self.lang)
+        else:
+            basis = basis_label(o.price_month_basis, self.lang)
+        fields = self._fields(o)
+        if o.usage_hours_per_month is None and o.price_month_basis == "monthly subscription":
+            fields["as_of"] = o.subscription_as_of or "?"  # the month is the subscription's, of its own date
+        return say("cost.per_user", self.lang, per_user=render.fig(o.totals.cny_per_user_month),
+                   users=render.fig(s.users), month=render.fig(monthly_cost(o)), basis=basis, **fields)  # fmt: skip
 
     def _fields(self, o: DeploymentOption) -> dict[str, object]:
         return {

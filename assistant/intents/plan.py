@@ -15,7 +15,7 @@ from assistant.intents.arguments import (
     plan_args,
 )
 from assistant.intents.cheaper_than import CheaperThanLeads
-from assistant.intents.cheapest_int4 import CheapestInt4
+from assistant.intents.cheapest_int4 import CHEAPEST_WAY_RE, CheapestInt4
 from assistant.intents.compare_sides import methods_named
 from assistant.intents.cost_periods import CostPeriods
 from assistant.intents.guidance import GuidanceIntent
@@ -186,10 +186,12 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         if offered:  # after the verdict on the GPU itself (it may be the user's own), unless renting it is asked
             rent = self.named_fits and re.search(_RENT_ASK, self.question, re.IGNORECASE)
             parts.insert(0 if rent else len(lead), offered)
-        if not (lead or region_lead) and (int4 := (yield from self.int4_line(s, plan))):
-            # "cheapest way to run 70B?": what 4-bit weights cost, right after the answer; "cheaper option?" after a
-            # plan asks for exactly that, so it leads
-            at = 0 if re.search(_CHEAPER_ASK, self.question, re.IGNORECASE) else 1
+        # "cheapest setup that hits 25 tok/s?": the speed target leads; the 4-bit line answers a plain "cheapest way"
+        way = bool(re.search(CHEAPEST_WAY_RE, self.question, re.IGNORECASE)) and not s.speed
+        if not (lead or region_lead) and (int4 := (yield from self.int4_line(s, plan, first=way))):
+            # "cheapest way to run 70B?" asks for the cheapest way, and "cheaper option?" after a plan for exactly
+            # that: 4-bit answers first; otherwise it follows the plan
+            at = 0 if way or re.search(_CHEAPER_ASK, self.question, re.IGNORECASE) else 1
             parts[at:at] = int4
             token_cost = render.token_cost_phrase(plan.options[0], self.lang)
             if token_cost in parts and not s.asks_token_cost:  # not asked: folds, keeping the plan's length

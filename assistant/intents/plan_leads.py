@@ -32,6 +32,7 @@ COST_ASK_RE = (
     r"\bwhat\s+(?:would|will|does|do)\s+(?:that|it|this|they)\s+run\b|\brun\s+(?:me|us)\b|"  # "what would that run"
     + MONEY_ASK
 )
+_QPS_KINDS = ("daily_requests", "job_deadline", "token_volume")  # rates that derive a QPS, not users at once
 _MONTH_DAYS = 30  # a run longer than this is also shown scaled out to finish in about a month
 HOW_LONG_RE = (
     r"多久|多长时间|几天|多少天|多少小时|卡时|机时|how\s+long|how\s+many\s+(?:gpu[\s\-]*)?(?:hours|days|weeks)|"
@@ -83,7 +84,7 @@ class PlanLeads(Run):
         if top.usage_cny_per_month is None:
             return [say("usage.unpriced", self.lang, hours=render.fig(hours))]
         days = {5.0: "usage.when_weekdays", 2.0: "usage.when_weekends"}
-        code = days.get(u.days_per_week, "usage.when_daily")
+        code = "usage.when_monthly" if u.monthly else days.get(u.days_per_week, "usage.when_daily")
         when = say(code if u.stated else "usage.when_office", self.lang, per_day=render.fig(u.per_day))
         return [
             say("usage.cost", self.lang, cost=render.fig(top.usage_cny_per_month), when=when, hours=render.fig(hours),
@@ -301,13 +302,23 @@ class PlanLeads(Run):
     def rate_note(self, s: Slots) -> list[str]:
         """Say how the concurrency or QPS planned for was derived from what the user said, when it was."""
         r = s.rate
-        if r is None or (s.qps if r.kind in ("daily_requests", "job_deadline") else s.concurrency) != r.result:
+        if r is None or (s.qps if r.kind in _QPS_KINDS else s.concurrency) != r.result:
             return []  # a follow-up replaced the derived figure
         if r.kind == "daily_requests":
             code = "rate.daily_requests" if r.stated else "rate.daily_requests_assumed"
             code = code.replace("daily", f"{r.per}ly") if r.per != "day" else code  # "1.2 million a month"
+            if r.users and r.per_user:  # "5k DAU, each sends ~20 messages a day": the users and their asks
+                code = "rate.per_user" if r.stated else "rate.per_user_assumed"
+                return [say(code, self.lang, users=self.count_words(r.users), each=render.fig(r.per_user),
+                            factor=render.fig(r.factor), qps=render.fig(r.result))]  # fmt: skip
             daily = self.count_words(r.amount)
             return [say(code, self.lang, daily=daily, factor=render.fig(r.factor), qps=render.fig(r.result))]
+        if r.kind == "token_volume":  # "每天 5000 万 token": requests of the stated (else default) length
+            what = say("rate.tokens_output" if r.output_only else "rate.tokens_all", self.lang)
+            return [say("rate.token_volume" if r.stated else "rate.token_volume_assumed", self.lang,
+                        tokens=self.count_words(r.amount), what=what, period=say(f"rate.period_{r.per}", self.lang),
+                        per_request=render.fig(r.per_request), factor=render.fig(r.factor),
+                        qps=render.fig(r.result))]  # fmt: skip
         if r.kind == "job_deadline":
             return [say("rate.job_deadline", self.lang, items=self.count_words(r.amount), hours=render.fig(r.factor),
                         qps=render.fig(r.result))]  # fmt: skip
@@ -320,8 +331,12 @@ class PlanLeads(Run):
 
     def count_words(self, amount: float) -> str:
         """Write a large count as users do: '2 million', '100 万' (the question's own figure)."""
+        if self.lang == "zh" and amount >= 1e8:
+            return f"{render.fig(amount / 1e8)} 亿"
         if self.lang == "zh" and amount >= 1e4:
             return f"{render.fig(amount / 1e4)} 万"
+        if self.lang == "en" and amount >= 1e9:
+            return f"{render.fig(amount / 1e9)} billion"
         if self.lang == "en" and amount >= 1e6:
             return f"{render.fig(amount / 1e6)} million"
         return render.fig(amount)

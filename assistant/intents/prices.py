@@ -8,8 +8,10 @@ spot price carries the guidance's interruption caveat. A follow-up that names on
 
 from __future__ import annotations
 
+import re
+
 from assistant.answer import AnswerDetail
-from assistant.billing_words import asks_price_gap, asks_region, asks_type_gap, billings
+from assistant.billing_words import asked_hours, asks_price_gap, asks_region, asks_type_gap, billings
 from assistant.hardware_words import named_regions
 from assistant.intents.compare_yes_no import asks_whether_better, asks_whether_worse
 from assistant.messages import say
@@ -32,6 +34,7 @@ from tools.prices import HOURS_PER_MONTH
 
 _MODES = ("pay-as-you-go", "subscription-monthly", "spot")
 _FAMILY_TYPES = 3  # a family question shows its smallest types; the catalog intent lists them all
+_MONTH_ASK = r"一个月|每个?月|/\s*月|月租|\bper\s+month\b|\ba\s+month\b|\bmonthly\b|/\s*mo\b"
 
 
 class PricesIntent(Run):
@@ -64,8 +67,10 @@ class PricesIntent(Run):
         elif names:
             for name in names[:_FAMILY_TYPES]:
                 yield from self._instance(name, modes, region, region_ask, lines, details, sources, not gap)
+            lines[:0] = yield from self.hours_line(s, names[0], region)
         elif subject.gpu_mentions:
-            yield from self._gpu(subject, modes, None if region_ask else region, lines, details, sources)
+            picked = yield from self._gpu(subject, modes, None if region_ask else region, lines, details, sources)
+            lines[:0] = (yield from self.hours_line(s, *picked)) if picked else []
         else:
             lines.append(say("prices.no_subject", self.lang))
         usage = s.usage_hours or subject.usage_hours
@@ -120,6 +125,19 @@ class PricesIntent(Run):
         code = "billing.hourly_part_time" if used < quote.subscription_monthly else "billing.subscription_part_time"
         return [say(code, self.lang, type=quote.instance_type, sub=fig(quote.subscription_monthly, self.lang),
                     payg=fig(quote.hourly), used=fig(used, self.lang), hours=fig(hours))]  # fmt: skip
+
+    def hours_line(self, s: Slots, name: str, region: str | None) -> Events:
+        """'3 days of an 8xA100 box', '8 卡 A100 一天多少钱': the pay-as-you-go for those hours answers first."""
+        hours = asked_hours(self.question, s.rental_hours)
+        if not hours or self.conv.turn.asks_verdict or self.conv.turn.budget_cny_month:  # a yes/no leads instead
+            return []
+        quote, _ = yield from self.call("price_of_instance", price_of_instance, instance_type=name, region=region,
+                                        hours=hours)  # fmt: skip
+        if quote is None or quote.payg_for_hours is None:
+            return []
+        return [say("prices.for_hours", self.lang, total=fig(quote.payg_for_hours), hours=fig(hours),
+                    type=quote.instance_type, hourly=fig(quote.hourly), region=quote.region,
+                    as_of=quote.as_of)]  # fmt: skip
 
     def type_in_regions(self, s: Slots, regions: list[str], mode: str) -> Events:
         """Return [the GPU's cheapest type listed in every region named], or [] when none is listed in all."""
@@ -332,15 +350,18 @@ class PricesIntent(Run):
         details: list[AnswerDetail],
         sources: list[str],
     ) -> Events:
-        """Price a GPU and count: the cheapest region per mode, or the cheapest type listed in the named region."""
-        gpu, count, assumed = s.gpu_mentions[0], s.gpus or 1, ""
+        """Price a GPU and count: the cheapest region per mode, or the cheapest type listed in the named region.
+
+        Returns the type and region priced first (the cheapest), or None when none is.
+        """
+        gpu, count, assumed, picked = s.gpu_mentions[0], s.gpus or 1, "", None
         for mode in [modes[0]] if region else modes:
             found, err = yield from self.call(
                 "cheapest_region_for_gpu", cheapest_region_for_gpu, gpu=gpu, gpu_count=count, billing=mode
             )
             if err or found is None:
                 lines.append(f"{gpu}: {err}")
-                return
+                return None
             assumed = say("prices.gpu_assumed", self.lang, written=gpu, gpu=found.gpu) if found.assumed else ""
             subject = say("hardware.gpus", self.lang, count=count, gpu=found.gpu).strip()
             if region is None:
@@ -355,13 +376,28 @@ class PricesIntent(Run):
                     continue
                 best = next(o for o in found.options if o.instance_type == found.cheapest_instance_type)
                 self._cheapest_line(subject, f"`{best.instance_type}`", best, lines, details, sources)
+                if best.cheapest and picked is None:
+                    picked = (best.instance_type, best.cheapest.region)
+                turn = self.conv.turn  # "is 500 RMB a month enough for a T4?": the yes/no leads, not the month
+                month_asked = re.search(_MONTH_ASK, self.question, re.IGNORECASE) and not (
+                    turn.asks_verdict or turn.budget_cny_month
+                )
+                if mode == modes[0] == "pay-as-you-go" and best.cheapest and month_asked:
+                    month: list[str] = []  # "A100 一个月多少钱": that type's month in that region answers first
+                    yield from self._instance(best.instance_type, [mode], best.cheapest.region, False, month,
+                                              details, sources)  # fmt: skip
+                    lines[:0] = month
                 continue
             listed = [o for o in found.options if any(r.region == region for r in o.regions)] or found.options
             if not listed:
                 lines.append(
                     say("prices.no_region", self.lang, subject=subject, billing=billing_label(mode, self.lang))
                 )
-                return
+                if mode == "spot":  # "a spot A10 in Hangzhou?": none is known; the pay-as-you-go price there is
+                    return (yield from self._gpu(s, ["pay-as-you-go"], region, lines, details, sources))
+                return None
             yield from self._instance(listed[0].instance_type, modes, region, False, lines, details, sources)
+            picked = picked or (listed[0].instance_type, region)
         if assumed:
             lines.append(assumed)
+        return picked

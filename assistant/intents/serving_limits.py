@@ -14,6 +14,7 @@ from assistant import render
 from assistant.intents.arguments import plan_args, task_of
 from assistant.messages import say
 from assistant.run import Events, Run
+from assistant.serving_words import rate_period
 from assistant.toolbox import concurrent_users, longest_context_per_user, plan_gpu_deployment, requests_per_second
 from assistant.understanding import Slots
 from tools import catalog
@@ -55,7 +56,11 @@ class ServingLimits(Run):
         # "要多久跑完" answers in hours; "满载总吞吐" in tokens/s; otherwise the rate, with what bounds it
         full = s.asks_full_load and not s.asks_request_rate  # "满载每秒能处理几个请求": the rate is still asked
         code = "rate.job" if rate.job_hours is not None else "rate.full" if full else f"rate.{rate.bound}"
-        return [say(code, self.lang, hours=render.fig(rate.job_hours), requests=render.fig(rate.requests),
+        lead = []  # "requests per hour on 2 x L20", "一天最多能处理多少请求": that period's count answers first
+        if code.startswith("rate.") and rate.job_hours is None and not full and (period := rate_period(self.question)):
+            count = rate.requests_per_hour if period == "hour" else rate.requests_per_day
+            lead = [say(f"rate.per_{period}", self.lang, count=render.fig(count), rps=render.fig(rate.requests_per_s))]
+        return [*lead, say(code, self.lang, hours=render.fig(rate.job_hours), requests=render.fig(rate.requests),
                     rps=render.fig(rate.requests_per_s),
                     instance_type=rate.instance_type, gpus=rate.gpus, gpu=rate.gpu or "?",
                     n=rate.concurrent_sequences, model=rate.model,

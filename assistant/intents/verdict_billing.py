@@ -73,6 +73,10 @@ def _subscription_or_hourly(modes: list[str], s: Slots, plan: Plan, lang: Langua
     if sub is None or hourly is None:
         return []
     figures = {"type": top.instance_type, "sub": render.fig(sub, lang), "payg": render.fig(hourly)}
+    rental = top.totals.payg_cny_for_rental if top.totals else None
+    if s.rental_hours and rental is not None:  # "hourly or monthly for a weekend test?": a few days is hourly
+        return [say("billing.rental_hourly", lang, **figures, total=render.fig(rental, lang),
+                    hours=render.fig(s.rental_hours))]  # fmt: skip
     used = top.usage_cny_per_month
     if s.usage_hours is None or used is None:  # around the clock: the subscription is the cheaper month
         return [say("billing.subscription_always", lang, **figures)]
