@@ -88,6 +88,10 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             top = {"instance_type": plan.options[0].instance_type, "instances": plan.options[0].instances}
             head += yield from self.longest_context_lines(s, top, self.hardware_label)  # type: ignore[attr-defined]
         head += yield from self.cheaper_than_line(s, plan)  # "anything cheaper than an A100?": yes or no
+        if s.gpu and s.precision in ("fp8", "bf16") and re.search(r"\bsupport|支持", self.question, re.IGNORECASE):
+            # "Is FP8 supported on the L20, and does it help for 72B?": the card's support answers first
+            if (spec := (yield from self.lookup_gpu(s.gpu))) is not None:  # type: ignore[attr-defined]
+                head.insert(0, self.precision_support(spec, s.precision))  # type: ignore[attr-defined]
         if s.gpu and not carried and not plan.options:
             head.append(say("plan.no_type_with_gpu", self.lang, gpu=s.gpu))
         elif only_type or counted:
