@@ -190,3 +190,16 @@ def test_models_on_one_named_gpu_are_judged_together_on_it(question: str, tool: 
     assert call.args["gpu"] in ("A100-80GB", "L20")
     assert not any(c.name == "fleet_cost" for c in answer.tool_calls)  # not each model on its own instances
     assert first_line(answer.text).startswith(("**Yes", "**能放下"))
+
+
+@pytest.mark.parametrize(
+    ("question", "opening"),
+    [
+        ("Is FP8 supported on the L20 and does it help for Qwen2.5-72B?", "**Yes.** The L20 supports FP8"),
+        ("Does the A10 support FP8 for Qwen2.5-14B?", "**No.** The A10 has no native FP8"),
+    ],
+)
+def test_a_precision_support_question_on_a_named_gpu_leads_with_the_support(question: str, opening: str) -> None:
+    answer = ask(question)
+    assert first_line(answer.text).startswith(opening)
+    assert any(c.name == "gpu_specs" for c in answer.tool_calls)
