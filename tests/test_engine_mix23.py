@@ -203,3 +203,9 @@ def test_a_precision_support_question_on_a_named_gpu_leads_with_the_support(ques
     answer = ask(question)
     assert first_line(answer.text).startswith(opening)
     assert any(c.name == "gpu_specs" for c in answer.tool_calls)
+
+
+def test_supporting_users_is_no_precision_support_question() -> None:
+    answer = ask("两张 L20 跑 Qwen2.5-32B FP8，8k 上下文，能支持多少并发")
+    assert not any(c.name == "gpu_specs" for c in answer.tool_calls)
+    assert "原生支持" not in first_line(answer.text)

@@ -50,6 +50,11 @@ _CHEAPER_ASK = (
 )
 
 
+# "Is FP8 supported on the L20?", "L20 支持 FP8 吗": the card's support of the precision is asked (not "支持多少并发")
+_SUPPORT_ASK = (
+    r"(?:支持|support\w*)\s*(?:原生\s*)?(?:fp8|bf16)|(?:fp8|bf16)[^，,。?？]{0,16}?(?:support\w*|支持)(?!\s*(?:多少|几))"
+)
+
 class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
     """Renders a plan or a memory estimate from the tools."""
 
@@ -88,7 +93,7 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             top = {"instance_type": plan.options[0].instance_type, "instances": plan.options[0].instances}
             head += yield from self.longest_context_lines(s, top, self.hardware_label)  # type: ignore[attr-defined]
         head += yield from self.cheaper_than_line(s, plan)  # "anything cheaper than an A100?": yes or no
-        if s.gpu and s.precision in ("fp8", "bf16") and re.search(r"\bsupport|支持", self.question, re.IGNORECASE):
+        if s.gpu and s.precision in ("fp8", "bf16") and re.search(_SUPPORT_ASK, self.question, re.IGNORECASE):
             # "Is FP8 supported on the L20, and does it help for 72B?": the card's support answers first
             if (spec := (yield from self.lookup_gpu(s.gpu))) is not None:  # type: ignore[attr-defined]
                 head.insert(0, self.precision_support(spec, s.precision))  # type: ignore[attr-defined]
