@@ -48,6 +48,8 @@ _TOKEN_CHUNK = 48
 __all__ = ["OfflineEngine", "answer_language"]  # answer_language: the faces pick a reply language
 
 
+_EXISTS_RE = r"\bexists?\b|\breal\b|\bvalid\b|存在|有没有这个|有这个规格|真的有"
+
 class OfflineEngine:
     """Answers from rules and tools alone; stateless, safe to share between threads."""
 
@@ -137,7 +139,9 @@ class _Answering(
         if s.intent == "instances" and not s.gpu_mentions:  # "price of ecs.gn99..": every named type unknown
             named = unknown_instance_types(s.instance_types)
             unknown = named if s.instance_types and len(named) == len(s.instance_types) else []
-        if unknown and not s.gpu:
+        # A GPU named beside it plans on that GPU, unless the type itself is what is asked about ("Is
+        # ecs.ebmgn7i.24xlarge the A100 instance?", "does that type exist?"): then that it does not exist answers.
+        if unknown and (not s.gpu or self.conv.turn.asks_verdict or re.search(_EXISTS_RE, self.question, re.I)):
             return self.unknown_instances(unknown)
         try:
             reply = yield from HANDLERS[s.intent](self, s)

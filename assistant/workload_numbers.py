@@ -333,9 +333,11 @@ def find_qps(scan: Scan) -> float | None:
 def _find_average_qps(scan: Scan) -> float | None:
     m = scan.first(
         # "QPS 要到一千万": the scale word after the number counts (it was read as 1,000)
-        rf"(?:qps|rps|每秒请求数?)\s*(?:峰值|高峰|peak|at\s+peak)?\s*(?:要到|要求|需要|要)?{ABOUT}{NUM}\s*{SUFFIX}"
+        rf"(?:qps|rps|每秒请求数?)\s*(?:峰值|高峰|peak|at\s+peak)?\s*(?:要到|要求|需要|要|能上|能到|能达到|达到|上|到|跑到|做到|冲到|破)?"
+        rf"{ABOUT}{NUM}\s*{SUFFIX}"
         rf"(?![A-Za-z]){_NOT_LENGTH}",  # "an RPS of 15 with": "w" starts a word, it is no 万
-        rf"{NUM}\s*{SUFFIX}\s*(?:qps|rps|req/s|(?:requests?|queries|query|calls?|messages)\s*"
+        # not the "20" of "L20 QPS": a number glued to a letter belongs to a name
+        rf"(?<![A-Za-z]){NUM}\s*{SUFFIX}\s*(?:qps|rps|req/s|(?:requests?|queries|query|calls?|messages)\s*"
         r"(?:per\s+second|/\s*s(?:ec)?\b|a\s+second))",
         rf"每秒\s*(?:处理)?\s*{NUM}\s*{SUFFIX}\s*(?:个|次)?\s*(?:请求|query|查询|调用)",
     )

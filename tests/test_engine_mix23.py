@@ -209,3 +209,40 @@ def test_supporting_users_is_no_precision_support_question() -> None:
     answer = ask("两张 L20 跑 Qwen2.5-32B FP8，8k 上下文，能支持多少并发")
     assert not any(c.name == "gpu_specs" for c in answer.tool_calls)
     assert "原生支持" not in first_line(answer.text)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is ecs.ebmgn7i.24xlarge the A100 80G instance for training Qwen-7B?",
+        "For SDXL the article recommends ecs.gn7e-c32g1.8xlarge with an A10. Does that type exist?",
+    ],
+)
+def test_a_question_about_a_type_that_does_not_exist_says_so_first(question: str) -> None:
+    answer = ask(question)
+    assert "There is no instance type" in first_line(answer.text)
+
+
+def test_the_number_in_a_gpu_name_is_no_request_rate() -> None:
+    slots = understand("Qwen2.5-72B INT4 用 2 张 L20 QPS 能上 100 吗")
+    assert slots.qps == 100 and slots.gpus == 2 and slots.gpu == "L20"
+
+
+@pytest.mark.parametrize(
+    ("question", "lang"),
+    [
+        ('Which claims in that "how to pick a GPU on Alibaba Cloud for LLMs" article are wrong?', "en"),
+        ("那篇《阿里云做大模型怎么选GPU》的文章有哪些错误", "zh"),
+    ],
+)
+def test_the_articles_errors_are_answered_from_the_corrections(question: str, lang: str) -> None:
+    answer = ask(question)
+    assert answer.kind == "guidance"
+    assert any(c.doc == "original-article-corrections" for c in answer.citations)
+    assert first_line(answer.text).startswith("Twelve" if lang == "en" else "文章有十二处")
+
+
+def test_a_quantisation_saving_question_says_the_weights_shrink_and_the_rest_does_not() -> None:
+    answer = ask("Does INT8 quantization cut memory by more than half?")
+    assert first_line(answer.text).startswith("For the weights, roughly")
+    assert any(c.doc == "quantization" for c in answer.citations)
