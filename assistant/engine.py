@@ -10,6 +10,7 @@ ignored; the legitimate part of the question is still answered.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
 from assistant import render
