@@ -262,6 +262,8 @@ def _fitness_or_value(s: Slots, text: str) -> bool:
     return one and asks_value(text) and not re.search(r"多少钱|how\s+much|\bprices?\b|价格|费用|报价", text)
 
 
+_SPEC_FIGURE_RE = r"带宽|显存|算力|bandwidth|memory|tflops"
+
 def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     text = raw.lower()
     has_workload = bool(s.model or s.model_error or s.size_b)
@@ -294,7 +296,10 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
         return "prices"  # "哪个地域 A10 最便宜", "gn7i 包月多少钱", "那按量呢?": region and billing prices
     if asks_commitment_advice(text) and not has_workload:
         return "guidance"  # "moving from A10 to L20: savings plan or reserved instances?" is about billing
-    if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or len(s.gpu_mentions) == 2):
+    # "带宽 A100 > A10 > T4，具体各是多少": three GPUs' figures asked side by side are a comparison too
+    each = re.search(r"各|分别|每个|respectively|each", text) and re.search(_SPEC_FIGURE_RE, text)
+    two = len(s.gpu_mentions) == 2
+    if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or two or each):
         return "compare"
     # "gn7i 和 gn7e 有什么区别", "gn7i or gn6i?": compare the families' GPUs
     if len(s.families) >= 2 and not has_workload and not s.instance_types and re.search(_COMPARE_RE + _OR_RE, text):

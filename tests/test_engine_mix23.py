@@ -246,3 +246,18 @@ def test_a_quantisation_saving_question_says_the_weights_shrink_and_the_rest_doe
     answer = ask("Does INT8 quantization cut memory by more than half?")
     assert first_line(answer.text).startswith("For the weights, roughly")
     assert any(c.doc == "quantization" for c in answer.citations)
+
+
+def test_three_gpus_figure_asked_each_lists_every_card() -> None:
+    answer = ask("文章说显存带宽 A100 > A10 > T4，具体各是多少")
+    line = first_line(answer.text)
+    assert "A10 600 GB/s" in line and "T4 320 GB/s" in line
+
+
+@pytest.mark.parametrize(
+    ("question", "opening"),
+    [("文章说 L20 支持 FP8，A10 呢", "**不支持。**"), ("Does the A10 support FP8 like the L20?", "**No.**")],
+)
+def test_precision_support_of_two_cards_answers_the_card_asked_first(question: str, opening: str) -> None:
+    answer = ask(question)
+    assert first_line(answer.text).startswith(opening) and "A10" in first_line(answer.text)

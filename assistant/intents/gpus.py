@@ -96,13 +96,25 @@ class GpuIntent(FamilyDifference, ComparePrices):
         if len(gpus) < 2:
             return self.error("; ".join(c.error for c in self.calls if c.error) or "need two GPUs")
         parts = [self.pick(gpus), *self.verdicts(gpus[0], gpus[1])]
+        if s.precision in ("fp8", "bf16") and re.search(r"支持|support", self.question, re.IGNORECASE):
+            # "L20 支持 FP8，A10 呢": each card's support; the card asked last ("A10 呢", "what about the A10") first
+            ordered = gpus[::-1] if re.search(r"呢|what\s+about|how\s+about|and\s+the", self.question, re.I) else gpus
+            lines = [line for g in ordered if (line := self.precision_support(g, s.precision))]
+            parts[0:0] = lines
         figure = asked_figure(self.question)
         if figure == "compute" and not re.search(r"算力|tflops|flops|compute", self.question, re.IGNORECASE):
             figure = None  # "哪个性能好" weighs the whole card: the pick answers it
         field = {"compute": "bf16_dense_tflops", "bandwidth": "memory_bandwidth_gb_s", "memory": "memory_gib"}.get(
             figure or ""
         )
-        if field and (line := self.verdict_on(gpus[0], gpus[1], field)):
+        listed = bool(field and len(gpus) >= 3 and all(getattr(g, field) is not None for g in gpus))
+        if field and listed:
+            # "带宽 A100 > A10 > T4，各是多少": each card's figure, highest first
+            ranked = sorted(gpus, key=lambda g: getattr(g, field), reverse=True)
+            items = ("、" if self.lang == "zh" else ", ").join(
+                f"{g.name} {render.fig(getattr(g, field))} {_UNITS[field]}" for g in ranked)  # fmt: skip
+            parts.insert(0, say("gpus.each_figure", self.lang, what=say(f"gpus.what_{field}", self.lang), items=items))
+        elif field and (line := self.verdict_on(gpus[0], gpus[1], field)):
             parts.remove(line)
             parts.insert(0, line)  # "how much memory does an L20 have compared to an A10?": that figure first
         priced = None
@@ -115,7 +127,7 @@ class GpuIntent(FamilyDifference, ComparePrices):
                 line, cheaper = priced  # "is the A10 cheaper than the T4?": yes or no first
                 winners = [(say("lead.crit_cost", self.lang), cheaper)] if cheaper else []
                 parts.insert(0, yes_no_lead(line, winners, list(sides), self.question, self.lang))
-        if not priced and (claim := comparison_line(self.question, gpus[0], gpus[1], self.lang)):
+        if not priced and not listed and (claim := comparison_line(self.question, gpus[0], gpus[1], self.lang)):
             parts.insert(0, say(claim.code, self.lang, **claim.figures))  # the claim or "which is faster" first
         elif not priced and (yes_no := self.pick_yes_no([*s.gpu_mentions, *by_family], gpus)):
             parts[0] = f"{yes_no} {parts[0]}"  # "Is gn8is better than gn7i?": yes or no (per job) before the pick
