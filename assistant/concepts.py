@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from assistant.answer import Language
+from assistant.billing_words import billings
 from assistant.intent_rules import EXPLAIN_RE, asks_sizing
 from assistant.reading import compiled
 from knowledge.documents import load_documents
@@ -117,6 +118,8 @@ def asks_concept(text: str, slots: Slots) -> bool:
     question; a bare size ("load a 70B model") is no workload unless a task comes with it.
     """
     if slots.intent not in ("plan", "out_of_scope", "prices"):
+        return False
+    if len(billings(text)) >= 2:  # "抢占式还是按量？": a choice between billings, answered with the plan's prices
         return False
     sized = slots.model or slots.model_error or (slots.size_b and (slots.task or slots.task_hint))
     named = slots.gpu_mentions or slots.families or slots.instance_types

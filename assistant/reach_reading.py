@@ -39,7 +39,7 @@ _MANAGED = r"pai[\s\-]?(?:eas|dsw|dlc)|百炼|bailian|model\s*studio|函数计�
 ReachTopic = Literal[
     "accelerator", "non_ml", "local", "image", "speech", "embedding", "video", "vlm", "encoder", "vision", "other_ml",
     "classic_ml", "cpu", "purchase", "other_cloud", "storage_price", "closed_model", "rl_llm", "cloud_price",
-    "cloud_ops", "science", "own_model", "unknown",
+    "cloud_ops", "science", "own_model", "database", "unknown",
 ]
 
 # Checked in this order: a question about a video model is not an image question because it says "生成".
@@ -59,6 +59,9 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
     ("non_ml", r"挖矿|mining|crypto\w*|bitcoin|比特币|ethereum|以太坊|cloud\s+gaming|云游戏|blender|3d\s+render\w*|"
      r"hashcat|john\s+the\s+ripper|password\s+crack\w*|crack\w*\s+(?:\w+\s+)?(?:passwords?|hash(?:es)?)|密码破解|破解密码|"
      r"video\s+(?:transcod|encod)\w*|视频转码|渲染"),
+    # Databases and search engines beside the model (a RAG stack's vector store): CPU and memory services
+    ("database", r"milvus|weaviate|qdrant|pinecone|chroma\s*db|faiss\s+(?:index|server)|elasticsearch|opensearch|"
+     r"vector\s+(?:db|database|store)|向量(?:数据)?库|向量数据库|postgres\w*|pgvector|\bmysql\b|\bredis\b|mongodb"),
     ("local", r"macbook|\bmac\s*(?:mini|studio|pro)?\b|apple\s+silicon|\bm[1-4]\s*(?:pro|max|ultra)?\s*(?:chip|芯片)|"
      r"laptop|笔记本(?:电脑)?|my\s+(?:pc|computer|desktop)|本地电脑|家用电脑|on\s+(?:a\s+|the\s+)?cpus?\b|"
      r"用\s*cpu\s*(?:跑|推理|部署)|cpu\s*(?:上跑|推理)|llama\.cpp|\bgguf\b|"

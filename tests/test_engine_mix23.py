@@ -261,3 +261,10 @@ def test_three_gpus_figure_asked_each_lists_every_card() -> None:
 def test_precision_support_of_two_cards_answers_the_card_asked_first(question: str, opening: str) -> None:
     answer = ask(question)
     assert first_line(answer.text).startswith(opening) and "A10" in first_line(answer.text)
+
+
+def test_a_vector_database_beside_the_llm_is_named_as_not_sized() -> None:
+    answer = ask("部署 Qwen2.5-7B 做 RAG，向量库用 Milvus，整套要什么配置")
+    assert answer.kind == "recommendation" and "向量库或数据库部分" in answer.text
+    alone = ask("How big an instance for Elasticsearch with 10M documents?")
+    assert alone.kind == "out_of_scope" and first_line(alone.text).startswith("**I can't size this:**")

@@ -52,7 +52,7 @@ _YES_NO = re.compile(
 )
 _CJK_WORD = re.compile(r"[\u4e00-\u9fff]+")
 _SIDE_PARTS = ("speech", "vision", "image", "video", "encoder", "other_ml", "classic_ml", "purchase", "non_ml",
-               "storage_price", "cloud_price")
+               "storage_price", "cloud_price", "database")
 
 
 class ReachIntent(Run):
