@@ -119,7 +119,7 @@ def asks_concept(text: str, slots: Slots) -> bool:
     """
     if slots.intent not in ("plan", "out_of_scope", "prices"):
         return False
-    if len(billings(text)) >= 2:  # "抢占式还是按量？": a choice between billings, answered with the plan's prices
+    if slots.model and len(billings(text)) >= 2:  # "跑 Qwen2.5-7B，抢占式还是按量？": the plan's prices answer
         return False
     sized = slots.model or slots.model_error or (slots.size_b and (slots.task or slots.task_hint))
     named = slots.gpu_mentions or slots.families or slots.instance_types
