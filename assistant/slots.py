@@ -12,10 +12,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.media_reading import MediaAsk
 from assistant.phrases import DailyUsers
-from assistant.rate_words import Billing, RateBasis, UsageHours
+from assistant.rate_words import RateBasis
 from assistant.reach_reading import ReachAsk
 from assistant.speed_words import SpeedTargets
 from assistant.task_words import TaskHint
+from assistant.usage_words import Billing, UsageHours
 from tools.lengths import TokenCount
 from tools.workload import Precision, Quant, Task
 

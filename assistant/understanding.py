@@ -70,6 +70,7 @@ from assistant.speed_words import read_speed_targets
 from assistant.task_words import asks_cheapest, find_precision, find_task
 from assistant.token_volume import find_token_volume, token_rate
 from assistant.unnamed_model import unnamed_model
+from assistant.usage_words import find_billing, find_usage_hours
 from assistant.workload_names import rag_pipeline, settle_reach, unsizable
 from assistant.workload_numbers import (
     find_batch,
@@ -158,7 +159,7 @@ def understand(question: str) -> Slots:
         rate, people, dau = per_user_rate(scan, users, each), None, None  # users x asks a day: the QPS
     rate = rate or rates.find_job_deadline(scan, job_items(text))
     qps = rate.result if rate and rate.kind in _QPS_RATES else find_qps(scan)
-    usage_hours = rates.find_usage_hours(scan)
+    usage_hours = find_usage_hours(scan)
     concurrency = as_int(rate.result) if rate and rate.kind not in _QPS_RATES else find_concurrency(scan)
     if concurrency is None and qps is None and (people := people or rates.find_head_count(scan)):
         rate, concurrency = people, as_int(people.result)
@@ -238,7 +239,7 @@ def understand(question: str) -> Slots:
         slots.daily_users, slots.concurrency, slots.serving = dau, dau.peak_concurrency, True
         if slots.task is None and slots.task_hint is None:
             slots.task = "inference"
-    slots.billing, slots.usage_hours, slots.rate = rates.find_billing(text), usage_hours, rate
+    slots.billing, slots.usage_hours, slots.rate = find_billing(text), usage_hours, rate
     if rate and rate.kind == "job_deadline" and slots.task in (None, "inference") and not slots.task_hint:
         _as_batch_job(slots, rate.amount)
     elif rate and rate.kind == "job_deadline":  # "5 万条数据 3 天内跑完 LoRA": a training set's deadline, no QPS

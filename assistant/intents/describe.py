@@ -12,9 +12,9 @@ from assistant.intents.arguments import (
 )
 from assistant.messages import say
 from assistant.phrases import PRETRAIN_RE
-from assistant.rate_words import billing_modes
 from assistant.run import TRAINING, Reply, Run
 from assistant.understanding import Slots
+from assistant.usage_words import billing_modes
 from tools.plan import Plan
 
 

@@ -12,10 +12,10 @@ import re
 from assistant import render
 from assistant.answer import Language
 from assistant.messages import say
-from assistant.rate_words import billing_modes
 from assistant.run import Events, Run
 from assistant.toolbox import cheapest_region_for_gpu, find_instance_types, price_of_instance
 from assistant.understanding import Slots
+from assistant.usage_words import billing_modes
 from tools.plan import Plan
 from tools.price_quotes import GpuRegionPrices, PriceQuote
 
