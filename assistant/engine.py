@@ -140,9 +140,9 @@ class _Answering(
         if s.intent == "instances" and not s.gpu_mentions:  # "price of ecs.gn99..": every named type unknown
             named = unknown_instance_types(s.instance_types)
             unknown = named if s.instance_types and len(named) == len(s.instance_types) else []
-        # A GPU named beside it plans on that GPU, unless the type itself is what is asked about ("Is
-        # ecs.ebmgn7i.24xlarge the A100 instance?", "does that type exist?"): then that it does not exist answers.
-        if unknown and (not s.gpu or self.conv.turn.asks_verdict or re.search(_EXISTS_RE, self.question, re.I)):
+        # A GPU named beside it plans on that GPU (the type's absence is said first by the plan), unless the type's
+        # existence is all that is asked ("does that type exist?")
+        if unknown and (not s.gpu or re.search(_EXISTS_RE, self.question, re.I)):
             return self.unknown_instances(unknown)
         try:
             reply = yield from HANDLERS[s.intent](self, s)

@@ -83,8 +83,13 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
         own = yield from self.own_answer(s, sized)
         if own is not None:
             for name in [t for t in s.instance_types if not known_type(t)]:  # a made-up type: said after the verdict
+                check = yield from self.check_instance(name, claimed=s.gpu)
+                if re.match(r"\s*(?:is|are|was)\s+(?:the\s+|an?\s+)?`?(?:ecs\.)?" + re.escape(name.removeprefix("ecs.")),
+                            self.question, re.IGNORECASE):  # fmt: skip
+                    own.text = check + "\n\n" + own.text  # "Is ecs.X the A100 instance?": the type is the subject
+                    continue
                 first, _, rest = own.text.partition("\n\n")
-                own.text = "\n\n".join([first, (yield from self.check_instance(name, claimed=s.gpu)), rest])
+                own.text = "\n\n".join([first, check, rest])
             if sized:
                 own.text += "\n\n_" + say("verdict.model_taken_as", self.lang, model=sized) + "_"
             return own
