@@ -84,8 +84,8 @@ class VerdictIntent(VerdictLeads, CompareOwned, CompareHardware, CompareFollowUp
         if own is not None:
             for name in [t for t in s.instance_types if not known_type(t)]:  # a made-up type: said after the verdict
                 check = yield from self.check_instance(name, claimed=s.gpu)
-                if re.match(r"\s*(?:is|are|was)\s+(?:the\s+|an?\s+)?`?(?:ecs\.)?" + re.escape(name.removeprefix("ecs.")),
-                            self.question, re.IGNORECASE):  # fmt: skip
+                subject = r"\s*(?:is|are|was)\s+(?:the\s+|an?\s+)?`?(?:ecs\.)?" + re.escape(name.removeprefix("ecs."))
+                if re.match(subject, self.question, re.IGNORECASE):
                     own.text = check + "\n\n" + own.text  # "Is ecs.X the A100 instance?": the type is the subject
                     continue
                 first, _, rest = own.text.partition("\n\n")
