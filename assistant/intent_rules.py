@@ -94,7 +94,11 @@ _SPEC_RE = (
 )
 _LIST_RE = (
     r"哪些|有什么(?!区别|不同|差别|差异)|列出|列一下|都有|所有|全部|list|which\s+instances?|what\s+instances?|"
-    r"show\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?instances?|instance\s+types?|实例规格|规格有"
+    r"show\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?instances?|instance\s+types?|实例规格|规格有|"
+    # "阿里云真的有 H800 实例吗", "does Alibaba offer H100 instances?": whether the catalog has any
+    r"有(?:没有)?\s*[\w\-]{0,12}\s*(?:的)?\s*(?:实例|机型)\s*(?:吗|么|嘛|[?？])|有没有\s*[\w\-]{1,12}\s*(?:的)?\s*(?:实例|机型|卡)|"
+    r"\b(?:do|does)\s+(?:you|alibaba|aliyun|they|alibaba\s+cloud)\s+(?:\w+\s+)?(?:have|offer|sell|provide)\s+[\w\-]+\s+"
+    r"(?:instances?|gpus?|machines?)"
 )
 EXPLAIN_RE = (
     # "租什么机器", "用什么实例", "需要什么配置" ask for hardware, not for an explanation
@@ -263,6 +267,8 @@ def _fitness_or_value(s: Slots, text: str) -> bool:
 
 
 _SPEC_FIGURE_RE = r"带宽|显存|算力|bandwidth|memory|tflops"
+# "is the T4 the slowest?", "哪个带宽最高": the extreme of a figure among the cards named
+SUPERLATIVE_RE = r"slowest|fastest|highest|lowest|largest|smallest|least|most|最快|最慢|最高|最低|最大|最小|最少|最多"
 
 def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     text = raw.lower()
@@ -297,7 +303,8 @@ def intent(scan: Scan, s: Slots, raw: str) -> Intent:
     if asks_commitment_advice(text) and not has_workload:
         return "guidance"  # "moving from A10 to L20: savings plan or reserved instances?" is about billing
     # "带宽 A100 > A10 > T4，具体各是多少": three GPUs' figures asked side by side are a comparison too
-    each = re.search(r"各|分别|每个|respectively|each", text) and re.search(_SPEC_FIGURE_RE, text)
+    each = re.search(r"各|分别|每个|respectively|each|among|" + SUPERLATIVE_RE, text)
+    each = each and re.search(_SPEC_FIGURE_RE, text)
     two = len(s.gpu_mentions) == 2
     if len(s.gpu_mentions) >= 2 and not has_workload and (re.search(_COMPARE_RE, text) or two or each):
         return "compare"

@@ -126,8 +126,8 @@ _TOPICS: tuple[tuple[ReachTopic, str], ...] = (
      r"\bclip\b(?=(?:[\s\-]+(?:vit\S*|l/14|b/32|h/14))?\s+(?:on|model|embeddings?|encoder|for|with)\b)"),
     ("cloud_price", r"(?:带宽|流量|egress|bandwidth|\bcdn\b|\bslb\b|负载均衡|load\s+balancers?|\brds\b|polardb|"
      r"云数据库|公网\s*ip|\beip\b|data\s+transfer|" + _MANAGED
-     + r").{0,40}(?:价|费|多少钱|收费|price|pricing|cost|per\s+gb)|"
-     r"(?:价|费|多少钱|收费|price|pricing|cost)\w*.{0,40}"
+     + r").{0,40}(?:价|费|多少钱|收费|成本|price|pricing|cost|per\s+gb)|"
+     r"(?:价|费|多少钱|收费|成本|price|pricing|cost)\w*.{0,40}"
      r"(?:带宽|流量|egress|bandwidth|\bcdn\b|\bslb\b|\brds\b|data\s+transfer|" + _MANAGED + ")"),
     # Running the cloud, not choosing its GPUs: network, accounts and billing paperwork, server administration.
     ("cloud_ops", OPS_WORDS + r"|\bvpcs?\b|vpc\s+peering|\bpeering\b|\bvpn\b|express\s+connect|"

@@ -269,3 +269,29 @@ def test_a_vector_database_beside_the_llm_is_named_as_not_sized() -> None:
     assert answer.kind == "recommendation" and "向量库或数据库部分" in answer.text
     alone = ask("How big an instance for Elasticsearch with 10M documents?")
     assert alone.kind == "out_of_scope" and first_line(alone.text).startswith("**I can't size this:**")
+
+
+@pytest.mark.parametrize(
+    ("question", "opening"),
+    [
+        ("Is the T4 really the slowest in memory bandwidth among A100, A10 and T4?", "**Yes, the T4.**"),
+        ("Is the A10 the fastest in bandwidth among A100, A10 and T4?", "**No, the A100-80GB is.**"),
+        ("A100、A10、T4 哪个显存带宽最高", "**是 A100-80GB。**"),
+    ],
+)
+def test_the_extreme_of_a_figure_among_named_cards_is_answered_first(question: str, opening: str) -> None:
+    assert first_line(ask(question).text).startswith(opening)
+
+
+@pytest.mark.parametrize(
+    "question", ["阿里云真的有 H800 实例吗？文章说是合规训练的替代", "Does Alibaba have H100 instances?"]
+)
+def test_whether_the_catalog_has_a_gpu_is_looked_up_not_asked_back(question: str) -> None:
+    answer = ask(question)
+    assert any(c.name == "find_instance_types" for c in answer.tool_calls)
+    assert first_line(answer.text).startswith(("**没有：**", "**No:**"))
+
+
+def test_the_cost_of_a_managed_service_is_said_to_be_out_of_reach() -> None:
+    answer = ask("文章说推理可以用函数计算 FC 的 Serverless GPU 按流量伸缩，这个你能帮我算成本吗")
+    assert answer.kind == "out_of_scope"

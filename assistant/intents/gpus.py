@@ -7,6 +7,7 @@ import re
 from assistant import render, render_tables
 from assistant.answer import AnswerDetail
 from assistant.concepts import find_concept
+from assistant.intent_rules import SUPERLATIVE_RE
 from assistant.intents.arguments import (
     suggestions,
 )
@@ -114,6 +115,15 @@ class GpuIntent(FamilyDifference, ComparePrices):
             items = ("、" if self.lang == "zh" else ", ").join(
                 f"{g.name} {render.fig(getattr(g, field))} {_UNITS[field]}" for g in ranked)  # fmt: skip
             parts.insert(0, say("gpus.each_figure", self.lang, what=say(f"gpus.what_{field}", self.lang), items=items))
+            if (low := re.search(SUPERLATIVE_RE, self.question, re.IGNORECASE)) and s.gpu_mentions:
+                # "Is the T4 really the slowest?": yes or no about the card named first, then every figure
+                low_words = r"slowest|lowest|smallest|least|最慢|最低|最小|最少"
+                extreme = ranked[-1] if re.fullmatch(low_words, low.group(0), re.IGNORECASE) else ranked[0]
+                asked = catalog_gpu(s.gpu_mentions[0])
+                code = "gpus.extreme_yes" if asked == extreme.name else "gpus.extreme_no"
+                if not re.search(r"^\s*(?:is|are|was)\b|是不是|是否|吗|么", self.question, re.IGNORECASE):
+                    code = "gpus.extreme_which"  # "哪个带宽最高": which, not yes or no
+                parts[0] = say(code, self.lang, gpu=extreme.name) + " " + parts[0]
         elif field and (line := self.verdict_on(gpus[0], gpus[1], field)):
             parts.remove(line)
             parts.insert(0, line)  # "how much memory does an L20 have compared to an A10?": that figure first
