@@ -295,3 +295,22 @@ def test_whether_the_catalog_has_a_gpu_is_looked_up_not_asked_back(question: str
 def test_the_cost_of_a_managed_service_is_said_to_be_out_of_reach() -> None:
     answer = ask("文章说推理可以用函数计算 FC 的 Serverless GPU 按流量伸缩，这个你能帮我算成本吗")
     assert answer.kind == "out_of_scope"
+
+
+@pytest.mark.parametrize(
+    ("question", "opening"),
+    [
+        ("文章里说 gn7e 是 A10，那 gn7e 最小的规格多少钱一小时", "**不是。** gn7e 用的是 **A100-80GB**"),
+        ("The article says gn7e has the A10. How much is gn7e per hour?", "**No.** gn7e has the **A100-80GB**"),
+    ],
+)
+def test_a_wrong_gpu_claim_before_a_family_price_question_is_corrected_after_the_price(
+    question: str, opening: str
+) -> None:
+    answer = ask(question)
+    assert first_line(answer.text).startswith("**`ecs.gn7e-")  # the price asked answers first
+    assert answer.text.split("\n\n")[1].startswith(opening)
+
+
+def test_a_family_price_question_without_a_claim_leads_with_the_price() -> None:
+    assert first_line(ask("gn7e 多少钱一小时").text).startswith("**`ecs.gn7e-")

@@ -27,6 +27,8 @@ from assistant.toolbox import (
     price_of_instance,
 )
 from assistant.understanding import Slots, understand
+from tools import catalog
+from tools.errors import UnknownNameError
 from tools.price_gap import InstancePriceGap
 from tools.price_nearest import NearestPrice
 from tools.price_quotes import RegionComparison, RegionPrice
@@ -36,6 +38,17 @@ _MODES = ("pay-as-you-go", "subscription-monthly", "spot")
 _FAMILY_TYPES = 3  # a family question shows its smallest types; the catalog intent lists them all
 _MONTH_ASK = r"一个月|每个?月|/\s*月|月租|\bper\s+month\b|\ba\s+month\b|\bmonthly\b|/\s*mo\b"
 
+
+# "gn7e 是 A10", "gn7e = A10", "gn7e has an A10": a claim of which GPU a family has
+_CLAIM_RE = r"是|=|\bis\b|\bhas\b|\bhave\b|\bwith\b|配的?|用的?"
+
+
+def _variants(gpu: str) -> set[str]:
+    """Return the catalog GPUs a name covers ("A100": both memory sizes), or the name itself when unknown."""
+    try:
+        return catalog.gpu_names_for_filter(gpu)
+    except UnknownNameError:
+        return {gpu}
 
 class PricesIntent(Run):
     """Answers price questions by region and billing mode from the price tools."""
@@ -50,9 +63,17 @@ class PricesIntent(Run):
         details: list[AnswerDetail] = []
         sources: list[str] = []
         names = list(subject.instance_types)
+        claim: list[str] = []
         for family in [] if names else subject.families[:1]:
             found, _ = yield from self.call("find_instance_types", find_instance_types, family=family)
             names += [i.instance_type for i in (found.instances if found else [])][:_FAMILY_TYPES]
+            gpus = {i.gpu_name for i in (found.instances if found else [])}
+            claimed = [g for g in subject.gpu_mentions if not (_variants(g) & gpus)]
+            if found and claimed and re.search(_CLAIM_RE, self.question, re.IGNORECASE):
+                # "文章说 gn7e 是 A10，那 gn7e 多少钱": the family's real GPU corrects the claim beside its prices
+                holders, _ = yield from self.call("find_instance_types", find_instance_types, gpu=claimed[0])
+                where = sorted({i.family for i in holders.instances}) if holders else []
+                claim.append(self.family_verdict(family, found.instances, claimed[0], where))  # type: ignore[attr-defined]
         regions = named_regions(self.question)
         if not names and subject.gpu_mentions and len(regions) >= 2:  # "an A10 box, Beijing or Shenzhen?"
             names += yield from self.type_in_regions(subject, regions, modes[0])
@@ -73,6 +94,7 @@ class PricesIntent(Run):
             lines[:0] = (yield from self.hours_line(s, *picked)) if picked else []
         else:
             lines.append(say("prices.no_subject", self.lang))
+        lines[1:1] = claim  # the price asked answers first; the premise it rests on is corrected right after
         usage = s.usage_hours or subject.usage_hours
         if usage and {"subscription-monthly", "pay-as-you-go"} <= set(modes):  # "一个月用 300 小时，包月还是按量"
             lines[:0] = yield from self.hours_billing_line(subject, names, usage.per_month, region)
