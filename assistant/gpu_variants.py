@@ -69,3 +69,11 @@ def with_stated_memory(question: str, gpu_mentions: list[str]) -> list[str]:
         except UnknownNameError:
             out.append(mention)
     return out
+
+
+def catalog_variants(gpu: str) -> set[str]:
+    """Return the catalog GPUs a name covers: "A100" is both the 40 GB and the 80 GB card (unknown: the name)."""
+    try:
+        return catalog.gpu_names_for_filter(gpu)
+    except UnknownNameError:
+        return {gpu}

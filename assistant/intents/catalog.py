@@ -187,8 +187,7 @@ class CatalogIntent(Run):
             parts.append((yield from self.check_instance(name, claimed=claimed)))
         families = [f for f in s.families if not any(f"ecs.{f}" in i or f"ecs.{f}-" in i for i in s.instance_types)]
         if families:
-            holders, _ = yield from self.call("find_instance_types", find_instance_types, gpu=claimed)
-            holder_families = sorted({i.family for i in holders.instances}) if holders else []
+            holder_families = yield from self.families_with(claimed)
             for family in families:
                 listed, err = yield from self.call("find_instance_types", find_instance_types, family=family)
                 if err or listed is None:  # "gn12 是 H100 吗": no such family, in the user's language, with real ones
@@ -199,6 +198,11 @@ class CatalogIntent(Run):
         passages = yield from self.search(query, n=2, prefer_docs=("original-article-corrections", "instance-families"))
         parts += self.quotes(passages, query)
         return Reply(text="\n\n".join(parts), kind="guidance")
+
+    def families_with(self, gpu: str) -> Events:
+        """Return the families whose types carry ``gpu`` (where a claimed GPU really is), sorted."""
+        holders, _ = yield from self.call("find_instance_types", find_instance_types, gpu=gpu)
+        return sorted({i.family for i in holders.instances}) if holders else []
 
     def family_verdict(self, family: str, instances: list[InstanceType], claimed: str, holders: list[str]) -> str:
         """Yes or no: does ``family`` have the ``claimed`` GPU? With the real GPU and where the claimed one is."""

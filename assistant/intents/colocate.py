@@ -27,7 +27,8 @@ VERSUS_RE = r"\bvs\.?\b|versus|\bor\b|which|better|faster|cheaper|compare|还是
 # "side by side on a single L20", "一张 A100 上同时跑 7B 和 14B", "together on one A100": several models at once on
 # the one GPU named; "7B or 14B on one A10, which is faster?" weighs them instead (a comparison)
 _TOGETHER_RE = (
-    r"\bsame\s+(?:gpu|card|box|instance|machine|node|[ahlt]\d{1,3}\w*)\b|\btogether\b|\bside\s+by\s+side\b|\balongside\b|\bco-?locat\w*|\bat\s+the\s+same\s+time\b|\bboth\s+on\b|"
+    r"\bsame\s+(?:gpu|card|box|instance|machine|node|[ahlt]\d{1,3}\w*)\b|\btogether\b|\bside\s+by\s+side\b|"
+    r"\balongside\b|\bco-?locat\w*|\bat\s+the\s+same\s+time\b|\bboth\s+on\b|"
     r"\bshare\s+(?:a|one|the)\s+(?:gpu|card)\b|同一张|同一块|同时|一起|共用|共享一张"
 )
 

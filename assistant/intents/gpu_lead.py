@@ -23,6 +23,12 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# "Is FP8 supported on the L20?", "L20 支持 FP8 吗": the card's support of a precision (not "支持多少并发")
+SUPPORT_ASK = (
+    r"(?:支持|support\w*)\s*(?:原生\s*)?(?:fp8|bf16)|(?:fp8|bf16)[^，,。?？]{0,16}?(?:support\w*|支持)(?!\s*(?:多少|几))"
+)
+
+
 def asked_figure(question: str) -> str | None:
     """Which spec figure the question asks for (None: the GPU as a whole)."""
     return next((name for name, pattern in _ASKED if pattern.search(question)), None)

@@ -15,7 +15,7 @@ from assistant.intents.compare_prices import ComparePrices
 from assistant.intents.compare_yes_no import asks_whether_better, asks_whether_worse, subject_of, yes_no_lead
 from assistant.intents.family_difference import FamilyDifference
 from assistant.intents.gpu_claims import comparison_line, number_claim
-from assistant.intents.gpu_lead import asked_figure, spec_lead
+from assistant.intents.gpu_lead import SUPPORT_ASK, asked_figure, spec_lead
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.verdict_words import COST_RE
 from assistant.intents.workload import catalog_gpu
@@ -97,7 +97,7 @@ class GpuIntent(FamilyDifference, ComparePrices):
         if len(gpus) < 2:
             return self.error("; ".join(c.error for c in self.calls if c.error) or "need two GPUs")
         parts = [self.pick(gpus), *self.verdicts(gpus[0], gpus[1])]
-        if s.precision in ("fp8", "bf16") and re.search(r"支持|support", self.question, re.IGNORECASE):
+        if s.precision in ("fp8", "bf16") and re.search(SUPPORT_ASK, self.question, re.IGNORECASE):
             # "L20 支持 FP8，A10 呢": each card's support; the card asked last ("A10 呢", "what about the A10") first
             ordered = gpus[::-1] if re.search(r"呢|what\s+about|how\s+about|and\s+the", self.question, re.I) else gpus
             lines = [line for g in ordered if (line := self.precision_support(g, s.precision))]

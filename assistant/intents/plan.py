@@ -8,6 +8,7 @@ from typing import Any
 
 from assistant import render
 from assistant.answer import AnswerDetail
+from assistant.gpu_variants import catalog_variants
 from assistant.hardware_words import named_regions
 from assistant.intent_rules import KV_SIZE_RE
 from assistant.intents.arguments import (
@@ -18,6 +19,7 @@ from assistant.intents.cheaper_than import CheaperThanLeads
 from assistant.intents.cheapest_int4 import CHEAPEST_WAY_RE, CheapestInt4
 from assistant.intents.compare_sides import methods_named
 from assistant.intents.cost_periods import CostPeriods
+from assistant.intents.gpu_lead import SUPPORT_ASK
 from assistant.intents.guidance import GuidanceIntent
 from assistant.intents.prices import PricesIntent
 from assistant.intents.target_lead import plan_target_line
@@ -34,10 +36,9 @@ from assistant.toolbox import (
 )
 from assistant.understanding import Slots
 from tools import catalog
-from tools.errors import UnknownNameError
 from tools.memory import MemoryEstimate
 from tools.notes import Note
-from tools.plan import Plan
+from tools.plan import Plan, Rejection
 from tools.prices import REGION_ANY
 
 # A question about what it costs (not "cheapest instance"): the cost line answers first.
@@ -49,11 +50,6 @@ _CHEAPER_ASK = (
     r"^\W*(?:有没有|还有|有)?(?:更)?便宜(?:点|些|一点)?的"
 )
 
-
-# "Is FP8 supported on the L20?", "L20 支持 FP8 吗": the card's support of the precision is asked (not "支持多少并发")
-_SUPPORT_ASK = (
-    r"(?:支持|support\w*)\s*(?:原生\s*)?(?:fp8|bf16)|(?:fp8|bf16)[^，,。?？]{0,16}?(?:support\w*|支持)(?!\s*(?:多少|几))"
-)
 
 class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
     """Renders a plan or a memory estimate from the tools."""
@@ -72,7 +68,7 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             return self.error(err)
         assert isinstance(plan, Plan)
         offered = ""
-        carried = s.gpu and any(r.gpu_model in _variants(s.gpu) for r in plan.rejected)
+        carried = s.gpu and any(r.gpu_model in catalog_variants(s.gpu) for r in plan.rejected)
         if s.gpu and not plan.options and not only_type and not carried:
             # "用 H800 要多少卡": no type carries it. Said first, then the plan on the GPUs the catalog has.
             wider, _ = yield from self.call("plan_gpu_deployment", plan_gpu_deployment,
@@ -93,7 +89,7 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             top = {"instance_type": plan.options[0].instance_type, "instances": plan.options[0].instances}
             head += yield from self.longest_context_lines(s, top, self.hardware_label)  # type: ignore[attr-defined]
         head += yield from self.cheaper_than_line(s, plan)  # "anything cheaper than an A100?": yes or no
-        if s.gpu and s.precision in ("fp8", "bf16") and re.search(_SUPPORT_ASK, self.question, re.IGNORECASE):
+        if s.gpu and s.precision in ("fp8", "bf16") and re.search(SUPPORT_ASK, self.question, re.IGNORECASE):
             # "Is FP8 supported on the L20, and does it help for 72B?": the card's support answers first
             if (spec := (yield from self.lookup_gpu(s.gpu))) is not None:  # type: ignore[attr-defined]
                 head.insert(0, self.precision_support(spec, s.precision))  # type: ignore[attr-defined]
@@ -279,7 +275,7 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
 
     def single_gpu_line(self, plan: Plan, gpu: str) -> list[str]:
         """When a GPU is named: whether one card of it is enough, from the planner's own rejections."""
-        one = next((r for r in plan.rejected if r.gpu_model == gpu and r.reason.values.get("gpus") == 1), None)
+        one = _one_card_rejected(plan, gpu)
         if one is None:
             return []
         reason = one.reason.render(self.lang)
@@ -288,7 +284,7 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
 
     def qlora_on_one(self, s: Slots, plan: Plan) -> Events:
         """LoRA that one named card cannot hold: whether QLoRA (a 4-bit base) fits it, the smallest change."""
-        one = next((r for r in plan.rejected if r.gpu_model == s.gpu and r.reason.values.get("gpus") == 1), None)
+        one = _one_card_rejected(plan, s.gpu)
         if s.task != "lora" or one is None or "usable" not in one.reason.values:
             return []
         est, _ = yield from self.call("estimate_gpu_memory", estimate_gpu_memory,
@@ -344,13 +340,14 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             return too_long
         if s.task in TRAINING and len(methods := methods_named(self.question)) >= 2:
             return (yield from self.methods_memory(s, methods, understood))
-        est, err = yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **memory_args(s, gpus=s.gpus))
+        args = memory_args(s, gpus=s.gpus)
+        est, err = yield from self.call("estimate_gpu_memory", estimate_gpu_memory, **args)
         if err:
             return self.error(err)
         assert isinstance(est, MemoryEstimate)
         brief, details = estimate_brief(est, self.lang)
         if re.search(KV_SIZE_RE, self.question, re.IGNORECASE) and est.per_gpu.kv_cache_gib:
-            brief.insert(0, self.kv_lead(est, memory_args(s, gpus=s.gpus)))  # "KV cache 有多大": that figure first
+            brief.insert(0, self.kv_lead(est, args))  # "KV cache 有多大": that figure first
         largest = max(g.memory_gib for g in catalog.list_gpus())  # no card of the catalog holds more
         if s.gpus is None and est.num_gpus == 1 and est.per_gpu_total_gib > largest:
             brief[1:1] = yield from self.spread_line(s)  # "a 1T model in FP8": no card holds it; over how many
@@ -365,7 +362,6 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
             details.append(AnswerDetail(title=say("guidance.head", self.lang), markdown="\n\n".join(quotes)))
         details += self.length_details(s)
         return Reply(text="\n\n".join(parts), kind="estimate", details=details)
-
 
     def methods_memory(self, s: Slots, methods: Sequence[str], understood: str) -> Events:
         """Estimate memory once per training method weighed ("full fine-tune vs LoRA"), each method's total first."""
@@ -397,9 +393,6 @@ class PlanIntent(TrainingLeads, CostPeriods, CheaperThanLeads, CheapestInt4):
         return Reply(text="\n\n".join([head, understood]), kind="estimate", details=details)
 
 
-def _variants(gpu: str) -> set[str]:
-    """Return the catalog GPUs a name covers: "A100" is both the 40 GB and the 80 GB card."""
-    try:
-        return catalog.gpu_names_for_filter(gpu)
-    except UnknownNameError:
-        return {gpu}
+def _one_card_rejected(plan: Plan, gpu: str | None) -> Rejection | None:
+    """Return the planner's rejection of one card of ``gpu`` (why a single one is not enough), or None."""
+    return next((r for r in plan.rejected if r.gpu_model == gpu and r.reason.values.get("gpus") == 1), None)

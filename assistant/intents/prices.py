@@ -12,6 +12,7 @@ import re
 
 from assistant.answer import AnswerDetail
 from assistant.billing_words import asked_hours, asks_price_gap, asks_region, asks_type_gap, billings
+from assistant.gpu_variants import catalog_variants
 from assistant.hardware_words import named_regions
 from assistant.intents.compare_yes_no import asks_whether_better, asks_whether_worse
 from assistant.messages import say
@@ -27,8 +28,6 @@ from assistant.toolbox import (
     price_of_instance,
 )
 from assistant.understanding import Slots, understand
-from tools import catalog
-from tools.errors import UnknownNameError
 from tools.price_gap import InstancePriceGap
 from tools.price_nearest import NearestPrice
 from tools.price_quotes import RegionComparison, RegionPrice
@@ -42,13 +41,6 @@ _MONTH_ASK = r"一个月|每个?月|/\s*月|月租|\bper\s+month\b|\ba\s+month\b
 # "gn7e 是 A10", "gn7e = A10", "gn7e has an A10": a claim of which GPU a family has
 _CLAIM_RE = r"是|=|\bis\b|\bhas\b|\bhave\b|\bwith\b|配的?|用的?"
 
-
-def _variants(gpu: str) -> set[str]:
-    """Return the catalog GPUs a name covers ("A100": both memory sizes), or the name itself when unknown."""
-    try:
-        return catalog.gpu_names_for_filter(gpu)
-    except UnknownNameError:
-        return {gpu}
 
 class PricesIntent(Run):
     """Answers price questions by region and billing mode from the price tools."""
@@ -68,11 +60,10 @@ class PricesIntent(Run):
             found, _ = yield from self.call("find_instance_types", find_instance_types, family=family)
             names += [i.instance_type for i in (found.instances if found else [])][:_FAMILY_TYPES]
             gpus = {i.gpu_name for i in (found.instances if found else [])}
-            claimed = [g for g in subject.gpu_mentions if not (_variants(g) & gpus)]
+            claimed = [g for g in subject.gpu_mentions if not (catalog_variants(g) & gpus)]
             if found and claimed and re.search(_CLAIM_RE, self.question, re.IGNORECASE):
                 # "文章说 gn7e 是 A10，那 gn7e 多少钱": the family's real GPU corrects the claim beside its prices
-                holders, _ = yield from self.call("find_instance_types", find_instance_types, gpu=claimed[0])
-                where = sorted({i.family for i in holders.instances}) if holders else []
+                where = yield from self.families_with(claimed[0])  # type: ignore[attr-defined]
                 claim.append(self.family_verdict(family, found.instances, claimed[0], where))  # type: ignore[attr-defined]
         regions = named_regions(self.question)
         if not names and subject.gpu_mentions and len(regions) >= 2:  # "an A10 box, Beijing or Shenzhen?"
