@@ -230,6 +230,8 @@ def understand(question: str) -> Slots:
         slots.qps, slots.serving, slots.task = rate.result, True, "inference"
     if volume.samples and not volume.tokens_per_sample and (slots.train_tokens or 0) <= _SAMPLE_TOKENS_MAX:
         volume.tokens_per_sample = slots.train_tokens  # "50k examples, 1.2k tokens": a sample's length, not all
+    if volume.samples and not volume.tokens_per_sample and slots.lengths and _trains(slots):
+        volume.tokens_per_sample = slots.lengths[0].tokens  # "2 万条，每条 800 字": a sample's length in characters
     if volume.samples and volume.tokens_per_sample:
         slots.train_tokens = volume.samples * volume.tokens_per_sample * (volume.epochs or 1)
     elif slots.train_tokens and volume.epochs:

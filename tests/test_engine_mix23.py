@@ -314,3 +314,10 @@ def test_a_wrong_gpu_claim_before_a_family_price_question_is_corrected_after_the
 
 def test_a_family_price_question_without_a_claim_leads_with_the_price() -> None:
     assert first_line(ask("gn7e 多少钱一小时").text).startswith("**`ecs.gn7e-")
+
+
+def test_samples_with_a_length_in_characters_and_epochs_are_the_training_volume() -> None:
+    slots = understand("训练 Qwen2.5-7B LoRA，数据 2 万条，每条 800 字，跑 3 轮，一张 A100 要多久")
+    assert slots.train_tokens == 20_000 * 480 * 3  # 800 Chinese characters ≈ 480 tokens (the stated ratio)
+    answer = ask("训练 Qwen2.5-7B LoRA，数据 2 万条，每条 800 字，跑 3 轮，一张 A100 要多久")
+    assert any(c.name == "training_run" for c in answer.tool_calls)
